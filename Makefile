@@ -1,0 +1,41 @@
+# mqprobe — see README.md. Every target provisions what it needs.
+SHELL := /bin/bash
+GO ?= go
+TOOLS := $(CURDIR)/.build/tools
+STATICCHECK_VERSION := v0.8.2
+
+.PHONY: build test lint bench mqstub tools clean
+
+build:
+	$(GO) build ./...
+	CGO_ENABLED=0 $(GO) build ./...
+
+## test: provision PostgreSQL and the MQ client stub, run every test (also with -tags ibmmq)
+test:
+	bash scripts/with-services.sh bash scripts/run-tests.sh
+
+## lint: gofmt, go vet and staticcheck, with and without -tags ibmmq
+lint: tools mqstub
+	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; \
+	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(TOOLS)/staticcheck ./...
+	eval "$$(bash scripts/build-mqstub.sh --env)" && \
+	  $(GO) vet -tags ibmmq ./... && $(TOOLS)/staticcheck -tags ibmmq ./...
+
+## bench: every benchmark, with the services they need
+bench:
+	bash scripts/with-services.sh bash -c '$(GO) test -run "^$$" -bench . -benchmem ./... && \
+	  $(GO) test -run "^$$" -bench . -benchmem -tags ibmmq ./internal/mq/...'
+
+## mqstub: build the IBM MQ client stub into .build/mqstub
+mqstub:
+	bash scripts/build-mqstub.sh
+
+tools: $(TOOLS)/staticcheck
+
+$(TOOLS)/staticcheck:
+	GOBIN=$(TOOLS) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+clean:
+	rm -rf .build

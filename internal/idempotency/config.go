@@ -1,0 +1,63 @@
+package idempotency
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Config tunes the engine. The zero value, after setDefaults, is the SPEC §5
+// default: enabled, 24 h records clamped to 30 d, 30 s leases, no local cache.
+type Config struct {
+	// Disabled turns deduplication off: every Begin is Acquired and nothing
+	// is stored (Powertools' POWERTOOLS_IDEMPOTENCY_DISABLED).
+	Disabled bool
+	// RecordTTL is how long a record lives when the request names no TTL.
+	RecordTTL time.Duration
+	// MaxRecordTTL caps any TTL, requested or default.
+	MaxRecordTTL time.Duration
+	// Lease is how long a claim survives without a heartbeat; heartbeats run
+	// every Lease/3, so a dead worker's claim is free within one Lease.
+	Lease time.Duration
+	// LocalCacheSize > 0 keeps that many COMPLETED records in a process-local
+	// LRU so duplicates replay with no store round trip.
+	LocalCacheSize int
+	// Clock defaults to SystemClock.
+	Clock Clock
+}
+
+func (c *Config) setDefaults() {
+	if c.RecordTTL == 0 {
+		c.RecordTTL = 24 * time.Hour
+	}
+	if c.MaxRecordTTL == 0 {
+		c.MaxRecordTTL = 30 * 24 * time.Hour
+	}
+	if c.Lease == 0 {
+		c.Lease = 30 * time.Second
+	}
+	if c.Clock == nil {
+		c.Clock = SystemClock
+	}
+}
+
+// Validate reports the first setting that is out of range, naming it.
+func (c Config) Validate() error {
+	var errs []error
+	if c.RecordTTL < 0 {
+		errs = append(errs, fmt.Errorf("idempotency.recordTTL must be positive (got %s)", c.RecordTTL))
+	}
+	if c.MaxRecordTTL < 0 {
+		errs = append(errs, fmt.Errorf("idempotency.maxRecordTTL must be positive (got %s)", c.MaxRecordTTL))
+	}
+	if c.MaxRecordTTL > 0 && c.RecordTTL > c.MaxRecordTTL {
+		errs = append(errs, fmt.Errorf("idempotency.recordTTL (%s) must not exceed idempotency.maxRecordTTL (%s)", c.RecordTTL, c.MaxRecordTTL))
+	}
+	if c.Lease != 0 && c.Lease < 30*time.Millisecond {
+		errs = append(errs, fmt.Errorf("idempotency.lease must be at least 30ms (got %s)", c.Lease))
+	}
+	if c.LocalCacheSize < 0 {
+		errs = append(errs, fmt.Errorf("idempotency.localCacheSize must not be negative (got %d)", c.LocalCacheSize))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,238 @@
+package idempotency_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mqprobe/mqprobe/internal/idempotency"
+	"github.com/mqprobe/mqprobe/internal/idempotency/memory"
+	"github.com/mqprobe/mqprobe/internal/idempotency/storetest"
+)
+
+func newEngine(t *testing.T, store idempotency.Store, cfg idempotency.Config) *idempotency.Engine {
+	t.Helper()
+	e, err := idempotency.New(store, cfg, nil)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return e
+}
+
+func req(key string) idempotency.Request {
+	return idempotency.Request{OperationType: "PRODUCE", IdempotencyKey: key, RequestHash: "h1"}
+}
+
+// TestHoldRenewsLeaseBeyondItsPeriod runs a function for several lease
+// periods: heartbeats keep the claim, so a second process sees InProgress.
+func TestHoldRenewsLeaseBeyondItsPeriod(t *testing.T) {
+	store := &storetest.Counting{Store: memory.New()}
+	cfg := idempotency.Config{Lease: 90 * time.Millisecond}
+	e := newEngine(t, store, cfg)
+	res, err := e.Begin(t.Context(), req("hold"))
+	if err != nil || res.Outcome != idempotency.Acquired {
+		t.Fatalf("Begin: %v %v", res.Outcome, err)
+	}
+	err = e.Hold(t.Context(), res.Lease, func(ctx context.Context) error {
+		deadline := time.Now().Add(4 * cfg.Lease)
+		for time.Now().Before(deadline) {
+			other := newEngine(t, store, cfg)
+			r, err := other.Begin(ctx, req("hold"))
+			if err != nil || r.Outcome != idempotency.InProgress {
+				t.Errorf("second process during Hold: %v %v, want in progress", r.Outcome, err)
+				return nil
+			}
+			time.Sleep(cfg.Lease / 4)
+		}
+		return ctx.Err()
+	})
+	if err != nil {
+		t.Fatalf("Hold: %v", err)
+	}
+	if store.Updates.Load() < 6 {
+		t.Errorf("%d heartbeats over four lease periods, want at least 6 (every lease/3)", store.Updates.Load())
+	}
+	if _, err := e.Complete(t.Context(), res.Lease, idempotency.Response{Payload: `{}`}); err != nil {
+		t.Fatalf("Complete after Hold: %v", err)
+	}
+}
+
+// TestHoldCancelsTheMomentTheLeaseIsLost lets another process take the
+// record over; the holder's next heartbeat must cancel its function.
+func TestHoldCancelsTheMomentTheLeaseIsLost(t *testing.T) {
+	clock := storetest.NewClock(time.Now())
+	holderStore := &storetest.Counting{Store: memory.New()}
+	gate := make(chan struct{})
+	holderStore.BeforeUpdate = func(idempotency.Update) error { <-gate; return nil }
+	cfg := idempotency.Config{Lease: 60 * time.Millisecond, Clock: clock}
+	holder := newEngine(t, holderStore, cfg)
+	res, err := holder.Begin(t.Context(), req("zombie"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	thief := newEngine(t, holderStore.Store, cfg)
+	clock.Advance(time.Minute)
+	if r, err := thief.Begin(t.Context(), req("zombie")); err != nil || r.Outcome != idempotency.Acquired {
+		t.Fatalf("takeover: %v %v", r.Outcome, err)
+	}
+	close(gate) // the holder's heartbeat now reaches the store and is fenced
+
+	var cause error
+	start := time.Now()
+	err = holder.Hold(t.Context(), res.Lease, func(ctx context.Context) error {
+		select {
+		case <-ctx.Done():
+			cause = context.Cause(ctx)
+			return ctx.Err()
+		case <-time.After(10 * time.Second):
+			return errors.New("function was never cancelled")
+		}
+	})
+	if !errors.Is(err, idempotency.ErrLeaseLost) || !errors.Is(cause, idempotency.ErrLeaseLost) {
+		t.Fatalf("Hold = %v (cause %v), want ErrLeaseLost", err, cause)
+	}
+	if waited := time.Since(start); waited > 2*time.Second {
+		t.Errorf("cancelled after %v; the first heartbeat (lease/3) should have done it", waited)
+	}
+	if _, err := holder.Complete(t.Context(), res.Lease, idempotency.Response{}); !errors.Is(err, idempotency.ErrLeaseLost) {
+		t.Errorf("Complete after a lost lease: %v, want ErrLeaseLost", err)
+	}
+}
+
+// TestHoldGivesUpWhenTheStoreStaysDown: renewals fail, and once the lease it
+// last confirmed has run out the function is cancelled.
+func TestHoldGivesUpWhenTheStoreStaysDown(t *testing.T) {
+	store := &storetest.Counting{Store: memory.New()}
+	down := errors.New("connection refused")
+	store.BeforeUpdate = func(idempotency.Update) error { return down }
+	e := newEngine(t, store, idempotency.Config{Lease: 90 * time.Millisecond})
+	res, err := e.Begin(t.Context(), req("outage"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = e.Hold(t.Context(), res.Lease, func(ctx context.Context) error {
+		<-ctx.Done()
+		return ctx.Err()
+	})
+	if !errors.Is(err, idempotency.ErrLeaseLost) || !errors.Is(err, idempotency.ErrStoreUnavailable) || !errors.Is(err, down) {
+		t.Fatalf("Hold = %v, want lease lost because the store is unavailable", err)
+	}
+	if store.Updates.Load() < 2 {
+		t.Errorf("only %d renewal attempts before giving up", store.Updates.Load())
+	}
+}
+
+func TestStoreFailuresAreTyped(t *testing.T) {
+	store := &storetest.Counting{Store: memory.New()}
+	down := errors.New("dial tcp 127.0.0.1:5432: connection refused")
+	store.BeforeBegin = func(idempotency.Claim) error { return down }
+	e := newEngine(t, store, idempotency.Config{})
+	_, err := e.Begin(t.Context(), req("k"))
+	var se *idempotency.StoreError
+	if !errors.Is(err, idempotency.ErrStoreUnavailable) || !errors.As(err, &se) || se.Op != "begin" || !errors.Is(err, down) {
+		t.Fatalf("Begin with the store down: %v", err)
+	}
+}
+
+// TestCompleteRetriesATransientStoreFailure: a COMPLETED write that fails
+// once is retried within the lease rather than left IN_PROGRESS.
+func TestCompleteRetriesATransientStoreFailure(t *testing.T) {
+	store := &storetest.Counting{Store: memory.New()}
+	e := newEngine(t, store, idempotency.Config{Lease: time.Second})
+	res, err := e.Begin(t.Context(), req("retry"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	failures := 2
+	store.BeforeUpdate = func(idempotency.Update) error {
+		if failures > 0 {
+			failures--
+			return errors.New("timeout")
+		}
+		return nil
+	}
+	rec, err := e.Complete(t.Context(), res.Lease, idempotency.Response{Payload: `{"ok":true}`, HTTPStatus: 201})
+	if err != nil || rec.Status != idempotency.StatusCompleted {
+		t.Fatalf("Complete: %v %v", rec.Status, err)
+	}
+	if store.Updates.Load() != 3 {
+		t.Errorf("%d update calls, want 3", store.Updates.Load())
+	}
+}
+
+func TestDisabledRunsEverythingAndStoresNothing(t *testing.T) {
+	store := &storetest.Counting{Store: memory.New()}
+	e := newEngine(t, store, idempotency.Config{Disabled: true})
+	for range 2 {
+		res, err := e.Begin(t.Context(), req("same"))
+		if err != nil || res.Outcome != idempotency.Acquired || res.Source != idempotency.FromDisabled {
+			t.Fatalf("Begin while disabled: %v %v %v", res.Outcome, res.Source, err)
+		}
+		if err := e.Hold(t.Context(), res.Lease, func(context.Context) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Complete(t.Context(), res.Lease, idempotency.Response{Payload: `{}`}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if store.Calls() != 0 {
+		t.Errorf("disabled engine made %d store calls", store.Calls())
+	}
+	if _, err := e.Begin(t.Context(), req("")); !errors.Is(err, idempotency.ErrInvalidKey) {
+		t.Errorf("bad keys are still refused when disabled: %v", err)
+	}
+}
+
+func TestConfigValidateNamesTheSetting(t *testing.T) {
+	for cfg, want := range map[*idempotency.Config]string{
+		{RecordTTL: -time.Second}:                            "idempotency.recordTTL",
+		{RecordTTL: 48 * time.Hour, MaxRecordTTL: time.Hour}: "idempotency.maxRecordTTL",
+		{Lease: time.Millisecond}:                            "idempotency.lease",
+		{LocalCacheSize: -1}:                                 "idempotency.localCacheSize",
+	} {
+		if _, err := idempotency.New(memory.New(), *cfg, nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("config %+v: error %v, want one naming %s", *cfg, err, want)
+		}
+	}
+	if _, err := idempotency.New(nil, idempotency.Config{}, nil); err == nil {
+		t.Error("an enabled engine without a store must be refused")
+	}
+}
+
+func TestRecordJSONUsesSpecAttributes(t *testing.T) {
+	created := time.Date(2025, 10, 29, 12, 0, 0, 0, time.UTC)
+	rec := idempotency.Record{
+		PK: "PRODUCE#5c1e", OperationType: "PRODUCE", IdempotencyKey: "5c1e", Status: idempotency.StatusCompleted,
+		RequestHash: "f1c4", ResponsePayload: `{"processedMessages":100}`, HTTPStatus: 201,
+		CreatedAt: created, UpdatedAt: created.Add(2 * time.Second), ExpiresAt: created.Add(24 * time.Hour),
+		LeaseExpiresAt: created.Add(30 * time.Second), LeaseToken: "tok", Attempt: 1, Target: "QM1:DEV.QUEUE.1",
+	}
+	data, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attrs map[string]any
+	if err := json.Unmarshal(data, &attrs); err != nil {
+		t.Fatal(err)
+	}
+	for attr, want := range map[string]any{
+		"pk": "PRODUCE#5c1e", "status": "COMPLETED", "createdAt": "2025-10-29T12:00:00.000Z",
+		"updatedAt": "2025-10-29T12:00:02.000Z", "expiresAt": "2025-10-30T12:00:00.000Z",
+		"ttl": float64(1761825600), "leaseExpiresAt": float64(1761739230000), "attempt": float64(1),
+		"responsePayload": `{"processedMessages":100}`, "httpStatus": float64(201),
+	} {
+		if attrs[attr] != want {
+			t.Errorf("%s = %v, want %v", attr, attrs[attr], want)
+		}
+	}
+	var back idempotency.Record
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back != rec {
+		t.Errorf("round trip:\n got  %+v\n want %+v", back, rec)
+	}
+}

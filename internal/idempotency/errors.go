@@ -1,0 +1,59 @@
+package idempotency
+
+import (
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrLeaseLost means the caller no longer holds the record: another
+	// worker took it over, or it finished, expired or vanished. The caller
+	// must stop, back out its open unit of work and publish nothing.
+	ErrLeaseLost = errors.New("idempotency: lease lost")
+	// ErrStoreUnavailable means the store could not be reached or failed; no
+	// decision was made and nothing may run.
+	ErrStoreUnavailable = errors.New("idempotency: store unavailable")
+	// ErrInvalidArgument is matched by every ArgumentError.
+	ErrInvalidArgument = errors.New("idempotency: invalid argument")
+	// ErrInvalidKey is matched by an ArgumentError about the idempotency key.
+	ErrInvalidKey = errors.New("idempotency: invalid key")
+	// ErrInconsistentState means the record kept changing under Begin; retrying
+	// later is safe.
+	ErrInconsistentState = errors.New("idempotency: record changed during begin")
+)
+
+// ArgumentError reports a bad argument to the engine; nothing was written.
+type ArgumentError struct {
+	Arg  string // the argument, e.g. "idempotencyKey"
+	Rule string // the rule it broke, e.g. "must be at most 255 characters"
+}
+
+func (e *ArgumentError) Error() string {
+	return fmt.Sprintf("idempotency: %s %s", e.Arg, e.Rule)
+}
+
+// Is matches ErrInvalidArgument, and ErrInvalidKey for the key argument.
+func (e *ArgumentError) Is(target error) bool {
+	return target == ErrInvalidArgument || (target == ErrInvalidKey && e.Arg == ArgIdempotencyKey)
+}
+
+// StoreError wraps a failure of the store during one engine operation.
+type StoreError struct {
+	Op  string // engine operation: begin, heartbeat, complete, fail, release, get, cleanup
+	Err error
+}
+
+func (e *StoreError) Error() string { return fmt.Sprintf("idempotency %s: store: %v", e.Op, e.Err) }
+
+// Unwrap returns the store's own error.
+func (e *StoreError) Unwrap() error { return e.Err }
+
+// Is matches ErrStoreUnavailable.
+func (e *StoreError) Is(target error) bool { return target == ErrStoreUnavailable }
+
+func storeError(op string, err error) error {
+	if err == nil || errors.Is(err, ErrLeaseLost) {
+		return err
+	}
+	return &StoreError{Op: op, Err: err}
+}

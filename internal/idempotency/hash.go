@@ -1,0 +1,22 @@
+package idempotency
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/gowebpki/jcs"
+)
+
+// RequestHash fingerprints a JSON command: SHA-256, hex, of its RFC 8785
+// canonical form, so key order, whitespace and number spelling (1, 1.0, 1e0)
+// never make two equal commands differ. The caller removes transport-only
+// fields and applies defaults first.
+func RequestHash(command []byte) (string, error) {
+	canonical, err := jcs.Transform(command)
+	if err != nil {
+		return "", fmt.Errorf("canonicalize command: %w", err)
+	}
+	sum := sha256.Sum256(canonical)
+	return hex.EncodeToString(sum[:]), nil
+}

@@ -1,0 +1,78 @@
+// Package memory is an in-process idempotency store for tests and
+// single-process use; it keeps nothing across restarts.
+package memory
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/mqprobe/mqprobe/internal/idempotency"
+)
+
+// Store keeps records in a map guarded by one mutex.
+type Store struct {
+	mu      sync.Mutex
+	records map[string]idempotency.Record
+}
+
+var _ idempotency.Store = (*Store)(nil)
+
+// New returns an empty store.
+func New() *Store { return &Store{records: map[string]idempotency.Record{}} }
+
+// Begin implements idempotency.Store.
+func (s *Store) Begin(_ context.Context, c idempotency.Claim) (idempotency.Record, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	prev, ok := s.records[c.PK]
+	if !ok {
+		rec := c.Record()
+		s.records[c.PK] = rec
+		return rec, true, nil
+	}
+	if !c.Acquirable(prev) {
+		return prev, false, nil
+	}
+	rec := c.Successor(prev)
+	s.records[c.PK] = rec
+	return rec, true, nil
+}
+
+// Update implements idempotency.Store.
+func (s *Store) Update(_ context.Context, pk, token string, u idempotency.Update) (idempotency.Record, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, ok := s.records[pk]
+	if !ok || rec.LeaseToken != token || rec.Status != idempotency.StatusInProgress {
+		return idempotency.Record{}, idempotency.ErrLeaseLost
+	}
+	rec = u.Apply(rec)
+	s.records[pk] = rec
+	return rec, nil
+}
+
+// Get implements idempotency.Store.
+func (s *Store) Get(_ context.Context, pk string) (idempotency.Record, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, ok := s.records[pk]
+	return rec, ok, nil
+}
+
+// DeleteExpired implements idempotency.Store.
+func (s *Store) DeleteExpired(_ context.Context, now time.Time) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var n int64
+	for pk, rec := range s.records {
+		if rec.Expired(now) {
+			delete(s.records, pk)
+			n++
+		}
+	}
+	return n, nil
+}
+
+// Close implements idempotency.Store.
+func (s *Store) Close() error { return nil }

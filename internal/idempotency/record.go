@@ -1,0 +1,125 @@
+package idempotency
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Status is the state of an idempotency record.
+type Status string
+
+// Record states.
+const (
+	StatusInProgress Status = "IN_PROGRESS"
+	StatusCompleted  Status = "COMPLETED"
+	StatusFailed     Status = "FAILED"
+)
+
+// Record is one idempotency record. Its JSON form uses the attribute names of
+// SPEC §5: ISO-8601 createdAt/updatedAt/expiresAt, epoch-seconds ttl and
+// epoch-milliseconds leaseExpiresAt.
+type Record struct {
+	PK              string
+	OperationType   string
+	IdempotencyKey  string
+	Status          Status
+	RequestHash     string
+	ResponsePayload string // JSON document, set when COMPLETED
+	HTTPStatus      int
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+	ExpiresAt       time.Time
+	LeaseExpiresAt  time.Time
+	LeaseToken      string
+	Attempt         int
+	Target          string
+	TraceID         string
+	DurationMs      int64
+	ErrorMessage    string
+	// Progress is the holder's last checkpoint (for example a PRODUCE's
+	// committed count), kept across takeovers so a new attempt can resume.
+	Progress string
+}
+
+// TTL is the record's expiry in epoch seconds, the DynamoDB TTL attribute.
+func (r Record) TTL() int64 { return r.ExpiresAt.Unix() }
+
+// Expired reports whether the record counts as absent at now.
+func (r Record) Expired(now time.Time) bool { return !now.Before(r.ExpiresAt) }
+
+// LeaseAlive reports whether an IN_PROGRESS record's holder still owns it at now.
+func (r Record) LeaseAlive(now time.Time) bool { return now.Before(r.LeaseExpiresAt) }
+
+// FormatTime renders t the way records store instants: ISO-8601 UTC, milliseconds.
+func FormatTime(t time.Time) string { return t.UTC().Format(isoLayout) }
+
+// ParseTime reads an instant written by FormatTime (or any RFC 3339 time).
+func ParseTime(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("parse time %q: %w", s, err)
+	}
+	return t.UTC(), nil
+}
+
+const isoLayout = "2006-01-02T15:04:05.000Z07:00"
+
+type recordJSON struct {
+	PK              string `json:"pk"`
+	OperationType   string `json:"operationType"`
+	IdempotencyKey  string `json:"idempotencyKey"`
+	Status          Status `json:"status"`
+	RequestHash     string `json:"requestHash"`
+	ResponsePayload string `json:"responsePayload,omitempty"`
+	HTTPStatus      int    `json:"httpStatus,omitempty"`
+	CreatedAt       string `json:"createdAt"`
+	UpdatedAt       string `json:"updatedAt"`
+	ExpiresAt       string `json:"expiresAt"`
+	TTL             int64  `json:"ttl"`
+	LeaseExpiresAt  int64  `json:"leaseExpiresAt"`
+	LeaseToken      string `json:"leaseToken,omitempty"`
+	Attempt         int    `json:"attempt"`
+	Target          string `json:"target,omitempty"`
+	TraceID         string `json:"traceId,omitempty"`
+	DurationMs      int64  `json:"durationMs,omitempty"`
+	ErrorMessage    string `json:"errorMessage,omitempty"`
+	Progress        string `json:"progress,omitempty"`
+}
+
+// MarshalJSON writes the record with SPEC §5 attribute names and formats.
+func (r Record) MarshalJSON() ([]byte, error) {
+	return json.Marshal(recordJSON{
+		PK: r.PK, OperationType: r.OperationType, IdempotencyKey: r.IdempotencyKey,
+		Status: r.Status, RequestHash: r.RequestHash, ResponsePayload: r.ResponsePayload,
+		HTTPStatus: r.HTTPStatus, CreatedAt: FormatTime(r.CreatedAt), UpdatedAt: FormatTime(r.UpdatedAt),
+		ExpiresAt: FormatTime(r.ExpiresAt), TTL: r.TTL(), LeaseExpiresAt: r.LeaseExpiresAt.UnixMilli(),
+		LeaseToken: r.LeaseToken, Attempt: r.Attempt, Target: r.Target, TraceID: r.TraceID,
+		DurationMs: r.DurationMs, ErrorMessage: r.ErrorMessage, Progress: r.Progress,
+	})
+}
+
+// UnmarshalJSON reads the form written by MarshalJSON.
+func (r *Record) UnmarshalJSON(data []byte) error {
+	var j recordJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	times := make([]time.Time, 3)
+	for i, s := range []string{j.CreatedAt, j.UpdatedAt, j.ExpiresAt} {
+		t, err := ParseTime(s)
+		if err != nil {
+			return fmt.Errorf("record %s: %w", j.PK, err)
+		}
+		times[i] = t
+	}
+	*r = Record{
+		PK: j.PK, OperationType: j.OperationType, IdempotencyKey: j.IdempotencyKey,
+		Status: j.Status, RequestHash: j.RequestHash, ResponsePayload: j.ResponsePayload,
+		HTTPStatus: j.HTTPStatus, CreatedAt: times[0], UpdatedAt: times[1], ExpiresAt: times[2],
+		LeaseExpiresAt: time.UnixMilli(j.LeaseExpiresAt).UTC(), LeaseToken: j.LeaseToken,
+		Attempt: j.Attempt, Target: j.Target, TraceID: j.TraceID, DurationMs: j.DurationMs,
+		ErrorMessage: j.ErrorMessage, Progress: j.Progress,
+	}
+	return nil
+}

@@ -1,0 +1,82 @@
+package idempotency
+
+import (
+	"fmt"
+	"time"
+)
+
+// Argument names used in ArgumentError.
+const (
+	ArgOperationType  = "operationType"
+	ArgIdempotencyKey = "idempotencyKey"
+	ArgRequestHash    = "requestHash"
+	ArgTTL            = "ttl"
+)
+
+// MaxKeyLength is the longest idempotency key accepted (SPEC §3).
+const MaxKeyLength = 255
+
+// Request asks the engine to claim one command.
+type Request struct {
+	OperationType  string // e.g. PRODUCE; the pk is OperationType#IdempotencyKey
+	IdempotencyKey string // 1–255 printable ASCII characters
+	RequestHash    string // fingerprint of the command, see RequestHash
+	Target         string // "QM1:DEV.QUEUE.1", kept for audit
+	TraceID        string
+
+	ttl    time.Duration
+	ttlSet bool
+}
+
+// WithTTL returns r with a per-call record TTL, clamped to the engine's
+// maximum. A TTL that is not positive is rejected by Begin.
+func (r Request) WithTTL(ttl time.Duration) Request {
+	r.ttl, r.ttlSet = ttl, true
+	return r
+}
+
+// PK is the record key: <operationType>#<idempotencyKey>.
+func (r Request) PK() string { return PK(r.OperationType, r.IdempotencyKey) }
+
+// PK joins an operation type and an idempotency key into a record key.
+func PK(operationType, key string) string { return operationType + "#" + key }
+
+func (r Request) validate() error {
+	if err := ValidateKey(r.IdempotencyKey); err != nil {
+		return err
+	}
+	if r.OperationType == "" {
+		return &ArgumentError{Arg: ArgOperationType, Rule: "must not be empty"}
+	}
+	for _, c := range r.OperationType {
+		if !(c >= 'A' && c <= 'Z' || c == '_' || c >= '0' && c <= '9') {
+			return &ArgumentError{Arg: ArgOperationType, Rule: fmt.Sprintf("must be upper-case letters, digits and '_' (found %q)", c)}
+		}
+	}
+	if r.RequestHash == "" {
+		return &ArgumentError{Arg: ArgRequestHash, Rule: "must not be empty"}
+	}
+	if len(r.RequestHash) > 128 {
+		return &ArgumentError{Arg: ArgRequestHash, Rule: "must be at most 128 characters"}
+	}
+	if r.ttlSet && r.ttl <= 0 {
+		return &ArgumentError{Arg: ArgTTL, Rule: fmt.Sprintf("must be positive (got %s)", r.ttl)}
+	}
+	return nil
+}
+
+// ValidateKey checks an idempotency key: 1–255 printable ASCII characters.
+func ValidateKey(key string) error {
+	if key == "" {
+		return &ArgumentError{Arg: ArgIdempotencyKey, Rule: "must not be empty"}
+	}
+	if len(key) > MaxKeyLength {
+		return &ArgumentError{Arg: ArgIdempotencyKey, Rule: fmt.Sprintf("must be at most %d characters (got %d)", MaxKeyLength, len(key))}
+	}
+	for i := 0; i < len(key); i++ {
+		if c := key[i]; c < 0x20 || c > 0x7e {
+			return &ArgumentError{Arg: ArgIdempotencyKey, Rule: fmt.Sprintf("must be printable ASCII (byte 0x%02x at offset %d)", c, i)}
+		}
+	}
+	return nil
+}

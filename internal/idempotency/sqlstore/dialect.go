@@ -1,0 +1,59 @@
+package sqlstore
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// dialect holds what differs between the SQL databases.
+type dialect struct {
+	name string
+	// ddlTypes fills the column types of the schema.
+	ddlTypes *strings.Replacer
+	// placeholder renders the n-th (1-based) bind parameter.
+	placeholder func(n int) string
+	// timeArg renders an instant for a timestamp column.
+	timeArg func(time.Time) any
+	// skipLocked is appended to the cleanup's row selection.
+	skipLocked string
+	// beginReturnsExisting: Begin's single statement also returns the row it
+	// could not overwrite (PostgreSQL CTE); otherwise a read follows
+	// (SQLite, which has no DML in CTEs).
+	beginReturnsExisting bool
+	// lockMigrations serialises concurrent schema migrations.
+	lockMigrations string
+}
+
+var postgres = dialect{
+	name:                 "postgres",
+	ddlTypes:             strings.NewReplacer("{{ts}}", "TIMESTAMPTZ", "{{json}}", "JSON", "{{int64}}", "BIGINT", "{{text}}", "TEXT"),
+	placeholder:          func(n int) string { return fmt.Sprintf("$%d", n) },
+	timeArg:              func(t time.Time) any { return t.UTC() },
+	skipLocked:           " FOR UPDATE SKIP LOCKED",
+	beginReturnsExisting: true,
+	lockMigrations:       "SELECT pg_advisory_xact_lock(7465626573)",
+}
+
+var sqlite = dialect{
+	name: "sqlite",
+	// Instants are epoch milliseconds: exact, ordered, and cheap to compare.
+	ddlTypes:    strings.NewReplacer("{{ts}}", "INTEGER", "{{json}}", "TEXT", "{{int64}}", "INTEGER", "{{text}}", "TEXT"),
+	placeholder: func(n int) string { return fmt.Sprintf("?%d", n) },
+	timeArg:     func(t time.Time) any { return t.UnixMilli() },
+}
+
+var paramRE = regexp.MustCompile(`\$(\d+)`)
+
+// bind rewrites $N parameters for the dialect.
+func (d dialect) bind(query string) string {
+	if d.name == "postgres" {
+		return query
+	}
+	return paramRE.ReplaceAllStringFunc(query, func(p string) string {
+		var n int
+		fmt.Sscanf(p[1:], "%d", &n)
+		return d.placeholder(n)
+	})
+}

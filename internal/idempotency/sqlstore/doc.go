@@ -1,0 +1,9 @@
+// Package sqlstore is the idempotency store on SQL databases: SQLite (pure
+// Go, one WAL file, the embedded default) and PostgreSQL. Both dialects share
+// one implementation; they differ only in placeholders, column types and how
+// Begin returns the record it could not overwrite.
+//
+// Begin is one conditional statement, INSERT … ON CONFLICT DO UPDATE … WHERE
+// … RETURNING; on PostgreSQL it is wrapped in a CTE that also returns the
+// existing row when the condition fails, so a decision is one round trip.
+package sqlstore

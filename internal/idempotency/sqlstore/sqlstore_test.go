@@ -1,0 +1,101 @@
+package sqlstore_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/mqprobe/mqprobe/internal/idempotency"
+	"github.com/mqprobe/mqprobe/internal/idempotency/sqlstore"
+	"github.com/mqprobe/mqprobe/internal/idempotency/storetest"
+	"github.com/mqprobe/mqprobe/internal/testenv"
+)
+
+var postgresDSN string
+
+func TestMain(m *testing.M) {
+	dsn, stop, err := testenv.Postgres()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FATAL: the PostgreSQL store tests need a server: %v\n", err)
+		os.Exit(1)
+	}
+	postgresDSN = dsn
+	code := m.Run()
+	stop()
+	os.Exit(code)
+}
+
+func openSQLite(t testing.TB) idempotency.Store {
+	s, err := sqlstore.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "idempotency.db"))
+	if err != nil {
+		t.Fatalf("open sqlite: %v", err)
+	}
+	return s
+}
+
+// openPostgres returns a store on an emptied table; tests run one at a time.
+func openPostgres(t testing.TB) idempotency.Store {
+	s, err := sqlstore.OpenPostgres(context.Background(), postgresDSN)
+	if err != nil {
+		t.Fatalf("open postgres: %v", err)
+	}
+	if err := s.Truncate(context.Background()); err != nil {
+		t.Fatalf("empty table: %v", err)
+	}
+	return s
+}
+
+func TestConformanceSQLite(t *testing.T) { storetest.Run(t, openSQLite) }
+
+func TestConformancePostgres(t *testing.T) { storetest.Run(t, openPostgres) }
+
+// TestMigrationIsIdempotentAndConcurrent opens many stores on one database at
+// once: every migration must be applied exactly once, none may fail.
+func TestMigrationIsIdempotentAndConcurrent(t *testing.T) {
+	ctx := context.Background()
+	for name, open := range map[string]func() (*sqlstore.Store, error){
+		"postgres": func() (*sqlstore.Store, error) { return sqlstore.OpenPostgres(ctx, postgresDSN) },
+		"sqlite": func() func() (*sqlstore.Store, error) {
+			path := filepath.Join(t.TempDir(), "shared.db")
+			return func() (*sqlstore.Store, error) { return sqlstore.OpenSQLite(ctx, path) }
+		}(),
+	} {
+		t.Run(name, func(t *testing.T) {
+			var wg sync.WaitGroup
+			stores := make([]*sqlstore.Store, 8)
+			for i := range stores {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					s, err := open()
+					if err != nil {
+						t.Errorf("open: %v", err)
+						return
+					}
+					stores[i] = s
+				}()
+			}
+			wg.Wait()
+			for _, s := range stores {
+				if s == nil {
+					continue
+				}
+				v, err := s.AppliedVersions(ctx)
+				if err != nil {
+					t.Fatalf("versions: %v", err)
+				}
+				if len(v) != sqlstore.SchemaVersion {
+					t.Errorf("applied versions %v, want each of 1..%d once", v, sqlstore.SchemaVersion)
+				}
+				s.Close()
+			}
+		})
+	}
+}
+
+func BenchmarkSQLite(b *testing.B) { storetest.Benchmark(b, openSQLite) }
+
+func BenchmarkPostgres(b *testing.B) { storetest.Benchmark(b, openPostgres) }

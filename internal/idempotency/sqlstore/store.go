@@ -1,0 +1,335 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mqprobe/mqprobe/internal/idempotency"
+)
+
+// Store is an idempotency.Store on a SQL database.
+type Store struct {
+	db *sql.DB
+	d  dialect
+
+	beginSQL, getSQL, cleanupSQL string
+	// stmts caches prepared statements by query text: parsing the upsert
+	// costs more than running it.
+	stmts sync.Map
+}
+
+var _ idempotency.Store = (*Store)(nil)
+
+const columns = `pk, operation_type, idempotency_key, status, request_hash, response_payload, http_status,
+	created_at, updated_at, expires_at, ttl, lease_expires_at, lease_token, attempt, target, trace_id,
+	duration_ms, error_message, progress`
+
+// cleanupBatch bounds one DELETE so cleanup never holds many row locks.
+const cleanupBatch = 500
+
+func newStore(ctx context.Context, db *sql.DB, d dialect) (*Store, error) {
+	if err := migrate(ctx, db, d); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%s idempotency store: %w", d.name, err)
+	}
+	s := &Store{
+		db: db, d: d,
+		beginSQL: d.bind(beginStatement(d)),
+		getSQL:   d.bind(`SELECT ` + columns + ` FROM idempotency_record WHERE pk = $1`),
+		cleanupSQL: d.bind(fmt.Sprintf(`DELETE FROM idempotency_record WHERE pk IN (
+			SELECT pk FROM idempotency_record WHERE expires_at <= $1 ORDER BY expires_at LIMIT %d%s)`, cleanupBatch, d.skipLocked)),
+	}
+	// Prepared now so a broken schema fails at open, not on first use.
+	for _, q := range []string{s.beginSQL, s.getSQL, s.cleanupSQL} {
+		if _, err := s.stmt(ctx, q); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("%s idempotency store: %w", d.name, err)
+		}
+	}
+	return s, nil
+}
+
+// upsert writes the claim over a row only where the decision table says
+// "Acquired"; $5 is now as a timestamp, $12 now in epoch milliseconds.
+const upsert = `INSERT INTO idempotency_record (` + columns + `)
+	VALUES ($1, $2, $3, 'IN_PROGRESS', $4, NULL, 0, $5, $5, $6, $7, $8, $9, 1, $10, $11, 0, '', '')
+	ON CONFLICT (pk) DO UPDATE SET
+		operation_type = excluded.operation_type,
+		idempotency_key = excluded.idempotency_key,
+		status = 'IN_PROGRESS',
+		request_hash = excluded.request_hash,
+		response_payload = NULL,
+		http_status = 0,
+		created_at = CASE WHEN idempotency_record.expires_at <= $5 THEN excluded.created_at ELSE idempotency_record.created_at END,
+		updated_at = excluded.updated_at,
+		expires_at = excluded.expires_at,
+		ttl = excluded.ttl,
+		lease_expires_at = excluded.lease_expires_at,
+		lease_token = excluded.lease_token,
+		attempt = CASE WHEN idempotency_record.expires_at <= $5 THEN 1 ELSE idempotency_record.attempt + 1 END,
+		target = excluded.target,
+		trace_id = excluded.trace_id,
+		duration_ms = 0,
+		error_message = '',
+		progress = CASE WHEN idempotency_record.expires_at <= $5 THEN '' ELSE idempotency_record.progress END
+	WHERE idempotency_record.expires_at <= $5
+		OR (idempotency_record.request_hash = excluded.request_hash
+			AND (idempotency_record.status = 'FAILED'
+				OR (idempotency_record.status = 'IN_PROGRESS' AND idempotency_record.lease_expires_at <= $12)))
+	RETURNING ` + columns
+
+func beginStatement(d dialect) string {
+	if !d.beginReturnsExisting {
+		return upsert
+	}
+	// The second branch reads the statement's snapshot, which holds the row
+	// the upsert refused unless that row was committed while we ran.
+	return `WITH claimed AS (` + upsert + `)
+	SELECT ` + columns + `, TRUE FROM claimed
+	UNION ALL
+	SELECT ` + columns + `, FALSE FROM idempotency_record WHERE pk = $1 AND NOT EXISTS (SELECT 1 FROM claimed)`
+}
+
+func (s *Store) claimArgs(c idempotency.Claim) []any {
+	return []any{c.PK, c.OperationType, c.IdempotencyKey, c.RequestHash, s.d.timeArg(c.Now),
+		s.d.timeArg(c.ExpiresAt), c.ExpiresAt.Unix(), c.LeaseExpiresAt.UnixMilli(), c.LeaseToken,
+		c.Target, c.TraceID, c.Now.UnixMilli()}
+}
+
+// Begin implements idempotency.Store. The write is one atomic statement;
+// when it refuses and the dialect cannot return the refusing row in that
+// statement, one read follows. The engine re-checks what that read returns,
+// so a record changing in between is retried rather than misjudged.
+func (s *Store) Begin(ctx context.Context, c idempotency.Claim) (idempotency.Record, bool, error) {
+	rec, acquired, found, err := s.beginOnce(ctx, c)
+	if err != nil || found {
+		return rec, acquired, err
+	}
+	// SQLite, or a PostgreSQL row committed after the statement's snapshot.
+	rec, _, err = s.Get(ctx, c.PK)
+	return rec, false, err
+}
+
+// stmt returns the prepared statement for query.
+func (s *Store) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	cached, ok := s.stmts.Load(query)
+	if !ok {
+		st, err := s.db.PrepareContext(ctx, query)
+		if err != nil {
+			return nil, fmt.Errorf("prepare: %w", err)
+		}
+		if cached, ok = s.stmts.LoadOrStore(query, st); ok {
+			st.Close()
+		}
+	}
+	return cached.(*sql.Stmt), nil
+}
+
+// beginOnce runs the Begin statement. found is false when it returned no row.
+func (s *Store) beginOnce(ctx context.Context, c idempotency.Claim) (rec idempotency.Record, acquired, found bool, err error) {
+	st, err := s.stmt(ctx, s.beginSQL)
+	if err != nil {
+		return rec, false, false, fmt.Errorf("begin %s: %w", c.PK, err)
+	}
+	rows, err := st.QueryContext(ctx, s.claimArgs(c)...)
+	if err != nil {
+		return rec, false, false, fmt.Errorf("begin %s: %w", c.PK, err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return rec, false, false, rowsErr(rows, "begin", c.PK)
+	}
+	acquired = true
+	dest := recordDest(&rec)
+	if s.d.beginReturnsExisting {
+		dest = append(dest, &acquired)
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return rec, false, false, fmt.Errorf("begin %s: scan: %w", c.PK, err)
+	}
+	return rec, acquired, true, rowsErr(rows, "begin", c.PK)
+}
+
+func rowsErr(rows *sql.Rows, op, pk string) error {
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("%s %s: %w", op, pk, err)
+	}
+	return nil
+}
+
+// Update implements idempotency.Store.
+func (s *Store) Update(ctx context.Context, pk, token string, u idempotency.Update) (idempotency.Record, error) {
+	var (
+		sets []string
+		args []any
+	)
+	set := func(column string, v any) {
+		args = append(args, v)
+		sets = append(sets, fmt.Sprintf("%s = $%d", column, len(args)))
+	}
+	set("updated_at", s.d.timeArg(u.Now))
+	if !u.ExpiresAt.IsZero() {
+		set("expires_at", s.d.timeArg(u.ExpiresAt))
+		set("ttl", u.ExpiresAt.Unix())
+	}
+	switch u.Kind {
+	case idempotency.UpdateHeartbeat, idempotency.UpdateRelease:
+		set("lease_expires_at", u.LeaseExpiresAt.UnixMilli())
+		if u.Progress != nil {
+			set("progress", *u.Progress)
+		}
+	case idempotency.UpdateComplete:
+		set("status", string(idempotency.StatusCompleted))
+		set("response_payload", nullable(u.ResponsePayload))
+		set("http_status", u.HTTPStatus)
+		set("duration_ms", u.DurationMs)
+	case idempotency.UpdateFail:
+		set("status", string(idempotency.StatusFailed))
+		set("error_message", u.ErrorMessage)
+		set("duration_ms", u.DurationMs)
+	default:
+		return idempotency.Record{}, fmt.Errorf("update %s: unknown kind %d", pk, u.Kind)
+	}
+	args = append(args, pk, token)
+	query := fmt.Sprintf(`UPDATE idempotency_record SET %s WHERE pk = $%d AND lease_token = $%d AND status = 'IN_PROGRESS' RETURNING %s`,
+		strings.Join(sets, ", "), len(args)-1, len(args), columns)
+	var rec idempotency.Record
+	st, err := s.stmt(ctx, s.d.bind(query))
+	if err != nil {
+		return rec, fmt.Errorf("update %s: %w", pk, err)
+	}
+	err = st.QueryRowContext(ctx, args...).Scan(recordDest(&rec)...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return rec, idempotency.ErrLeaseLost
+	}
+	if err != nil {
+		return rec, fmt.Errorf("update %s: %w", pk, err)
+	}
+	return rec, nil
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// Get implements idempotency.Store.
+func (s *Store) Get(ctx context.Context, pk string) (idempotency.Record, bool, error) {
+	var rec idempotency.Record
+	st, err := s.stmt(ctx, s.getSQL)
+	if err != nil {
+		return rec, false, fmt.Errorf("get %s: %w", pk, err)
+	}
+	err = st.QueryRowContext(ctx, pk).Scan(recordDest(&rec)...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return rec, false, nil
+	}
+	if err != nil {
+		return rec, false, fmt.Errorf("get %s: %w", pk, err)
+	}
+	return rec, true, nil
+}
+
+// DeleteExpired implements idempotency.Store, in bounded batches.
+func (s *Store) DeleteExpired(ctx context.Context, now time.Time) (int64, error) {
+	var total int64
+	for {
+		st, err := s.stmt(ctx, s.cleanupSQL)
+		if err != nil {
+			return total, fmt.Errorf("delete expired: %w", err)
+		}
+		res, err := st.ExecContext(ctx, s.d.timeArg(now))
+		if err != nil {
+			return total, fmt.Errorf("delete expired: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return total, fmt.Errorf("delete expired: %w", err)
+		}
+		total += n
+		if n < cleanupBatch {
+			return total, nil
+		}
+	}
+}
+
+// Close implements idempotency.Store.
+func (s *Store) Close() error {
+	s.stmts.Range(func(_, st any) bool {
+		st.(*sql.Stmt).Close()
+		return true
+	})
+	return s.db.Close()
+}
+
+// recordDest lists scan destinations for columns, in order.
+func recordDest(r *idempotency.Record) []any {
+	return []any{&r.PK, &r.OperationType, &r.IdempotencyKey, (*statusDest)(&r.Status), &r.RequestHash,
+		(*payloadDest)(&r.ResponsePayload), &r.HTTPStatus, (*timeDest)(&r.CreatedAt), (*timeDest)(&r.UpdatedAt),
+		(*timeDest)(&r.ExpiresAt), new(int64), (*millisDest)(&r.LeaseExpiresAt), &r.LeaseToken, &r.Attempt,
+		&r.Target, &r.TraceID, &r.DurationMs, &r.ErrorMessage, &r.Progress}
+}
+
+type statusDest idempotency.Status
+
+func (d *statusDest) Scan(src any) error {
+	switch v := src.(type) {
+	case string:
+		*d = statusDest(v)
+	case []byte:
+		*d = statusDest(v)
+	default:
+		return fmt.Errorf("status: unexpected %T", src)
+	}
+	return nil
+}
+
+type payloadDest string
+
+func (d *payloadDest) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*d = ""
+	case string:
+		*d = payloadDest(v)
+	case []byte:
+		*d = payloadDest(v)
+	default:
+		return fmt.Errorf("response_payload: unexpected %T", src)
+	}
+	return nil
+}
+
+// timeDest reads a timestamp column: a time (PostgreSQL) or epoch
+// milliseconds (SQLite).
+type timeDest time.Time
+
+func (d *timeDest) Scan(src any) error {
+	switch v := src.(type) {
+	case time.Time:
+		*d = timeDest(v.UTC())
+	case int64:
+		*d = timeDest(time.UnixMilli(v).UTC())
+	default:
+		return fmt.Errorf("timestamp: unexpected %T", src)
+	}
+	return nil
+}
+
+type millisDest time.Time
+
+func (d *millisDest) Scan(src any) error {
+	v, ok := src.(int64)
+	if !ok {
+		return fmt.Errorf("epoch milliseconds: unexpected %T", src)
+	}
+	*d = millisDest(time.UnixMilli(v).UTC())
+	return nil
+}

@@ -1,0 +1,141 @@
+package idempotency
+
+import (
+	"context"
+	"time"
+)
+
+// Store is the persistence port: the few primitive operations every adapter
+// implements with identical semantics (proved by the storetest conformance
+// suite). Stores never read a clock: the engine passes the instant to use, so
+// every process applies one notion of "now" per decision and tests can move it.
+type Store interface {
+	// Begin claims c.PK with ONE atomic conditional write. The write succeeds
+	// when the stored record is absent or expired at c.Now, or has c.RequestHash
+	// and is FAILED or IN_PROGRESS with a lease expired at c.Now. On success it
+	// returns the written record and true: attempt is 1 for a fresh record and
+	// the previous attempt+1 otherwise, createdAt and progress are kept from a
+	// same-hash predecessor. On failure it returns the stored record and false.
+	// Not found after a failed write (deleted in between) is reported as a zero
+	// Record and false.
+	Begin(ctx context.Context, c Claim) (Record, bool, error)
+	// Update applies u to the record at pk only if it is IN_PROGRESS and
+	// carries leaseToken (fencing); otherwise it returns ErrLeaseLost and
+	// changes nothing. It returns the updated record.
+	Update(ctx context.Context, pk, leaseToken string, u Update) (Record, error)
+	// Get reads the record at pk, expired or not, with a consistent read.
+	Get(ctx context.Context, pk string) (Record, bool, error)
+	// DeleteExpired deletes records whose expiresAt is at or before now and
+	// returns how many it deleted. Safe to run concurrently and repeatedly.
+	DeleteExpired(ctx context.Context, now time.Time) (int64, error)
+	// Close releases the store's resources.
+	Close() error
+}
+
+// Claim is the record Begin tries to write.
+type Claim struct {
+	PK             string
+	OperationType  string
+	IdempotencyKey string
+	RequestHash    string
+	LeaseToken     string
+	Now            time.Time // createdAt/updatedAt of a fresh record and the instant conditions use
+	ExpiresAt      time.Time
+	LeaseExpiresAt time.Time
+	Target         string
+	TraceID        string
+}
+
+// Record returns the record a fresh claim (attempt 1) writes.
+func (c Claim) Record() Record {
+	return Record{
+		PK: c.PK, OperationType: c.OperationType, IdempotencyKey: c.IdempotencyKey,
+		Status: StatusInProgress, RequestHash: c.RequestHash, CreatedAt: c.Now, UpdatedAt: c.Now,
+		ExpiresAt: c.ExpiresAt, LeaseExpiresAt: c.LeaseExpiresAt, LeaseToken: c.LeaseToken,
+		Attempt: 1, Target: c.Target, TraceID: c.TraceID,
+	}
+}
+
+// Acquirable reports whether c may overwrite the stored record prev: the
+// "Acquired" rows of the decision table.
+func (c Claim) Acquirable(prev Record) bool {
+	if prev.Expired(c.Now) {
+		return true
+	}
+	if prev.RequestHash != c.RequestHash {
+		return false
+	}
+	switch prev.Status {
+	case StatusFailed:
+		return true
+	case StatusInProgress:
+		return !prev.LeaseAlive(c.Now)
+	}
+	return false
+}
+
+// Successor returns the record c writes over prev, which Acquirable accepted.
+func (c Claim) Successor(prev Record) Record {
+	next := c.Record()
+	if prev.Expired(c.Now) {
+		return next
+	}
+	next.Attempt = prev.Attempt + 1
+	next.CreatedAt = prev.CreatedAt
+	next.Progress = prev.Progress
+	return next
+}
+
+// UpdateKind says which fenced transition an Update performs.
+type UpdateKind int
+
+// Fenced transitions.
+const (
+	// UpdateHeartbeat extends the lease (and expiresAt when given), keeping
+	// IN_PROGRESS; with Progress set it also checkpoints.
+	UpdateHeartbeat UpdateKind = iota + 1
+	// UpdateComplete moves the record to COMPLETED with its response.
+	UpdateComplete
+	// UpdateFail moves the record to FAILED with its error message.
+	UpdateFail
+	// UpdateRelease ends the lease now so another worker can take over at once.
+	UpdateRelease
+)
+
+// Update is a fenced transition of an IN_PROGRESS record.
+type Update struct {
+	Kind            UpdateKind
+	Now             time.Time // updatedAt
+	LeaseExpiresAt  time.Time // heartbeat and release
+	ExpiresAt       time.Time // zero keeps the stored value
+	Progress        *string   // heartbeat: nil keeps the stored checkpoint
+	ResponsePayload string    // complete
+	HTTPStatus      int       // complete
+	DurationMs      int64     // complete and fail
+	ErrorMessage    string    // fail
+}
+
+// Apply returns r after u, for stores that update in memory.
+func (u Update) Apply(r Record) Record {
+	r.UpdatedAt = u.Now
+	if !u.ExpiresAt.IsZero() {
+		r.ExpiresAt = u.ExpiresAt
+	}
+	switch u.Kind {
+	case UpdateHeartbeat, UpdateRelease:
+		r.LeaseExpiresAt = u.LeaseExpiresAt
+		if u.Progress != nil {
+			r.Progress = *u.Progress
+		}
+	case UpdateComplete:
+		r.Status = StatusCompleted
+		r.ResponsePayload = u.ResponsePayload
+		r.HTTPStatus = u.HTTPStatus
+		r.DurationMs = u.DurationMs
+	case UpdateFail:
+		r.Status = StatusFailed
+		r.ErrorMessage = u.ErrorMessage
+		r.DurationMs = u.DurationMs
+	}
+	return r
+}

@@ -1,0 +1,20 @@
+// Package mq is the MQ port (SPEC §7): what the handlers need from IBM MQ,
+// independent of how it is reached.
+//
+// It owns:
+//   - Target: how to reach a queue manager (connName list, channel, CCDT,
+//     TLS, user and an already-resolved password that never prints);
+//   - Backend, Conn and Queue: connect, open, put, get/browse with wait and
+//     msgId/correlId selection, inquire queue and queue manager,
+//     commit/backout;
+//   - Message: the MQMD fields, properties and payload, designed for reuse so
+//     put/get loops do not allocate per message;
+//   - Error and Reason: MQ completion and reason codes with IBM's names and
+//     the transient/permanent classification of SPEC §6;
+//   - Pool: connections shared per target, replaced with exponential backoff
+//     and jitter when they break.
+//
+// Backends live in subpackages: embedded (an in-process queue manager) and
+// ibmmq (the IBM MQ client via mq-golang, build tag ibmmq). mqtest holds the
+// one test suite both must pass.
+package mq

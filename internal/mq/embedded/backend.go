@@ -1,0 +1,142 @@
+package embedded
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mqprobe/mqprobe/internal/mq"
+)
+
+// Backend is an in-process set of queue managers behind the mq port. It is
+// safe for concurrent use.
+type Backend struct {
+	qmgrs     map[string]*queueManager
+	defaultQM *queueManager
+	faults    Faults
+
+	mu    sync.Mutex
+	conns map[*conn]struct{} // live connections, for BreakConnections
+}
+
+var _ mq.Backend = (*Backend)(nil)
+
+// queueManager is immutable after New apart from its queues' contents.
+type queueManager struct {
+	backend        *Backend
+	name           string
+	commandLevel   int
+	maxMsgLength   int
+	maxUncommitted int
+	queues         map[string]*queue
+	idPrefix       [16]byte // "AMQ " + name, as in IBM-generated MsgIds
+	idSeq          atomic.Uint64
+}
+
+// New builds the queue managers cfg describes (QM1 with the DEV queues when
+// cfg is empty).
+func New(cfg Config) (*Backend, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("embedded queue manager config: %w", err)
+	}
+	b := &Backend{qmgrs: make(map[string]*queueManager), conns: make(map[*conn]struct{})}
+	b.faults.backend = b
+	for _, qc := range cfg.QueueManagers {
+		qm := &queueManager{
+			backend:        b,
+			name:           qc.Name,
+			commandLevel:   qc.CommandLevel,
+			maxMsgLength:   qc.MaxMsgLength,
+			maxUncommitted: qc.MaxUncommittedMsgs,
+			queues:         make(map[string]*queue, len(qc.Queues)),
+		}
+		copy(qm.idPrefix[:], "AMQ "+qc.Name+"            ")
+		qm.idSeq.Store(uint64(time.Now().UnixNano())) // distinct ids across restarts
+		for _, q := range qc.Queues {
+			qm.queues[q.Name] = newQueue(qm, q)
+		}
+		b.qmgrs[qc.Name] = qm
+		if b.defaultQM == nil {
+			b.defaultQM = qm
+		}
+	}
+	return b, nil
+}
+
+// NewDefault returns QM1 with DEV.QUEUE.1-3 and DEV.DEAD.LETTER.QUEUE.
+func NewDefault() *Backend {
+	b, err := New(Config{})
+	if err != nil {
+		panic("embedded: default config is invalid: " + err.Error())
+	}
+	return b
+}
+
+// Connect connects to t.QueueManager ("" is the first configured one).
+// Channel, connName, TLS and credentials are accepted and not checked.
+func (b *Backend) Connect(ctx context.Context, t mq.Target) (mq.Conn, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("mq: %s %s: %w", mq.VerbConnect, t.QueueManager, err)
+	}
+	if rc := mq.Reason(b.faults.refuse.Load()); rc != 0 {
+		return nil, mq.NewError(mq.VerbConnect, t.QueueManager, rc)
+	}
+	qm := b.defaultQM
+	if t.QueueManager != "" {
+		qm = b.qmgrs[t.QueueManager]
+	}
+	if qm == nil {
+		return nil, mq.NewError(mq.VerbConnect, t.QueueManager, mq.ReasonQMgrNotAvailable)
+	}
+	c := &conn{qm: qm, handles: make(map[*handle]struct{})}
+	b.mu.Lock()
+	b.conns[c] = struct{}{}
+	b.mu.Unlock()
+	return c, nil
+}
+
+// Faults returns the fault-injection hooks, for tests.
+func (b *Backend) Faults() *Faults { return &b.faults }
+
+func (b *Backend) forget(c *conn) {
+	b.mu.Lock()
+	delete(b.conns, c)
+	b.mu.Unlock()
+}
+
+// breakConnections breaks every live connection as a lost network would:
+// the queue manager backs out their units of work and closes their handles,
+// and their next call fails with MQRC_CONNECTION_BROKEN.
+func (b *Backend) breakConnections() {
+	b.mu.Lock()
+	conns := make([]*conn, 0, len(b.conns))
+	for c := range b.conns {
+		conns = append(conns, c)
+	}
+	clear(b.conns)
+	b.mu.Unlock()
+	for _, c := range conns {
+		c.mu.Lock()
+		c.endLocked(stateBroken)
+		c.mu.Unlock()
+	}
+	// Blocked gets wake up, see the broken connection and fail.
+	for _, qm := range b.qmgrs {
+		for _, q := range qm.queues {
+			q.wakeAll()
+		}
+	}
+}
+
+// newMsgID makes a MsgId the way IBM MQ does: "AMQ ", the queue manager
+// name, then a unique suffix.
+func (qm *queueManager) newMsgID() mq.ID {
+	var id mq.ID
+	copy(id[:16], qm.idPrefix[:])
+	binary.BigEndian.PutUint64(id[16:], qm.idSeq.Add(1))
+	return id
+}

@@ -1,0 +1,125 @@
+package embedded
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Defaults, as on a fresh IBM MQ developer queue manager.
+const (
+	DefaultQueueManager       = "QM1"
+	DefaultMaxDepth           = 5000
+	DefaultMaxMsgLength       = 4 * 1024 * 1024
+	DefaultMaxUncommittedMsgs = 10000
+	DefaultCommandLevel       = 940
+)
+
+// DefaultQueues are the queues every queue manager without configured queues
+// gets.
+var DefaultQueues = []string{"DEV.QUEUE.1", "DEV.QUEUE.2", "DEV.QUEUE.3", "DEV.DEAD.LETTER.QUEUE"}
+
+// Config lists the queue managers; empty means QM1 with DefaultQueues.
+type Config struct {
+	QueueManagers []QueueManagerConfig
+}
+
+// QueueManagerConfig describes one queue manager.
+type QueueManagerConfig struct {
+	Name               string
+	CommandLevel       int // MQIA_COMMAND_LEVEL reported by inquire; default 940
+	MaxMsgLength       int // MAXMSGL of the queue manager; default 4 MiB
+	MaxUncommittedMsgs int // MAXUMSGS: puts+gets per unit of work; default 10000
+	Queues             []QueueConfig
+}
+
+// QueueConfig describes one local queue.
+type QueueConfig struct {
+	Name         string
+	MaxDepth     int // MAXDEPTH; default 5000
+	MaxMsgLength int // MAXMSGL; default 4 MiB
+}
+
+func (c *Config) setDefaults() {
+	if len(c.QueueManagers) == 0 {
+		c.QueueManagers = []QueueManagerConfig{{Name: DefaultQueueManager}}
+	}
+	for i := range c.QueueManagers {
+		c.QueueManagers[i].setDefaults()
+	}
+}
+
+func (c *QueueManagerConfig) setDefaults() {
+	if c.CommandLevel == 0 {
+		c.CommandLevel = DefaultCommandLevel
+	}
+	if c.MaxMsgLength == 0 {
+		c.MaxMsgLength = DefaultMaxMsgLength
+	}
+	if c.MaxUncommittedMsgs == 0 {
+		c.MaxUncommittedMsgs = DefaultMaxUncommittedMsgs
+	}
+	if len(c.Queues) == 0 {
+		for _, name := range DefaultQueues {
+			c.Queues = append(c.Queues, QueueConfig{Name: name})
+		}
+	}
+	for i := range c.Queues {
+		q := &c.Queues[i]
+		if q.MaxDepth == 0 {
+			q.MaxDepth = DefaultMaxDepth
+		}
+		if q.MaxMsgLength == 0 {
+			q.MaxMsgLength = DefaultMaxMsgLength
+		}
+	}
+}
+
+// Validate reports every invalid setting, naming it.
+func (c Config) Validate() error {
+	var errs []error
+	qmNames := map[string]bool{}
+	for i, qm := range c.QueueManagers {
+		at := fmt.Sprintf("embedded.queueManagers[%d]", i)
+		errs = append(errs, validateName(at+".name", qm.Name, 48))
+		if qmNames[qm.Name] {
+			errs = append(errs, fmt.Errorf("%s.name: duplicate queue manager %q", at, qm.Name))
+		}
+		qmNames[qm.Name] = true
+		errs = append(errs,
+			notNegative(at+".commandLevel", qm.CommandLevel),
+			notNegative(at+".maxMsgLength", qm.MaxMsgLength),
+			notNegative(at+".maxUncommittedMsgs", qm.MaxUncommittedMsgs))
+		qNames := map[string]bool{}
+		for j, q := range qm.Queues {
+			qat := fmt.Sprintf("%s.queues[%d]", at, j)
+			errs = append(errs, validateName(qat+".name", q.Name, 48))
+			if qNames[q.Name] {
+				errs = append(errs, fmt.Errorf("%s.name: duplicate queue %q", qat, q.Name))
+			}
+			qNames[q.Name] = true
+			errs = append(errs,
+				notNegative(qat+".maxDepth", q.MaxDepth),
+				notNegative(qat+".maxMsgLength", q.MaxMsgLength))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func validateName(at, name string, maxLen int) error {
+	if name == "" || len(name) > maxLen {
+		return fmt.Errorf("%s: must be 1-%d characters (got %q)", at, maxLen, name)
+	}
+	for _, c := range name {
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '/' || c == '_' || c == '%') {
+			return fmt.Errorf("%s: %q may contain only A-Z a-z 0-9 . / _ %%", at, name)
+		}
+	}
+	return nil
+}
+
+func notNegative(at string, v int) error {
+	if v < 0 {
+		return fmt.Errorf("%s: must not be negative (got %d)", at, v)
+	}
+	return nil
+}

@@ -1,0 +1,193 @@
+package embedded
+
+import (
+	"context"
+	"sync"
+
+	"github.com/mqprobe/mqprobe/internal/mq"
+)
+
+type connState int
+
+const (
+	stateOpen connState = iota
+	stateBroken
+	stateClosed
+)
+
+// conn is one connection and its unit of work. mu serializes its calls and
+// is held for the whole call except while a get waits; lock order is
+// conn.mu before queue.mu.
+type conn struct {
+	qm      *queueManager
+	mu      sync.Mutex
+	state   connState
+	uow     []uowEntry
+	handles map[*handle]struct{}
+}
+
+// uowEntry is one message put or got under syncpoint.
+type uowEntry struct {
+	q   *queue
+	m   *message
+	got bool
+}
+
+var _ mq.Conn = (*conn)(nil)
+
+// check reports why the connection cannot take a call, if it cannot.
+func (c *conn) check(verb mq.Verb, object string) error {
+	switch c.state {
+	case stateBroken:
+		return mq.NewError(verb, object, mq.ReasonConnectionBroken)
+	case stateClosed:
+		return mq.NewError(verb, object, mq.ReasonHconnError)
+	}
+	return nil
+}
+
+func (c *conn) OpenQueue(_ context.Context, name string, opts mq.OpenOption) (mq.Queue, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.check(mq.VerbOpen, name); err != nil {
+		return nil, err
+	}
+	if err := opts.Validate(); err != nil {
+		if e, ok := mq.AsError(err); ok {
+			e.Object = name
+		}
+		return nil, err
+	}
+	q := c.qm.queues[name]
+	if q == nil {
+		return nil, mq.NewError(mq.VerbOpen, name, mq.ReasonUnknownObjectName)
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if opts.Input() {
+		if q.exclusive || (opts.Has(mq.OpenInputExclusive) && q.inputCount > 0) {
+			return nil, mq.NewError(mq.VerbOpen, name, mq.ReasonObjectInUse)
+		}
+		q.inputCount++
+		q.exclusive = opts.Has(mq.OpenInputExclusive)
+	}
+	if opts.Has(mq.OpenOutput) {
+		q.outputCount++
+	}
+	h := &handle{c: c, q: q, opts: opts}
+	c.handles[h] = struct{}{}
+	return h, nil
+}
+
+func (c *conn) InquireQueueManager(context.Context) (mq.QueueManagerInfo, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.check(mq.VerbInquire, c.qm.name); err != nil {
+		return mq.QueueManagerInfo{}, err
+	}
+	return mq.QueueManagerInfo{Name: c.qm.name, CommandLevel: c.qm.commandLevel, Platform: mq.PlatformUnix}, nil
+}
+
+func (c *conn) Commit(context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.check(mq.VerbCommit, ""); err != nil {
+		return err
+	}
+	if rc := c.qm.backend.faults.commit.hit(); rc != 0 {
+		c.backoutLocked()
+		return mq.NewError(mq.VerbCommit, "", rc)
+	}
+	c.commitLocked()
+	return nil
+}
+
+func (c *conn) Backout(context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.check(mq.VerbBackout, ""); err != nil {
+		return err
+	}
+	c.backoutLocked()
+	return nil
+}
+
+// Close disconnects, backing out the unit of work. Closing a broken or
+// closed connection does nothing.
+func (c *conn) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state == stateOpen {
+		c.endLocked(stateClosed)
+		c.qm.backend.forget(c)
+	}
+	return nil
+}
+
+// endLocked backs out, closes every handle and moves to state.
+func (c *conn) endLocked(state connState) {
+	if c.state != stateOpen {
+		return
+	}
+	c.backoutLocked()
+	for h := range c.handles {
+		h.closeLocked()
+	}
+	c.state = state
+}
+
+// commitLocked makes puts visible and gets final, locking each queue once
+// per run of entries on it.
+func (c *conn) commitLocked() {
+	var locked *queue
+	wake := false
+	for _, e := range c.uow {
+		if e.q != locked {
+			if locked != nil {
+				locked.finishCommit(wake)
+			}
+			locked, wake = e.q, false
+			locked.mu.Lock()
+		}
+		if e.got {
+			e.m.release()
+		} else {
+			e.m.uncommitted = false
+			wake = true
+		}
+	}
+	if locked != nil {
+		locked.finishCommit(wake)
+	}
+	clear(c.uow)
+	c.uow = c.uow[:0]
+}
+
+func (q *queue) finishCommit(wake bool) {
+	if wake {
+		q.wakeLocked()
+	}
+	q.mu.Unlock()
+}
+
+// backoutLocked removes uncommitted puts and restores got messages to their
+// original positions with BackoutCount+1.
+func (c *conn) backoutLocked() {
+	for _, e := range c.uow {
+		q := e.q
+		q.mu.Lock()
+		l := &q.levels[e.m.priority]
+		if e.got {
+			e.m.backoutCount++
+			l.insert(e.m)
+			q.depth++
+			q.wakeLocked()
+		} else if l.remove(e.m) {
+			q.depth--
+			e.m.release()
+		}
+		q.mu.Unlock()
+	}
+	clear(c.uow)
+	c.uow = c.uow[:0]
+}

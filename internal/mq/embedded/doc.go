@@ -1,0 +1,15 @@
+// Package embedded is an in-process queue manager behind the mq port, for
+// the zero-setup embedded mode and for tests (SPEC §7).
+//
+// It behaves as IBM MQ does where the port can observe it: priority then
+// FIFO delivery, expiry (expired messages are never returned and are purged
+// lazily), the persistence flag, syncpoint units of work per connection
+// (uncommitted puts count toward CURDEPTH and MAXDEPTH but are invisible;
+// backed-out gets return to their original position with BackoutCount+1;
+// disconnect backs out), browse cursors per handle, msgId/correlId
+// selection, get-wait woken by puts, open counts, and IBM's reason codes
+// (2033, 2053, 2085, 2059, 2030, 2042, ...). Messages live in memory only:
+// persistence is recorded, not made durable.
+//
+// Faults injects the failures the shared backend suite (mq/mqtest) needs.
+package embedded

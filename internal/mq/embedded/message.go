@@ -1,0 +1,111 @@
+package embedded
+
+import (
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/mqprobe/mqprobe/internal/mq"
+)
+
+// message is a stored message. Its queue's mutex guards it while it is on
+// the queue; once removed it belongs to the remover.
+type message struct {
+	seq          uint64 // position within the queue: FIFO order per priority
+	msgID        mq.ID
+	correlID     mq.ID
+	format       string
+	persistent   bool
+	priority     int32
+	expiresAt    int64 // unix nanoseconds; 0 = never
+	putTime      time.Time
+	replyToQ     string
+	replyToQMgr  string
+	backoutCount int32
+	props        mq.Properties
+	payload      []byte
+	uncommitted  bool // put under syncpoint, not yet committed: invisible to gets
+}
+
+// maxPooledPayload bounds the buffers kept for reuse, so one huge message
+// does not pin memory.
+const maxPooledPayload = 64 * 1024
+
+// messagePool recycles messages and their payload buffers, so a steady
+// put/get loop allocates nothing per message.
+var messagePool = sync.Pool{New: func() any { return new(message) }}
+
+// newMessage copies the caller's message; the caller may reuse msg at once.
+func newMessage(msg *mq.Message, msgID mq.ID, now time.Time) *message {
+	m := messagePool.Get().(*message)
+	m.msgID = msgID
+	m.correlID = msg.CorrelID
+	m.format = msg.Format
+	m.persistent = msg.Persistent
+	m.priority = msg.Priority
+	m.putTime = now
+	if msg.Expiry > 0 {
+		m.expiresAt = now.UnixNano() + int64(msg.Expiry)
+	}
+	m.replyToQ = msg.ReplyToQ
+	m.replyToQMgr = msg.ReplyToQMgr
+	m.props = copyProperties(nil, msg.Properties)
+	m.payload = append(m.payload[:0], msg.Payload...)
+	return m
+}
+
+func (m *message) release() {
+	payload := m.payload[:0]
+	if cap(payload) > maxPooledPayload {
+		payload = nil
+	}
+	*m = message{payload: payload}
+	messagePool.Put(m)
+}
+
+func (m *message) expired(now int64) bool { return m.expiresAt != 0 && now >= m.expiresAt }
+
+// copyTo fills dst the way MQGET fills an MQMD and buffer, reusing dst's
+// payload and property storage.
+func (m *message) copyTo(dst *mq.Message, now int64) {
+	payload, props := dst.Payload, dst.Properties
+	*dst = mq.Message{
+		MsgID:        m.msgID,
+		CorrelID:     m.correlID,
+		Format:       m.format,
+		Persistent:   m.persistent,
+		Priority:     m.priority,
+		ReplyToQ:     m.replyToQ,
+		ReplyToQMgr:  m.replyToQMgr,
+		PutTime:      m.putTime,
+		BackoutCount: m.backoutCount,
+		Payload:      append(payload[:0], m.payload...),
+		Properties:   copyProperties(props, m.props),
+	}
+	if m.expiresAt != 0 {
+		// MQ reports the time left, in whole tenths of a second, rounded up.
+		const tenth = int64(100 * time.Millisecond)
+		left := (m.expiresAt - now + tenth - 1) / tenth * tenth
+		dst.Expiry = time.Duration(max(left, tenth))
+	}
+}
+
+// copyProperties copies src into dst (cleared first, allocated if needed
+// and src is not empty) and returns dst. Byte values are copied too.
+func copyProperties(dst, src mq.Properties) mq.Properties {
+	clear(dst)
+	if len(src) == 0 {
+		return dst
+	}
+	if dst == nil {
+		dst = make(mq.Properties, len(src))
+	}
+	maps.Copy(dst, src)
+	for k, v := range src {
+		if b, ok := v.([]byte); ok {
+			dst[k] = slices.Clone(b)
+		}
+	}
+	return dst
+}

@@ -1,0 +1,203 @@
+package embedded
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/mqprobe/mqprobe/internal/mq"
+)
+
+const priorityLevels = mq.MaxPriority + 1
+
+// queue is a local queue: one FIFO per priority, searched from priority 9
+// down, which is IBM MQ's MSGDLVSQ(PRIORITY) order.
+type queue struct {
+	qm           *queueManager
+	name         string
+	maxDepth     int
+	maxMsgLength int
+
+	mu     sync.Mutex
+	levels [priorityLevels]level
+	seq    uint64 // last position handed out
+	// depth is CURDEPTH as IBM MQ counts it: incremented by every put (in
+	// syncpoint or not) and by a backed-out get, decremented by every
+	// destructive get, a backed-out put and an expiry purge.
+	depth       int
+	inputCount  int
+	outputCount int
+	exclusive   bool // an MQOO_INPUT_EXCLUSIVE handle is open
+	waiters     int  // gets blocked on wake
+	wake        chan struct{}
+}
+
+func newQueue(qm *queueManager, cfg QueueConfig) *queue {
+	return &queue{qm: qm, name: cfg.Name, maxDepth: cfg.MaxDepth, maxMsgLength: cfg.MaxMsgLength,
+		wake: make(chan struct{})}
+}
+
+// level holds one priority's messages in seq order: msgs[head:] are live.
+// Gets take from the front and puts append at the back, so both are O(1);
+// selection, backout and browse use binary search on seq.
+type level struct {
+	msgs []*message
+	head int
+}
+
+func (l *level) live() []*message { return l.msgs[l.head:] }
+
+func (l *level) push(m *message) {
+	if l.head > 0 && len(l.msgs) == cap(l.msgs) {
+		l.compact()
+	}
+	l.msgs = append(l.msgs, m)
+}
+
+func (l *level) compact() {
+	n := copy(l.msgs, l.msgs[l.head:])
+	clear(l.msgs[n:])
+	l.msgs = l.msgs[:n]
+	l.head = 0
+}
+
+// removeAt removes the i-th live message.
+func (l *level) removeAt(i int) {
+	if i == 0 {
+		l.msgs[l.head] = nil
+		l.head++
+		if l.head == len(l.msgs) {
+			l.msgs, l.head = l.msgs[:0], 0
+		}
+		return
+	}
+	i += l.head
+	copy(l.msgs[i:], l.msgs[i+1:])
+	l.msgs[len(l.msgs)-1] = nil
+	l.msgs = l.msgs[:len(l.msgs)-1]
+}
+
+// indexAfter is the index of the first live message with seq > s.
+func (l *level) indexAfter(s uint64) int {
+	live := l.live()
+	return sort.Search(len(live), func(i int) bool { return live[i].seq > s })
+}
+
+// insert puts m back at its seq position (a backed-out get).
+func (l *level) insert(m *message) {
+	i := l.head + l.indexAfter(m.seq)
+	l.msgs = append(l.msgs, nil)
+	copy(l.msgs[i+1:], l.msgs[i:])
+	l.msgs[i] = m
+}
+
+// remove takes m out by its seq (a backed-out put).
+func (l *level) remove(m *message) bool {
+	live := l.live()
+	i := sort.Search(len(live), func(i int) bool { return live[i].seq >= m.seq })
+	if i < len(live) && live[i] == m {
+		l.removeAt(i)
+		return true
+	}
+	return false
+}
+
+// position identifies a message's place in delivery order, for browse
+// cursors.
+type position struct {
+	priority int32
+	seq      uint64
+}
+
+// match is the selection of a get.
+type match struct {
+	msgID, correlID mq.ID
+}
+
+func (s match) matches(m *message) bool {
+	return (s.msgID.IsZero() || s.msgID == m.msgID) && (s.correlID.IsZero() || s.correlID == m.correlID)
+}
+
+// find returns the first available message in delivery order that matches
+// sel, starting after the cursor if one is given. Expired messages met on
+// the way are discarded, as IBM MQ does lazily. Callers hold q.mu.
+func (q *queue) find(sel match, after *position, now int64) (lvl, idx int, m *message) {
+	top := priorityLevels - 1
+	if after != nil {
+		top = int(after.priority)
+	}
+	for p := top; p >= 0; p-- {
+		l := &q.levels[p]
+		i := 0
+		if after != nil && p == int(after.priority) {
+			i = l.indexAfter(after.seq)
+		}
+		for i < len(l.msgs)-l.head {
+			msg := l.msgs[l.head+i]
+			switch {
+			case msg.uncommitted:
+				i++
+			case msg.expired(now):
+				l.removeAt(i)
+				q.depth--
+				msg.release()
+			case sel.matches(msg):
+				return p, i, msg
+			default:
+				i++
+			}
+		}
+	}
+	return 0, 0, nil
+}
+
+// purgeExpired discards every expired committed message.
+func (q *queue) purgeExpired(now int64) {
+	for p := range q.levels {
+		l := &q.levels[p]
+		for i := 0; i < len(l.msgs)-l.head; {
+			if m := l.msgs[l.head+i]; !m.uncommitted && m.expired(now) {
+				l.removeAt(i)
+				q.depth--
+				m.release()
+				continue
+			}
+			i++
+		}
+	}
+}
+
+// effectiveMaxDepth applies the fault-injected cap, if any.
+func (q *queue) effectiveMaxDepth() int {
+	if c := int(q.qm.backend.faults.depthCap.Load()); c > 0 {
+		return c
+	}
+	return q.maxDepth
+}
+
+// wakeLocked wakes every blocked get so it looks again. Callers hold q.mu.
+func (q *queue) wakeLocked() {
+	if q.waiters > 0 {
+		close(q.wake)
+		q.wake = make(chan struct{})
+		q.waiters = 0
+	}
+}
+
+func (q *queue) wakeAll() {
+	q.mu.Lock()
+	q.wakeLocked()
+	q.mu.Unlock()
+}
+
+// clear drops every message (fault-injected reset). Connections are broken
+// first, so no unit of work still refers to them.
+func (q *queue) clear() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for p := range q.levels {
+		q.levels[p] = level{}
+	}
+	q.depth = 0
+	q.inputCount, q.outputCount, q.exclusive = 0, 0, false
+	q.wakeLocked()
+}

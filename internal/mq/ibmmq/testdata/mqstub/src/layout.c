@@ -1,0 +1,58 @@
+/*
+ * layout.c -- compile-time proof that the hand-written structures have
+ * IBM's documented 64-bit sizes (MQxx_LENGTH_n) and that version boundaries
+ * fall where the version lengths say. Nothing here runs.
+ */
+#include <stddef.h>
+
+#include "internal.h"
+#include "cmqcfc.h"
+
+#define SIZE(t, n)          _Static_assert(sizeof(t) == (n), #t " size")
+#define ENDS(t, f, n)       _Static_assert(offsetof(t, f) + sizeof(((t *)0)->f) == (n), #t "." #f " end")
+#define ENDS_ALIGNED(t, f, n) \
+  _Static_assert(((offsetof(t, f) + sizeof(((t *)0)->f) + 7) & ~(size_t)7) == (n), #t "." #f " end")
+
+SIZE(MQCHARV, 24);
+SIZE(MQMD, MQMD_LENGTH_2);      ENDS(MQMD, ApplOriginData, MQMD_LENGTH_1);
+SIZE(MQOD, MQOD_LENGTH_4);      ENDS(MQOD, AlternateUserId, MQOD_LENGTH_1);
+ENDS(MQOD, ResponseRecPtr, MQOD_LENGTH_2); ENDS(MQOD, ResolvedQMgrName, MQOD_LENGTH_3);
+SIZE(MQPMO, MQPMO_LENGTH_3);    ENDS(MQPMO, ResolvedQMgrName, MQPMO_LENGTH_1);
+ENDS(MQPMO, ResponseRecPtr, MQPMO_LENGTH_2);
+SIZE(MQGMO, MQGMO_LENGTH_4);    ENDS(MQGMO, ResolvedQName, MQGMO_LENGTH_1);
+ENDS(MQGMO, Reserved1, MQGMO_LENGTH_2); ENDS(MQGMO, ReturnedLength, MQGMO_LENGTH_3);
+SIZE(MQCNO, MQCNO_LENGTH_8);    ENDS(MQCNO, Options, MQCNO_LENGTH_1);
+ENDS(MQCNO, ClientConnPtr, MQCNO_LENGTH_2); ENDS(MQCNO, ConnTag, MQCNO_LENGTH_3);
+ENDS_ALIGNED(MQCNO, SSLConfigOffset, MQCNO_LENGTH_4); ENDS(MQCNO, SecurityParmsPtr, MQCNO_LENGTH_5);
+ENDS(MQCNO, Reserved, MQCNO_LENGTH_6); ENDS(MQCNO, Reserved2, MQCNO_LENGTH_7);
+SIZE(MQCSP, MQCSP_LENGTH_3);    ENDS(MQCSP, CSPPasswordLength, MQCSP_LENGTH_1);
+ENDS(MQCSP, InitialKeyLength, MQCSP_LENGTH_2);
+SIZE(MQSCO, MQSCO_LENGTH_7);    ENDS(MQSCO, AuthInfoRecPtr, MQSCO_LENGTH_1);
+ENDS(MQSCO, FipsRequired, MQSCO_LENGTH_2); ENDS(MQSCO, EncryptionPolicySuiteB, MQSCO_LENGTH_3);
+ENDS_ALIGNED(MQSCO, CertificateValPolicy, MQSCO_LENGTH_4);
+ENDS_ALIGNED(MQSCO, CertificateLabel, MQSCO_LENGTH_5);
+ENDS(MQSCO, KeyRepoPasswordLength, MQSCO_LENGTH_6);
+SIZE(MQAIR, MQAIR_LENGTH_2);    ENDS(MQAIR, LDAPPassword, MQAIR_LENGTH_1);
+SIZE(MQBNO, MQBNO_LENGTH_1);
+SIZE(MQCD, MQCD_LENGTH_12);     ENDS(MQCD, ReceiveUserData, MQCD_LENGTH_1);
+ENDS(MQCD, RemotePassword, MQCD_LENGTH_2); ENDS(MQCD, MsgRetryInterval, MQCD_LENGTH_3);
+ENDS(MQCD, ReceiveUserDataPtr, MQCD_LENGTH_4); ENDS(MQCD, NetworkPriority, MQCD_LENGTH_5);
+ENDS(MQCD, RemoteSecurityId, MQCD_LENGTH_6); ENDS(MQCD, BatchHeartbeat, MQCD_LENGTH_7);
+ENDS_ALIGNED(MQCD, ChannelStatistics, MQCD_LENGTH_8);
+ENDS_ALIGNED(MQCD, ConnectionAffinity, MQCD_LENGTH_9);
+ENDS(MQCD, DefReconnect, MQCD_LENGTH_10); ENDS(MQCD, CertificateLabel, MQCD_LENGTH_11);
+SIZE(MQCMHO, MQCMHO_LENGTH_1);  SIZE(MQDMHO, MQDMHO_LENGTH_1);  SIZE(MQDMPO, MQDMPO_LENGTH_1);
+SIZE(MQSMPO, MQSMPO_LENGTH_1);  SIZE(MQIMPO, MQIMPO_LENGTH_1);  SIZE(MQPD, MQPD_LENGTH_1);
+SIZE(MQCBD, MQCBD_LENGTH_1);    SIZE(MQCBC, MQCBC_LENGTH_2);    ENDS(MQCBC, Flags, MQCBC_LENGTH_1);
+SIZE(MQCTLO, MQCTLO_LENGTH_1);  SIZE(MQSD, MQSD_LENGTH_1);      SIZE(MQSRO, MQSRO_LENGTH_1);
+SIZE(MQSTS, MQSTS_LENGTH_2);    ENDS(MQSTS, ResolvedQMgrName, MQSTS_LENGTH_1);
+SIZE(MQBO, MQBO_LENGTH_1);      SIZE(MQDLH, MQDLH_LENGTH_1);    SIZE(MQRFH2, MQRFH2_LENGTH_2);
+SIZE(MQCFH, MQCFH_STRUC_LENGTH); SIZE(MQCFIN, MQCFIN_STRUC_LENGTH);
+SIZE(MQCFIN64, MQCFIN64_STRUC_LENGTH); SIZE(MQCFIL, MQCFIL_STRUC_LENGTH_FIXED);
+SIZE(MQCFST, MQCFST_STRUC_LENGTH_FIXED); SIZE(MQCFSL, MQCFSL_STRUC_LENGTH_FIXED);
+SIZE(MQCFBS, MQCFBS_STRUC_LENGTH_FIXED); SIZE(MQCFGR, MQCFGR_STRUC_LENGTH);
+SIZE(MQCFIF, MQCFIF_STRUC_LENGTH); SIZE(MQCFSF, MQCFSF_STRUC_LENGTH_FIXED);
+SIZE(MQCFBF, MQCFBF_STRUC_LENGTH_FIXED); SIZE(MQEPH, MQEPH_STRUC_LENGTH_FIXED);
+
+/* ISO C forbids an empty translation unit. */
+typedef int mqs_layout_checked;

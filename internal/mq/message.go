@@ -1,0 +1,136 @@
+package mq
+
+import (
+	"encoding/hex"
+	"fmt"
+	"time"
+)
+
+// IDLength is the size of MQMD MsgId and CorrelId.
+const IDLength = 24
+
+// ID is a 24-byte MQMD MsgId or CorrelId. The zero ID is MQMI_NONE /
+// MQCI_NONE: on put it asks the queue manager to generate a MsgId, and in
+// GetOptions it matches any message.
+type ID [IDLength]byte
+
+// IsZero reports whether id is MQMI_NONE.
+func (id ID) IsZero() bool { return id == ID{} }
+
+// String is the hex form IBM tools print.
+func (id ID) String() string { return hex.EncodeToString(id[:]) }
+
+// IDFromBytes copies up to 24 bytes into an ID, padding with zeros as MQ
+// does. Longer input is an error rather than silently truncated.
+func IDFromBytes(b []byte) (ID, error) {
+	var id ID
+	if len(b) > IDLength {
+		return id, fmt.Errorf("mq: id is %d bytes, at most %d allowed", len(b), IDLength)
+	}
+	copy(id[:], b)
+	return id, nil
+}
+
+// Formats (MQMD Format, trimmed of IBM's blank padding).
+const (
+	FormatNone   = ""      // MQFMT_NONE: binary payload
+	FormatString = "MQSTR" // MQFMT_STRING: character payload
+)
+
+// Priority bounds.
+const (
+	MinPriority = 0
+	MaxPriority = 9
+)
+
+// Message is an MQMD subset plus message properties and payload. On Put it
+// is read; on Get it is overwritten, reusing Payload's and Properties'
+// storage so a loop that gets into one Message does not allocate per message.
+type Message struct {
+	MsgID       ID
+	CorrelID    ID
+	Format      string        // up to 8 characters; FormatString, FormatNone, ...
+	Persistent  bool          // MQPER_PERSISTENT when true, MQPER_NOT_PERSISTENT otherwise
+	Priority    int32         // 0 (lowest) to 9
+	Expiry      time.Duration // 0 = unlimited; MQ keeps tenths of a second. On get: the time left.
+	ReplyToQ    string
+	ReplyToQMgr string
+
+	// Set by the queue manager; ignored on put.
+	PutTime      time.Time
+	BackoutCount int32
+
+	// Properties are MQ message properties (SPEC: command headers).
+	Properties Properties
+	// Payload is the message data. On Get it is filled from Payload[:0],
+	// growing only when the message is larger than its capacity.
+	Payload []byte
+}
+
+// Reset clears m for reuse, keeping Payload's and Properties' storage.
+func (m *Message) Reset() {
+	payload, props := m.Payload[:0], m.Properties
+	clear(props)
+	*m = Message{Payload: payload, Properties: props}
+}
+
+// Properties are message properties. Values must be one of string, bool,
+// int64, float64 or []byte (MQTYPE_STRING, BOOLEAN, INT64, FLOAT64,
+// BYTE_STRING); backends return them with these same types.
+type Properties map[string]any
+
+// Validate checks names and value types before a put, the way MQSETMP would.
+func (p Properties) Validate() error {
+	for name, v := range p {
+		if name == "" {
+			return &Error{Verb: VerbSetProp, CompCode: CompFailed, Reason: ReasonPropertyNameError,
+				Err: fmt.Errorf("empty property name")}
+		}
+		switch v.(type) {
+		case string, bool, int64, float64, []byte:
+		default:
+			return &Error{Verb: VerbSetProp, Object: name, CompCode: CompFailed, Reason: ReasonPropertyTypeError,
+				Err: fmt.Errorf("property %q has unsupported type %T", name, v)}
+		}
+	}
+	return nil
+}
+
+// PutOptions are the MQPMO options the port exposes.
+type PutOptions struct {
+	// Syncpoint puts the message in the connection's unit of work: it is
+	// invisible to getters until Commit and vanishes on Backout.
+	Syncpoint bool
+}
+
+// PutResult carries the MQMD output fields of a put.
+type PutResult struct {
+	MsgID   ID
+	PutTime time.Time
+}
+
+// BrowseMode selects a destructive get or a browse.
+type BrowseMode int
+
+// Browse modes (MQGMO_BROWSE_FIRST / MQGMO_BROWSE_NEXT).
+const (
+	NoBrowse    BrowseMode = iota // destructive get
+	BrowseFirst                   // reposition the handle's cursor to the first message
+	BrowseNext                    // the message after the handle's cursor
+)
+
+// GetOptions are the MQGMO options and match criteria the port exposes.
+type GetOptions struct {
+	// Wait is how long to wait for a matching message (MQGMO_WAIT). Zero
+	// returns MQRC_NO_MSG_AVAILABLE at once. Backends also stop waiting when
+	// the context ends.
+	Wait time.Duration
+	// Syncpoint takes the message in the unit of work: Backout puts it back
+	// where it was, with BackoutCount+1. Not allowed with a browse.
+	Syncpoint bool
+	// Browse reads without removing, through the handle's browse cursor.
+	Browse BrowseMode
+	// MsgID and CorrelID select a message when non-zero (MQMO_MATCH_*).
+	MsgID    ID
+	CorrelID ID
+}

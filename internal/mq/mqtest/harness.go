@@ -1,0 +1,100 @@
+// Package mqtest is the one test suite every mq.Backend must pass (SPEC §7,
+// §12): the embedded queue manager runs it in-process, the IBM MQ adapter
+// runs it over the project's MQ client stub and, when configured, a real
+// queue manager. It also holds the put/get benchmarks both backends share.
+package mqtest
+
+import (
+	"testing"
+
+	"github.com/mqprobe/mqprobe/internal/mq"
+)
+
+// Op names the call FailNth counts.
+type Op = mq.Verb
+
+// Operations FailNth accepts.
+const (
+	OpPut    Op = mq.VerbPut
+	OpGet    Op = mq.VerbGet
+	OpCommit Op = mq.VerbCommit
+)
+
+// Faults injects failures into a backend. The semantics are those of the
+// IBM MQ client stub's environment switches, so the IBM adapter implements
+// it by setting them:
+//
+//	RefuseConnect   MQSTUB_CONNX_REASON=<rc>
+//	FailNth         MQSTUB_FAIL_PUT|MQSTUB_FAIL_GET|MQSTUB_FAIL_CMIT=<n>:<rc>
+//	BreakConnections MQSTUB_BREAK=<new token>
+//	CapDepth        MQSTUB_MAX_DEPTH=<n>
+//	Reset           MQSTUB_RESET=<new token>, plus clearing the others
+type Faults interface {
+	// RefuseConnect makes every connect fail with reason; 0 accepts again.
+	RefuseConnect(reason mq.Reason)
+	// FailNth makes the n-th call of op, counted from this call, fail once
+	// with reason. The failed call has no effect, except that a failed
+	// commit backs the unit of work out. n <= 0 disarms. Gets count every
+	// MQGET, browses included.
+	FailNth(op Op, n int, reason mq.Reason)
+	// BreakConnections breaks every current connection: the queue manager
+	// backs out their units of work and their later calls fail with
+	// MQRC_CONNECTION_BROKEN (2009). New connections work.
+	BreakConnections()
+	// CapDepth makes every queue full at n messages (MQRC_Q_FULL, 2053);
+	// 0 restores the configured MAXDEPTH.
+	CapDepth(n int)
+	// Reset clears every fault and empties every queue. Connections made
+	// before it must not be used afterwards.
+	Reset()
+}
+
+// Env is one test case's backend, target and queues.
+type Env struct {
+	Backend mq.Backend
+	Target  mq.Target
+	Faults  Faults
+
+	Queue        string // an empty local queue; default DEV.QUEUE.1
+	OtherQueue   string // a second empty local queue; default DEV.QUEUE.2
+	MissingQueue string // a queue that does not exist; default MQPROBE.NO.SUCH.QUEUE
+	// MaxMsgLength is Queue's MAXMSGL (default 4 MiB). Against a real queue
+	// manager over a client channel, pick a queue whose MAXMSGL is below the
+	// channel's, or the channel answers 2010 instead of the queue's 2030.
+	MaxMsgLength int
+	// MaxDepth is Queue's MAXDEPTH (default 5000); benchmarks drain before
+	// reaching it.
+	MaxDepth int
+}
+
+func (e *Env) setDefaults() {
+	if e.Queue == "" {
+		e.Queue = "DEV.QUEUE.1"
+	}
+	if e.OtherQueue == "" {
+		e.OtherQueue = "DEV.QUEUE.2"
+	}
+	if e.MissingQueue == "" {
+		e.MissingQueue = "MQPROBE.NO.SUCH.QUEUE"
+	}
+	if e.MaxMsgLength == 0 {
+		e.MaxMsgLength = 4 * 1024 * 1024
+	}
+	if e.MaxDepth == 0 {
+		e.MaxDepth = 5000
+	}
+}
+
+// Harness provides a fresh environment per test case.
+type Harness interface {
+	// New returns an environment with empty queues and no faults active
+	// (backends sharing state between cases call Faults.Reset). It registers
+	// its own cleanup on tb.
+	New(tb testing.TB) Env
+}
+
+// HarnessFunc adapts a function to Harness.
+type HarnessFunc func(tb testing.TB) Env
+
+// New calls f.
+func (f HarnessFunc) New(tb testing.TB) Env { return f(tb) }

@@ -1,0 +1,389 @@
+package mq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// PoolConfig tunes a Pool.
+type PoolConfig struct {
+	// MaxConnsPerTarget caps the connections to one target; Acquire waits
+	// for one to be released when all are in use. Default 8.
+	MaxConnsPerTarget int
+	// MaxIdlePerTarget is how many released connections are kept for reuse.
+	// Default 2.
+	MaxIdlePerTarget int
+	// IdleTimeout closes connections idle for longer; default 5 minutes.
+	IdleTimeout time.Duration
+	// Backoff paces reconnects after transient connect failures and broken
+	// connections.
+	Backoff Backoff
+	// OnRetry, if set, is called before each backoff wait with the attempt
+	// that failed. For logs and metrics; it must not block.
+	OnRetry func(t Target, attempt int, delay time.Duration, err error)
+}
+
+func (c *PoolConfig) setDefaults() {
+	if c.MaxConnsPerTarget == 0 {
+		c.MaxConnsPerTarget = 8
+	}
+	if c.MaxIdlePerTarget == 0 {
+		c.MaxIdlePerTarget = 2
+	}
+	if c.IdleTimeout == 0 {
+		c.IdleTimeout = 5 * time.Minute
+	}
+	c.Backoff.setDefaults()
+}
+
+// Validate reports settings out of range.
+func (c PoolConfig) Validate() error {
+	var errs []error
+	if c.MaxConnsPerTarget < 0 {
+		errs = append(errs, fmt.Errorf("mq pool: maxConnsPerTarget must not be negative (got %d)", c.MaxConnsPerTarget))
+	}
+	if c.MaxIdlePerTarget < 0 {
+		errs = append(errs, fmt.Errorf("mq pool: maxIdlePerTarget must not be negative (got %d)", c.MaxIdlePerTarget))
+	}
+	if c.IdleTimeout < 0 {
+		errs = append(errs, fmt.Errorf("mq pool: idleTimeout must not be negative (got %s)", c.IdleTimeout))
+	}
+	return errors.Join(append(errs, c.Backoff.Validate())...)
+}
+
+// ErrPoolClosed is returned by Acquire after Close.
+var ErrPoolClosed = errors.New("mq pool: closed")
+
+// Pool shares connections per target, so commands reuse connections instead
+// of connecting per message, and replaces broken ones with backoff. It is
+// safe for concurrent use.
+type Pool struct {
+	backend Backend
+	cfg     PoolConfig
+
+	mu      sync.Mutex
+	targets map[Target]*targetPool
+	closed  bool
+}
+
+type targetPool struct {
+	target Target
+	slots  chan struct{} // one token per connection in use
+	idle   []idleConn    // guarded by Pool.mu; newest last
+}
+
+type idleConn struct {
+	conn  Conn
+	since time.Time
+}
+
+// NewPool returns a pool that connects through backend.
+func NewPool(backend Backend, cfg PoolConfig) (*Pool, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg.setDefaults()
+	return &Pool{backend: backend, cfg: cfg, targets: make(map[Target]*targetPool)}, nil
+}
+
+// Acquire returns a connection to t: an idle one if there is one, else a new
+// one, retrying transient connect failures with backoff. Release it with
+// Close. It waits while MaxConnsPerTarget connections are in use.
+func (p *Pool) Acquire(ctx context.Context, t Target) (*PooledConn, error) {
+	t = t.Normalized()
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	tp, err := p.targetPool(t)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case tp.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("mq pool: waiting for a connection to %s: %w", t, ctx.Err())
+	}
+	if conn := p.popIdle(tp); conn != nil {
+		return &PooledConn{pool: p, tp: tp, conn: conn}, nil
+	}
+	conn, err := p.connect(ctx, t)
+	if err != nil {
+		<-tp.slots
+		return nil, err
+	}
+	return &PooledConn{pool: p, tp: tp, conn: conn}, nil
+}
+
+// Do runs fn on a pooled connection. When fn fails because the connection
+// broke, Do drops it, waits per Backoff and runs fn again on a new
+// connection. A broken connection's unit of work was backed out by the queue
+// manager, so fn must do its work under syncpoint (or be safe to repeat).
+func (p *Pool) Do(ctx context.Context, t Target, fn func(context.Context, Conn) error) error {
+	for attempt := 1; ; attempt++ {
+		pc, err := p.Acquire(ctx, t)
+		if err != nil {
+			return err
+		}
+		err = fn(ctx, pc)
+		pc.Close()
+		if err == nil || !IsConnectionBroken(err) || !p.cfg.Backoff.allows(attempt) {
+			return err
+		}
+		delay := p.cfg.Backoff.Delay(attempt)
+		p.onRetry(pc.tp.target, attempt, delay, err)
+		if werr := sleep(ctx, delay); werr != nil {
+			return errors.Join(err, werr)
+		}
+	}
+}
+
+// PoolStats counts one target's connections.
+type PoolStats struct {
+	InUse int
+	Idle  int
+}
+
+// Stats reports t's connections.
+func (p *Pool) Stats(t Target) PoolStats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	tp := p.targets[t.Normalized()]
+	if tp == nil {
+		return PoolStats{}
+	}
+	return PoolStats{InUse: len(tp.slots), Idle: len(tp.idle)}
+}
+
+// Close disconnects idle connections; connections in use are disconnected
+// when released. Acquire fails afterwards.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	p.closed = true
+	var idle []idleConn
+	for _, tp := range p.targets {
+		idle = append(idle, tp.idle...)
+		tp.idle = nil
+	}
+	p.mu.Unlock()
+	var errs []error
+	for _, ic := range idle {
+		errs = append(errs, ic.conn.Close())
+	}
+	return errors.Join(errs...)
+}
+
+func (p *Pool) targetPool(t Target) (*targetPool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, ErrPoolClosed
+	}
+	tp := p.targets[t]
+	if tp == nil {
+		tp = &targetPool{target: t, slots: make(chan struct{}, p.cfg.MaxConnsPerTarget)}
+		p.targets[t] = tp
+	}
+	return tp, nil
+}
+
+// popIdle takes the most recently used idle connection, closing any that
+// idled past IdleTimeout.
+func (p *Pool) popIdle(tp *targetPool) Conn {
+	var stale []Conn
+	defer func() {
+		for _, c := range stale {
+			c.Close()
+		}
+	}()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cutoff := time.Now().Add(-p.cfg.IdleTimeout)
+	for len(tp.idle) > 0 {
+		last := len(tp.idle) - 1
+		ic := tp.idle[last]
+		tp.idle[last] = idleConn{}
+		tp.idle = tp.idle[:last]
+		if ic.since.Before(cutoff) {
+			stale = append(stale, ic.conn)
+			continue
+		}
+		return ic.conn
+	}
+	return nil
+}
+
+// connect opens a connection, retrying transient failures with backoff.
+func (p *Pool) connect(ctx context.Context, t Target) (Conn, error) {
+	for attempt := 1; ; attempt++ {
+		conn, err := p.backend.Connect(ctx, t)
+		if err == nil {
+			return conn, nil
+		}
+		if !IsTransient(err) || !p.cfg.Backoff.allows(attempt) || ctx.Err() != nil {
+			return nil, fmt.Errorf("mq pool: connect to %s (attempt %d): %w", t, attempt, err)
+		}
+		delay := p.cfg.Backoff.Delay(attempt)
+		p.onRetry(t, attempt, delay, err)
+		if werr := sleep(ctx, delay); werr != nil {
+			return nil, fmt.Errorf("mq pool: connect to %s (attempt %d): %w", t, attempt, errors.Join(err, werr))
+		}
+	}
+}
+
+func (p *Pool) onRetry(t Target, attempt int, delay time.Duration, err error) {
+	if p.cfg.OnRetry != nil {
+		p.cfg.OnRetry(t, attempt, delay, err)
+	}
+}
+
+// release returns a connection after use. A broken one is closed together
+// with the target's idle connections, which most likely broke with it.
+func (p *Pool) release(tp *targetPool, conn Conn, broken bool) {
+	var toClose []Conn
+	p.mu.Lock()
+	switch {
+	case broken:
+		toClose = append(toClose, conn)
+		for _, ic := range tp.idle {
+			toClose = append(toClose, ic.conn)
+		}
+		clear(tp.idle)
+		tp.idle = tp.idle[:0]
+	case p.closed || len(tp.idle) >= p.cfg.MaxIdlePerTarget:
+		toClose = append(toClose, conn)
+	default:
+		tp.idle = append(tp.idle, idleConn{conn: conn, since: time.Now()})
+	}
+	p.mu.Unlock()
+	<-tp.slots
+	for _, c := range toClose {
+		c.Close() // the connection is being discarded; its close outcome changes nothing
+	}
+}
+
+// PooledConn is a Conn on loan from a Pool. It notices broken-connection
+// errors, and on Close it closes the queues it opened, backs out an
+// unfinished unit of work (so the next borrower cannot commit it) and
+// returns the connection to the pool, or discards it if it broke.
+type PooledConn struct {
+	pool     *Pool
+	tp       *targetPool
+	conn     Conn
+	queues   []*pooledQueue
+	inUOW    bool
+	broken   bool
+	released bool
+}
+
+var _ Conn = (*PooledConn)(nil)
+
+// observe marks the connection broken when err says so and returns err.
+func (pc *PooledConn) observe(err error) error {
+	if err != nil && IsConnectionBroken(err) {
+		pc.broken = true
+	}
+	return err
+}
+
+func (pc *PooledConn) OpenQueue(ctx context.Context, name string, opts OpenOption) (Queue, error) {
+	if pc.released {
+		return nil, NewError(VerbOpen, name, ReasonHconnError)
+	}
+	q, err := pc.conn.OpenQueue(ctx, name, opts)
+	if err != nil {
+		return nil, pc.observe(err)
+	}
+	pq := &pooledQueue{pc: pc, q: q}
+	pc.queues = append(pc.queues, pq)
+	return pq, nil
+}
+
+func (pc *PooledConn) InquireQueueManager(ctx context.Context) (QueueManagerInfo, error) {
+	if pc.released {
+		return QueueManagerInfo{}, NewError(VerbInquire, "", ReasonHconnError)
+	}
+	info, err := pc.conn.InquireQueueManager(ctx)
+	return info, pc.observe(err)
+}
+
+func (pc *PooledConn) Commit(ctx context.Context) error {
+	if pc.released {
+		return NewError(VerbCommit, "", ReasonHconnError)
+	}
+	pc.inUOW = false
+	return pc.observe(pc.conn.Commit(ctx))
+}
+
+func (pc *PooledConn) Backout(ctx context.Context) error {
+	if pc.released {
+		return NewError(VerbBackout, "", ReasonHconnError)
+	}
+	pc.inUOW = false
+	return pc.observe(pc.conn.Backout(ctx))
+}
+
+// Close returns the connection to the pool; it never fails. Calling it
+// again does nothing.
+func (pc *PooledConn) Close() error {
+	if pc.released {
+		return nil
+	}
+	for _, q := range slices.Clone(pc.queues) {
+		if err := q.Close(); err != nil {
+			pc.broken = true // a handle we cannot close would leak on the next borrower
+		}
+	}
+	if pc.inUOW && !pc.broken {
+		if err := pc.conn.Backout(context.Background()); err != nil {
+			pc.broken = true
+		}
+	}
+	pc.released = true
+	pc.pool.release(pc.tp, pc.conn, pc.broken)
+	return nil
+}
+
+// Broken reports whether the connection failed with a broken-connection
+// reason; Close will discard it.
+func (pc *PooledConn) Broken() bool { return pc.broken }
+
+type pooledQueue struct {
+	pc     *PooledConn
+	q      Queue
+	closed bool
+}
+
+func (pq *pooledQueue) Name() string { return pq.q.Name() }
+
+func (pq *pooledQueue) Put(ctx context.Context, msg *Message, opts PutOptions) (PutResult, error) {
+	if opts.Syncpoint {
+		pq.pc.inUOW = true
+	}
+	res, err := pq.q.Put(ctx, msg, opts)
+	return res, pq.pc.observe(err)
+}
+
+func (pq *pooledQueue) Get(ctx context.Context, msg *Message, opts GetOptions) error {
+	if opts.Syncpoint {
+		pq.pc.inUOW = true
+	}
+	return pq.pc.observe(pq.q.Get(ctx, msg, opts))
+}
+
+func (pq *pooledQueue) Inquire(ctx context.Context) (QueueInfo, error) {
+	info, err := pq.q.Inquire(ctx)
+	return info, pq.pc.observe(err)
+}
+
+func (pq *pooledQueue) Close() error {
+	if pq.closed {
+		return nil
+	}
+	pq.closed = true
+	pq.pc.queues = slices.DeleteFunc(pq.pc.queues, func(q *pooledQueue) bool { return q == pq })
+	return pq.pc.observe(pq.q.Close())
+}

@@ -1,0 +1,145 @@
+package mq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Backend opens connections to queue managers: the IBM MQ client
+// (internal/mq/ibmmq) or the in-process queue manager (internal/mq/embedded).
+// It is safe for concurrent use.
+type Backend interface {
+	// Connect opens a connection (MQCONNX). Failures are *Error; refused or
+	// unreachable queue managers are transient (2059, 2538, ...).
+	Connect(ctx context.Context, t Target) (Conn, error)
+}
+
+// Conn is one connection (hConn) and its unit of work. Use a Conn from one
+// goroutine at a time, like an MQ handle without shared-handle options.
+//
+// Contexts bound blocking work (connect, get-wait); calls that do not block
+// may ignore them.
+type Conn interface {
+	// OpenQueue opens a local queue (MQOPEN) for the given uses.
+	OpenQueue(ctx context.Context, name string, opts OpenOption) (Queue, error)
+	// InquireQueueManager reads the queue manager's name, command level and
+	// platform.
+	InquireQueueManager(ctx context.Context) (QueueManagerInfo, error)
+	// Commit makes the unit of work's puts visible and its gets final
+	// (MQCMIT). If it fails, the unit of work was backed out.
+	Commit(ctx context.Context) error
+	// Backout undoes the unit of work (MQBACK): its puts vanish and its gets
+	// reappear in their original positions with BackoutCount+1.
+	Backout(ctx context.Context) error
+	// Close disconnects (MQDISC), backing out any open unit of work and
+	// closing its queues. For a pooled connection it returns it to the pool.
+	Close() error
+}
+
+// Queue is an open queue handle (hObj).
+type Queue interface {
+	// Name is the queue name as opened.
+	Name() string
+	// Put sends msg (MQPUT) and returns the MsgId and put time the queue
+	// manager assigned. A zero msg.MsgID asks for a new unique one.
+	Put(ctx context.Context, msg *Message, opts PutOptions) (PutResult, error)
+	// Get receives or browses into msg (MQGET), overwriting it and reusing its
+	// Payload and Properties storage. MQRC_NO_MSG_AVAILABLE (2033) when
+	// nothing matches within opts.Wait.
+	Get(ctx context.Context, msg *Message, opts GetOptions) error
+	// Inquire reads the queue's depth and limits (MQINQ); needs OpenInquire.
+	Inquire(ctx context.Context) (QueueInfo, error)
+	// Close closes the handle (MQCLOSE).
+	Close() error
+}
+
+// OpenOption is a set of MQOO_* uses; combine with |.
+type OpenOption int
+
+// Open options.
+const (
+	OpenOutput         OpenOption = 1 << iota // MQOO_OUTPUT
+	OpenInputShared                           // MQOO_INPUT_SHARED
+	OpenInputExclusive                        // MQOO_INPUT_EXCLUSIVE
+	OpenBrowse                                // MQOO_BROWSE
+	OpenInquire                               // MQOO_INQUIRE
+)
+
+// Has reports whether o includes every use in want.
+func (o OpenOption) Has(want OpenOption) bool { return o&want == want }
+
+// Input reports whether o opens for destructive gets.
+func (o OpenOption) Input() bool { return o&(OpenInputShared|OpenInputExclusive) != 0 }
+
+// Validate rejects empty and contradictory option sets (MQRC_OPTIONS_ERROR).
+func (o OpenOption) Validate() error {
+	const all = OpenOutput | OpenInputShared | OpenInputExclusive | OpenBrowse | OpenInquire
+	if o == 0 || o&^all != 0 || o.Has(OpenInputShared|OpenInputExclusive) {
+		return &Error{Verb: VerbOpen, CompCode: CompFailed, Reason: ReasonOptionsError,
+			Err: fmt.Errorf("invalid open options %#x", int(o))}
+	}
+	return nil
+}
+
+// QueueInfo holds the queue attributes DEPTH reports (SPEC §7.3).
+type QueueInfo struct {
+	Name            string
+	CurrentDepth    int // CURDEPTH: committed and uncommitted messages
+	MaxDepth        int // MAXDEPTH
+	OpenInputCount  int // IPPROCS
+	OpenOutputCount int // OPPROCS
+	MaxMsgLength    int // MAXMSGL, bytes
+}
+
+// QueueManagerInfo holds what CONNECTION_TEST reports (SPEC §7.4).
+type QueueManagerInfo struct {
+	Name         string
+	CommandLevel int // e.g. 940 for 9.4.0
+	Platform     Platform
+}
+
+// Platform is MQIA_PLATFORM (MQPL_*).
+type Platform int32
+
+// Platforms an operator meets.
+const (
+	PlatformZOS       Platform = 1
+	PlatformUnix      Platform = 3
+	PlatformOS400     Platform = 4
+	PlatformWindows   Platform = 5
+	PlatformWindowsNT Platform = 11
+	PlatformNSK       Platform = 13
+	PlatformAppliance Platform = 28
+)
+
+// String is IBM's name without the MQPL_ prefix.
+func (p Platform) String() string {
+	switch p {
+	case PlatformZOS:
+		return "ZOS"
+	case PlatformUnix:
+		return "UNIX"
+	case PlatformOS400:
+		return "OS400"
+	case PlatformWindows:
+		return "WINDOWS"
+	case PlatformWindowsNT:
+		return "WINDOWS_NT"
+	case PlatformNSK:
+		return "NSK"
+	case PlatformAppliance:
+		return "APPLIANCE"
+	}
+	return fmt.Sprintf("PLATFORM_%d", int32(p))
+}
+
+// InquireQueue opens name for inquire, reads its attributes and closes it.
+func InquireQueue(ctx context.Context, c Conn, name string) (QueueInfo, error) {
+	q, err := c.OpenQueue(ctx, name, OpenInquire)
+	if err != nil {
+		return QueueInfo{}, err
+	}
+	info, err := q.Inquire(ctx)
+	return info, errors.Join(err, q.Close())
+}

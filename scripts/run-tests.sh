@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Runs every test: the default build, then the IBM MQ adapter on the client
+# stub (-tags ibmmq). Prints each package's result and each idempotency
+# store's conformance result; on failure, the failing tests' output.
+# Expects scripts/with-services.sh to have provisioned the services.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+log="$(mktemp /tmp/mqprobe-test-XXXXXX.log)"
+status=0
+
+run() {
+  echo "==> go test $*"
+  go test -race -count=1 -v "$@" >"$log.part" 2>&1
+  local rc=$?
+  cat "$log.part" >>"$log"
+  grep -E '^(ok|FAIL|---|panic:)|^\s+--- FAIL' "$log.part" | grep -v '^--- PASS' || true
+  if [ $rc -ne 0 ]; then
+    status=$rc
+    echo "==> failures:"
+    grep -E -B3 -A40 -- '--- FAIL|^panic:' "$log.part" | head -400
+  fi
+}
+
+run ./...
+# The ibmmq build tag changes only the MQ layer: run what it adds there.
+if [ -n "${CGO_LDFLAGS:-}" ]; then
+  run -tags ibmmq ./internal/mq/...
+fi
+
+echo "==> idempotency store conformance"
+for store in Memory SQLite Postgres; do
+  result=$(grep -E "^--- (PASS|FAIL): TestConformance$store " "$log" | head -1 | awk '{print $2}' | tr -d :)
+  printf '    %-10s %s\n' "$store" "${result:-NOT RUN}"
+  [ "${result:-}" = "PASS" ] || status=1
+done
+echo "==> full log: $log"
+exit $status
