@@ -4,7 +4,7 @@ GO ?= go
 TOOLS := $(CURDIR)/.build/tools
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: build test lint bench mqstub tools clean
+.PHONY: build test test-ibmmq-real lint bench mqstub tools clean
 
 build:
 	$(GO) build ./...
@@ -13,6 +13,12 @@ build:
 ## test: provision PostgreSQL and the MQ client stub, run every test (also with -tags ibmmq)
 test:
 	bash scripts/with-services.sh bash scripts/run-tests.sh
+
+## test-ibmmq-real: the MQ backend suite against a real queue manager (MQPROBE_TEST_IBMMQ_*; IBM's client in /opt/mqm)
+test-ibmmq-real:
+	@if [ -z "$$MQPROBE_TEST_IBMMQ_QMGR" ]; then \
+	  echo "set MQPROBE_TEST_IBMMQ_QMGR (and _CHANNEL, _CONNNAME, _USER, _PASSWORD, _QUEUE, _QUEUE2): see README"; exit 2; fi
+	$(GO) test -count=1 -v -tags ibmmq ./internal/mq/ibmmq/
 
 ## lint: gofmt, go vet and staticcheck, with and without -tags ibmmq
 lint: tools mqstub

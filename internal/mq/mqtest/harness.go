@@ -93,6 +93,19 @@ type Harness interface {
 	New(tb testing.TB) Env
 }
 
+// FaultSupport is implemented by a Harness whose backend may be unable to
+// inject faults, such as a real queue manager. When SupportsFaults reports
+// false, Env.Faults may be nil and RunBackendSuite leaves out the cases that
+// need it. A Harness without the method supports faults.
+type FaultSupport interface {
+	SupportsFaults() bool
+}
+
+func supportsFaults(h Harness) bool {
+	fs, ok := h.(FaultSupport)
+	return !ok || fs.SupportsFaults()
+}
+
 // HarnessFunc adapts a function to Harness.
 type HarnessFunc func(tb testing.TB) Env
 

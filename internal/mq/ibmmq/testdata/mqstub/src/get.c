@@ -233,15 +233,17 @@ MQS_EXPORT void MQGET(MQHCONN Hconn, MQHOBJ Hobj, PMQVOID pMsgDesc, PMQVOID pGet
       gmo->MsgToken[8 + i] = (MQBYTE)(m->seq >> (8 * (7 - i)));
     gmo->ReturnedLength = n;
   }
-  if (browse) {             /* the cursor moves even when truncation fails */
-    o->browse_set = 1;
-    o->browse_prio = m->prio;
-    o->browse_seq = m->seq;
-  }
+  /* A failed truncation leaves a browse cursor where it was (BROWSE_FIRST
+   * already put it before the first message), as IBM documents for 2080. */
   if (full > BufferLength && !(g & MQGMO_ACCEPT_TRUNCATED_MSG)) {
     mqs_set(pCompCode, pReason, MQCC_FAILED, MQRC_TRUNCATED_MSG_FAILED);
     mqs_unlock();
     return;
+  }
+  if (browse) {
+    o->browse_set = 1;
+    o->browse_prio = m->prio;
+    o->browse_seq = m->seq;
   }
   if (hmsg) {
     mqs_props_free(hmsg->props);

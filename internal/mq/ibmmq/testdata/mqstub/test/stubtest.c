@@ -407,6 +407,8 @@ static void test_browse_and_select(void)
 
   CHECK_RC(MQRC_NONE, get_msg(h, o, MQGMO_BROWSE_FIRST, 0, buf, sizeof buf, NULL), "browse first");
   CHECK(strcmp(buf, "one") == 0, "browse first = %s", buf);
+  /* 2080 leaves the cursor on "one": the next browse returns "two" again. */
+  CHECK_RC(MQRC_TRUNCATED_MSG_FAILED, get_msg(h, o, MQGMO_BROWSE_NEXT, 0, buf, 2, NULL), "browse next truncated");
   get_msg(h, o, MQGMO_BROWSE_NEXT, 0, buf, sizeof buf, NULL);
   CHECK(strcmp(buf, "two") == 0, "browse next = %s", buf);
   put_msg(h, wo, "urgent", 9, 0, NULL);   /* ahead of the cursor: not seen by BROWSE_NEXT */

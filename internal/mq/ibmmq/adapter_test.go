@@ -1,0 +1,283 @@
+//go:build ibmmq
+
+package ibmmq
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"math"
+	"reflect"
+	"testing"
+	"time"
+
+	mqi "github.com/ibm-messaging/mq-golang/v5/ibmmq"
+
+	"github.com/mqprobe/mqprobe/internal/mq"
+)
+
+// Tests of what the adapter adds to the MQI, beyond the shared suite. They
+// run on whichever harness the suite uses and need no fault injection.
+
+type adapterEnv struct {
+	t      *testing.T
+	target mq.Target
+	queue  string
+	ctx    context.Context
+}
+
+func newAdapterEnv(t *testing.T) *adapterEnv {
+	env := selectHarness().New(t)
+	return &adapterEnv{t: t, target: env.Target, queue: cmp.Or(env.Queue, "DEV.QUEUE.1"), ctx: context.Background()}
+}
+
+func (e *adapterEnv) connect() mq.Conn {
+	e.t.Helper()
+	c, err := New().Connect(e.ctx, e.target)
+	if err != nil {
+		e.t.Fatalf("connect: %v", err)
+	}
+	e.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func (e *adapterEnv) open(c mq.Conn, opts mq.OpenOption) mq.Queue {
+	e.t.Helper()
+	q, err := c.OpenQueue(e.ctx, e.queue, opts)
+	if err != nil {
+		e.t.Fatalf("open %s: %v", e.queue, err)
+	}
+	return q
+}
+
+func (e *adapterEnv) put(q mq.Queue, msg *mq.Message) {
+	e.t.Helper()
+	if _, err := q.Put(e.ctx, msg, mq.PutOptions{}); err != nil {
+		e.t.Fatalf("put: %v", err)
+	}
+}
+
+func wantReason(t *testing.T, err error, want mq.Reason) {
+	t.Helper()
+	if got := mq.ReasonOf(err); got != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+}
+
+func TestBrowseRereadsTruncatedMessage(t *testing.T) {
+	e := newAdapterEnv(t)
+	c := e.connect()
+	out := e.open(c, mq.OpenOutput)
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1024)
+	bigger := bytes.Repeat(big, 2) // outgrows the buffer big left behind
+	sent := [][]byte{big, []byte("s1"), bigger, []byte("s2")}
+	for _, payload := range sent {
+		e.put(out, &mq.Message{Payload: payload})
+	}
+
+	// Each 2080 leaves the cursor where it was, so the repeated browse
+	// returns the same message and the next browse the one after it.
+	br := e.open(c, mq.OpenBrowse|mq.OpenInquire)
+	msg := mq.Message{Payload: make([]byte, 0, 8)}
+	for i, want := range sent {
+		mode := mq.BrowseNext
+		if i == 0 {
+			mode = mq.BrowseFirst
+		}
+		if err := br.Get(e.ctx, &msg, mq.GetOptions{Browse: mode}); err != nil {
+			t.Fatalf("browse %d: %v", i, err)
+		}
+		if !bytes.Equal(msg.Payload, want) {
+			t.Fatalf("browse %d returned %d bytes, want %d", i, len(msg.Payload), len(want))
+		}
+	}
+	wantReason(t, br.Get(e.ctx, &msg, mq.GetOptions{Browse: mq.BrowseNext}), mq.ReasonNoMsgAvailable)
+	if info, err := br.Inquire(e.ctx); err != nil || info.CurrentDepth != len(sent) {
+		t.Fatalf("depth after browsing = %+v, %v; want %d", info, err, len(sent))
+	}
+}
+
+func TestGetWaitEndsWithContext(t *testing.T) {
+	e := newAdapterEnv(t)
+	in := e.open(e.connect(), mq.OpenInputShared)
+	for _, tc := range []struct {
+		name string
+		ctx  func() (context.Context, context.CancelFunc)
+		want error
+	}{
+		{"canceled", func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(e.ctx)
+			time.AfterFunc(100*time.Millisecond, cancel)
+			return ctx, cancel
+		}, context.Canceled},
+		{"deadline", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(e.ctx, 100*time.Millisecond)
+		}, context.DeadlineExceeded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := tc.ctx()
+			defer cancel()
+			start := time.Now()
+			var msg mq.Message
+			err := in.Get(ctx, &msg, mq.GetOptions{Wait: time.Minute})
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("got %v, want %v", err, tc.want)
+			}
+			if elapsed := time.Since(start); elapsed > maxWaitSlice+time.Second {
+				t.Errorf("get returned %s after the context ended", elapsed)
+			}
+		})
+	}
+}
+
+func TestReusedPutHandleDropsOldProperties(t *testing.T) {
+	e := newAdapterEnv(t)
+	c := e.connect()
+	out := e.open(c, mq.OpenOutput)
+	in := e.open(c, mq.OpenInputShared)
+	sent := []mq.Properties{
+		{"a": "1", "b": int64(2)},
+		{"b": int64(3), "c": true},
+		nil,
+		{"a": []byte("again")},
+	}
+	for _, props := range sent {
+		e.put(out, &mq.Message{Properties: props, Payload: []byte("x")})
+	}
+	var msg mq.Message
+	for i, want := range sent {
+		if err := in.Get(e.ctx, &msg, mq.GetOptions{}); err != nil {
+			t.Fatalf("get %d: %v", i, err)
+		}
+		if len(want) == 0 && len(msg.Properties) == 0 {
+			continue
+		}
+		if !reflect.DeepEqual(msg.Properties, want) {
+			t.Errorf("message %d has properties %v, want %v", i, msg.Properties, want)
+		}
+	}
+}
+
+func TestRejectsWhatThePortForbids(t *testing.T) {
+	e := newAdapterEnv(t)
+	q := e.open(e.connect(), mq.OpenOutput|mq.OpenInputShared|mq.OpenBrowse)
+	for _, tc := range []struct {
+		msg  mq.Message
+		want mq.Reason
+	}{
+		{mq.Message{Priority: 10}, mq.ReasonPriorityError},
+		{mq.Message{Priority: -1}, mq.ReasonPriorityError},
+		{mq.Message{Expiry: -time.Second}, mq.ReasonExpiryError},
+		{mq.Message{Format: "TOOLONGFMT"}, mq.ReasonFormatError},
+		{mq.Message{Properties: mq.Properties{"n": 1}}, mq.ReasonPropertyTypeError},
+	} {
+		_, err := q.Put(e.ctx, &tc.msg, mq.PutOptions{})
+		wantReason(t, err, tc.want)
+	}
+	var msg mq.Message
+	wantReason(t, q.Get(e.ctx, &msg, mq.GetOptions{Browse: mq.BrowseFirst, Syncpoint: true}), mq.ReasonOptionsError)
+	wantReason(t, q.Get(e.ctx, &msg, mq.GetOptions{Wait: -time.Second}), mq.ReasonWaitIntervalError)
+	_, err := e.connect().OpenQueue(e.ctx, e.queue, mq.OpenInputShared|mq.OpenInputExclusive)
+	wantReason(t, err, mq.ReasonOptionsError)
+}
+
+func TestClosedHandles(t *testing.T) {
+	e := newAdapterEnv(t)
+	c, err := New().Connect(e.ctx, e.target)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	q := e.open(c, mq.OpenOutput)
+	if err := q.Close(); err != nil {
+		t.Fatalf("close queue: %v", err)
+	}
+	wantReason(t, q.Close(), mq.ReasonHobjError)
+	if err := c.Close(); err != nil {
+		t.Fatalf("disconnect: %v", err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("second disconnect: %v", err)
+	}
+	_, err = c.OpenQueue(e.ctx, e.queue, mq.OpenOutput)
+	wantReason(t, err, mq.ReasonHconnError)
+}
+
+func TestConnectRejectsInvalidTarget(t *testing.T) {
+	_, err := New().Connect(context.Background(), mq.Target{QueueManager: "QM1", Password: "secret"})
+	if err == nil || bytes.Contains([]byte(err.Error()), []byte("secret")) {
+		t.Fatalf("got %v, want a validation error without the password", err)
+	}
+	if _, isMQ := mq.AsError(err); isMQ {
+		t.Errorf("a configuration error was reported as an MQ outcome: %v", err)
+	}
+}
+
+func TestConnectOptions(t *testing.T) {
+	cno := connectOptions(mq.Target{
+		QueueManager: "QM1",
+		Channel:      "APP.SVRCONN",
+		ConnName:     "mq1(1414),mq2(1415)",
+		User:         "app",
+		Password:     "secret",
+		ApplName:     "probe",
+		TLS:          mq.TLS{CipherSpec: "ANY_TLS13", KeyRepository: "/keys/key", CertLabel: "me", PeerName: "CN=QM1"},
+	})
+	if cno.Options&mqi.MQCNO_CLIENT_BINDING == 0 || cno.ApplName != "probe" || cno.CCDTUrl != "" {
+		t.Errorf("MQCNO = options %#x, applName %q, ccdt %q", cno.Options, cno.ApplName, cno.CCDTUrl)
+	}
+	cd := cno.ClientConn
+	if cd == nil || cd.ChannelName != "APP.SVRCONN" || cd.ConnectionName != "mq1(1414),mq2(1415)" ||
+		cd.SSLCipherSpec != "ANY_TLS13" || cd.SSLPeerName != "CN=QM1" || cd.CertificateLabel != "me" ||
+		cd.MaxMsgLength != maxChannelMsgLength {
+		t.Errorf("MQCD = %+v", cd)
+	}
+	if sco := cno.SSLConfig; sco == nil || sco.KeyRepository != "/keys/key" || sco.CertificateLabel != "me" {
+		t.Errorf("MQSCO = %+v", sco)
+	}
+	csp := cno.SecurityParms
+	if csp == nil || csp.AuthenticationType != mqi.MQCSP_AUTH_USER_ID_AND_PWD || csp.UserId != "app" || csp.Password != "secret" {
+		t.Errorf("MQCSP: authentication type %d, user %q", csp.AuthenticationType, csp.UserId)
+	}
+
+	cno = connectOptions(mq.Target{QueueManager: "QM1", CCDTURL: "file:///ccdt.json"})
+	if cno.CCDTUrl != "file:///ccdt.json" || cno.ClientConn != nil || cno.SSLConfig != nil || cno.SecurityParms != nil {
+		t.Errorf("CCDT target gave MQCNO %+v", cno)
+	}
+}
+
+func TestUnitConversions(t *testing.T) {
+	for d, want := range map[time.Duration]int32{
+		0:                          mqi.MQEI_UNLIMITED,
+		time.Millisecond:           1,
+		100 * time.Millisecond:     1,
+		101 * time.Millisecond:     2,
+		time.Minute:                600,
+		100 * 365 * 24 * time.Hour: math.MaxInt32,
+	} {
+		if got := expiryTenths(d); got != want {
+			t.Errorf("expiryTenths(%s) = %d, want %d", d, got, want)
+		}
+	}
+	for d, want := range map[time.Duration]int32{
+		time.Microsecond:        1,
+		time.Second:             1000,
+		1500 * time.Microsecond: 2,
+		100 * 24 * time.Hour:    math.MaxInt32,
+	} {
+		if got := waitMillis(d); got != want {
+			t.Errorf("waitMillis(%s) = %d, want %d", d, got, want)
+		}
+	}
+	for in, want := range map[any]any{
+		int8(-1): int64(-1), int16(2): int64(2), int32(3): int64(3), float32(0.5): 0.5,
+		"s": "s", true: true, int64(4): int64(4), 1.5: 1.5,
+	} {
+		if got, ok := portValue(in); !ok || got != want {
+			t.Errorf("portValue(%T %v) = %T %v, %v", in, in, got, got, ok)
+		}
+	}
+	if _, ok := portValue(nil); ok {
+		t.Error("a null property got a port value")
+	}
+}

@@ -1,0 +1,144 @@
+//go:build ibmmq
+
+package ibmmq
+
+import (
+	"context"
+	"errors"
+
+	mqi "github.com/ibm-messaging/mq-golang/v5/ibmmq"
+
+	"github.com/mqprobe/mqprobe/internal/mq"
+)
+
+// conn is one connection (hConn). Like the hConn it wraps, it is used from
+// one goroutine at a time.
+type conn struct {
+	qm     mqi.MQQueueManager // its address is shared by the queues opened on it
+	qmName string             // as the target named it; "" is the default queue manager
+	closed bool
+}
+
+var _ mq.Conn = (*conn)(nil)
+
+// OpenQueue opens a local queue with MQOPEN.
+func (c *conn) OpenQueue(_ context.Context, name string, opts mq.OpenOption) (mq.Queue, error) {
+	if err := opts.Validate(); err != nil {
+		if e, ok := mq.AsError(err); ok {
+			e.Object = name
+		}
+		return nil, err
+	}
+	od := mqi.NewMQOD()
+	od.ObjectType = mqi.MQOT_Q
+	od.ObjectName = name
+	obj, err := c.qm.Open(od, openOptions(opts))
+	if err != nil {
+		return nil, mqError(mq.VerbOpen, name, err)
+	}
+	return newQueue(c, obj, name), nil
+}
+
+// openOptions maps the port's uses onto MQOO_* options.
+func openOptions(o mq.OpenOption) int32 {
+	opts := mqi.MQOO_FAIL_IF_QUIESCING
+	if o.Has(mq.OpenOutput) {
+		opts |= mqi.MQOO_OUTPUT
+	}
+	if o.Has(mq.OpenInputShared) {
+		opts |= mqi.MQOO_INPUT_SHARED
+	}
+	if o.Has(mq.OpenInputExclusive) {
+		opts |= mqi.MQOO_INPUT_EXCLUSIVE
+	}
+	if o.Has(mq.OpenBrowse) {
+		opts |= mqi.MQOO_BROWSE
+	}
+	if o.Has(mq.OpenInquire) {
+		opts |= mqi.MQOO_INQUIRE
+	}
+	return opts
+}
+
+// InquireQueueManager opens the queue manager object for inquiry and reads
+// its name, command level and platform with MQINQ.
+func (c *conn) InquireQueueManager(context.Context) (mq.QueueManagerInfo, error) {
+	od := mqi.NewMQOD()
+	od.ObjectType = mqi.MQOT_Q_MGR
+	obj, err := c.qm.Open(od, mqi.MQOO_INQUIRE|mqi.MQOO_FAIL_IF_QUIESCING)
+	if err != nil {
+		return mq.QueueManagerInfo{}, mqError(mq.VerbOpen, c.qmName, err)
+	}
+	attrs, err := obj.Inq([]int32{mqi.MQCA_Q_MGR_NAME, mqi.MQIA_COMMAND_LEVEL, mqi.MQIA_PLATFORM})
+	if err != nil {
+		return mq.QueueManagerInfo{}, errors.Join(mqError(mq.VerbInquire, c.qmName, err), closeObject(&obj, c.qmName))
+	}
+	info := mq.QueueManagerInfo{
+		Name:         stringAttr(attrs, mqi.MQCA_Q_MGR_NAME),
+		CommandLevel: intAttr(attrs, mqi.MQIA_COMMAND_LEVEL),
+		Platform:     mq.Platform(intAttr(attrs, mqi.MQIA_PLATFORM)),
+	}
+	return info, closeObject(&obj, c.qmName)
+}
+
+// closeObject closes an object handle with MQCLOSE.
+func closeObject(obj *mqi.MQObject, name string) error {
+	if err := obj.Close(mqi.MQCO_NONE); err != nil {
+		return mqError(mq.VerbClose, name, err)
+	}
+	return nil
+}
+
+// intAttr reads an integer attribute from an MQINQ answer; the binding
+// returns MQIA_* values as int32.
+func intAttr(attrs map[int32]any, selector int32) int {
+	v, _ := attrs[selector].(int32)
+	return int(v)
+}
+
+// stringAttr reads a character attribute, already trimmed of MQ's padding.
+func stringAttr(attrs map[int32]any, selector int32) string {
+	v, _ := attrs[selector].(string)
+	return v
+}
+
+// Commit commits the unit of work with MQCMIT.
+func (c *conn) Commit(context.Context) error {
+	if err := c.qm.Cmit(); err != nil {
+		return mqError(mq.VerbCommit, c.qmName, err)
+	}
+	return nil
+}
+
+// Backout backs the unit of work out with MQBACK.
+func (c *conn) Backout(context.Context) error {
+	if err := c.qm.Back(); err != nil {
+		return mqError(mq.VerbBackout, c.qmName, err)
+	}
+	return nil
+}
+
+// Close backs out with MQBACK, then disconnects with MQDISC, which closes
+// the connection's object and message handles. The backout comes first
+// because a normal MQDISC commits. On a broken connection both calls may
+// fail with the reason it broke; the queue manager has already backed out,
+// so that is not reported. Closing twice does nothing.
+func (c *conn) Close() error {
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	var errs []error
+	if err := c.qm.Back(); err != nil {
+		errs = append(errs, mqError(mq.VerbBackout, c.qmName, err))
+	}
+	if err := c.qm.Disc(); err != nil {
+		errs = append(errs, mqError(mq.VerbDisconnect, c.qmName, err))
+	}
+	for i, err := range errs {
+		if mq.IsConnectionBroken(err) {
+			errs[i] = nil
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,144 @@
+//go:build ibmmq
+
+package ibmmq
+
+import (
+	"errors"
+	"fmt"
+
+	mqi "github.com/ibm-messaging/mq-golang/v5/ibmmq"
+
+	"github.com/mqprobe/mqprobe/internal/mq"
+)
+
+// anyProperty is the MQINQMP name pattern that matches every property.
+const anyProperty = "%"
+
+// propertyHandle is a message handle (MQCRTMH) that a queue handle keeps
+// for its life, so that properties do not cost a handle per message. One
+// carries the properties of puts, another receives those of gets.
+type propertyHandle struct {
+	qm     *mqi.MQQueueManager
+	queue  string // for errors
+	handle mqi.MQMessageHandle
+	names  []string // properties the last put set on handle
+
+	// Option structures reused from call to call.
+	smpo *mqi.MQSMPO
+	impo *mqi.MQIMPO
+	dmpo *mqi.MQDMPO
+	pd   *mqi.MQPD
+}
+
+func newPropertyHandle(qm *mqi.MQQueueManager, queue string) *propertyHandle {
+	return &propertyHandle{
+		qm: qm, queue: queue,
+		smpo: mqi.NewMQSMPO(), impo: mqi.NewMQIMPO(), dmpo: mqi.NewMQDMPO(), pd: mqi.NewMQPD(),
+	}
+}
+
+// get returns the handle, creating it on first use.
+func (p *propertyHandle) get() (mqi.MQMessageHandle, error) {
+	if mqi.IsUsableHandle(p.handle) {
+		return p.handle, nil
+	}
+	h, err := p.qm.CrtMH(mqi.NewMQCMHO())
+	if err != nil {
+		return mqi.MQMessageHandle{}, mqError(verbCreateMsgHandle, p.queue, err)
+	}
+	p.handle, p.names = h, p.names[:0]
+	return h, nil
+}
+
+// set makes props the handle's properties for a put (MQSETMP), deleting
+// those the previous put set that props lacks (MQDLTMP). On failure the
+// handle is deleted, so the next put starts from an empty one.
+func (p *propertyHandle) set(props mq.Properties) (mqi.MQMessageHandle, error) {
+	h, err := p.get()
+	if err != nil {
+		return h, err
+	}
+	for _, name := range p.names {
+		if _, keep := props[name]; keep {
+			continue
+		}
+		if err := h.DltMP(p.dmpo, name); err != nil {
+			return h, errors.Join(p.propertyError(verbDeleteProp, name, err), p.release())
+		}
+	}
+	p.names = p.names[:0]
+	for name, value := range props {
+		if err := h.SetMP(p.smpo, name, p.pd, value); err != nil {
+			return h, errors.Join(p.propertyError(mq.VerbSetProp, name, err), p.release())
+		}
+		p.names = append(p.names, name)
+	}
+	return h, nil
+}
+
+// propertyError names the property a failed call was about.
+func (p *propertyHandle) propertyError(verb mq.Verb, name string, err error) *mq.Error {
+	e := mqError(verb, p.queue, err)
+	if e.Err == nil {
+		e.Err = fmt.Errorf("property %q", name)
+	}
+	return e
+}
+
+// read replaces dst's contents with the handle's properties after a get,
+// walking them with MQINQMP. dst is allocated only when it is nil and there
+// are properties.
+func (p *propertyHandle) read(dst mq.Properties) (mq.Properties, error) {
+	clear(dst)
+	p.impo.Options = mqi.MQIMPO_INQ_FIRST
+	for {
+		name, value, err := p.handle.InqMP(p.impo, p.pd, anyProperty)
+		if reasonOf(err) == mqi.MQRC_PROPERTY_NOT_AVAILABLE {
+			return dst, nil
+		}
+		if err != nil {
+			return dst, mqError(verbInquireProp, p.queue, err)
+		}
+		p.impo.Options = mqi.MQIMPO_INQ_NEXT
+		v, ok := portValue(value)
+		if !ok {
+			continue
+		}
+		if dst == nil {
+			dst = make(mq.Properties)
+		}
+		dst[name] = v
+	}
+}
+
+// portValue converts an MQINQMP value to the port's types. Other
+// applications may set the narrower MQ types, which widen without loss; a
+// null property (MQTYPE_NULL) has no port value and is left out.
+func portValue(v any) (any, bool) {
+	switch v := v.(type) {
+	case string, bool, int64, float64, []byte:
+		return v, true
+	case int8:
+		return int64(v), true
+	case int16:
+		return int64(v), true
+	case int32:
+		return int64(v), true
+	case float32:
+		return float64(v), true
+	}
+	return nil, false
+}
+
+// release deletes the handle (MQDLTMH), if there is one.
+func (p *propertyHandle) release() error {
+	if !mqi.IsUsableHandle(p.handle) {
+		return nil
+	}
+	err := p.handle.DltMH(mqi.NewMQDMHO())
+	p.handle, p.names = mqi.MQMessageHandle{}, p.names[:0]
+	if err != nil {
+		return mqError(verbDeleteMsgHandle, p.queue, err)
+	}
+	return nil
+}

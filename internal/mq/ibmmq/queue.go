@@ -1,0 +1,231 @@
+//go:build ibmmq
+
+package ibmmq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	mqi "github.com/ibm-messaging/mq-golang/v5/ibmmq"
+
+	"github.com/mqprobe/mqprobe/internal/mq"
+)
+
+// queue is an open queue (hObj). It keeps the MQI structures and buffers its
+// calls need, so a put or get loop allocates only what the binding does.
+type queue struct {
+	obj  mqi.MQObject
+	name string
+
+	desc     descriptor
+	pmo      *mqi.MQPMO
+	gmo      *mqi.MQGMO
+	recv     []byte // receives messages larger than the caller's Payload; grows, never shrinks
+	putProps *propertyHandle
+	getProps *propertyHandle
+}
+
+var _ mq.Queue = (*queue)(nil)
+
+func newQueue(c *conn, obj mqi.MQObject, name string) *queue {
+	return &queue{
+		obj:      obj,
+		name:     name,
+		pmo:      mqi.NewMQPMO(),
+		gmo:      mqi.NewMQGMO(),
+		putProps: newPropertyHandle(&c.qm, name),
+		getProps: newPropertyHandle(&c.qm, name),
+	}
+}
+
+func (q *queue) Name() string { return q.name }
+
+// Put sends msg with MQPUT; its properties travel in a message handle.
+func (q *queue) Put(_ context.Context, msg *mq.Message, opts mq.PutOptions) (mq.PutResult, error) {
+	if err := validatePut(msg, q.name); err != nil {
+		return mq.PutResult{}, err
+	}
+	md := q.desc.reset()
+	setPutFields(md, msg)
+	pmo := q.pmo
+	pmo.Options = mqi.MQPMO_NO_SYNCPOINT | mqi.MQPMO_FAIL_IF_QUIESCING
+	if opts.Syncpoint {
+		pmo.Options = mqi.MQPMO_SYNCPOINT | mqi.MQPMO_FAIL_IF_QUIESCING
+	}
+	if msg.MsgID.IsZero() {
+		pmo.Options |= mqi.MQPMO_NEW_MSG_ID
+	}
+	pmo.OriginalMsgHandle = mqi.MQMessageHandle{}
+	if len(msg.Properties) > 0 {
+		h, err := q.putProps.set(msg.Properties)
+		if err != nil {
+			return mq.PutResult{}, err
+		}
+		pmo.OriginalMsgHandle = h
+	}
+	if err := q.obj.Put(md, pmo, msg.Payload); err != nil {
+		return mq.PutResult{}, mqError(mq.VerbPut, q.name, err)
+	}
+	res := mq.PutResult{PutTime: md.PutDateTime}
+	copy(res.MsgID[:], md.MsgId)
+	return res, nil
+}
+
+// maxWaitSlice bounds one MQGET's wait when the context can end: MQGET
+// cannot be interrupted, so a long wait is a series of shorter ones with a
+// look at the context in between.
+const maxWaitSlice = time.Second
+
+// Get receives or browses into msg with MQGET. It reads the message into
+// msg.Payload when that is at least as large as the queue's own receive
+// buffer and otherwise into that buffer, then copies. A message larger than
+// the buffer fails with MQRC_TRUNCATED_MSG_FAILED (2080), which leaves it on
+// the queue and a browse cursor where it was; Get grows the buffer to the
+// reported length and repeats the call.
+func (q *queue) Get(ctx context.Context, msg *mq.Message, opts mq.GetOptions) error {
+	if err := validateGet(opts, q.name); err != nil {
+		return err
+	}
+	hmsg, err := q.getProps.get()
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(opts.Wait)
+	buf, direct := msg.Payload[:0], cap(msg.Payload) >= cap(q.recv)
+	if !direct {
+		buf = q.recv[:0]
+	}
+	for {
+		md := q.desc.reset()
+		copy(md.MsgId, opts.MsgID[:])
+		copy(md.CorrelId, opts.CorrelID[:])
+		q.setGetOptions(opts, waitSlice(ctx, deadline), hmsg)
+		data, length, err := q.obj.GetSlice(md, q.gmo, buf)
+		if err == nil {
+			return q.received(msg, md, data, direct)
+		}
+		switch reasonOf(err) {
+		case mqi.MQRC_TRUNCATED_MSG_FAILED:
+			q.recv = make([]byte, 0, length)
+			buf, direct = q.recv, false
+			continue
+		case mqi.MQRC_NO_MSG_AVAILABLE:
+			if time.Now().Before(deadline) {
+				if err := ctx.Err(); err != nil {
+					return fmt.Errorf("mq: %s %s: wait: %w", mq.VerbGet, q.name, err)
+				}
+				continue
+			}
+		}
+		return mqError(mq.VerbGet, q.name, err)
+	}
+}
+
+// validateGet rejects option combinations MQGET would refuse, and those the
+// MQGMO mapping below could not express.
+func validateGet(opts mq.GetOptions, queue string) error {
+	switch {
+	case opts.Browse < mq.NoBrowse || opts.Browse > mq.BrowseNext,
+		opts.Browse != mq.NoBrowse && opts.Syncpoint:
+		return mq.NewError(mq.VerbGet, queue, mq.ReasonOptionsError)
+	case opts.Wait < 0:
+		return mq.NewError(mq.VerbGet, queue, mq.ReasonWaitIntervalError)
+	}
+	return nil
+}
+
+// waitSlice is how long the next MQGET may wait: what is left until
+// deadline, at most maxWaitSlice when ctx can end, and never past ctx's own
+// deadline.
+func waitSlice(ctx context.Context, deadline time.Time) time.Duration {
+	left := time.Until(deadline)
+	if ctx.Done() != nil {
+		left = min(left, maxWaitSlice)
+	}
+	if d, ok := ctx.Deadline(); ok {
+		left = min(left, time.Until(d))
+	}
+	return max(left, 0)
+}
+
+// setGetOptions fills the reused MQGMO for one MQGET.
+func (q *queue) setGetOptions(opts mq.GetOptions, wait time.Duration, hmsg mqi.MQMessageHandle) {
+	gmo := q.gmo
+	gmo.Version = mqi.MQGMO_VERSION_4 // MatchOptions need 2, MsgHandle 4
+	gmo.Options = mqi.MQGMO_PROPERTIES_IN_HANDLE | mqi.MQGMO_FAIL_IF_QUIESCING | mqi.MQGMO_NO_SYNCPOINT
+	gmo.MatchOptions = mqi.MQMO_NONE
+	switch {
+	case opts.Browse == mq.BrowseFirst:
+		gmo.Options |= mqi.MQGMO_BROWSE_FIRST
+	case opts.Browse == mq.BrowseNext:
+		gmo.Options |= mqi.MQGMO_BROWSE_NEXT
+	case opts.Syncpoint:
+		gmo.Options = gmo.Options&^mqi.MQGMO_NO_SYNCPOINT | mqi.MQGMO_SYNCPOINT
+	}
+	if !opts.MsgID.IsZero() {
+		gmo.MatchOptions |= mqi.MQMO_MATCH_MSG_ID
+	}
+	if !opts.CorrelID.IsZero() {
+		gmo.MatchOptions |= mqi.MQMO_MATCH_CORREL_ID
+	}
+	gmo.WaitInterval = 0
+	if wait > 0 {
+		gmo.Options |= mqi.MQGMO_WAIT
+		gmo.WaitInterval = waitMillis(wait)
+	}
+	gmo.MsgHandle = hmsg
+}
+
+// waitMillis is MQGMO WaitInterval for d: milliseconds, rounded up so a
+// short wait still waits, and capped at the field's range (about 24 days).
+func waitMillis(d time.Duration) int32 {
+	ms := (d + time.Millisecond - 1) / time.Millisecond
+	return int32(min(ms, math.MaxInt32))
+}
+
+// received fills msg from a successful MQGET of data described by md. If
+// the properties cannot be read, msg still holds the rest of the message.
+func (q *queue) received(msg *mq.Message, md *mqi.MQMD, data []byte, direct bool) error {
+	setGotFields(msg, md)
+	if direct {
+		msg.Payload = data
+	} else {
+		msg.Payload = append(msg.Payload[:0], data...)
+	}
+	props, err := q.getProps.read(msg.Properties)
+	msg.Properties = props
+	return err
+}
+
+// Inquire reads the queue's depth, limits and open counts with MQINQ.
+func (q *queue) Inquire(context.Context) (mq.QueueInfo, error) {
+	attrs, err := q.obj.Inq([]int32{
+		mqi.MQIA_CURRENT_Q_DEPTH, mqi.MQIA_MAX_Q_DEPTH,
+		mqi.MQIA_OPEN_INPUT_COUNT, mqi.MQIA_OPEN_OUTPUT_COUNT,
+		mqi.MQIA_MAX_MSG_LENGTH,
+	})
+	if err != nil {
+		return mq.QueueInfo{}, mqError(mq.VerbInquire, q.name, err)
+	}
+	return mq.QueueInfo{
+		Name:            q.name,
+		CurrentDepth:    intAttr(attrs, mqi.MQIA_CURRENT_Q_DEPTH),
+		MaxDepth:        intAttr(attrs, mqi.MQIA_MAX_Q_DEPTH),
+		OpenInputCount:  intAttr(attrs, mqi.MQIA_OPEN_INPUT_COUNT),
+		OpenOutputCount: intAttr(attrs, mqi.MQIA_OPEN_OUTPUT_COUNT),
+		MaxMsgLength:    intAttr(attrs, mqi.MQIA_MAX_MSG_LENGTH),
+	}, nil
+}
+
+// Close closes the queue with MQCLOSE and deletes its message handles
+// (MQDLTMH). If MQCLOSE fails the handles are left to MQDISC: the usual
+// cause is a connection that is already gone, and them with it.
+func (q *queue) Close() error {
+	if err := closeObject(&q.obj, q.name); err != nil {
+		return err
+	}
+	return errors.Join(q.putProps.release(), q.getProps.release())
+}
