@@ -4,11 +4,16 @@ GO ?= go
 TOOLS := $(CURDIR)/.build/tools
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: build test test-ibmmq-real lint bench mqstub tools clean
+.PHONY: build run test test-ibmmq-real lint bench mqstub tools clean
 
 build:
 	$(GO) build ./...
 	CGO_ENABLED=0 $(GO) build ./...
+
+## run: the daemon on its embedded default (HTTP on 127.0.0.1:8080, SQLite in ./data)
+run:
+	$(GO) build -o bin/mqprobe ./cmd/mqprobe
+	./bin/mqprobe run
 
 ## test: provision PostgreSQL and the MQ client stub, run every test (also with -tags ibmmq)
 test:

@@ -23,9 +23,9 @@ run() {
 }
 
 run ./...
-# The ibmmq build tag changes only the MQ layer: run what it adds there.
+# The ibmmq build tag adds the IBM MQ adapter and the daemon's ibmmq backend.
 if [ -n "${CGO_LDFLAGS:-}" ]; then
-  run -tags ibmmq ./internal/mq/...
+  run -tags ibmmq ./internal/mq/... ./internal/daemon/...
 fi
 
 echo "==> idempotency store conformance"

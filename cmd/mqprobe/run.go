@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mqprobe/mqprobe/internal/config"
+	"github.com/mqprobe/mqprobe/internal/daemon"
+)
+
+func loadConfig(cmd *cobra.Command) (*config.Config, error) {
+	path, _ := cmd.Flags().GetString("config")
+	if path == "" {
+		path = os.Getenv("MQPROBE_CONFIG")
+	}
+	cfg, err := config.Load(path, os.Environ())
+	if err != nil {
+		return nil, &exitError{code: 2, err: fmt.Errorf("configuration: %w", err)}
+	}
+	return cfg, nil
+}
+
+func newLogger(cfg *config.Config) *slog.Logger {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.Log.Level)); err != nil {
+		level = slog.LevelInfo
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.Log.Format == "text" {
+		return slog.New(slog.NewTextHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+}
+
+func runCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "run",
+		Short: "Run the daemon (embedded mode with no configuration)",
+		Long: `Run the daemon. With no --config it runs on the built-in embedded
+configuration: HTTP API on 127.0.0.1:8080, SQLite idempotency store in
+./data/mqprobe.db, in-process queue manager QM1 (DEV.QUEUE.1..3).
+
+SIGTERM or SIGINT drains: intake stops, in-flight commands get
+http.shutdownTimeout to finish, anything still running is backed out and its
+claim released so a redelivery resumes it.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			log := newLogger(cfg)
+			slog.SetDefault(log)
+			d, err := daemon.New(cmd.Context(), cfg, daemon.Options{Version: buildVersion(), Log: log})
+			if err != nil {
+				return &exitError{code: 1, err: err}
+			}
+			return d.Run(cmd.Context())
+		},
+	}
+}

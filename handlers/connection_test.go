@@ -1,0 +1,46 @@
+package handlers
+
+import (
+	"testing"
+
+	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/mq/embedded"
+)
+
+func TestConnectionTestReportsQueueManager(t *testing.T) {
+	f := newFixture(t)
+	res, err := connectionTest(f.ctx, f.run(command.Command{OperationType: command.ConnectionTest}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.(ConnectionResult)
+	if !r.Connected || r.QueueManager != embedded.DefaultQueueManager || r.CommandLevel != embedded.DefaultCommandLevel ||
+		r.Platform != "UNIX" || r.ConnectMs < 0 {
+		t.Fatalf("result %+v", r)
+	}
+	keys := jsonKeys(t, r)
+	for _, k := range []string{"connected", "queueManager", "commandLevel", "platform", "connectMs"} {
+		if _, ok := keys[k]; !ok {
+			t.Errorf("result JSON lacks %q", k)
+		}
+	}
+	if s := f.pool.Stats(f.target); s.InUse != 0 {
+		t.Fatalf("connection not released: %+v", s)
+	}
+}
+
+func TestConnectionTestReportsReason(t *testing.T) {
+	f := newFixture(t)
+	f.backend.Faults().RefuseConnect(mq.ReasonNotAuthorized)
+	_, err := connectionTest(f.ctx, f.run(command.Command{OperationType: command.ConnectionTest}))
+	wantReason(t, err, mq.ReasonNotAuthorized)
+}
+
+func TestConnectionTestUnknownQueueManager(t *testing.T) {
+	f := newFixture(t)
+	run := f.run(command.Command{OperationType: command.ConnectionTest})
+	run.Target.QueueManager = "QMX"
+	_, err := connectionTest(f.ctx, run)
+	wantReason(t, err, mq.ReasonQMgrNotAvailable)
+}

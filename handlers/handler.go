@@ -1,0 +1,52 @@
+// Package handlers holds one handler per operation: a validated command and
+// an acquired claim in, MQ work, a result out (SPEC §7). Handlers know
+// nothing of transports, idempotency stores or result events; the executor
+// gives them a Run and publishes what they return.
+package handlers
+
+import (
+	"context"
+
+	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/mq"
+)
+
+// Run is everything a handler may use for one command.
+type Run struct {
+	Command command.Command
+	// Target is the resolved connection target (queue manager, channel,
+	// connName, TLS, credentials); Queue is the queue the command names.
+	Target mq.Target
+	Queue  string
+	// Conns lends pooled connections; Close on a lent connection backs out
+	// an open unit of work and returns it.
+	Conns Connector
+	// Progress is the checkpoint a previous attempt of this same command left
+	// (after a takeover or a retry); empty on a first attempt.
+	Progress string
+	// Checkpoint stores progress with the idempotency record, fenced by the
+	// lease: it fails (errors.Is idempotency.ErrLeaseLost) once the claim is
+	// gone, and the handler must then back out and return.
+	Checkpoint func(ctx context.Context, progress string) error
+	Limits     Limits
+}
+
+// Connector lends connections; *mq.Pool is one.
+type Connector interface {
+	Acquire(ctx context.Context, t mq.Target) (*mq.PooledConn, error)
+}
+
+// Limits bound what a handler keeps in memory and in the record.
+type Limits struct {
+	// CaptureMaxBytes caps CONSUME's captured payload bytes per command (all
+	// messages together); CaptureMaxMessageBytes caps one message's.
+	CaptureMaxBytes        int
+	CaptureMaxMessageBytes int
+}
+
+// Handler executes one operation. ctx is cancelled (cause
+// idempotency.ErrLeaseLost) the moment the claim is lost: the handler must
+// back out its open unit of work and return. The result is marshalled as
+// the result event's data.result. MQ failures are returned as *mq.Error (the
+// executor classifies them transient or permanent).
+type Handler func(ctx context.Context, run Run) (result any, err error)

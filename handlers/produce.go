@@ -1,0 +1,223 @@
+package handlers
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/mq"
+)
+
+// ProduceResult is PRODUCE's data.result (SPEC §4). Enqueued, Transactions,
+// Bytes and FirstMsgID cover the whole command, earlier attempts included;
+// Elapsed, RatePerSec and LatencyMs cover this attempt's puts.
+type ProduceResult struct {
+	Enqueued     int       `json:"enqueued"`
+	Transactions int       `json:"transactions"`
+	Bytes        int64     `json:"bytes"`
+	Elapsed      string    `json:"elapsed"` // ISO 8601, e.g. "PT2.3S"
+	RatePerSec   float64   `json:"ratePerSec"`
+	LatencyMs    LatencyMs `json:"latencyMs"`
+	FirstMsgID   string    `json:"firstMsgId,omitempty"` // base64
+	LastMsgID    string    `json:"lastMsgId,omitempty"`  // base64
+	// ResumedFrom is the count a previous attempt had checkpointed when this
+	// one took over. Messages after it that the previous attempt put but had
+	// not checkpointed were put again: at most one transaction with
+	// syncpoint (only if it committed just before the takeover), at most
+	// txSize messages without.
+	ResumedFrom *int `json:"resumedFrom,omitempty"`
+}
+
+// produceProgress is PRODUCE's checkpoint, cumulative over attempts.
+type produceProgress struct {
+	Committed    int    `json:"committed"`
+	Transactions int    `json:"transactions"`
+	Bytes        int64  `json:"bytes"`
+	FirstMsgID   string `json:"firstMsgId,omitempty"`
+	LastMsgID    string `json:"lastMsgId,omitempty"`
+}
+
+// producer is one PRODUCE attempt.
+type producer struct {
+	run     Run
+	count   int
+	txSize  int  // puts per commit, or per checkpoint without syncpoint
+	tx      bool // put under syncpoint
+	q       mq.Queue
+	conn    mq.Conn
+	md      *descriptor
+	payload *payload
+	pace    *pacer
+	lat     *latency
+
+	done        produceProgress // checkpointed so far
+	pending     int             // puts since the last checkpoint
+	pendingSize int64
+	firstID     mq.ID // of this attempt's first put
+	lastID      mq.ID
+}
+
+// produce puts a batch (SPEC §7.1): one open, a reused message and body,
+// paced, committed and checkpointed every txSize.
+func produce(ctx context.Context, run Run) (any, error) {
+	p, err := newProducer(run)
+	if err != nil {
+		return nil, fmt.Errorf("produce: %w", err)
+	}
+	var resumedFrom *int
+	if ok, err := loadProgress(run, &p.done); err != nil {
+		return nil, fmt.Errorf("produce: %w", err)
+	} else if ok {
+		p.done.Committed = min(max(p.done.Committed, 0), p.count)
+		from := p.done.Committed // a copy: done moves on
+		resumedFrom = &from
+	}
+	conn, q, err := openQueue(ctx, run, "produce", mq.OpenOutput)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	p.conn, p.q = conn, q
+	p.lat = newLatency()
+	defer p.lat.release()
+
+	start := time.Now()
+	put, err := p.putAll(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return p.result(put, time.Since(start), resumedFrom), nil
+}
+
+func newProducer(run Run) (*producer, error) {
+	cmd := run.Command
+	batch := command.Batch{Count: 1, Transaction: command.Transaction{TxSize: defaultTxSize}}
+	if cmd.Batch != nil {
+		batch = *cmd.Batch
+	}
+	rng, err := newRNG()
+	if err != nil {
+		return nil, err
+	}
+	pl, err := newPayload(cmd.Payload, batch.MessageSizeBytes, rng)
+	if err != nil {
+		return nil, err
+	}
+	md, err := newDescriptor(cmd.MQProps, cmd.Headers, rng)
+	if err != nil {
+		return nil, err
+	}
+	txSize := batch.Transaction.TxSize
+	if txSize < 1 {
+		txSize = defaultTxSize
+	}
+	return &producer{
+		run:     run,
+		count:   batch.Count,
+		txSize:  txSize,
+		tx:      batch.Transaction.Enabled,
+		md:      md,
+		payload: pl,
+		pace:    newPacer(batch.RateLimitPerSec),
+	}, nil
+}
+
+// newRNG returns a fast generator seeded from the OS, good enough for
+// payload bytes, UUIDs and MsgIds that must not collide across processes.
+func newRNG() (*rand.ChaCha8, error) {
+	var seed [32]byte
+	if _, err := crand.Read(seed[:]); err != nil {
+		return nil, fmt.Errorf("seed random: %w", err)
+	}
+	return rand.NewChaCha8(seed), nil
+}
+
+// putAll puts the messages not yet checkpointed and returns how many this
+// attempt put. On failure the open unit of work is backed out.
+func (p *producer) putAll(ctx context.Context) (int, error) {
+	put := 0
+	p.lat.restart()
+	for seq := p.done.Committed + 1; seq <= p.count; seq++ {
+		if err := p.pace.wait(ctx); err != nil {
+			return put, p.abort(ctx, fmt.Errorf("produce: stopped before message %d of %d: %w", seq, p.count, err))
+		}
+		if p.pace.paced() {
+			p.lat.restart()
+		}
+		body := p.payload.next(int64(seq))
+		msg := p.md.next(body, p.payload.format)
+		res, err := p.q.Put(ctx, msg, mq.PutOptions{Syncpoint: p.tx})
+		p.lat.lap() // includes building the message: nanoseconds, below the histogram's 1 µs
+		if err != nil {
+			return put, p.abort(ctx, fmt.Errorf("produce: put message %d of %d: %w", seq, p.count, withCause(ctx, err)))
+		}
+		put++
+		if put == 1 {
+			p.firstID = res.MsgID
+		}
+		p.lastID = res.MsgID
+		p.pending++
+		p.pendingSize += int64(len(body))
+		if p.pending == p.txSize || seq == p.count {
+			if err := p.settle(ctx); err != nil {
+				return put, err
+			}
+			p.lat.restart()
+		}
+	}
+	return put, nil
+}
+
+// settle commits the pending puts (with syncpoint) and checkpoints them.
+// The checkpoint follows the commit: a crash between the two repeats one
+// transaction on takeover, while the other order could lose one.
+func (p *producer) settle(ctx context.Context) error {
+	if p.tx {
+		if err := p.conn.Commit(ctx); err != nil {
+			return fmt.Errorf("produce: commit after %d messages: %w", p.done.Committed+p.pending, withCause(ctx, err))
+		}
+		p.done.Transactions++
+	}
+	p.done.Committed += p.pending
+	p.done.Bytes += p.pendingSize
+	p.pending, p.pendingSize = 0, 0
+	if p.done.FirstMsgID == "" {
+		p.done.FirstMsgID = encodeID(p.firstID)
+	}
+	p.done.LastMsgID = encodeID(p.lastID)
+	if err := saveProgress(ctx, p.run, p.done); err != nil {
+		return fmt.Errorf("produce: after %d messages: %w", p.done.Committed, err)
+	}
+	return nil
+}
+
+// abort backs out the puts since the last commit and returns err.
+func (p *producer) abort(ctx context.Context, err error) error {
+	if p.tx && p.pending > 0 {
+		return backout(ctx, p.conn, err)
+	}
+	return err
+}
+
+func (p *producer) result(put int, elapsed time.Duration, resumedFrom *int) ProduceResult {
+	r := ProduceResult{
+		Enqueued:     p.done.Committed,
+		Transactions: p.done.Transactions,
+		Bytes:        p.done.Bytes,
+		Elapsed:      isoDuration(elapsed),
+		LatencyMs:    p.lat.summary(),
+		FirstMsgID:   p.done.FirstMsgID,
+		LastMsgID:    p.done.LastMsgID,
+		ResumedFrom:  resumedFrom,
+	}
+	if s := elapsed.Seconds(); s > 0 {
+		r.RatePerSec = round1(float64(put) / s)
+	}
+	return r
+}
+
+func encodeID(id mq.ID) string { return base64.StdEncoding.EncodeToString(id[:]) }

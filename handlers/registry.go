@@ -1,0 +1,14 @@
+package handlers
+
+import "github.com/mqprobe/mqprobe/internal/command"
+
+// Registry maps each operation to its handler (SPEC §7.1–7.4). TEST and
+// STOP_TEST are not here yet.
+func Registry() map[command.Operation]Handler {
+	return map[command.Operation]Handler{
+		command.Produce:        produce,
+		command.Consume:        consume,
+		command.Depth:          depth,
+		command.ConnectionTest: connectionTest,
+	}
+}

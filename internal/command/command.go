@@ -1,0 +1,161 @@
+// Package command owns the command contract of SPEC §3: the JSON Schemas in
+// configs/schemas (the single source of truth for shapes, ranges and
+// defaults), envelope unwrapping (raw, SNS notification, EventBridge event),
+// idempotency-key sources and missing-key policies, the 256 KiB limit, and
+// the request hash over the validated command with defaults applied.
+package command
+
+import "fmt"
+
+// Operation is a command's operationType.
+type Operation string
+
+// Operations (SPEC §3).
+const (
+	Produce        Operation = "PRODUCE"
+	Consume        Operation = "CONSUME"
+	Depth          Operation = "DEPTH"
+	ConnectionTest Operation = "CONNECTION_TEST"
+	Test           Operation = "TEST"
+	StopTest       Operation = "STOP_TEST"
+)
+
+// Operations lists every operation in a stable order.
+var Operations = []Operation{Produce, Consume, Depth, ConnectionTest, Test, StopTest}
+
+// Valid reports whether o is a known operation.
+func (o Operation) Valid() bool {
+	for _, known := range Operations {
+		if o == known {
+			return true
+		}
+	}
+	return false
+}
+
+// Command is a validated command with every default applied. Which fields
+// are set depends on OperationType; the schema of that operation decides.
+type Command struct {
+	OperationType  Operation         `json:"operationType"`
+	IdempotencyKey string            `json:"idempotencyKey,omitempty"`
+	Target         *Target           `json:"target,omitempty"`
+	TargetRef      string            `json:"targetRef,omitempty"`
+	ExpirySeconds  int               `json:"expirySeconds,omitempty"`
+	Tags           map[string]string `json:"tags,omitempty"`
+
+	// PRODUCE and TEST
+	Batch   *Batch            `json:"batch,omitempty"`
+	Payload *Payload          `json:"payload,omitempty"`
+	MQProps *MQProps          `json:"mqProps,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+
+	// CONSUME
+	MaxMessages int          `json:"maxMessages,omitempty"`
+	WaitSeconds *int         `json:"waitSeconds,omitempty"`
+	BrowseOnly  bool         `json:"browseOnly,omitempty"`
+	Selector    *Selector    `json:"selector,omitempty"`
+	Transaction *Transaction `json:"transaction,omitempty"`
+	Ack         Ack          `json:"ack,omitempty"`
+
+	// TEST and STOP_TEST
+	DurationSeconds int    `json:"durationSeconds,omitempty"`
+	Count           int    `json:"count,omitempty"`
+	ReplyQueue      string `json:"replyQueue,omitempty"`
+	ProgressSeconds int    `json:"progressSeconds,omitempty"` // TEST: seconds between progress events
+	TestID          string `json:"testId,omitempty"`
+}
+
+// Target names a queue manager and queue inline (SPEC §3).
+type Target struct {
+	QueueManager string `json:"queueManager"`
+	Queue        string `json:"queue"`
+	Channel      string `json:"channel,omitempty"`
+	ConnName     string `json:"connName,omitempty"`
+	CCDTURL      string `json:"ccdtUrl,omitempty"`
+	SSL          *SSL   `json:"ssl,omitempty"`
+	Auth         *Auth  `json:"auth,omitempty"`
+}
+
+// String is "QM:QUEUE", the form results and records show.
+func (t Target) String() string { return fmt.Sprintf("%s:%s", t.QueueManager, t.Queue) }
+
+// SSL is a target's TLS settings; the stores are references, never secrets.
+type SSL struct {
+	Enabled       bool   `json:"enabled"`
+	CipherSpec    string `json:"cipherSpec,omitempty"`
+	KeyStoreRef   string `json:"keyStoreRef,omitempty"`
+	TrustStoreRef string `json:"trustStoreRef,omitempty"`
+}
+
+// Auth is a target's credentials; the password is a reference (env:, file:,
+// secret://), never the value.
+type Auth struct {
+	User        string `json:"user,omitempty"`
+	PasswordRef string `json:"passwordRef,omitempty"`
+}
+
+// Batch is PRODUCE's size and pacing.
+type Batch struct {
+	Count            int         `json:"count,omitempty"` // PRODUCE only; TEST counts at the top level
+	MessageSizeBytes int         `json:"messageSizeBytes"`
+	RateLimitPerSec  *int        `json:"rateLimitPerSec"` // nil: as fast as possible
+	Transaction      Transaction `json:"transaction"`
+}
+
+// Transaction is syncpoint use: commit every TxSize messages when enabled.
+type Transaction struct {
+	Enabled bool `json:"enabled"`
+	TxSize  int  `json:"txSize"`
+}
+
+// PayloadMode selects how PRODUCE builds message bodies.
+type PayloadMode string
+
+// Payload modes.
+const (
+	PayloadRandom   PayloadMode = "random"
+	PayloadFixed    PayloadMode = "fixed"
+	PayloadTemplate PayloadMode = "template"
+)
+
+// Payload describes message bodies.
+type Payload struct {
+	Mode        PayloadMode `json:"mode"`
+	FixedBase64 string      `json:"fixedBase64,omitempty"`
+	Template    string      `json:"template,omitempty"` // {{seq}}, {{uuid}}, {{timestamp}}
+}
+
+// CorrelIDMode selects the CorrelId PRODUCE sets.
+type CorrelIDMode string
+
+// CorrelId modes.
+const (
+	CorrelNone      CorrelIDMode = "none"
+	CorrelEchoMsgID CorrelIDMode = "echoMsgId"
+	CorrelFixed     CorrelIDMode = "fixed"
+)
+
+// MQProps are the MQMD fields PRODUCE sets.
+type MQProps struct {
+	Persistence         string       `json:"persistence"` // persistent | nonpersistent
+	Priority            int          `json:"priority"`    // 0–9
+	ExpiryMs            int64        `json:"expiryMs"`    // 0: unlimited
+	CorrelIDMode        CorrelIDMode `json:"correlIdMode"`
+	FixedCorrelIDBase64 string       `json:"fixedCorrelIdBase64,omitempty"`
+}
+
+// Selector picks messages by MsgId and/or CorrelId.
+type Selector struct {
+	CorrelIDBase64 string `json:"correlIdBase64,omitempty"`
+	MsgIDBase64    string `json:"msgIdBase64,omitempty"`
+}
+
+// Ack is what CONSUME does with what it got.
+type Ack string
+
+// Ack modes.
+const (
+	AckCommit   Ack = "commit"
+	AckRollback Ack = "rollback"
+	AckNone     Ack = "none"
+)

@@ -1,0 +1,311 @@
+package config
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"time"
+)
+
+// Modes (SPEC §2).
+const (
+	ModeEmbedded = "embedded"
+	ModeAWS      = "aws"
+)
+
+// Idempotency stores (SPEC §5).
+const (
+	StoreSQLite   = "sqlite"
+	StorePostgres = "postgres"
+	StoreDynamoDB = "dynamodb"
+	StoreMemory   = "memory"
+)
+
+// MQ backends (SPEC §7).
+const (
+	BackendEmbedded = "embedded"
+	BackendIBMMQ    = "ibmmq"
+)
+
+// Missing idempotency key policies (SPEC §3).
+const (
+	MissingKeyReject    = "reject"
+	MissingKeyMessageID = "messageId"
+	MissingKeyDerive    = "derive"
+	MissingKeyGenerate  = "generate"
+)
+
+// Replay policies for results (SPEC §6).
+const (
+	ReplayRepublish = "republish"
+	ReplayDrop      = "drop"
+)
+
+// Config is the whole daemon configuration. Field tags: yaml is the key
+// (camelCase), desc the one-line description of the key listing, secret marks
+// values Redacted hides ("dsn" hides only a DSN's password), and default
+// documents a default that depends on other settings.
+type Config struct {
+	Mode        string            `yaml:"mode" desc:"Deployment mode: embedded (in-process bus, zero setup) or aws (SQS/SNS/DynamoDB)"`
+	InstanceID  string            `yaml:"instanceId" desc:"Name of this process in result events (source mqprobe/<instanceId>) and records" default:"<hostname>-<6 random hex>"`
+	HTTP        HTTPConfig        `yaml:"http"`
+	Idempotency IdempotencyConfig `yaml:"idempotency"`
+	MQ          MQConfig          `yaml:"mq"`
+	Command     CommandConfig     `yaml:"command"`
+	Results     ResultsConfig     `yaml:"results"`
+	Consume     ConsumeConfig     `yaml:"consume"`
+	Targets     TargetsConfig     `yaml:"targets"`
+	Bus         BusConfig         `yaml:"bus"`
+	Log         LogConfig         `yaml:"log"`
+}
+
+// HTTPConfig is the HTTP API server (SPEC §8).
+type HTTPConfig struct {
+	Addr            string        `yaml:"addr" desc:"Listen address host:port; anything but loopback requires http.authToken"`
+	MaxBodyBytes    int           `yaml:"maxBodyBytes" desc:"Largest request body accepted, in bytes (command.maxBytes plus room for envelopes)"`
+	ReadTimeout     time.Duration `yaml:"readTimeout" desc:"Time allowed to read a whole request (0 = no limit)"`
+	WriteTimeout    time.Duration `yaml:"writeTimeout" desc:"Time allowed to write a response (0 = no limit, so long produces can answer)"`
+	ShutdownTimeout time.Duration `yaml:"shutdownTimeout" desc:"How long a graceful shutdown waits for in-flight requests"`
+	InProgressWait  time.Duration `yaml:"inProgressWait" desc:"How long a request whose command runs elsewhere waits for its result before 409 with Retry-After"`
+	AuthToken       string        `yaml:"authToken" secret:"true" desc:"Bearer token required by the API (empty = none; only allowed on loopback)"`
+}
+
+// IdempotencyConfig is the idempotency engine and its store (SPEC §5).
+type IdempotencyConfig struct {
+	Enabled         bool           `yaml:"enabled" desc:"Deduplicate commands; false runs every delivery (logged loudly)"`
+	Store           string         `yaml:"store" desc:"Record store: sqlite, postgres, dynamodb or memory" default:"sqlite in embedded mode, dynamodb in aws mode"`
+	RecordTTL       time.Duration  `yaml:"recordTTL" desc:"How long a record lives when the command names no expiry"`
+	MaxRecordTTL    time.Duration  `yaml:"maxRecordTTL" desc:"Upper bound for any record TTL, requested or default"`
+	Lease           time.Duration  `yaml:"lease" desc:"How long a claim survives without heartbeat (heartbeats every lease/3)"`
+	LocalCacheSize  int            `yaml:"localCacheSize" desc:"COMPLETED records kept in a process-local LRU for replays without a store round trip (0 = off)"`
+	CleanupInterval time.Duration  `yaml:"cleanupInterval" desc:"How often SQL stores delete expired records"`
+	SQLite          SQLiteConfig   `yaml:"sqlite"`
+	Postgres        PostgresConfig `yaml:"postgres"`
+	DynamoDB        DynamoDBConfig `yaml:"dynamodb"`
+}
+
+// SQLiteConfig is the sqlite store.
+type SQLiteConfig struct {
+	Path string `yaml:"path" desc:"SQLite database file (created with its directory if missing)"`
+}
+
+// PostgresConfig is the postgres store.
+type PostgresConfig struct {
+	DSN string `yaml:"dsn" secret:"dsn" desc:"PostgreSQL connection string (URL or key=value); required when idempotency.store is postgres"`
+}
+
+// DynamoDBConfig is the dynamodb store; its endpoint and region come from the
+// standard AWS variables.
+type DynamoDBConfig struct {
+	Table string `yaml:"table" desc:"DynamoDB table (hash key pk, TTL attribute ttl)"`
+}
+
+// MQConfig selects and tunes the MQ backend (SPEC §7).
+type MQConfig struct {
+	Backend  string           `yaml:"backend" desc:"MQ backend: embedded (in-process queue manager) or ibmmq (IBM MQ client, build tag ibmmq)"`
+	Embedded EmbeddedMQConfig `yaml:"embedded"`
+	Pool     PoolConfig       `yaml:"pool"`
+}
+
+// EmbeddedMQConfig describes the embedded backend's queue managers.
+type EmbeddedMQConfig struct {
+	QueueManagers []QueueManagerConfig `yaml:"queueManagers"`
+}
+
+// QueueManagerConfig is one embedded queue manager.
+type QueueManagerConfig struct {
+	Name         string   `yaml:"name" desc:"Embedded queue manager name"`
+	Queues       []string `yaml:"queues" desc:"Local queues of this queue manager"`
+	MaxDepth     int      `yaml:"maxDepth" desc:"MAXDEPTH of each of its queues"`
+	MaxMsgLength int      `yaml:"maxMsgLength" desc:"MAXMSGL of the queue manager and its queues, in bytes"`
+}
+
+// PoolConfig is the per-target connection pool.
+type PoolConfig struct {
+	MaxConnsPerTarget int           `yaml:"maxConnsPerTarget" desc:"Most connections open to one target at once"`
+	MaxIdlePerTarget  int           `yaml:"maxIdlePerTarget" desc:"Released connections kept open per target for reuse"`
+	IdleTimeout       time.Duration `yaml:"idleTimeout" desc:"Idle connections older than this are closed"`
+}
+
+// CommandConfig is command intake (SPEC §3).
+type CommandConfig struct {
+	MaxBytes      int              `yaml:"maxBytes" desc:"Largest raw command accepted, in bytes (the SQS limit)"`
+	KeyExpression string           `yaml:"keyExpression" desc:"JMESPath expression over the unwrapped message giving the idempotency key (empty = none)"`
+	MissingKey    MissingKeyConfig `yaml:"missingKey"`
+}
+
+// MissingKeyConfig is what happens when a command carries no idempotency key.
+type MissingKeyConfig struct {
+	Bus  string `yaml:"bus" desc:"Policy for bus commands without a key: reject, messageId, derive or generate"`
+	HTTP string `yaml:"http" desc:"Policy for HTTP commands without a key: reject, derive or generate"`
+}
+
+// ResultsConfig is where result events go (SPEC §4).
+type ResultsConfig struct {
+	Replay          string `yaml:"replay" desc:"What a replayed command publishes: republish (the cached result again) or drop"`
+	Recent          int    `yaml:"recent" desc:"Result events GET /results keeps in embedded mode"`
+	SNSTopicARN     string `yaml:"snsTopicArn" desc:"SNS topic receiving result events (aws mode)"`
+	SQSQueue        string `yaml:"sqsQueue" desc:"SQS queue (name or URL) receiving result events (aws mode)"`
+	MaxRawBodyBytes int    `yaml:"maxRawBodyBytes" desc:"Raw body bytes kept in a rejected event"`
+}
+
+// ConsumeConfig caps what CONSUME captures into results (SPEC §7.2).
+type ConsumeConfig struct {
+	CaptureMaxBytes        int `yaml:"captureMaxBytes" desc:"Total payload bytes captured into one CONSUME result"`
+	CaptureMaxMessageBytes int `yaml:"captureMaxMessageBytes" desc:"Payload bytes captured per consumed message"`
+}
+
+// TargetsConfig is what commands may connect to (SPEC §11).
+type TargetsConfig struct {
+	AllowInline *bool                    `yaml:"allowInline" desc:"Accept inline targets in commands (else only targetRef profiles)" default:"true in embedded mode, false in aws mode"`
+	Profiles    map[string]TargetProfile `yaml:"profiles"`
+}
+
+// InlineAllowed reports targets.allowInline as resolved by Load or Default.
+func (t TargetsConfig) InlineAllowed() bool { return t.AllowInline != nil && *t.AllowInline }
+
+// TargetProfile is a server-side target commands name by targetRef.
+type TargetProfile struct {
+	QueueManager  string     `yaml:"queueManager" desc:"Queue manager name"`
+	Queue         string     `yaml:"queue" desc:"Default queue when the command names none"`
+	Channel       string     `yaml:"channel" desc:"Server-connection channel (ibmmq)"`
+	ConnName      string     `yaml:"connName" desc:"Connection list host(port)[,host(port)] (ibmmq)"`
+	CCDTURL       string     `yaml:"ccdtUrl" desc:"CCDT URL or file instead of channel/connName (ibmmq)"`
+	SSL           SSLConfig  `yaml:"ssl"`
+	Auth          AuthConfig `yaml:"auth"`
+	AllowedQueues []string   `yaml:"allowedQueues" desc:"Queues commands may use on this target (empty = only queue)"`
+}
+
+// SSLConfig is channel TLS.
+type SSLConfig struct {
+	Enabled       bool   `yaml:"enabled" desc:"Use TLS on the channel"`
+	CipherSpec    string `yaml:"cipherSpec" desc:"TLS CipherSpec, e.g. ANY_TLS13_OR_HIGHER"`
+	KeyStoreRef   string `yaml:"keyStoreRef" desc:"Key repository reference (env:NAME, file:/path or secret://name)"`
+	TrustStoreRef string `yaml:"trustStoreRef" desc:"Trust store reference (env:NAME, file:/path or secret://name)"`
+}
+
+// AuthConfig is the MQ user; everything in it is redacted.
+type AuthConfig struct {
+	User        string `yaml:"user" secret:"true" desc:"MQ user id"`
+	PasswordRef string `yaml:"passwordRef" secret:"true" desc:"Password reference (env:NAME, file:/path or secret://name), never the password"`
+}
+
+// BusConfig is the command bus in aws mode (SPEC §6).
+type BusConfig struct {
+	SQS       SQSConfig     `yaml:"sqs"`
+	NackDelay time.Duration `yaml:"nackDelay" desc:"Visibility delay before a nacked message is redelivered"`
+}
+
+// SQSConfig is the SQS subscriber.
+type SQSConfig struct {
+	QueueURL          string        `yaml:"queueUrl" desc:"SQS queue URL commands arrive on (required in aws mode)"`
+	WaitTimeSeconds   int           `yaml:"waitTimeSeconds" desc:"Long-poll wait of each ReceiveMessage, 0-20 seconds"`
+	VisibilityTimeout time.Duration `yaml:"visibilityTimeout" desc:"Visibility timeout of received messages (whole seconds, at most 12h)"`
+	MaxMessages       int           `yaml:"maxMessages" desc:"Messages per ReceiveMessage, 1-10"`
+}
+
+// LogConfig is the slog logger.
+type LogConfig struct {
+	Level  string `yaml:"level" desc:"Log level: debug, info, warn or error"`
+	Format string `yaml:"format" desc:"Log format: json or text"`
+}
+
+// defaults is the built-in configuration before the mode-dependent settings
+// are resolved (see resolve). Load starts from it and overlays the file and
+// the environment, so explicit zero values (writeTimeout: 0) survive.
+func defaults() *Config {
+	return &Config{
+		Mode: ModeEmbedded,
+		HTTP: HTTPConfig{
+			Addr:            "127.0.0.1:8080",
+			MaxBodyBytes:    300000,
+			ReadTimeout:     10 * time.Second,
+			ShutdownTimeout: 30 * time.Second,
+			InProgressWait:  10 * time.Second,
+		},
+		Idempotency: IdempotencyConfig{
+			Enabled:         true,
+			RecordTTL:       24 * time.Hour,
+			MaxRecordTTL:    720 * time.Hour,
+			Lease:           30 * time.Second,
+			CleanupInterval: time.Hour,
+			SQLite:          SQLiteConfig{Path: "./data/mqprobe.db"},
+			DynamoDB:        DynamoDBConfig{Table: "mq-probe-idempotency"},
+		},
+		MQ: MQConfig{
+			Backend: BackendEmbedded,
+			Embedded: EmbeddedMQConfig{QueueManagers: []QueueManagerConfig{{
+				Name:         "QM1",
+				Queues:       []string{"DEV.QUEUE.1", "DEV.QUEUE.2", "DEV.QUEUE.3", "DEV.DEAD.LETTER.QUEUE"},
+				MaxDepth:     defaultMaxDepth,
+				MaxMsgLength: defaultMaxMsgLength,
+			}}},
+			Pool: PoolConfig{MaxConnsPerTarget: 8, MaxIdlePerTarget: 2, IdleTimeout: 5 * time.Minute},
+		},
+		Command: CommandConfig{
+			MaxBytes:   262144,
+			MissingKey: MissingKeyConfig{Bus: MissingKeyMessageID, HTTP: MissingKeyGenerate},
+		},
+		Results: ResultsConfig{Replay: ReplayRepublish, Recent: 1000, MaxRawBodyBytes: 4096},
+		Consume: ConsumeConfig{CaptureMaxBytes: 131072, CaptureMaxMessageBytes: 4096},
+		Bus: BusConfig{
+			SQS:       SQSConfig{WaitTimeSeconds: 20, VisibilityTimeout: 60 * time.Second, MaxMessages: 10},
+			NackDelay: 5 * time.Second,
+		},
+		Log: LogConfig{Level: "info", Format: "json"},
+	}
+}
+
+// Per-queue-manager defaults, as on a fresh IBM MQ developer queue manager.
+const (
+	defaultMaxDepth     = 5000
+	defaultMaxMsgLength = 4194304
+)
+
+// Default returns the built-in configuration: embedded mode, valid with no
+// file and no environment.
+func Default() *Config {
+	c := defaults()
+	c.setDefaults()
+	return c
+}
+
+// setDefaults fills what depends on other settings or is left zero inside
+// list entries the file wrote: the store and inline targets follow the mode,
+// a queue manager without limits gets the developer defaults.
+func (c *Config) setDefaults() {
+	if c.InstanceID == "" {
+		c.InstanceID = defaultInstanceID()
+	}
+	if c.Idempotency.Store == "" {
+		c.Idempotency.Store = StoreSQLite
+		if c.Mode == ModeAWS {
+			c.Idempotency.Store = StoreDynamoDB
+		}
+	}
+	if c.Targets.AllowInline == nil {
+		allow := c.Mode != ModeAWS
+		c.Targets.AllowInline = &allow
+	}
+	for i := range c.MQ.Embedded.QueueManagers {
+		qm := &c.MQ.Embedded.QueueManagers[i]
+		if qm.MaxDepth == 0 {
+			qm.MaxDepth = defaultMaxDepth
+		}
+		if qm.MaxMsgLength == 0 {
+			qm.MaxMsgLength = defaultMaxMsgLength
+		}
+	}
+}
+
+// defaultInstanceID is the hostname plus a short random suffix, so two
+// processes on one host (or two pods from one template) still differ.
+func defaultInstanceID() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "mqprobe"
+	}
+	var b [3]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+	return host + "-" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,555 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// writeYAML puts text in a temporary file and returns its path.
+func writeYAML(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "mqprobe.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// mustLoad loads or fails the test.
+func mustLoad(t *testing.T, path string, env ...string) *Config {
+	t.Helper()
+	c, err := Load(path, env)
+	if err != nil {
+		t.Fatalf("Load(%q, %q): %v", path, env, err)
+	}
+	return c
+}
+
+// wantErr fails unless err's text holds every part.
+func wantErr(t *testing.T, err error, parts ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("got no error, want one containing %q", parts)
+	}
+	for _, p := range parts {
+		if !strings.Contains(err.Error(), p) {
+			t.Errorf("error %q does not contain %q", err, p)
+		}
+	}
+}
+
+func TestDefaultIsValidAndDocumented(t *testing.T) {
+	c := Default()
+	if err := c.Validate(); err != nil {
+		t.Fatalf("Default().Validate(): %v", err)
+	}
+	if !regexp.MustCompile(`^.+-[0-9a-f]{6}$`).MatchString(c.InstanceID) {
+		t.Errorf("instanceId = %q, want <hostname>-<6 hex>", c.InstanceID)
+	}
+	allow := true
+	want := &Config{
+		Mode:       "embedded",
+		InstanceID: c.InstanceID,
+		HTTP: HTTPConfig{Addr: "127.0.0.1:8080", MaxBodyBytes: 300000, ReadTimeout: 10 * time.Second,
+			WriteTimeout: 0, ShutdownTimeout: 30 * time.Second, InProgressWait: 10 * time.Second},
+		Idempotency: IdempotencyConfig{Enabled: true, Store: "sqlite", RecordTTL: 24 * time.Hour,
+			MaxRecordTTL: 720 * time.Hour, Lease: 30 * time.Second, LocalCacheSize: 0, CleanupInterval: time.Hour,
+			SQLite: SQLiteConfig{Path: "./data/mqprobe.db"}, DynamoDB: DynamoDBConfig{Table: "mq-probe-idempotency"}},
+		MQ: MQConfig{
+			Backend: "embedded",
+			Embedded: EmbeddedMQConfig{QueueManagers: []QueueManagerConfig{{Name: "QM1",
+				Queues:   []string{"DEV.QUEUE.1", "DEV.QUEUE.2", "DEV.QUEUE.3", "DEV.DEAD.LETTER.QUEUE"},
+				MaxDepth: 5000, MaxMsgLength: 4194304}}},
+			Pool: PoolConfig{MaxConnsPerTarget: 8, MaxIdlePerTarget: 2, IdleTimeout: 5 * time.Minute},
+		},
+		Command: CommandConfig{MaxBytes: 262144, MissingKey: MissingKeyConfig{Bus: "messageId", HTTP: "generate"}},
+		Results: ResultsConfig{Replay: "republish", Recent: 1000, MaxRawBodyBytes: 4096},
+		Consume: ConsumeConfig{CaptureMaxBytes: 131072, CaptureMaxMessageBytes: 4096},
+		Targets: TargetsConfig{AllowInline: &allow},
+		Bus: BusConfig{SQS: SQSConfig{WaitTimeSeconds: 20, VisibilityTimeout: 60 * time.Second, MaxMessages: 10},
+			NackDelay: 5 * time.Second},
+		Log: LogConfig{Level: "info", Format: "json"},
+	}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("Default() =\n%+v\nwant\n%+v", c, want)
+	}
+
+	// No file and no environment is the same configuration.
+	loaded := mustLoad(t, "")
+	loaded.InstanceID = c.InstanceID
+	if !reflect.DeepEqual(loaded, c) {
+		t.Errorf("Load(\"\", nil) =\n%+v\nwant Default()\n%+v", loaded, c)
+	}
+	if Default().InstanceID == c.InstanceID {
+		t.Error("two Default() calls share an instanceId; want a random suffix")
+	}
+}
+
+func TestReadyFiles(t *testing.T) {
+	files, err := filepath.Glob("../../configs/*.yaml")
+	if err != nil || len(files) < 3 {
+		t.Fatalf("configs/*.yaml: %v %v, want at least 3 files", files, err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) { mustLoad(t, f) })
+	}
+
+	t.Run("embedded.yaml spells out the defaults", func(t *testing.T) {
+		c := mustLoad(t, "../../configs/embedded.yaml")
+		d := Default()
+		c.InstanceID = d.InstanceID
+		c.Targets.Profiles = nil // "profiles: {}" is an empty map, the default a nil one
+		if !reflect.DeepEqual(c, d) {
+			t.Errorf("embedded.yaml =\n%+v\nwant Default()\n%+v", c, d)
+		}
+	})
+	t.Run("aws-local.yaml", func(t *testing.T) {
+		c := mustLoad(t, "../../configs/aws-local.yaml")
+		if c.Mode != ModeAWS || c.Idempotency.Store != StoreDynamoDB || c.MQ.Backend != BackendEmbedded ||
+			!strings.HasPrefix(c.Bus.SQS.QueueURL, "http://127.0.0.1:") {
+			t.Errorf("aws-local.yaml: unexpected %+v", c)
+		}
+	})
+	t.Run("aws.yaml", func(t *testing.T) {
+		c := mustLoad(t, "../../configs/aws.yaml")
+		p, ok := c.Targets.Profiles["qm1"]
+		if c.Mode != ModeAWS || c.Idempotency.Store != StoreDynamoDB || c.MQ.Backend != BackendIBMMQ ||
+			c.Targets.InlineAllowed() || !ok || p.Auth.PasswordRef != "secret://mqprobe/qm1" {
+			t.Errorf("aws.yaml: unexpected %+v", c)
+		}
+	})
+}
+
+func TestFileOverlaysDefaults(t *testing.T) {
+	c := mustLoad(t, writeYAML(t, `
+http:
+  readTimeout: 0s     # explicit zero survives
+idempotency:
+  localCacheSize: 50
+mq:
+  embedded:
+    queueManagers:
+      - name: QMA
+        queues: [A, B]
+`))
+	if c.HTTP.ReadTimeout != 0 || c.HTTP.Addr != "127.0.0.1:8080" || c.Idempotency.LocalCacheSize != 50 ||
+		c.Idempotency.RecordTTL != 24*time.Hour {
+		t.Errorf("overlay: %+v", c)
+	}
+	qms := c.MQ.Embedded.QueueManagers
+	if len(qms) != 1 || qms[0].Name != "QMA" || qms[0].MaxDepth != 5000 || qms[0].MaxMsgLength != 4194304 {
+		t.Errorf("queueManagers = %+v, want QMA with default limits", qms)
+	}
+}
+
+func TestModeDerivedDefaults(t *testing.T) {
+	c := mustLoad(t, "", "MQPROBE_MODE=aws",
+		"MQPROBE_BUS_SQS_QUEUEURL=http://127.0.0.1:4100/000000000000/q",
+		"MQPROBE_RESULTS_SQSQUEUE=results")
+	if c.Idempotency.Store != StoreDynamoDB || c.Targets.InlineAllowed() {
+		t.Errorf("aws mode: store %q, allowInline %v; want dynamodb, false", c.Idempotency.Store, c.Targets.InlineAllowed())
+	}
+	c = mustLoad(t, writeYAML(t, "mode: aws\nidempotency: {store: postgres, postgres: {dsn: postgres://x@h/db}}\n"+
+		"targets: {allowInline: true}\nresults: {sqsQueue: r}\nbus: {sqs: {queueUrl: 'https://sqs/1/q'}}\n"))
+	if c.Idempotency.Store != StorePostgres || !c.Targets.InlineAllowed() {
+		t.Errorf("explicit settings lost: store %q, allowInline %v", c.Idempotency.Store, c.Targets.InlineAllowed())
+	}
+}
+
+func TestEnvOverrides(t *testing.T) {
+	file := writeYAML(t, `
+targets:
+  profiles:
+    qm-one:
+      queueManager: QM1
+      queue: DEV.QUEUE.1
+`)
+	c := mustLoad(t, file,
+		"MQPROBE_HTTP_ADDR=127.0.0.1:9999",                        // string
+		"MQPROBE_IDEMPOTENCY_RECORDTTL=1h30m",                     // duration, camelCase key
+		"MQPROBE_IDEMPOTENCY_SQLITE_PATH=/tmp/x.db",               // nested
+		"MQPROBE_MQ_POOL_MAXCONNSPERTARGET=3",                     // int
+		"MQPROBE_IDEMPOTENCY_ENABLED=false",                       // bool
+		"MQPROBE_TARGETS_ALLOWINLINE=false",                       // optional bool
+		"MQPROBE_TARGETS_PROFILES_QM_ONE_ALLOWEDQUEUES=A, B,,C",   // list, map entry
+		"MQPROBE_TARGETS_PROFILES_QM_ONE_AUTH_PASSWORDREF=env:PW", // map entry, nested
+		"MQPROBE_TEST_POSTGRES_DSN=ignored",                       // allowlisted
+		"MQPROBE_CONFIG=ignored",
+		"AWS_REGION=eu-west-1", "OTEL_SERVICE_NAME=x", "HOME=/root", "NOEQUALS",
+	)
+	p := c.Targets.Profiles["qm-one"]
+	switch {
+	case c.HTTP.Addr != "127.0.0.1:9999":
+		t.Errorf("http.addr = %q", c.HTTP.Addr)
+	case c.Idempotency.RecordTTL != 90*time.Minute:
+		t.Errorf("idempotency.recordTTL = %s", c.Idempotency.RecordTTL)
+	case c.Idempotency.SQLite.Path != "/tmp/x.db":
+		t.Errorf("idempotency.sqlite.path = %q", c.Idempotency.SQLite.Path)
+	case c.MQ.Pool.MaxConnsPerTarget != 3:
+		t.Errorf("mq.pool.maxConnsPerTarget = %d", c.MQ.Pool.MaxConnsPerTarget)
+	case c.Idempotency.Enabled:
+		t.Error("idempotency.enabled still true")
+	case c.Targets.InlineAllowed():
+		t.Error("targets.allowInline still true")
+	case !reflect.DeepEqual(p.AllowedQueues, []string{"A", "B", "C"}):
+		t.Errorf("allowedQueues = %q", p.AllowedQueues)
+	case p.Auth.PasswordRef != "env:PW" || p.QueueManager != "QM1":
+		t.Errorf("profile = %+v", p)
+	}
+
+	// The environment wins over the file.
+	c = mustLoad(t, writeYAML(t, "log: {level: debug}\n"), "MQPROBE_LOG_LEVEL=warn")
+	if c.Log.Level != "warn" {
+		t.Errorf("log.level = %q, want the variable's warn", c.Log.Level)
+	}
+}
+
+func TestEnvErrors(t *testing.T) {
+	_, err := Load("", []string{"MQPROBE_HTTP_ADR=127.0.0.1:1"})
+	wantErr(t, err, "MQPROBE_HTTP_ADR", "did you mean MQPROBE_HTTP_ADDR")
+
+	_, err = Load("", []string{"MQPROBE_TARGETS_PROFILES_NOPE_QUEUE=Q"})
+	wantErr(t, err, "MQPROBE_TARGETS_PROFILES_NOPE_QUEUE", "declared in the config file")
+
+	for env, parts := range map[string][]string{
+		"MQPROBE_HTTP_READTIMEOUT=10":        {"MQPROBE_HTTP_READTIMEOUT", "http.readTimeout", "duration"},
+		"MQPROBE_RESULTS_RECENT=lots":        {"MQPROBE_RESULTS_RECENT", "results.recent", "integer"},
+		"MQPROBE_IDEMPOTENCY_ENABLED=maybe":  {"MQPROBE_IDEMPOTENCY_ENABLED", "idempotency.enabled", "true or false"},
+		"MQPROBE_TARGETS_ALLOWINLINE=sure":   {"MQPROBE_TARGETS_ALLOWINLINE", "targets.allowInline"},
+		"MQPROBE_IDEMPOTENCY_STORE=redis":    {"idempotency.store", "must be one of sqlite, postgres, dynamodb, memory", `"redis"`},
+		"MQPROBE_MQ_POOL_MAXCONNSPERTARGET=": {"MQPROBE_MQ_POOL_MAXCONNSPERTARGET", "integer"},
+	} {
+		_, err := Load("", []string{env})
+		wantErr(t, err, parts...)
+	}
+
+	// Every bad variable is reported, not just the first.
+	_, err = Load("", []string{"MQPROBE_A=1", "MQPROBE_B=2", "MQPROBE_LOG_LEVEL=x", "MQPROBE_RESULTS_RECENT=x"})
+	wantErr(t, err, "MQPROBE_A:", "MQPROBE_B:", "MQPROBE_RESULTS_RECENT")
+
+	// Two profiles whose names map to one variable cannot be told apart.
+	file := writeYAML(t, "targets: {profiles: {a-b: {queueManager: QM1}, a_b: {queueManager: QM1}}}\n")
+	_, err = Load(file, []string{"MQPROBE_TARGETS_PROFILES_A_B_QUEUE=DEV.QUEUE.1"})
+	wantErr(t, err, "MQPROBE_TARGETS_PROFILES_A_B_QUEUE", "ambiguous")
+}
+
+func TestFileErrors(t *testing.T) {
+	cases := []struct {
+		name, yaml string
+		parts      []string
+	}{
+		{"unknown key", "http:\n  adr: 127.0.0.1:1\n", []string{":2:", "http.adr", "unknown key (did you mean http.addr?)"}},
+		{"unknown top-level key", "mode: embedded\n\nmodes: aws\n", []string{":3:", "modes: unknown key"}},
+		{"wrong case", "idempotency:\n  recordTtl: 1h\n", []string{":2:", "idempotency.recordTtl", "did you mean idempotency.recordTTL"}},
+		{"in a list entry", "mq:\n  embedded:\n    queueManagers:\n      - name: QM1\n        depth: 3\n",
+			[]string{":5:", "mq.embedded.queueManagers[0].depth", "unknown key"}},
+		{"in a profile", "targets:\n  profiles:\n    p:\n      queueManager: QM1\n      pasword: x\n",
+			[]string{":5:", "targets.profiles.p.pasword", "unknown key"}},
+		{"duration as integer", "http:\n  readTimeout: 30\n", []string{":2:", "http.readTimeout", "duration"}},
+		{"bad duration", "idempotency:\n  lease: soon\n", []string{"idempotency.lease", `"soon"`}},
+		{"int as text", "results:\n  recent: many\n", []string{"results.recent", "integer"}},
+		{"list as scalar", "mq:\n  embedded:\n    queueManagers:\n      - name: QM1\n        queues: Q1\n",
+			[]string{"mq.embedded.queueManagers[0].queues", "list of strings"}},
+		{"section as scalar", "http: yes\n", []string{":1:", "http", "must be a mapping"}},
+		{"duplicate key", "log:\n  level: info\n  level: debug\n", []string{":3:", "log.level", "duplicate"}},
+		{"not a mapping", "- a\n- b\n", []string{":1:", "(document): must be a mapping"}},
+		{"two documents", "mode: embedded\n---\nmode: aws\n", []string{"one YAML document"}},
+		{"syntax", "http: [\n", []string{"mqprobe.yaml"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(writeYAML(t, tc.yaml), nil)
+			wantErr(t, err, append(tc.parts, "mqprobe.yaml")...)
+		})
+	}
+
+	// All unknown keys at once.
+	_, err := Load(writeYAML(t, "a: 1\nb: 2\nhttp: {c: 3}\n"), nil)
+	wantErr(t, err, "a: unknown", "b: unknown", "http.c: unknown")
+
+	_, err = Load(filepath.Join(t.TempDir(), "missing.yaml"), nil)
+	wantErr(t, err, "missing.yaml")
+
+	// A file of comments only is all defaults.
+	mustLoad(t, writeYAML(t, "# nothing\n"))
+}
+
+func TestValidateRules(t *testing.T) {
+	cases := []struct {
+		key    string
+		mutate func(*Config)
+		rule   string
+	}{
+		{"mode", func(c *Config) { c.Mode = "cloud" }, `must be one of embedded, aws (got "cloud")`},
+		{"instanceId", func(c *Config) { c.InstanceID = "" }, "must not be empty"},
+		{"instanceId", func(c *Config) { c.InstanceID = "a b" }, "without spaces"},
+		{"http.addr", func(c *Config) { c.HTTP.Addr = "8080" }, `must be host:port (got "8080")`},
+		{"http.addr", func(c *Config) { c.HTTP.Addr = "127.0.0.1:99999" }, "must be host:port"},
+		{"http.authToken", func(c *Config) { c.HTTP.Addr = "0.0.0.0:8080" }, "required when http.addr is not a loopback address"},
+		{"http.authToken", func(c *Config) { c.HTTP.Addr = ":8080" }, "not a loopback"},
+		{"http.maxBodyBytes", func(c *Config) { c.HTTP.MaxBodyBytes = 0 }, "greater than 0"},
+		{"http.maxBodyBytes", func(c *Config) { c.HTTP.MaxBodyBytes = 1000 }, "at least command.maxBytes"},
+		{"http.readTimeout", func(c *Config) { c.HTTP.ReadTimeout = -time.Second }, "negative"},
+		{"http.writeTimeout", func(c *Config) { c.HTTP.WriteTimeout = -time.Second }, "negative"},
+		{"http.shutdownTimeout", func(c *Config) { c.HTTP.ShutdownTimeout = 0 }, "greater than 0s"},
+		{"idempotency.store", func(c *Config) { c.Idempotency.Store = "redis" }, `must be one of sqlite, postgres, dynamodb, memory (got "redis")`},
+		{"idempotency.recordTTL", func(c *Config) { c.Idempotency.RecordTTL = 0 }, "greater than 0s"},
+		{"idempotency.recordTTL", func(c *Config) { c.Idempotency.RecordTTL = 1000 * time.Hour }, "must not exceed idempotency.maxRecordTTL"},
+		{"idempotency.maxRecordTTL", func(c *Config) { c.Idempotency.MaxRecordTTL = -1 }, "greater than 0s"},
+		{"idempotency.lease", func(c *Config) { c.Idempotency.Lease = time.Millisecond }, "at least 30ms"},
+		{"idempotency.localCacheSize", func(c *Config) { c.Idempotency.LocalCacheSize = -1 }, "negative"},
+		{"idempotency.cleanupInterval", func(c *Config) { c.Idempotency.CleanupInterval = 0 }, "greater than 0s"},
+		{"idempotency.sqlite.path", func(c *Config) { c.Idempotency.SQLite.Path = "" }, "required when idempotency.store is sqlite"},
+		{"idempotency.postgres.dsn", func(c *Config) { c.Idempotency.Store = StorePostgres }, "required when idempotency.store is postgres"},
+		{"idempotency.dynamodb.table", func(c *Config) { c.Idempotency.Store = StoreDynamoDB; c.Idempotency.DynamoDB.Table = "x" }, "DynamoDB table name"},
+		{"mq.backend", func(c *Config) { c.MQ.Backend = "rabbit" }, "must be one of embedded, ibmmq"},
+		{"mq.embedded.queueManagers", func(c *Config) { c.MQ.Embedded.QueueManagers = nil }, "at least one"},
+		{"mq.embedded.queueManagers[0].name", func(c *Config) { c.MQ.Embedded.QueueManagers[0].Name = "" }, "required"},
+		{"mq.embedded.queueManagers[1].name", func(c *Config) {
+			c.MQ.Embedded.QueueManagers = append(c.MQ.Embedded.QueueManagers, c.MQ.Embedded.QueueManagers[0])
+		}, "duplicate queue manager"},
+		{"mq.embedded.queueManagers[0].queues[1]", func(c *Config) { c.MQ.Embedded.QueueManagers[0].Queues[1] = "BAD NAME" }, "MQ name"},
+		{"mq.embedded.queueManagers[0].queues[1]", func(c *Config) { c.MQ.Embedded.QueueManagers[0].Queues[1] = "DEV.QUEUE.1" }, "duplicate queue"},
+		{"mq.embedded.queueManagers[0].maxDepth", func(c *Config) { c.MQ.Embedded.QueueManagers[0].MaxDepth = -1 }, "between 1 and"},
+		{"mq.embedded.queueManagers[0].maxMsgLength", func(c *Config) { c.MQ.Embedded.QueueManagers[0].MaxMsgLength = 200 << 20 }, "between 1 and 104857600"},
+		{"mq.pool.maxConnsPerTarget", func(c *Config) { c.MQ.Pool.MaxConnsPerTarget = 0 }, "greater than 0"},
+		{"mq.pool.maxIdlePerTarget", func(c *Config) { c.MQ.Pool.MaxIdlePerTarget = -1 }, "negative"},
+		{"mq.pool.maxIdlePerTarget", func(c *Config) { c.MQ.Pool.MaxIdlePerTarget = 9 }, "must not exceed mq.pool.maxConnsPerTarget"},
+		{"mq.pool.idleTimeout", func(c *Config) { c.MQ.Pool.IdleTimeout = -1 }, "negative"},
+		{"command.maxBytes", func(c *Config) { c.Command.MaxBytes = 0 }, "greater than 0"},
+		{"command.missingKey.bus", func(c *Config) { c.Command.MissingKey.Bus = "ignore" }, "reject, messageId, derive, generate"},
+		{"command.missingKey.http", func(c *Config) { c.Command.MissingKey.HTTP = MissingKeyMessageID }, "reject, derive, generate"},
+		{"results.replay", func(c *Config) { c.Results.Replay = "again" }, "republish, drop"},
+		{"results.recent", func(c *Config) { c.Results.Recent = -1 }, "negative"},
+		{"results.maxRawBodyBytes", func(c *Config) { c.Results.MaxRawBodyBytes = -1 }, "negative"},
+		{"results.snsTopicArn", func(c *Config) { c.Results.SNSTopicARN = "topic" }, "must be an ARN"},
+		{"results.snsTopicArn", func(c *Config) { c.Mode = ModeAWS; c.Bus.SQS.QueueURL = "https://q" }, "required when mode is aws"},
+		{"consume.captureMaxBytes", func(c *Config) { c.Consume.CaptureMaxBytes = -1 }, "negative"},
+		{"consume.captureMaxMessageBytes", func(c *Config) { c.Consume.CaptureMaxMessageBytes = -1 }, "negative"},
+		{"consume.captureMaxMessageBytes", func(c *Config) { c.Consume.CaptureMaxMessageBytes = 1 << 20 }, "must not exceed consume.captureMaxBytes"},
+		{"targets.profiles.bad name", func(c *Config) { setProfile(c, "bad name", TargetProfile{QueueManager: "QM1"}) }, "profile name"},
+		{"targets.profiles.p.queueManager", func(c *Config) { setProfile(c, "p", TargetProfile{}) }, "required"},
+		{"targets.profiles.p.queueManager", func(c *Config) { setProfile(c, "p", TargetProfile{QueueManager: "QM9"}) }, "mq.embedded.queueManagers"},
+		{"targets.profiles.p.queue", func(c *Config) { setProfile(c, "p", TargetProfile{QueueManager: "QM1", Queue: "NOPE"}) }, "queue of embedded queue manager QM1"},
+		{"targets.profiles.p.allowedQueues[0]", func(c *Config) {
+			setProfile(c, "p", TargetProfile{QueueManager: "QM1", AllowedQueues: []string{""}})
+		}, "required"},
+		{"targets.profiles.p.channel", func(c *Config) {
+			setProfile(c, "p", TargetProfile{QueueManager: "QM1", Channel: "A.CHANNEL.NAME.TOO.LONG"})
+		}, "at most 20"},
+		{"targets.profiles.p.connName", func(c *Config) {
+			setProfile(c, "p", TargetProfile{QueueManager: "QM1", ConnName: "host(1414"})
+		}, "host(port)"},
+		{"targets.profiles.p.connName", func(c *Config) {
+			c.MQ.Backend = BackendIBMMQ
+			setProfile(c, "p", TargetProfile{QueueManager: "QM1"})
+		}, "required when mq.backend is ibmmq"},
+		{"targets.profiles.p.ssl.cipherSpec", func(c *Config) {
+			setProfile(c, "p", TargetProfile{QueueManager: "QM1", SSL: SSLConfig{Enabled: true, KeyStoreRef: "file:/k"}})
+		}, "required when ssl.enabled"},
+		{"targets.profiles.p.ssl.keyStoreRef", func(c *Config) {
+			setProfile(c, "p", TargetProfile{QueueManager: "QM1", SSL: SSLConfig{Enabled: true, CipherSpec: "ANY_TLS13"}})
+		}, "required when ssl.enabled"},
+		{"targets.profiles.p.ssl.trustStoreRef", func(c *Config) {
+			setProfile(c, "p", TargetProfile{QueueManager: "QM1", SSL: SSLConfig{TrustStoreRef: "/etc/trust"}})
+		}, "must be a reference"},
+		{"targets.profiles.p.auth.passwordRef", func(c *Config) {
+			setProfile(c, "p", TargetProfile{QueueManager: "QM1", Auth: AuthConfig{PasswordRef: "hunter2"}})
+		}, "must be a reference env:NAME, file:/path or secret://name"},
+		{"bus.sqs.queueUrl", func(c *Config) { c.Mode = ModeAWS; c.Results.SQSQueue = "r" }, "required when mode is aws"},
+		{"bus.sqs.queueUrl", func(c *Config) { c.Bus.SQS.QueueURL = "mqprobe-commands" }, "http(s) queue URL"},
+		{"bus.sqs.waitTimeSeconds", func(c *Config) { c.Bus.SQS.WaitTimeSeconds = 21 }, "between 0 and 20"},
+		{"bus.sqs.maxMessages", func(c *Config) { c.Bus.SQS.MaxMessages = 0 }, "between 1 and 10"},
+		{"bus.sqs.visibilityTimeout", func(c *Config) { c.Bus.SQS.VisibilityTimeout = 1500 * time.Millisecond }, "whole seconds"},
+		{"bus.sqs.visibilityTimeout", func(c *Config) { c.Bus.SQS.VisibilityTimeout = 13 * time.Hour }, "12h"},
+		{"bus.nackDelay", func(c *Config) { c.Bus.NackDelay = -time.Second }, "between 0s and 12h"},
+		{"log.level", func(c *Config) { c.Log.Level = "trace" }, "debug, info, warn, error"},
+		{"log.format", func(c *Config) { c.Log.Format = "xml" }, "json, text"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.key+" "+tc.rule, func(t *testing.T) {
+			c := Default()
+			tc.mutate(c)
+			err := c.Validate()
+			if !hasFieldError(err, tc.key, tc.rule) {
+				t.Errorf("Validate() = %v; want a *FieldError for %s containing %q", err, tc.key, tc.rule)
+			}
+		})
+	}
+
+	// Every broken rule is reported at once.
+	c := Default()
+	c.Mode, c.HTTP.Addr, c.Log.Format = "x", "8080", "xml"
+	wantErr(t, c.Validate(), "mode:", "http.addr:", "log.format:")
+
+	// Loopback names and a token-protected public bind are fine.
+	for _, addr := range []string{"localhost:1", "[::1]:8080", "127.0.0.2:80"} {
+		c := Default()
+		c.HTTP.Addr = addr
+		if err := c.Validate(); err != nil {
+			t.Errorf("http.addr %q: %v", addr, err)
+		}
+	}
+	c = Default()
+	c.HTTP.Addr, c.HTTP.AuthToken = "0.0.0.0:8080", "t"
+	if err := c.Validate(); err != nil {
+		t.Errorf("public bind with a token: %v", err)
+	}
+}
+
+// hasFieldError reports whether err joins a *FieldError for key whose rule
+// contains rule.
+func hasFieldError(err error, key, rule string) bool {
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return false
+	}
+	for _, e := range joined.Unwrap() {
+		var fe *FieldError
+		if errors.As(e, &fe) && fe.Key == key && strings.Contains(fe.Rule, rule) && fe.Error() == key+": "+fe.Rule {
+			return true
+		}
+	}
+	return false
+}
+
+func setProfile(c *Config, name string, p TargetProfile) {
+	if c.Targets.Profiles == nil {
+		c.Targets.Profiles = map[string]TargetProfile{}
+	}
+	c.Targets.Profiles[name] = p
+}
+
+func TestRedacted(t *testing.T) {
+	c := Default()
+	c.HTTP.AuthToken = "tok-123"
+	setProfile(c, "p", TargetProfile{QueueManager: "QM1", AllowedQueues: []string{"DEV.QUEUE.1"},
+		Auth: AuthConfig{User: "app", PasswordRef: "env:PW"}})
+	setProfile(c, "q", TargetProfile{QueueManager: "QM1"})
+
+	for dsn, want := range map[string]string{
+		"postgres://u:s3cret@db:5432/x?sslmode=disable":  "postgres://u:REDACTED@db:5432/x?sslmode=disable",
+		"postgres://u@db/x?password=s3cret":              "postgres://u@db/x?password=REDACTED",
+		"host=db user=u password=s3cret dbname=x":        "host=db user=u password=REDACTED dbname=x",
+		"host=db password='s3 cret' dbname=x":            "host=db password=REDACTED dbname=x",
+		"postgres://u@db/x":                              "postgres://u@db/x",
+		"postgres://u:s3cret@db:bad%zz/x":                "REDACTED",
+		"host=db user=u PASSWORD = s3cret sslmode=allow": "host=db user=u PASSWORD = REDACTED sslmode=allow",
+	} {
+		c.Idempotency.Postgres.DSN = dsn
+		r := c.Redacted()
+		if got := r.Idempotency.Postgres.DSN; got != want || strings.Contains(got, "s3") {
+			t.Errorf("dsn %q redacted to %q, want %q", dsn, got, want)
+		}
+	}
+
+	r := c.Redacted()
+	if r.HTTP.AuthToken != "REDACTED" || r.Targets.Profiles["p"].Auth.User != "REDACTED" ||
+		r.Targets.Profiles["p"].Auth.PasswordRef != "REDACTED" {
+		t.Errorf("secrets left: %+v", r)
+	}
+	if r.Targets.Profiles["q"].Auth.User != "" {
+		t.Error("an empty secret should stay empty, so it still reads as unset")
+	}
+	// The original is untouched and shares nothing with the copy.
+	if c.HTTP.AuthToken != "tok-123" || c.Targets.Profiles["p"].Auth.User != "app" {
+		t.Errorf("Redacted changed the original: %+v", c)
+	}
+	r.Targets.Profiles["p"].AllowedQueues[0] = "X"
+	r.MQ.Embedded.QueueManagers[0].Queues[0] = "X"
+	*r.Targets.AllowInline = false
+	if c.Targets.Profiles["p"].AllowedQueues[0] != "DEV.QUEUE.1" || c.MQ.Embedded.QueueManagers[0].Queues[0] != "DEV.QUEUE.1" ||
+		!c.Targets.InlineAllowed() {
+		t.Error("Redacted copy shares memory with the original")
+	}
+	// Every key tagged secret is hidden.
+	for _, k := range Keys() {
+		if k.Secret && !strings.Contains("http.authToken idempotency.postgres.dsn targets.profiles.<name>.auth.user targets.profiles.<name>.auth.passwordRef", k.Key) {
+			t.Errorf("unexpected secret key %s", k.Key)
+		}
+	}
+}
+
+func TestKeysCoverEveryLeaf(t *testing.T) {
+	keys := Keys()
+	if n := countLeaves(reflect.TypeFor[Config]()); len(keys) != n {
+		t.Errorf("Keys() lists %d keys, Config has %d leaf fields", len(keys), n)
+	}
+	seen := map[string]bool{}
+	for _, k := range keys {
+		if seen[k.Key] {
+			t.Errorf("key %s listed twice", k.Key)
+		}
+		seen[k.Key] = true
+		if k.Desc == "" {
+			t.Errorf("key %s has no desc tag", k.Key)
+		}
+		if k.Type == "" {
+			t.Errorf("key %s has no type", k.Key)
+		}
+		switch {
+		case strings.Contains(k.Key, "[]"):
+			if k.Env != "" {
+				t.Errorf("list entry key %s has variable %s", k.Key, k.Env)
+			}
+		case strings.Contains(k.Key, "<name>"):
+			if want := strings.Replace(EnvName(strings.Replace(k.Key, "<name>", "name", 1)), "_NAME_", "_<NAME>_", 1); k.Env != want {
+				t.Errorf("key %s: env %s, want %s", k.Key, k.Env, want)
+			}
+		default:
+			if k.Env != EnvName(k.Key) {
+				t.Errorf("key %s: env %s, want %s", k.Key, k.Env, EnvName(k.Key))
+			}
+		}
+	}
+	want := map[string]Key{
+		"idempotency.recordTTL":   {Type: "duration", Default: "24h", Env: "MQPROBE_IDEMPOTENCY_RECORDTTL"},
+		"http.addr":               {Type: "string", Default: "127.0.0.1:8080", Env: "MQPROBE_HTTP_ADDR"},
+		"idempotency.sqlite.path": {Type: "string", Default: "./data/mqprobe.db", Env: "MQPROBE_IDEMPOTENCY_SQLITE_PATH"},
+		"idempotency.enabled":     {Type: "bool", Default: "true", Env: "MQPROBE_IDEMPOTENCY_ENABLED"},
+		"mq.embedded.queueManagers[].queues": {Type: "[]string",
+			Default: "DEV.QUEUE.1,DEV.QUEUE.2,DEV.QUEUE.3,DEV.DEAD.LETTER.QUEUE"},
+		"targets.profiles.<name>.auth.passwordRef": {Type: "string",
+			Env: "MQPROBE_TARGETS_PROFILES_<NAME>_AUTH_PASSWORDREF", Secret: true},
+	}
+	for _, k := range keys {
+		if w, ok := want[k.Key]; ok {
+			w.Key, w.Desc = k.Key, k.Desc
+			if k != w {
+				t.Errorf("Keys() entry %+v, want %+v", k, w)
+			}
+			delete(want, k.Key)
+		}
+	}
+	for k := range want {
+		t.Errorf("Keys() lacks %s", k)
+	}
+}
+
+// countLeaves counts the yaml-tagged fields that are not sections, on the
+// type alone, as an independent check of walk.
+func countLeaves(t reflect.Type) int {
+	n := 0
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Tag.Get("yaml") == "" {
+			continue
+		}
+		ft := f.Type
+		if ft.Kind() == reflect.Map || ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct {
+			ft = ft.Elem()
+		}
+		if ft.Kind() == reflect.Struct {
+			n += countLeaves(ft)
+		} else {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,335 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// FieldError is one broken rule: Key is the dotted key, Rule what it must be.
+type FieldError struct {
+	Key  string
+	Rule string
+}
+
+func (e *FieldError) Error() string { return e.Key + ": " + e.Rule }
+
+// Limits imposed by IBM MQ and SQS, so bad values fail at start and not at
+// the first command.
+const (
+	mqNameMax       = 48        // queue manager and queue names
+	mqChannelMax    = 20        // channel names
+	mqMaxMsgLength  = 104857600 // 100 MiB, the largest MAXMSGL
+	mqMaxDepth      = 999999999 // the largest MAXDEPTH
+	sqsMaxWait      = 20        // ReceiveMessage WaitTimeSeconds
+	sqsMaxBatch     = 10        // ReceiveMessage MaxNumberOfMessages
+	sqsMaxVisibleTo = 12 * time.Hour
+	minLease        = 30 * time.Millisecond // as the idempotency engine enforces
+	instanceIDMax   = 128
+)
+
+var (
+	mqNameRE      = regexp.MustCompile(`^[A-Za-z0-9._%/]+$`)
+	profileNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	connNameRE    = regexp.MustCompile(`^[^\s(),]+(\([0-9]{1,5}\))?$`)
+	dynamoTableRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
+)
+
+// Validate checks every setting and reports every broken rule (joined
+// *FieldError values), each naming the dotted key.
+func (c *Config) Validate() error {
+	v := &validator{}
+	v.oneOf("mode", c.Mode, ModeEmbedded, ModeAWS)
+	switch {
+	case c.InstanceID == "":
+		v.fail("instanceId", "must not be empty")
+	case len(c.InstanceID) > instanceIDMax || strings.IndexFunc(c.InstanceID, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) >= 0:
+		v.fail("instanceId", "must be at most %d printable characters without spaces (got %q)", instanceIDMax, c.InstanceID)
+	}
+	c.validateHTTP(v)
+	c.validateIdempotency(v)
+	c.validateMQ(v)
+	c.validateCommand(v)
+	c.validateTargets(v)
+	c.validateBus(v)
+	v.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
+	v.oneOf("log.format", c.Log.Format, "json", "text")
+	return errors.Join(v.errs...)
+}
+
+func (c *Config) validateHTTP(v *validator) {
+	h := c.HTTP
+	host, port, err := net.SplitHostPort(h.Addr)
+	if p, perr := strconv.Atoi(port); err != nil || perr != nil || p < 0 || p > 65535 {
+		v.fail("http.addr", "must be host:port (got %q)", h.Addr)
+	} else if !isLoopback(host) && h.AuthToken == "" {
+		// SPEC §11: any bind beyond loopback needs a bearer token.
+		v.fail("http.authToken", "required when http.addr is not a loopback address (got %q)", h.Addr)
+	}
+	v.positive("http.maxBodyBytes", h.MaxBodyBytes)
+	if h.MaxBodyBytes > 0 && h.MaxBodyBytes < c.Command.MaxBytes {
+		v.fail("http.maxBodyBytes", "must be at least command.maxBytes (%d) (got %d)", c.Command.MaxBytes, h.MaxBodyBytes)
+	}
+	v.nonNegativeDuration("http.readTimeout", h.ReadTimeout)
+	v.nonNegativeDuration("http.writeTimeout", h.WriteTimeout)
+	v.positiveDuration("http.shutdownTimeout", h.ShutdownTimeout)
+	v.positiveDuration("http.inProgressWait", h.InProgressWait)
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (c *Config) validateIdempotency(v *validator) {
+	id := c.Idempotency
+	v.oneOf("idempotency.store", id.Store, StoreSQLite, StorePostgres, StoreDynamoDB, StoreMemory)
+	v.positiveDuration("idempotency.recordTTL", id.RecordTTL)
+	v.positiveDuration("idempotency.maxRecordTTL", id.MaxRecordTTL)
+	if id.MaxRecordTTL > 0 && id.RecordTTL > id.MaxRecordTTL {
+		v.fail("idempotency.recordTTL", "must not exceed idempotency.maxRecordTTL (%s) (got %s)", formatDuration(id.MaxRecordTTL), formatDuration(id.RecordTTL))
+	}
+	if id.Lease < minLease {
+		v.fail("idempotency.lease", "must be at least %s (got %s)", minLease, formatDuration(id.Lease))
+	}
+	v.nonNegative("idempotency.localCacheSize", id.LocalCacheSize)
+	v.positiveDuration("idempotency.cleanupInterval", id.CleanupInterval)
+	switch id.Store {
+	case StoreSQLite:
+		if id.SQLite.Path == "" {
+			v.fail("idempotency.sqlite.path", "required when idempotency.store is sqlite")
+		}
+	case StorePostgres:
+		if id.Postgres.DSN == "" {
+			v.fail("idempotency.postgres.dsn", "required when idempotency.store is postgres")
+		}
+	case StoreDynamoDB:
+		if !dynamoTableRE.MatchString(id.DynamoDB.Table) {
+			v.fail("idempotency.dynamodb.table", "must be a DynamoDB table name, 3-255 of A-Z a-z 0-9 _ . - (got %q)", id.DynamoDB.Table)
+		}
+	}
+}
+
+func (c *Config) validateMQ(v *validator) {
+	v.oneOf("mq.backend", c.MQ.Backend, BackendEmbedded, BackendIBMMQ)
+	qms := c.MQ.Embedded.QueueManagers
+	if c.MQ.Backend == BackendEmbedded && len(qms) == 0 {
+		v.fail("mq.embedded.queueManagers", "at least one queue manager is required when mq.backend is embedded")
+	}
+	seenQM := map[string]bool{}
+	for i, qm := range qms {
+		key := fmt.Sprintf("mq.embedded.queueManagers[%d]", i)
+		if v.mqName(key+".name", qm.Name, mqNameMax) {
+			if seenQM[qm.Name] {
+				v.fail(key+".name", "duplicate queue manager %q", qm.Name)
+			}
+			seenQM[qm.Name] = true
+		}
+		seenQ := map[string]bool{}
+		for j, q := range qm.Queues {
+			qk := fmt.Sprintf("%s.queues[%d]", key, j)
+			if v.mqName(qk, q, mqNameMax) {
+				if seenQ[q] {
+					v.fail(qk, "duplicate queue %q", q)
+				}
+				seenQ[q] = true
+			}
+		}
+		v.between(key+".maxDepth", qm.MaxDepth, 1, mqMaxDepth)
+		v.between(key+".maxMsgLength", qm.MaxMsgLength, 1, mqMaxMsgLength)
+	}
+	p := c.MQ.Pool
+	v.positive("mq.pool.maxConnsPerTarget", p.MaxConnsPerTarget)
+	v.nonNegative("mq.pool.maxIdlePerTarget", p.MaxIdlePerTarget)
+	if p.MaxConnsPerTarget > 0 && p.MaxIdlePerTarget > p.MaxConnsPerTarget {
+		v.fail("mq.pool.maxIdlePerTarget", "must not exceed mq.pool.maxConnsPerTarget (%d) (got %d)", p.MaxConnsPerTarget, p.MaxIdlePerTarget)
+	}
+	v.nonNegativeDuration("mq.pool.idleTimeout", p.IdleTimeout)
+}
+
+func (c *Config) validateCommand(v *validator) {
+	v.positive("command.maxBytes", c.Command.MaxBytes)
+	v.oneOf("command.missingKey.bus", c.Command.MissingKey.Bus, MissingKeyReject, MissingKeyMessageID, MissingKeyDerive, MissingKeyGenerate)
+	// HTTP requests have no transport message id to fall back on.
+	v.oneOf("command.missingKey.http", c.Command.MissingKey.HTTP, MissingKeyReject, MissingKeyDerive, MissingKeyGenerate)
+
+	r := c.Results
+	v.oneOf("results.replay", r.Replay, ReplayRepublish, ReplayDrop)
+	v.nonNegative("results.recent", r.Recent)
+	v.nonNegative("results.maxRawBodyBytes", r.MaxRawBodyBytes)
+	if r.SNSTopicARN != "" && !strings.HasPrefix(r.SNSTopicARN, "arn:") {
+		v.fail("results.snsTopicArn", "must be an ARN, arn:aws:sns:<region>:<account>:<topic> (got %q)", r.SNSTopicARN)
+	}
+	if c.Mode == ModeAWS && r.SNSTopicARN == "" && r.SQSQueue == "" {
+		v.fail("results.snsTopicArn", "results.snsTopicArn or results.sqsQueue is required when mode is aws")
+	}
+
+	cs := c.Consume
+	v.nonNegative("consume.captureMaxBytes", cs.CaptureMaxBytes)
+	v.nonNegative("consume.captureMaxMessageBytes", cs.CaptureMaxMessageBytes)
+	if cs.CaptureMaxMessageBytes > cs.CaptureMaxBytes {
+		v.fail("consume.captureMaxMessageBytes", "must not exceed consume.captureMaxBytes (%d) (got %d)", cs.CaptureMaxBytes, cs.CaptureMaxMessageBytes)
+	}
+}
+
+func (c *Config) validateTargets(v *validator) {
+	embeddedQueues := map[string][]string{}
+	for _, qm := range c.MQ.Embedded.QueueManagers {
+		embeddedQueues[qm.Name] = qm.Queues
+	}
+	names := make([]string, 0, len(c.Targets.Profiles))
+	for name := range c.Targets.Profiles {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		p := c.Targets.Profiles[name]
+		key := "targets.profiles." + name
+		if !profileNameRE.MatchString(name) {
+			v.fail(key, "profile name must start with a letter or digit and hold only A-Z a-z 0-9 . _ -")
+		}
+		v.mqName(key+".queueManager", p.QueueManager, mqNameMax)
+		if p.Queue != "" {
+			v.mqName(key+".queue", p.Queue, mqNameMax)
+		}
+		for i, q := range p.AllowedQueues {
+			v.mqName(fmt.Sprintf("%s.allowedQueues[%d]", key, i), q, mqNameMax)
+		}
+		if p.Channel != "" {
+			v.mqName(key+".channel", p.Channel, mqChannelMax)
+		}
+		if p.ConnName != "" {
+			for part := range strings.SplitSeq(p.ConnName, ",") {
+				if !connNameRE.MatchString(strings.TrimSpace(part)) {
+					v.fail(key+".connName", "must be host(port)[,host(port)...] (got %q)", p.ConnName)
+					break
+				}
+			}
+		}
+		switch c.MQ.Backend {
+		case BackendIBMMQ:
+			if p.CCDTURL == "" && (p.ConnName == "" || p.Channel == "") {
+				v.fail(key+".connName", "channel and connName, or ccdtUrl, are required when mq.backend is ibmmq")
+			}
+		case BackendEmbedded:
+			queues, ok := embeddedQueues[p.QueueManager]
+			if p.QueueManager != "" && !ok {
+				v.fail(key+".queueManager", "must name a queue manager of mq.embedded.queueManagers when mq.backend is embedded (got %q)", p.QueueManager)
+			}
+			if ok && p.Queue != "" && !slices.Contains(queues, p.Queue) {
+				v.fail(key+".queue", "must be a queue of embedded queue manager %s (got %q)", p.QueueManager, p.Queue)
+			}
+		}
+		if p.SSL.Enabled {
+			if p.SSL.CipherSpec == "" {
+				v.fail(key+".ssl.cipherSpec", "required when ssl.enabled is true")
+			}
+			if p.SSL.KeyStoreRef == "" {
+				v.fail(key+".ssl.keyStoreRef", "required when ssl.enabled is true")
+			}
+		}
+		v.ref(key+".ssl.keyStoreRef", p.SSL.KeyStoreRef)
+		v.ref(key+".ssl.trustStoreRef", p.SSL.TrustStoreRef)
+		v.ref(key+".auth.passwordRef", p.Auth.PasswordRef)
+	}
+}
+
+func (c *Config) validateBus(v *validator) {
+	s := c.Bus.SQS
+	if c.Mode == ModeAWS && s.QueueURL == "" {
+		v.fail("bus.sqs.queueUrl", "required when mode is aws")
+	}
+	if s.QueueURL != "" && !strings.HasPrefix(s.QueueURL, "http://") && !strings.HasPrefix(s.QueueURL, "https://") {
+		v.fail("bus.sqs.queueUrl", "must be an http(s) queue URL (got %q)", s.QueueURL)
+	}
+	v.between("bus.sqs.waitTimeSeconds", s.WaitTimeSeconds, 0, sqsMaxWait)
+	v.between("bus.sqs.maxMessages", s.MaxMessages, 1, sqsMaxBatch)
+	// SQS counts visibility in whole seconds, up to 12 hours.
+	if s.VisibilityTimeout < 0 || s.VisibilityTimeout > sqsMaxVisibleTo || s.VisibilityTimeout%time.Second != 0 {
+		v.fail("bus.sqs.visibilityTimeout", "must be whole seconds between 0s and 12h (got %s)", formatDuration(s.VisibilityTimeout))
+	}
+	if d := c.Bus.NackDelay; d < 0 || d > sqsMaxVisibleTo {
+		v.fail("bus.nackDelay", "must be between 0s and 12h (got %s)", formatDuration(d))
+	}
+}
+
+// validator collects broken rules.
+type validator struct{ errs []error }
+
+func (v *validator) fail(key, format string, args ...any) {
+	v.errs = append(v.errs, &FieldError{Key: key, Rule: fmt.Sprintf(format, args...)})
+}
+
+func (v *validator) oneOf(key, got string, allowed ...string) {
+	if !slices.Contains(allowed, got) {
+		v.fail(key, "must be one of %s (got %q)", strings.Join(allowed, ", "), got)
+	}
+}
+
+func (v *validator) positive(key string, n int) {
+	if n <= 0 {
+		v.fail(key, "must be greater than 0 (got %d)", n)
+	}
+}
+
+func (v *validator) nonNegative(key string, n int) {
+	if n < 0 {
+		v.fail(key, "must not be negative (got %d)", n)
+	}
+}
+
+func (v *validator) between(key string, n, lo, hi int) {
+	if n < lo || n > hi {
+		v.fail(key, "must be between %d and %d (got %d)", lo, hi, n)
+	}
+}
+
+func (v *validator) positiveDuration(key string, d time.Duration) {
+	if d <= 0 {
+		v.fail(key, "must be greater than 0s (got %s)", formatDuration(d))
+	}
+}
+
+func (v *validator) nonNegativeDuration(key string, d time.Duration) {
+	if d < 0 {
+		v.fail(key, "must not be negative (got %s)", formatDuration(d))
+	}
+}
+
+// mqName checks an MQ object name and reports whether it is valid.
+func (v *validator) mqName(key, name string, maxLen int) bool {
+	if name == "" {
+		v.fail(key, "required")
+		return false
+	}
+	if len(name) > maxLen || !mqNameRE.MatchString(name) {
+		v.fail(key, "must be an MQ name of at most %d characters A-Z a-z 0-9 . _ %% / (got %q)", maxLen, name)
+		return false
+	}
+	return true
+}
+
+// ref checks a secret reference (SPEC §11); empty means none.
+func (v *validator) ref(key, ref string) {
+	if ref == "" {
+		return
+	}
+	scheme, rest, ok := strings.Cut(ref, ":")
+	switch {
+	case ok && scheme == "env" && rest != "":
+	case ok && scheme == "file" && rest != "":
+	case ok && scheme == "secret" && strings.HasPrefix(rest, "//") && len(rest) > 2:
+	default:
+		// The value itself is not echoed: a password pasted here is a secret.
+		v.fail(key, "must be a reference env:NAME, file:/path or secret://name")
+	}
+}

@@ -1,0 +1,372 @@
+// Package daemon assembles a running mqprobe from its configuration: the
+// idempotency store and engine, the MQ backend and pool, the executor, the
+// command bus and router, and the HTTP API; and takes it down gracefully.
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/ThreeDotsLabs/watermill/pubsub/gochannel"
+
+	"github.com/mqprobe/mqprobe/handlers"
+	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/config"
+	"github.com/mqprobe/mqprobe/internal/executor"
+	"github.com/mqprobe/mqprobe/internal/httpapi"
+	"github.com/mqprobe/mqprobe/internal/idempotency"
+	"github.com/mqprobe/mqprobe/internal/idempotency/memory"
+	"github.com/mqprobe/mqprobe/internal/idempotency/sqlstore"
+	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/mq/embedded"
+	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/targets"
+	"github.com/mqprobe/mqprobe/router"
+)
+
+// Options are what the caller supplies beyond the configuration.
+type Options struct {
+	Version string
+	Log     *slog.Logger
+	// Backend replaces the configured MQ backend (tests inject faults).
+	Backend mq.Backend
+	// Store replaces the configured idempotency store; the daemon closes it.
+	Store idempotency.Store
+	// WrapPublisher, when set, wraps the results publisher (tests make it fail).
+	WrapPublisher func(result.Publisher) result.Publisher
+}
+
+// Daemon is an assembled mqprobe.
+type Daemon struct {
+	cfg      *config.Config
+	log      *slog.Logger
+	store    idempotency.Store
+	engine   *idempotency.Engine
+	backend  mq.Backend
+	pool     *mq.Pool
+	exec     *executor.Executor
+	bus      *gochannel.GoChannel
+	router   *router.Router
+	recent   *result.Recent
+	server   *http.Server
+	listener net.Listener
+
+	work       context.Context // command work; cancelled at the drain deadline
+	cancelWork context.CancelCauseFunc
+	draining   atomic.Bool
+}
+
+// ErrDrainDeadline cancels work still running when the drain deadline passes.
+var ErrDrainDeadline = errors.New("shutdown: drain deadline passed")
+
+// New builds a daemon and binds its HTTP listener; Run starts it.
+func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	log := opts.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	d = &Daemon{cfg: cfg, log: log}
+	d.work, d.cancelWork = context.WithCancelCause(context.Background())
+	defer func() {
+		if err != nil {
+			d.closeResources()
+		}
+	}()
+
+	d.store = opts.Store
+	if d.store == nil {
+		if d.store, err = openStore(ctx, cfg); err != nil {
+			return nil, err
+		}
+	}
+	if d.engine, err = idempotency.New(d.store, idempotency.Config{
+		Disabled: !cfg.Idempotency.Enabled, RecordTTL: cfg.Idempotency.RecordTTL, MaxRecordTTL: cfg.Idempotency.MaxRecordTTL,
+		Lease: cfg.Idempotency.Lease, LocalCacheSize: cfg.Idempotency.LocalCacheSize,
+	}, log); err != nil {
+		return nil, err
+	}
+	d.backend = opts.Backend
+	if d.backend == nil {
+		if d.backend, err = openBackend(cfg); err != nil {
+			return nil, err
+		}
+	}
+	if d.pool, err = mq.NewPool(d.backend, mq.PoolConfig{MaxConnsPerTarget: cfg.MQ.Pool.MaxConnsPerTarget,
+		MaxIdlePerTarget: cfg.MQ.Pool.MaxIdlePerTarget, IdleTimeout: cfg.MQ.Pool.IdleTimeout}); err != nil {
+		return nil, fmt.Errorf("mq.pool: %w", err)
+	}
+	decoder, err := command.NewDecoder(command.DecoderConfig{MaxBytes: cfg.Command.MaxBytes, KeyExpression: cfg.Command.KeyExpression,
+		MissingKeyBus: command.MissingKeyPolicy(cfg.Command.MissingKey.Bus), MissingKeyHTTP: command.MissingKeyPolicy(cfg.Command.MissingKey.HTTP)})
+	if err != nil {
+		return nil, fmt.Errorf("command: %w", err)
+	}
+
+	d.bus = gochannel.NewGoChannel(gochannel.Config{}, watermillLogger(log))
+	d.recent = result.NewRecent(cfg.Results.Recent)
+	var publisher result.Publisher = result.Multi{d.recent, router.NewResultPublisher(d.bus, router.ResultsTopic)}
+	if opts.WrapPublisher != nil {
+		publisher = opts.WrapPublisher(publisher)
+	}
+	if d.exec, err = executor.New(executor.Config{
+		Source: "mqprobe/" + cfg.InstanceID, Replay: executor.ReplayMode(cfg.Results.Replay),
+		MaxRawBodyBytes: cfg.Results.MaxRawBodyBytes, RetryDelay: cfg.Bus.NackDelay, HTTPWait: cfg.HTTP.InProgressWait,
+		Limits: handlers.Limits{CaptureMaxBytes: cfg.Consume.CaptureMaxBytes, CaptureMaxMessageBytes: cfg.Consume.CaptureMaxMessageBytes},
+	}, executor.Deps{Decoder: decoder, Engine: d.engine, Handlers: handlers.Registry(), Targets: targets.NewResolver(targetsConfig(cfg)),
+		Conns: d.pool, Publisher: publisher, Log: log}); err != nil {
+		return nil, err
+	}
+	if d.router, err = router.New(router.Config{CloseTimeout: cfg.HTTP.ShutdownTimeout, WorkContext: d.work}, d.bus, d.exec, watermillLogger(log)); err != nil {
+		return nil, err
+	}
+	openapi, err := httpapi.OpenAPI(opts.Version)
+	if err != nil {
+		return nil, fmt.Errorf("openapi: %w", err)
+	}
+	api := httpapi.Handler(httpapi.Config{
+		Executor: d.exec, Recent: d.recent, Submit: d.submit, OpenAPI: openapi,
+		MaxBodyBytes: int64(cfg.HTTP.MaxBodyBytes), WorkContext: d.work,
+		Ready: map[string]httpapi.Check{"store": d.storeReady, "router": d.routerReady, "intake": d.intakeReady},
+		Status: httpapi.StatusInfo{Version: opts.Version, Mode: cfg.Mode, Instance: cfg.InstanceID, Started: time.Now(),
+			Backends: map[string]string{"mq": cfg.MQ.Backend, "idempotencyStore": storeName(cfg), "bus": "gochannel"}},
+	})
+	d.server = &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout: cfg.HTTP.ReadTimeout, WriteTimeout: cfg.HTTP.WriteTimeout,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	if d.listener, err = net.Listen("tcp", cfg.HTTP.Addr); err != nil {
+		return nil, fmt.Errorf("http.addr %s: %w", cfg.HTTP.Addr, err)
+	}
+	return d, nil
+}
+
+// Bus is the in-process command bus (embedded mode).
+func (d *Daemon) Bus() *gochannel.GoChannel { return d.bus }
+
+// Addr is the address the HTTP API listens on.
+func (d *Daemon) Addr() string { return d.listener.Addr().String() }
+
+// Run serves until ctx ends, then drains: intake stops, in-flight commands
+// get http.shutdownTimeout to finish, and whatever is still running is
+// backed out and its claim released for another instance to resume.
+func (d *Daemon) Run(ctx context.Context) error {
+	routerErr := make(chan error, 1)
+	go func() { routerErr <- d.router.Run(context.WithoutCancel(ctx)) }()
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- d.server.Serve(d.listener) }()
+	if d.store != nil && d.cfg.Idempotency.Enabled && d.cfg.Idempotency.CleanupInterval > 0 {
+		go d.engine.RunCleanup(d.work, d.cfg.Idempotency.CleanupInterval)
+	}
+	d.log.Info("mqprobe running", "addr", d.Addr(), "mode", d.cfg.Mode, "mq", d.cfg.MQ.Backend, "store", storeName(d.cfg))
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case err := <-serveErr:
+		runErr = fmt.Errorf("http server: %w", err)
+	case err := <-routerErr:
+		runErr = fmt.Errorf("router: %w", err)
+	}
+	d.shutdown()
+	return runErr
+}
+
+func (d *Daemon) shutdown() {
+	d.draining.Store(true)
+	timeout := d.cfg.HTTP.ShutdownTimeout
+	d.log.Info("draining: intake stopped, waiting for in-flight commands", "deadline", timeout.String())
+	drainCtx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	intake := make(chan struct{})
+	go func() {
+		defer close(intake)
+		routerClosed := make(chan struct{})
+		go func() {
+			if err := d.router.Close(); err != nil {
+				d.log.Warn("router close", "error", err)
+			}
+			close(routerClosed)
+		}()
+		if err := d.server.Shutdown(drainCtx); err != nil {
+			d.log.Warn("http drain incomplete", "error", err)
+		}
+		<-routerClosed
+	}()
+	<-intake
+	if err := d.exec.Wait(drainCtx); err != nil {
+		d.log.Warn("drain deadline passed: backing out in-flight commands and releasing their claims")
+		d.cancelWork(ErrDrainDeadline)
+		// Cancelled handlers back out and release their claims: the store
+		// must stay open until they have.
+		waitCtx, cancelWait := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancelWait()
+		if err := d.exec.Wait(waitCtx); err != nil {
+			d.log.Error("in-flight commands did not stop after cancellation; their claims free when their leases expire")
+		}
+	}
+	d.cancelWork(context.Canceled)
+	d.closeResources()
+	d.log.Info("mqprobe stopped")
+}
+
+func (d *Daemon) closeResources() {
+	if d.listener != nil {
+		d.listener.Close()
+	}
+	if d.bus != nil {
+		d.bus.Close()
+	}
+	if d.pool != nil {
+		d.pool.Close()
+	}
+	if d.store != nil {
+		d.store.Close()
+	}
+}
+
+// submit publishes a raw command on the in-process bus.
+func (d *Daemon) submit(ctx context.Context, body []byte, meta map[string]string) (string, error) {
+	if d.draining.Load() {
+		return "", errors.New("shutting down: not accepting commands")
+	}
+	msg := message.NewMessage(watermill.NewUUID(), body)
+	for k, v := range meta {
+		msg.Metadata.Set(k, v)
+	}
+	msg.Metadata.Set(router.MetaMessageID, msg.UUID)
+	if err := d.bus.Publish(router.CommandsTopic, msg); err != nil {
+		return "", fmt.Errorf("publish command: %w", err)
+	}
+	return msg.UUID, nil
+}
+
+func (d *Daemon) storeReady(ctx context.Context) error {
+	_, _, err := d.engine.Get(ctx, "HEALTH", "readiness-probe")
+	return err
+}
+
+func (d *Daemon) routerReady(context.Context) error {
+	if !d.router.IsRunning() {
+		return errors.New("router not running")
+	}
+	return nil
+}
+
+func (d *Daemon) intakeReady(context.Context) error {
+	if d.draining.Load() {
+		return errors.New("draining")
+	}
+	return nil
+}
+
+// watermillLogger demotes watermill's per-message info lines to debug: the
+// executor's audit line already says what happened to each command.
+func watermillLogger(log *slog.Logger) watermill.LoggerAdapter {
+	return watermill.NewSlogLoggerWithLevelMapping(log, map[slog.Level]slog.Level{slog.LevelInfo: slog.LevelDebug})
+}
+
+func storeName(cfg *config.Config) string {
+	if !cfg.Idempotency.Enabled {
+		return "disabled"
+	}
+	return cfg.Idempotency.Store
+}
+
+func openStore(ctx context.Context, cfg *config.Config) (idempotency.Store, error) {
+	if !cfg.Idempotency.Enabled {
+		return nil, nil
+	}
+	switch cfg.Idempotency.Store {
+	case config.StoreMemory:
+		return memory.New(), nil
+	case config.StoreSQLite:
+		path := cfg.Idempotency.SQLite.Path
+		if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+			return nil, fmt.Errorf("idempotency.sqlite.path: %w", err)
+		}
+		s, err := sqlstore.OpenSQLite(ctx, path)
+		if err != nil {
+			return nil, fmt.Errorf("idempotency.sqlite.path %s: %w", path, err)
+		}
+		return s, nil
+	case config.StorePostgres:
+		s, err := sqlstore.OpenPostgres(ctx, cfg.Idempotency.Postgres.DSN)
+		if err != nil {
+			return nil, fmt.Errorf("idempotency.postgres.dsn: %w", err)
+		}
+		return s, nil
+	}
+	return nil, fmt.Errorf("idempotency.store: %q is not available in this build", cfg.Idempotency.Store)
+}
+
+// backendOpeners maps mq.backend values to constructors; the ibmmq build
+// tag adds "ibmmq".
+var backendOpeners = map[string]func(*config.Config) (mq.Backend, error){
+	config.BackendEmbedded: func(cfg *config.Config) (mq.Backend, error) {
+		var ec embedded.Config
+		for _, qm := range cfg.MQ.Embedded.QueueManagers {
+			q := embedded.QueueManagerConfig{Name: qm.Name, MaxMsgLength: qm.MaxMsgLength}
+			for _, name := range qm.Queues {
+				q.Queues = append(q.Queues, embedded.QueueConfig{Name: name, MaxDepth: qm.MaxDepth, MaxMsgLength: qm.MaxMsgLength})
+			}
+			ec.QueueManagers = append(ec.QueueManagers, q)
+		}
+		return embedded.New(ec)
+	},
+}
+
+func openBackend(cfg *config.Config) (mq.Backend, error) {
+	open, ok := backendOpeners[cfg.MQ.Backend]
+	if !ok {
+		return nil, fmt.Errorf("mq.backend: %q is not available in this build (build with -tags ibmmq for the IBM MQ client)", cfg.MQ.Backend)
+	}
+	b, err := open(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("mq.backend %s: %w", cfg.MQ.Backend, err)
+	}
+	return b, nil
+}
+
+func targetsConfig(cfg *config.Config) targets.Config {
+	tc := targets.Config{AllowInline: cfg.Targets.InlineAllowed(), Profiles: map[string]targets.Profile{}}
+	for name, p := range cfg.Targets.Profiles {
+		tp := targets.Profile{QueueManager: p.QueueManager, Queue: p.Queue, Channel: p.Channel, ConnName: p.ConnName,
+			CCDTURL: p.CCDTURL, User: p.Auth.User, PasswordRef: p.Auth.PasswordRef}
+		if p.SSL.Enabled {
+			tp.CipherSpec, tp.KeyStoreRef = p.SSL.CipherSpec, p.SSL.KeyStoreRef
+		}
+		tc.Profiles[name] = tp
+	}
+	return tc
+}
+
+// InitStore creates the configured store's schema (idempotently) and says
+// what it did.
+func InitStore(ctx context.Context, cfg *config.Config) (string, error) {
+	if !cfg.Idempotency.Enabled {
+		return "idempotency is disabled: no store to initialise", nil
+	}
+	s, err := openStore(ctx, cfg)
+	if err != nil {
+		return "", err
+	}
+	defer s.Close()
+	switch cfg.Idempotency.Store {
+	case config.StoreSQLite:
+		return fmt.Sprintf("sqlite store ready at %s (schema version %d)", cfg.Idempotency.SQLite.Path, sqlstore.SchemaVersion), nil
+	case config.StorePostgres:
+		return fmt.Sprintf("postgres store ready: table idempotency_record (schema version %d)", sqlstore.SchemaVersion), nil
+	}
+	return cfg.Idempotency.Store + " store ready", nil
+}

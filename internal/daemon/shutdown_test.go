@@ -1,0 +1,59 @@
+package daemon_test
+
+import (
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mqprobe/mqprobe/internal/config"
+	"github.com/mqprobe/mqprobe/internal/mq/embedded"
+)
+
+// TestDrainReleasesClaimAndRestartResumes stops a daemon in the middle of a
+// paced PRODUCE whose drain deadline is too short: the open unit of work is
+// backed out and the claim released, and a new daemon on the same store
+// resumes from the last checkpoint instead of starting over.
+func TestDrainReleasesClaimAndRestartResumes(t *testing.T) {
+	backend, err := embedded.New(embedded.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbPath := filepath.Join(t.TempDir(), "mqprobe.db")
+	onSQLite := func(s *setup) {
+		s.cfg.Idempotency.Store = config.StoreSQLite
+		s.cfg.Idempotency.SQLite.Path = dbPath
+		s.opts.Store = nil
+		s.opts.Backend = backend
+		s.cfg.HTTP.ShutdownTimeout = 300 * time.Millisecond
+	}
+	body := fmt.Sprintf(`{%s,"batch":{"count":40,"messageSizeBytes":64,"rateLimitPerSec":40,"transaction":{"enabled":true,"txSize":5}}}`, target)
+
+	first := start(t, onSQLite)
+	answered := make(chan response, 1)
+	go func() { answered <- first.post("/messages/produce", body, "Idempotency-Key", "drain-1") }()
+	time.Sleep(450 * time.Millisecond) // about 18 puts: 3 commits, one transaction open
+	first.shutdown()
+	if r := <-answered; r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" {
+		t.Fatalf("interrupted request: %d %s", r.status, r.body)
+	}
+
+	second := start(t, onSQLite)
+	committed := second.depth("DEV.QUEUE.1")
+	if committed == 0 || committed%5 != 0 || committed >= 40 {
+		t.Fatalf("depth after drain %d: want whole committed transactions only", committed)
+	}
+	r := second.post("/messages/produce", body, "Idempotency-Key", "drain-1")
+	d := r.json(t)
+	if r.status != http.StatusCreated || d["attempt"] != float64(2) {
+		t.Fatalf("resume: %d %s", r.status, r.body)
+	}
+	res := d["result"].(map[string]any)
+	if res["resumedFrom"] != float64(committed) {
+		t.Errorf("resumedFrom %v, want %d", res["resumedFrom"], committed)
+	}
+	if depth := second.depth("DEV.QUEUE.1"); depth != 40 {
+		t.Errorf("depth %d after resume, want exactly 40", depth)
+	}
+}

@@ -1,0 +1,289 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/mqprobe/mqprobe/handlers"
+	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/idempotency"
+	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/targets"
+)
+
+// job is one command on its way through Execute.
+type job struct {
+	in      command.Input
+	dec     command.Decoded
+	target  targets.Resolved
+	started time.Time
+}
+
+// Execute runs one command to exactly one outcome.
+func (x *Executor) Execute(ctx context.Context, in command.Input) Outcome {
+	x.active.Add(1)
+	defer x.active.Done()
+	j := &job{in: in, started: time.Now().UTC()}
+	out := x.execute(ctx, j)
+	x.audit(j, out)
+	return out
+}
+
+func (x *Executor) execute(ctx context.Context, j *job) Outcome {
+	dec, err := x.Decoder.Decode(j.in)
+	if err != nil {
+		return x.reject(ctx, j, validationError(err), validationStatus(err))
+	}
+	j.dec = dec
+	handler, ok := x.Handlers[dec.Command.OperationType]
+	if !ok {
+		return x.reject(ctx, j, &result.Error{Code: result.CodeUnsupported,
+			Message: fmt.Sprintf("operation %s is not supported by this daemon", dec.Command.OperationType)}, http.StatusUnprocessableEntity)
+	}
+	if j.target, err = x.Targets.Resolve(dec.Command); err != nil {
+		var te *targets.Error
+		if errors.As(err, &te) {
+			return x.reject(ctx, j, &result.Error{Code: te.Code, Message: te.Message}, http.StatusUnprocessableEntity)
+		}
+		return x.reject(ctx, j, &result.Error{Code: result.CodeTargetNotAllowed, Message: err.Error()}, http.StatusUnprocessableEntity)
+	}
+
+	req := idempotency.Request{OperationType: string(dec.Command.OperationType), IdempotencyKey: dec.IdempotencyKey,
+		RequestHash: dec.RequestHash, Target: j.target.String()}
+	if dec.TTL > 0 {
+		req = req.WithTTL(dec.TTL)
+	}
+	claim, err := x.begin(ctx, j, req)
+	switch {
+	case errors.Is(err, idempotency.ErrInvalidArgument):
+		return x.reject(ctx, j, &result.Error{Code: "INVALID_KEY", Message: err.Error()}, http.StatusBadRequest)
+	case err != nil:
+		return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("claim %s: %w", req.PK(), err))
+	}
+	switch claim.Outcome {
+	case idempotency.Conflict:
+		return x.reject(ctx, j, &result.Error{Code: result.CodeKeyReused,
+			Message: "Idempotency key reused with different request"}, http.StatusConflict)
+	case idempotency.InProgress:
+		wait := max(time.Until(claim.Record.LeaseExpiresAt), time.Second)
+		return Outcome{Status: result.StatusInProgress, RetryAfter: min(wait, x.cfg.RetryDelay),
+			HTTPStatus: http.StatusConflict, Err: fmt.Errorf("%s is being executed (attempt %d)", req.PK(), claim.Record.Attempt)}
+	case idempotency.Replay:
+		return x.replay(ctx, j, claim.Record)
+	}
+	return x.run(ctx, j, handler, claim)
+}
+
+// begin claims the command. An HTTP caller whose command runs elsewhere
+// waits a while for its result, so parallel identical requests all get it.
+func (x *Executor) begin(ctx context.Context, j *job, req idempotency.Request) (idempotency.Result, error) {
+	claim, err := x.Engine.Begin(ctx, req)
+	if j.in.Transport != command.TransportHTTP {
+		return claim, err
+	}
+	deadline := time.Now().Add(x.cfg.HTTPWait)
+	for backoff := 5 * time.Millisecond; err == nil && claim.Outcome == idempotency.InProgress && time.Now().Before(deadline); backoff = min(2*backoff, 250*time.Millisecond) {
+		select {
+		case <-ctx.Done():
+			return claim, err
+		case <-time.After(min(backoff, time.Until(deadline))):
+		}
+		claim, err = x.Engine.Begin(ctx, req)
+	}
+	return claim, err
+}
+
+// run executes an acquired command under its lease.
+func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, claim idempotency.Result) Outcome {
+	lease := claim.Lease
+	cmd := j.dec.Command
+	run := handlers.Run{
+		Command: cmd, Target: j.target.Target, Queue: j.target.Queue, Conns: x.Conns,
+		Progress: lease.Progress(), Limits: x.cfg.Limits,
+		Checkpoint: func(ctx context.Context, progress string) error { return x.Engine.Checkpoint(ctx, lease, progress) },
+	}
+	var res any
+	err := x.Engine.Hold(ctx, lease, func(ctx context.Context) (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("handler panic: %v\n%s", p, debug.Stack())
+			}
+		}()
+		res, err = handler(ctx, run)
+		return err
+	})
+	data := x.data(j, result.StatusCompleted, claim.Record.Attempt)
+	switch {
+	case errors.Is(err, idempotency.ErrLeaseLost):
+		// Another worker owns the command now; it reports the outcome.
+		return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("%s: %w", lease.PK(), err))
+	case err != nil && ctx.Err() != nil:
+		// Shutdown or caller gone: hand the claim over for someone to resume.
+		releaseCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if rerr := x.Engine.Release(releaseCtx, lease); rerr != nil {
+			x.Log.Warn("could not release claim", "pk", lease.PK(), "error", rerr)
+		}
+		return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("%s interrupted: %w", lease.PK(), err))
+	case err != nil:
+		return x.fail(ctx, j, lease, data, err)
+	}
+	if data.Result, err = json.Marshal(res); err != nil {
+		return x.fail(ctx, j, lease, data, fmt.Errorf("encode result: %w", err))
+	}
+	status := http.StatusOK
+	if cmd.OperationType == command.Produce {
+		status = http.StatusCreated
+	}
+	payload, err := json.Marshal(data)
+	if err != nil {
+		return x.fail(ctx, j, lease, data, fmt.Errorf("encode result data: %w", err))
+	}
+	if _, err := x.Engine.Complete(context.WithoutCancel(ctx), lease, idempotency.Response{Payload: string(payload), HTTPStatus: status}); err != nil {
+		// The MQ work is done but not recorded: a redelivery finds the claim
+		// IN_PROGRESS until its lease ends, then re-executes.
+		return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("record completion of %s: %w", lease.PK(), err))
+	}
+	out := x.publish(ctx, data, status, false)
+	out.Body = payload
+	return out
+}
+
+// fail records a failed command; permanent failures are published and acked,
+// transient ones are left for redelivery to retry.
+func (x *Executor) fail(ctx context.Context, j *job, lease *idempotency.Lease, data result.Data, cause error) Outcome {
+	data.Status = result.StatusFailed
+	data.Error = mqError(cause)
+	if _, err := x.Engine.Fail(context.WithoutCancel(ctx), lease, data.Error.Message); err != nil {
+		return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("record failure of %s: %w (failure was: %v)", lease.PK(), err, cause))
+	}
+	body, _ := json.Marshal(data)
+	if data.Error.Transient {
+		ev := result.New(x.cfg.Source, data, time.Now())
+		return Outcome{Status: result.StatusFailed, Event: &ev, RetryAfter: x.cfg.RetryDelay,
+			HTTPStatus: http.StatusBadGateway, Body: body, Err: cause}
+	}
+	out := x.publish(ctx, data, http.StatusBadGateway, false)
+	out.Body = body
+	return out
+}
+
+func (x *Executor) replay(ctx context.Context, j *job, rec idempotency.Record) Outcome {
+	var data result.Data
+	if err := json.Unmarshal([]byte(rec.ResponsePayload), &data); err != nil {
+		return x.undecided(j, http.StatusInternalServerError, fmt.Errorf("stored result of %s is unreadable: %w", rec.PK, err))
+	}
+	data.Replay = true
+	status := rec.HTTPStatus
+	if status == 0 {
+		status = http.StatusOK
+	}
+	body := []byte(rec.ResponsePayload)
+	if x.cfg.Replay == ReplayDrop {
+		ev := result.New(x.cfg.Source, data, time.Now())
+		return Outcome{Status: data.Status, Event: &ev, Ack: true, HTTPStatus: status, Body: body, Replay: true}
+	}
+	out := x.publish(ctx, data, status, true)
+	out.Body = body
+	return out
+}
+
+// reject refuses a command before it acts; the message is never retried.
+func (x *Executor) reject(ctx context.Context, j *job, e *result.Error, httpStatus int) Outcome {
+	data := x.data(j, result.StatusRejected, 0)
+	data.Error = e
+	if e.Code != result.CodeKeyReused {
+		data.RawBody = capString(j.in.Body, x.cfg.MaxRawBodyBytes)
+	}
+	return x.publish(ctx, data, httpStatus, false)
+}
+
+// publish sends the event; the message is acked only once it is out.
+func (x *Executor) publish(ctx context.Context, data result.Data, httpStatus int, replay bool) Outcome {
+	ev := result.New(x.cfg.Source, data, time.Now())
+	out := Outcome{Status: data.Status, Event: &ev, HTTPStatus: httpStatus, Replay: replay}
+	if err := x.Publisher.Publish(ctx, ev); err != nil {
+		// The record is already final, so a redelivery replays it.
+		out.Err = fmt.Errorf("publish result: %w", err)
+		out.RetryAfter = x.cfg.RetryDelay
+		return out
+	}
+	out.Published, out.Ack = true, true
+	return out
+}
+
+func (x *Executor) undecided(j *job, httpStatus int, err error) Outcome {
+	x.Log.Warn("command left for redelivery", "key", j.dec.IdempotencyKey, "operation", j.dec.Command.OperationType, "error", err)
+	return Outcome{HTTPStatus: httpStatus, RetryAfter: x.cfg.RetryDelay, Err: err}
+}
+
+func (x *Executor) data(j *job, status result.Status, attempt int) result.Data {
+	now := time.Now().UTC()
+	started := j.started
+	tags := j.dec.Command.Tags
+	if tags == nil {
+		tags = map[string]string{}
+	}
+	op := string(j.dec.Command.OperationType)
+	if op == "" {
+		op = string(j.in.Operation)
+	}
+	key := j.dec.IdempotencyKey
+	if key == "" {
+		key = j.in.IdempotencyKey
+	}
+	d := result.Data{OperationType: op, IdempotencyKey: key, Status: status, RequestHash: j.dec.RequestHash,
+		Attempt: attempt, StartedAt: &started, FinishedAt: &now, DurationMs: now.Sub(started).Milliseconds(),
+		Result: json.RawMessage("null"), Tags: tags}
+	if j.target.Queue != "" {
+		d.Target = j.target.String()
+	}
+	return d
+}
+
+// mqError describes a handler failure, with the MQ reason when there is one.
+func mqError(err error) *result.Error {
+	if e, ok := mq.AsError(err); ok {
+		return &result.Error{Code: e.Reason.Code(), Reason: int32(e.Reason), Message: err.Error(), Transient: e.Transient()}
+	}
+	return &result.Error{Code: result.CodeInternal, Message: err.Error()}
+}
+
+func validationError(err error) *result.Error {
+	var ve *command.ValidationError
+	if !errors.As(err, &ve) {
+		return &result.Error{Code: "INVALID_COMMAND", Message: err.Error()}
+	}
+	e := &result.Error{Code: string(ve.Code), Message: ve.Error()}
+	for _, p := range ve.Problems {
+		e.Problems = append(e.Problems, result.Problem{Path: p.Path, Rule: p.Rule, Message: p.Message})
+	}
+	return e
+}
+
+func validationStatus(err error) int {
+	var ve *command.ValidationError
+	if !errors.As(err, &ve) {
+		return http.StatusBadRequest
+	}
+	switch ve.Code {
+	case command.CodeTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case command.CodeMalformedJSON, command.CodeInvalidKey, command.CodeMissingKey:
+		return http.StatusBadRequest
+	}
+	return http.StatusUnprocessableEntity
+}
+
+func capString(b []byte, n int) string {
+	if len(b) > n {
+		b = b[:n]
+	}
+	return string(b)
+}

@@ -1,0 +1,135 @@
+// Package executor runs one command through SPEC §6: decode, validate, key,
+// hash, claim, act on the claim's outcome, record and publish the result. It
+// is the one path both the bus (router) and the HTTP API use, and it decides
+// for each command exactly one outcome and whether its message is acked.
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mqprobe/mqprobe/handlers"
+	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/idempotency"
+	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/targets"
+)
+
+// ReplayMode says what a replayed command publishes.
+type ReplayMode string
+
+// Replay modes.
+const (
+	ReplayRepublish ReplayMode = "republish" // publish the cached result again, replay: true
+	ReplayDrop      ReplayMode = "drop"      // publish nothing
+)
+
+// Config tunes an Executor.
+type Config struct {
+	// Source is the CloudEvents source, "mqprobe/<instance>".
+	Source string
+	Replay ReplayMode
+	// MaxRawBodyBytes is how much of a rejected command's body its event keeps.
+	MaxRawBodyBytes int
+	// RetryDelay is how long a redelivery waits after InProgress, a transient
+	// failure or an unavailable store.
+	RetryDelay time.Duration
+	// HTTPWait is how long an HTTP caller whose command is running elsewhere
+	// waits for its result before getting 409 with Retry-After.
+	HTTPWait time.Duration
+	Limits   handlers.Limits
+}
+
+func (c *Config) setDefaults() {
+	if c.Source == "" {
+		c.Source = "mqprobe/local"
+	}
+	if c.Replay == "" {
+		c.Replay = ReplayRepublish
+	}
+	if c.MaxRawBodyBytes == 0 {
+		c.MaxRawBodyBytes = 4096
+	}
+	if c.RetryDelay == 0 {
+		c.RetryDelay = 5 * time.Second
+	}
+	if c.HTTPWait == 0 {
+		c.HTTPWait = 10 * time.Second
+	}
+}
+
+// Deps are what an Executor drives.
+type Deps struct {
+	Decoder   *command.Decoder
+	Engine    *idempotency.Engine
+	Handlers  map[command.Operation]handlers.Handler
+	Targets   *targets.Resolver
+	Conns     handlers.Connector
+	Publisher result.Publisher
+	Log       *slog.Logger
+}
+
+// Executor executes commands.
+type Executor struct {
+	cfg Config
+	Deps
+	counts sync.Map // outcome name → *int64 counter, for /status
+	active sync.WaitGroup
+}
+
+// Wait blocks until no command is executing, or ctx ends.
+func (x *Executor) Wait(ctx context.Context) error {
+	idle := make(chan struct{})
+	go func() {
+		x.active.Wait()
+		close(idle)
+	}()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// New returns an executor.
+func New(cfg Config, deps Deps) (*Executor, error) {
+	cfg.setDefaults()
+	if cfg.Replay != ReplayRepublish && cfg.Replay != ReplayDrop {
+		return nil, fmt.Errorf("results.replay must be republish or drop (got %q)", cfg.Replay)
+	}
+	if deps.Decoder == nil || deps.Engine == nil || deps.Targets == nil || deps.Conns == nil || deps.Publisher == nil {
+		return nil, errors.New("executor: decoder, engine, targets, connections and publisher are required")
+	}
+	if deps.Log == nil {
+		deps.Log = slog.Default()
+	}
+	return &Executor{cfg: cfg, Deps: deps}, nil
+}
+
+// Outcome is what became of one command.
+type Outcome struct {
+	// Status is the command's result status; empty when nothing was decided
+	// (store unavailable, lease lost, shutdown) and the message must come back.
+	Status result.Status
+	// Event is the result, published unless it is a dropped replay; nil when
+	// there is none (InProgress, transient failure on the bus, undecided).
+	Event *result.Event
+	// Published reports whether Event reached the results destination.
+	Published bool
+	// Ack: the bus message is done. Otherwise redeliver after RetryAfter.
+	Ack        bool
+	RetryAfter time.Duration
+	// HTTPStatus is the status an HTTP caller gets (SPEC §8), and Body its
+	// body for completed, failed and replayed commands: the recorded bytes,
+	// so every replay answers exactly what the first execution answered.
+	HTTPStatus int
+	Body       []byte
+	Replay     bool
+	// Err explains an undecided outcome or a failed publish.
+	Err error
+}

@@ -1,0 +1,248 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/mqprobe/mqprobe/configs"
+)
+
+// commandRoutes are the synchronous command endpoints: path, schema file,
+// component name, success status.
+var commandRoutes = []struct {
+	path, schema, component, summary string
+	success                          int
+}{
+	{"/messages/produce", "produce.json", "ProduceCommand", "Put a batch of messages", 201},
+	{"/messages/consume", "consume.json", "ConsumeCommand", "Get or browse a batch of messages", 200},
+	{"/queue/depth", "depth.json", "DepthCommand", "Read a queue's depth and open counts", 200},
+	{"/connections/test", "connection-test.json", "ConnectionTestCommand", "Connect and inquire the queue manager", 200},
+}
+
+// OpenAPI builds the OpenAPI 3.1 document of the HTTP API from the command
+// and result JSON Schemas in configs, so the two cannot drift.
+func OpenAPI(version string) ([]byte, error) {
+	schemas := map[string]any{}
+	add := func(name string, v any) error {
+		if _, dup := schemas[name]; dup {
+			return fmt.Errorf("openapi: two schemas named %s", name)
+		}
+		schemas[name] = v
+		return nil
+	}
+	common, err := loadSchema(configs.Schemas, "schemas/common.json")
+	if err != nil {
+		return nil, err
+	}
+	for name, def := range common["$defs"].(map[string]any) {
+		if err := add(name, rewriteRefs(def, "#/$defs/")); err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range commandRoutes {
+		s, err := loadSchema(configs.Schemas, "schemas/"+r.schema)
+		if err != nil {
+			return nil, err
+		}
+		if err := add(r.component, rewriteRefs(s, "common.json#/$defs/")); err != nil {
+			return nil, err
+		}
+	}
+	ev, err := loadSchema(configs.Events, "events/result.json")
+	if err != nil {
+		return nil, err
+	}
+	eventDefs := map[string]string{"data": "ResultData", "error": "ResultError", "problem": "ResultProblem"}
+	for def, name := range eventDefs {
+		if err := add(name, rewriteEventRefs(ev["$defs"].(map[string]any)[def], eventDefs)); err != nil {
+			return nil, err
+		}
+	}
+	delete(ev, "$defs")
+	if err := add("ResultEvent", rewriteEventRefs(ev, eventDefs)); err != nil {
+		return nil, err
+	}
+	if err := add("Problem", problemSchema); err != nil {
+		return nil, err
+	}
+
+	paths := map[string]any{}
+	for _, r := range commandRoutes {
+		paths[r.path] = map[string]any{"post": commandOperation(r.component, r.summary, r.success)}
+	}
+	for path, op := range opsPaths() {
+		paths[path] = op
+	}
+	doc := map[string]any{
+		"openapi":           "3.1.0",
+		"jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
+		"info": map[string]any{
+			"title":       "mqprobe",
+			"version":     version,
+			"description": "Executes commands against IBM MQ exactly once. Every command is deduplicated by an idempotency record keyed <operationType>#<idempotencyKey>; a repeat replays the recorded result with Idempotent-Replay: true.",
+		},
+		"paths":      paths,
+		"components": map[string]any{"schemas": schemas},
+	}
+	return json.MarshalIndent(doc, "", "  ")
+}
+
+func loadSchema(fsys fs.FS, name string) (map[string]any, error) {
+	data, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("openapi: %w", err)
+	}
+	var s map[string]any
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("openapi: %s: %w", name, err)
+	}
+	delete(s, "$schema")
+	delete(s, "$id")
+	return s, nil
+}
+
+// rewriteRefs points $refs starting with prefix at components/schemas.
+func rewriteRefs(v any, prefix string) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			if ref, ok := e.(string); ok && k == "$ref" && strings.HasPrefix(ref, prefix) {
+				out[k] = "#/components/schemas/" + strings.TrimPrefix(ref, prefix)
+				continue
+			}
+			out[k] = rewriteRefs(e, prefix)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = rewriteRefs(e, prefix)
+		}
+		return out
+	}
+	return v
+}
+
+func rewriteEventRefs(v any, names map[string]string) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			if ref, ok := e.(string); ok && k == "$ref" {
+				if name, ok := names[strings.TrimPrefix(ref, "#/$defs/")]; ok {
+					out[k] = "#/components/schemas/" + name
+					continue
+				}
+			}
+			out[k] = rewriteEventRefs(e, names)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = rewriteEventRefs(e, names)
+		}
+		return out
+	}
+	return v
+}
+
+var problemSchema = map[string]any{
+	"description": "RFC 9457 problem details.",
+	"type":        "object",
+	"required":    []any{"type", "title", "status"},
+	"properties": map[string]any{
+		"type":           map[string]any{"type": "string"},
+		"title":          map[string]any{"type": "string"},
+		"status":         map[string]any{"type": "integer"},
+		"detail":         map[string]any{"type": "string"},
+		"instance":       map[string]any{"type": "string"},
+		"code":           map[string]any{"type": "string", "description": "MALFORMED_JSON, TOO_LARGE, SCHEMA_VIOLATION, UNKNOWN_OPERATION, INVALID_KEY, MISSING_KEY, IDEMPOTENCY_KEY_REUSED, TARGET_NOT_FOUND, TARGET_NOT_ALLOWED"},
+		"errors":         map[string]any{"type": "array", "items": ref("ResultProblem")},
+		"idempotencyKey": map[string]any{"type": "string"},
+	},
+}
+
+func ref(name string) map[string]any { return map[string]any{"$ref": "#/components/schemas/" + name} }
+
+func jsonContent(schema any) map[string]any {
+	return map[string]any{"application/json": map[string]any{"schema": schema}}
+}
+
+func problemResponse(description string, headers map[string]any) map[string]any {
+	r := map[string]any{"description": description,
+		"content": map[string]any{"application/problem+json": map[string]any{"schema": ref("Problem")}}}
+	if headers != nil {
+		r["headers"] = headers
+	}
+	return r
+}
+
+var retryAfter = map[string]any{"Retry-After": map[string]any{
+	"description": "Seconds to wait before retrying.", "schema": map[string]any{"type": "integer"}}}
+
+func commandOperation(component, summary string, success int) map[string]any {
+	replayHeaders := map[string]any{
+		"Idempotent-Replay": map[string]any{"description": "true when the body is the recorded result of an earlier execution.", "schema": map[string]any{"type": "string", "enum": []any{"true"}}},
+		"Idempotency-Key":   map[string]any{"description": "The key the command was recorded under.", "schema": map[string]any{"type": "string"}},
+	}
+	return map[string]any{
+		"summary":     summary,
+		"operationId": strings.TrimSuffix(strings.ToLower(component[:1])+component[1:], "Command"),
+		"parameters": []any{
+			map[string]any{"name": "Idempotency-Key", "in": "header", "required": false,
+				"description": "Deduplicates the command (1-255 printable ASCII); generated when absent.",
+				"schema":      map[string]any{"type": "string", "minLength": 1, "maxLength": 255}},
+			map[string]any{"name": "Idempotency-Expiry-Seconds", "in": "header", "required": false,
+				"description": "How long the record is kept, clamped to idempotency.maxRecordTTL.",
+				"schema":      map[string]any{"type": "integer", "minimum": 1}},
+		},
+		"requestBody": map[string]any{"required": true, "content": jsonContent(ref(component))},
+		"responses": map[string]any{
+			fmt.Sprint(success): map[string]any{"description": "Executed, or replayed from the idempotency record.", "headers": replayHeaders, "content": jsonContent(ref("ResultData"))},
+			"400":               problemResponse("Malformed JSON or an invalid idempotency key.", nil),
+			"409":               problemResponse("The key was used for a different request, or the same request is still running (Retry-After).", retryAfter),
+			"413":               problemResponse("The command exceeds 256 KiB.", nil),
+			"422":               problemResponse("The command violates its schema, or names a target that is not allowed.", nil),
+			"502":               map[string]any{"description": "The MQ work failed; the body carries the reason code (status FAILED).", "headers": retryAfter, "content": jsonContent(ref("ResultData"))},
+			"503":               problemResponse("Nothing was executed (idempotency store unavailable, shutting down); retry later.", retryAfter),
+		},
+	}
+}
+
+func opsPaths() map[string]any {
+	obj := map[string]any{"type": "object"}
+	get := func(id, summary string, content any) map[string]any {
+		return map[string]any{"get": map[string]any{"operationId": id, "summary": summary,
+			"responses": map[string]any{"200": map[string]any{"description": "OK", "content": jsonContent(content)}}}}
+	}
+	results := get("listResults", "Recent result events, newest first (embedded mode).", map[string]any{
+		"type": "object", "properties": map[string]any{"results": map[string]any{"type": "array", "items": ref("ResultEvent")}}})
+	results["get"].(map[string]any)["parameters"] = []any{
+		map[string]any{"name": "idempotencyKey", "in": "query", "schema": map[string]any{"type": "string"}},
+		map[string]any{"name": "operationType", "in": "query", "schema": map[string]any{"type": "string"}},
+		map[string]any{"name": "status", "in": "query", "schema": map[string]any{"type": "string"}},
+		map[string]any{"name": "limit", "in": "query", "schema": map[string]any{"type": "integer", "minimum": 1, "maximum": 1000}},
+	}
+	ready := get("ready", "Ready: store reachable, router running, not draining.", obj)
+	ready["get"].(map[string]any)["responses"].(map[string]any)["503"] = map[string]any{"description": "Not ready", "content": jsonContent(obj)}
+	return map[string]any{
+		"/results":      results,
+		"/health/live":  get("live", "The process is alive.", obj),
+		"/health/ready": ready,
+		"/status":       get("status", "Version, mode, uptime, backends and command counts by outcome.", obj),
+		"/openapi.json": get("openapi", "This document.", obj),
+		"/commands": map[string]any{"post": map[string]any{
+			"operationId": "submitCommand",
+			"summary":     "Put a raw command (any operation, any envelope) on the in-process bus; its result appears under /results.",
+			"requestBody": map[string]any{"required": true, "content": jsonContent(obj)},
+			"responses": map[string]any{
+				"202": map[string]any{"description": "Accepted onto the bus.", "content": jsonContent(obj)},
+				"413": problemResponse("The body exceeds the limit.", nil),
+			},
+		}},
+	}
+}

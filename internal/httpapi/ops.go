@@ -1,0 +1,74 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/mqprobe/mqprobe/internal/result"
+)
+
+// results serves recent result events, newest first.
+func (a *api) results(w http.ResponseWriter, r *http.Request) {
+	if a.cfg.Recent == nil {
+		writeProblem(w, r, http.StatusNotFound, problem{Detail: "results are kept in-process only in embedded mode; subscribe to the results topic"})
+		return
+	}
+	q := r.URL.Query()
+	f := result.Filter{IdempotencyKey: q.Get("idempotencyKey"), OperationType: q.Get("operationType"),
+		Status: result.Status(q.Get("status")), Limit: 100}
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 1000 {
+			writeProblem(w, r, http.StatusBadRequest, problem{Type: typeValidation, Detail: "limit must be an integer from 1 to 1000",
+				Errors: []result.Problem{{Path: "limit", Rule: "range", Message: "must be 1..1000"}}})
+			return
+		}
+		f.Limit = n
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"results": a.cfg.Recent.Find(f)})
+}
+
+func (a *api) live(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// ready runs every readiness check; any failure is 503 naming it.
+func (a *api) ready(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	checks := map[string]string{}
+	status := http.StatusOK
+	for name, check := range a.cfg.Ready {
+		if err := check(ctx); err != nil {
+			checks[name] = err.Error()
+			status = http.StatusServiceUnavailable
+		} else {
+			checks[name] = "ok"
+		}
+	}
+	state := "ready"
+	if status != http.StatusOK {
+		state = "not ready"
+	}
+	writeJSON(w, status, map[string]any{"status": state, "checks": checks})
+}
+
+func (a *api) status(w http.ResponseWriter, _ *http.Request) {
+	s := a.cfg.Status
+	writeJSON(w, http.StatusOK, map[string]any{
+		"version": s.Version, "mode": s.Mode, "instance": s.Instance, "backends": s.Backends,
+		"startedAt": s.Started.UTC().Format(time.RFC3339), "uptimeSeconds": int64(time.Since(s.Started).Seconds()),
+		"commands": a.cfg.Executor.Counts(),
+	})
+}
+
+func (a *api) openapi(w http.ResponseWriter, r *http.Request) {
+	if len(a.cfg.OpenAPI) == 0 {
+		writeProblem(w, r, http.StatusNotFound, problem{Detail: "no OpenAPI document configured"})
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(a.cfg.OpenAPI) //nolint:errcheck // the client may be gone
+}

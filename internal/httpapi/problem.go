@@ -1,0 +1,55 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/mqprobe/mqprobe/internal/result"
+)
+
+// problem is an RFC 9457 problem details document.
+type problem struct {
+	Type     string           `json:"type"`
+	Title    string           `json:"title"`
+	Status   int              `json:"status"`
+	Detail   string           `json:"detail,omitempty"`
+	Instance string           `json:"instance,omitempty"`
+	Code     string           `json:"code,omitempty"`
+	Errors   []result.Problem `json:"errors,omitempty"`
+	// IdempotencyKey names the key the problem is about, when there is one.
+	IdempotencyKey string `json:"idempotencyKey,omitempty"`
+}
+
+func writeProblem(w http.ResponseWriter, r *http.Request, status int, p problem) {
+	if p.Type == "" {
+		p.Type = "about:blank"
+	}
+	if p.Title == "" {
+		p.Title = http.StatusText(status)
+	}
+	p.Status = status
+	p.Instance = r.URL.Path
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(status)
+	encode(w, p)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	encode(w, v)
+}
+
+// encode writes v as JSON, leaving <, > and & as they are.
+func encode(w http.ResponseWriter, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v) //nolint:errcheck // the client may be gone
+}
+
+func setRetryAfter(w http.ResponseWriter, d time.Duration) {
+	secs := int((d + time.Second - 1) / time.Second)
+	w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+}

@@ -1,0 +1,85 @@
+// Package httpapi serves the HTTP API of SPEC §8: synchronous commands
+// through the same executor as the bus, results, health, status and the
+// OpenAPI document.
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/executor"
+	"github.com/mqprobe/mqprobe/internal/result"
+)
+
+// Executor runs commands; *executor.Executor is one.
+type Executor interface {
+	Execute(ctx context.Context, in command.Input) executor.Outcome
+	Counts() map[string]int64
+}
+
+// Check reports whether a dependency is usable; nil means ready.
+type Check func(ctx context.Context) error
+
+// Submitter puts a raw command on the bus and returns its message id.
+type Submitter func(ctx context.Context, body []byte, meta map[string]string) (string, error)
+
+// Config is what the API needs from the daemon.
+type Config struct {
+	Executor Executor
+	// Recent answers GET /results; nil disables it (aws mode).
+	Recent *result.Recent
+	// Submit answers POST /commands; nil disables it.
+	Submit Submitter
+	// Ready lists the checks GET /health/ready runs, by name.
+	Ready map[string]Check
+	// Status describes the daemon in GET /status.
+	Status StatusInfo
+	// OpenAPI is the document served at /openapi.json.
+	OpenAPI []byte
+	// MaxBodyBytes bounds request bodies; larger ones get 413.
+	MaxBodyBytes int64
+	// WorkContext carries command work; cancelled at the drain deadline.
+	WorkContext context.Context
+}
+
+// StatusInfo is the static part of GET /status.
+type StatusInfo struct {
+	Version  string            `json:"version"`
+	Mode     string            `json:"mode"`
+	Instance string            `json:"instance"`
+	Backends map[string]string `json:"backends"`
+	Started  time.Time         `json:"startedAt"`
+}
+
+// Handler returns the API's routes.
+func Handler(cfg Config) http.Handler {
+	if cfg.WorkContext == nil {
+		cfg.WorkContext = context.Background()
+	}
+	a := &api{cfg: cfg}
+	mux := http.NewServeMux()
+	for path, op := range map[string]command.Operation{
+		"/messages/produce": command.Produce,
+		"/messages/consume": command.Consume,
+		"/queue/depth":      command.Depth,
+		"/connections/test": command.ConnectionTest,
+	} {
+		mux.HandleFunc("POST "+path, a.command(op))
+	}
+	mux.HandleFunc("POST /commands", a.submit)
+	mux.HandleFunc("GET /results", a.results)
+	mux.HandleFunc("GET /health/live", a.live)
+	mux.HandleFunc("GET /health/ready", a.ready)
+	mux.HandleFunc("GET /status", a.status)
+	mux.HandleFunc("GET /openapi.json", a.openapi)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeProblem(w, r, http.StatusNotFound, problem{Title: "Not Found", Detail: "no route " + r.Method + " " + r.URL.Path})
+	})
+	return mux
+}
+
+type api struct {
+	cfg Config
+}

@@ -1,0 +1,143 @@
+// Package router wires watermill: the command bus subscriptions, the
+// middleware every bus message passes through, and the per-mode transports.
+// In embedded mode the bus is watermill's in-process gochannel, fed by the
+// HTTP API (POST /commands) and by anything else that publishes to it.
+package router
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
+
+	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/executor"
+)
+
+// Topics of the in-process bus.
+const (
+	CommandsTopic = "mqprobe.commands"
+	ResultsTopic  = "mqprobe.results"
+)
+
+// Metadata keys carried by bus messages (SQS message attributes in aws mode).
+const (
+	MetaIdempotencyKey    = "Idempotency-Key"
+	MetaIdempotencyExpiry = "Idempotency-Expiry-Seconds"
+	MetaMessageID         = "MessageId"
+)
+
+// Config tunes the router.
+type Config struct {
+	// CloseTimeout bounds how long Close waits for in-flight commands.
+	CloseTimeout time.Duration
+	// WorkContext carries commands' work: cancelled when the drain deadline
+	// passes, which makes running handlers back out and release their claims.
+	// Nil means never.
+	WorkContext context.Context
+}
+
+// Router consumes commands from a subscriber and runs them through the
+// executor.
+type Router struct {
+	router *message.Router
+}
+
+// New builds a router that feeds messages from sub (on CommandsTopic) to x.
+func New(cfg Config, sub message.Subscriber, x *executor.Executor, log watermill.LoggerAdapter) (*Router, error) {
+	if cfg.CloseTimeout == 0 {
+		cfg.CloseTimeout = 30 * time.Second
+	}
+	if cfg.WorkContext == nil {
+		cfg.WorkContext = context.Background()
+	}
+	r, err := message.NewRouter(message.RouterConfig{CloseTimeout: cfg.CloseTimeout}, log)
+	if err != nil {
+		return nil, fmt.Errorf("router: %w", err)
+	}
+	r.AddMiddleware(middleware.Recoverer, delayNack)
+	r.AddConsumerHandler("commands", CommandsTopic, sub, executeHandler(cfg.WorkContext, x))
+	return &Router{router: r}, nil
+}
+
+// Run processes messages until ctx ends or Close is called.
+func (r *Router) Run(ctx context.Context) error { return r.router.Run(ctx) }
+
+// Running is closed once the router consumes.
+func (r *Router) Running() chan struct{} { return r.router.Running() }
+
+// IsRunning reports whether the router consumes now.
+func (r *Router) IsRunning() bool { return r.router.IsRunning() }
+
+// Close stops consuming and waits for in-flight commands.
+func (r *Router) Close() error { return r.router.Close() }
+
+// retryError asks for redelivery after a delay.
+type retryError struct {
+	after time.Duration
+	err   error
+}
+
+func (e *retryError) Error() string { return fmt.Sprintf("redeliver in %s: %v", e.after, e.err) }
+func (e *retryError) Unwrap() error { return e.err }
+
+// executeHandler runs each message through the executor: acked when the
+// executor says the command is done, otherwise nacked for redelivery.
+func executeHandler(work context.Context, x *executor.Executor) message.NoPublishHandlerFunc {
+	return func(msg *message.Message) error {
+		ctx, release := mergeCancel(msg.Context(), work)
+		defer release()
+		messageID := msg.Metadata.Get(MetaMessageID)
+		if messageID == "" {
+			messageID = msg.UUID
+		}
+		out := x.Execute(ctx, command.Input{
+			Body:           msg.Payload,
+			Transport:      command.TransportBus,
+			IdempotencyKey: msg.Metadata.Get(MetaIdempotencyKey),
+			ExpirySeconds:  msg.Metadata.Get(MetaIdempotencyExpiry),
+			MessageID:      messageID,
+		})
+		if out.Ack {
+			return nil
+		}
+		err := out.Err
+		if err == nil {
+			err = errors.New(string(out.Status))
+		}
+		return &retryError{after: out.RetryAfter, err: err}
+	}
+}
+
+// mergeCancel keeps msg's values but is cancelled only by work: the router
+// cancels message contexts as soon as it closes, while in-flight commands
+// get until the drain deadline.
+// Call release when the message is done.
+func mergeCancel(msg, work context.Context) (ctx context.Context, release func()) {
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(msg))
+	stop := context.AfterFunc(work, func() { cancel(context.Cause(work)) })
+	return ctx, func() {
+		stop()
+		cancel(nil)
+	}
+}
+
+// delayNack holds a nack back for the delay the executor asked for, so a
+// command in progress elsewhere is not redelivered in a tight loop.
+func delayNack(h message.HandlerFunc) message.HandlerFunc {
+	return func(msg *message.Message) ([]*message.Message, error) {
+		msgs, err := h(msg)
+		var re *retryError
+		if errors.As(err, &re) && re.after > 0 {
+			select {
+			case <-time.After(re.after):
+			case <-msg.Context().Done():
+			}
+		}
+		return msgs, err
+	}
+}
