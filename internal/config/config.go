@@ -55,6 +55,7 @@ type Config struct {
 	Results     ResultsConfig     `yaml:"results"`
 	Consume     ConsumeConfig     `yaml:"consume"`
 	Targets     TargetsConfig     `yaml:"targets"`
+	SQS         SQSConfig         `yaml:"sqs"`
 	Bus         BusConfig         `yaml:"bus"`
 	Log         LogConfig         `yaml:"log"`
 }
@@ -190,15 +191,14 @@ type AuthConfig struct {
 	PasswordRef string `yaml:"passwordRef" secret:"true" desc:"Password reference (env:NAME, file:/path or secret://name), never the password"`
 }
 
-// BusConfig is the command bus in aws mode (SPEC §6).
+// BusConfig is how the command bus redelivers (SPEC §6).
 type BusConfig struct {
-	SQS       SQSConfig     `yaml:"sqs"`
-	NackDelay time.Duration `yaml:"nackDelay" desc:"Visibility delay before a nacked message is redelivered"`
+	NackDelay time.Duration `yaml:"nackDelay" desc:"How long a nacked command (in progress elsewhere, transient failure, store unavailable) waits before redelivery"`
 }
 
 // SQSConfig is the SQS subscriber.
 type SQSConfig struct {
-	QueueURL          string        `yaml:"queueUrl" desc:"SQS queue URL commands arrive on (required in aws mode)"`
+	CommandQueue      string        `yaml:"commandQueue" desc:"SQS queue commands arrive on, name or URL (required in aws mode)"`
 	WaitTimeSeconds   int           `yaml:"waitTimeSeconds" desc:"Long-poll wait of each ReceiveMessage, 0-20 seconds"`
 	VisibilityTimeout time.Duration `yaml:"visibilityTimeout" desc:"Visibility timeout of received messages (whole seconds, at most 12h)"`
 	MaxMessages       int           `yaml:"maxMessages" desc:"Messages per ReceiveMessage, 1-10"`
@@ -248,8 +248,8 @@ func defaults() *Config {
 		},
 		Results: ResultsConfig{Replay: ReplayRepublish, Recent: 1000, MaxRawBodyBytes: 4096},
 		Consume: ConsumeConfig{CaptureMaxBytes: 131072, CaptureMaxMessageBytes: 4096},
+		SQS:     SQSConfig{WaitTimeSeconds: 20, VisibilityTimeout: 60 * time.Second, MaxMessages: 10},
 		Bus: BusConfig{
-			SQS:       SQSConfig{WaitTimeSeconds: 20, VisibilityTimeout: 60 * time.Second, MaxMessages: 10},
 			NackDelay: 5 * time.Second,
 		},
 		Log: LogConfig{Level: "info", Format: "json"},

@@ -72,9 +72,9 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 		Results: ResultsConfig{Replay: "republish", Recent: 1000, MaxRawBodyBytes: 4096},
 		Consume: ConsumeConfig{CaptureMaxBytes: 131072, CaptureMaxMessageBytes: 4096},
 		Targets: TargetsConfig{AllowInline: &allow},
-		Bus: BusConfig{SQS: SQSConfig{WaitTimeSeconds: 20, VisibilityTimeout: 60 * time.Second, MaxMessages: 10},
-			NackDelay: 5 * time.Second},
-		Log: LogConfig{Level: "info", Format: "json"},
+		SQS:     SQSConfig{WaitTimeSeconds: 20, VisibilityTimeout: 60 * time.Second, MaxMessages: 10},
+		Bus:     BusConfig{NackDelay: 5 * time.Second},
+		Log:     LogConfig{Level: "info", Format: "json"},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("Default() =\n%+v\nwant\n%+v", c, want)
@@ -112,7 +112,7 @@ func TestReadyFiles(t *testing.T) {
 	t.Run("aws-local.yaml", func(t *testing.T) {
 		c := mustLoad(t, "../../configs/aws-local.yaml")
 		if c.Mode != ModeAWS || c.Idempotency.Store != StoreDynamoDB || c.MQ.Backend != BackendEmbedded ||
-			!strings.HasPrefix(c.Bus.SQS.QueueURL, "http://127.0.0.1:") {
+			c.SQS.CommandQueue != "mqprobe-commands" {
 			t.Errorf("aws-local.yaml: unexpected %+v", c)
 		}
 	})
@@ -150,13 +150,13 @@ mq:
 
 func TestModeDerivedDefaults(t *testing.T) {
 	c := mustLoad(t, "", "MQPROBE_MODE=aws",
-		"MQPROBE_BUS_SQS_QUEUEURL=http://127.0.0.1:4100/000000000000/q",
+		"MQPROBE_SQS_COMMANDQUEUE=http://127.0.0.1:4100/000000000000/q",
 		"MQPROBE_RESULTS_SQSQUEUE=results")
 	if c.Idempotency.Store != StoreDynamoDB || c.Targets.InlineAllowed() {
 		t.Errorf("aws mode: store %q, allowInline %v; want dynamodb, false", c.Idempotency.Store, c.Targets.InlineAllowed())
 	}
 	c = mustLoad(t, writeYAML(t, "mode: aws\nidempotency: {store: postgres, postgres: {dsn: postgres://x@h/db}}\n"+
-		"targets: {allowInline: true}\nresults: {sqsQueue: r}\nbus: {sqs: {queueUrl: 'https://sqs/1/q'}}\n"))
+		"targets: {allowInline: true}\nresults: {sqsQueue: r}\nsqs: {commandQueue: 'https://sqs/1/q'}\n"))
 	if c.Idempotency.Store != StorePostgres || !c.Targets.InlineAllowed() {
 		t.Errorf("explicit settings lost: store %q, allowInline %v", c.Idempotency.Store, c.Targets.InlineAllowed())
 	}
@@ -329,7 +329,7 @@ func TestValidateRules(t *testing.T) {
 		{"results.recent", func(c *Config) { c.Results.Recent = -1 }, "negative"},
 		{"results.maxRawBodyBytes", func(c *Config) { c.Results.MaxRawBodyBytes = -1 }, "negative"},
 		{"results.snsTopicArn", func(c *Config) { c.Results.SNSTopicARN = "topic" }, "must be an ARN"},
-		{"results.snsTopicArn", func(c *Config) { c.Mode = ModeAWS; c.Bus.SQS.QueueURL = "https://q" }, "required when mode is aws"},
+		{"results.snsTopicArn", func(c *Config) { c.Mode = ModeAWS; c.SQS.CommandQueue = "https://q" }, "required when mode is aws"},
 		{"consume.captureMaxBytes", func(c *Config) { c.Consume.CaptureMaxBytes = -1 }, "negative"},
 		{"consume.captureMaxMessageBytes", func(c *Config) { c.Consume.CaptureMaxMessageBytes = -1 }, "negative"},
 		{"consume.captureMaxMessageBytes", func(c *Config) { c.Consume.CaptureMaxMessageBytes = 1 << 20 }, "must not exceed consume.captureMaxBytes"},
@@ -362,12 +362,11 @@ func TestValidateRules(t *testing.T) {
 		{"targets.profiles.p.auth.passwordRef", func(c *Config) {
 			setProfile(c, "p", TargetProfile{QueueManager: "QM1", Auth: AuthConfig{PasswordRef: "hunter2"}})
 		}, "must be a reference env:NAME, file:/path or secret://name"},
-		{"bus.sqs.queueUrl", func(c *Config) { c.Mode = ModeAWS; c.Results.SQSQueue = "r" }, "required when mode is aws"},
-		{"bus.sqs.queueUrl", func(c *Config) { c.Bus.SQS.QueueURL = "mqprobe-commands" }, "http(s) queue URL"},
-		{"bus.sqs.waitTimeSeconds", func(c *Config) { c.Bus.SQS.WaitTimeSeconds = 21 }, "between 0 and 20"},
-		{"bus.sqs.maxMessages", func(c *Config) { c.Bus.SQS.MaxMessages = 0 }, "between 1 and 10"},
-		{"bus.sqs.visibilityTimeout", func(c *Config) { c.Bus.SQS.VisibilityTimeout = 1500 * time.Millisecond }, "whole seconds"},
-		{"bus.sqs.visibilityTimeout", func(c *Config) { c.Bus.SQS.VisibilityTimeout = 13 * time.Hour }, "12h"},
+		{"sqs.commandQueue", func(c *Config) { c.Mode = ModeAWS; c.Results.SQSQueue = "r" }, "required when mode is aws"},
+		{"sqs.waitTimeSeconds", func(c *Config) { c.SQS.WaitTimeSeconds = 21 }, "between 0 and 20"},
+		{"sqs.maxMessages", func(c *Config) { c.SQS.MaxMessages = 0 }, "between 1 and 10"},
+		{"sqs.visibilityTimeout", func(c *Config) { c.SQS.VisibilityTimeout = 1500 * time.Millisecond }, "whole seconds"},
+		{"sqs.visibilityTimeout", func(c *Config) { c.SQS.VisibilityTimeout = 13 * time.Hour }, "12h"},
 		{"bus.nackDelay", func(c *Config) { c.Bus.NackDelay = -time.Second }, "between 0s and 12h"},
 		{"log.level", func(c *Config) { c.Log.Level = "trace" }, "debug, info, warn, error"},
 		{"log.format", func(c *Config) { c.Log.Format = "xml" }, "json, text"},

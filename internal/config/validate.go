@@ -244,18 +244,15 @@ func (c *Config) validateTargets(v *validator) {
 }
 
 func (c *Config) validateBus(v *validator) {
-	s := c.Bus.SQS
-	if c.Mode == ModeAWS && s.QueueURL == "" {
-		v.fail("bus.sqs.queueUrl", "required when mode is aws")
+	s := c.SQS
+	if c.Mode == ModeAWS && s.CommandQueue == "" {
+		v.fail("sqs.commandQueue", "required when mode is aws")
 	}
-	if s.QueueURL != "" && !strings.HasPrefix(s.QueueURL, "http://") && !strings.HasPrefix(s.QueueURL, "https://") {
-		v.fail("bus.sqs.queueUrl", "must be an http(s) queue URL (got %q)", s.QueueURL)
-	}
-	v.between("bus.sqs.waitTimeSeconds", s.WaitTimeSeconds, 0, sqsMaxWait)
-	v.between("bus.sqs.maxMessages", s.MaxMessages, 1, sqsMaxBatch)
+	v.between("sqs.waitTimeSeconds", s.WaitTimeSeconds, 0, sqsMaxWait)
+	v.between("sqs.maxMessages", s.MaxMessages, 1, sqsMaxBatch)
 	// SQS counts visibility in whole seconds, up to 12 hours.
 	if s.VisibilityTimeout < 0 || s.VisibilityTimeout > sqsMaxVisibleTo || s.VisibilityTimeout%time.Second != 0 {
-		v.fail("bus.sqs.visibilityTimeout", "must be whole seconds between 0s and 12h (got %s)", formatDuration(s.VisibilityTimeout))
+		v.fail("sqs.visibilityTimeout", "must be whole seconds between 0s and 12h (got %s)", formatDuration(s.VisibilityTimeout))
 	}
 	if d := c.Bus.NackDelay; d < 0 || d > sqsMaxVisibleTo {
 		v.fail("bus.nackDelay", "must be between 0s and 12h (got %s)", formatDuration(d))

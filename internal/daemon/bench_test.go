@@ -15,19 +15,27 @@ import (
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
 )
 
-// bareProduce puts n 2 KiB non-persistent messages committing every 100:
-// the loop PRODUCE is measured against.
-func bareProduce(b *testing.B, backend mq.Backend, queue string, n int) time.Duration {
+// open connects to QM1 directly, bypassing the daemon, and opens queue.
+func open(b *testing.B, backend mq.Backend, queue string, opts mq.OpenOption) (mq.Conn, mq.Queue) {
 	ctx := context.Background()
 	conn, err := backend.Connect(ctx, mq.Target{QueueManager: "QM1"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer conn.Close()
-	q, err := conn.OpenQueue(ctx, queue, mq.OpenOutput)
+	q, err := conn.OpenQueue(ctx, queue, opts)
 	if err != nil {
+		conn.Close()
 		b.Fatal(err)
 	}
+	return conn, q
+}
+
+// bareProduce puts n 2 KiB non-persistent messages committing every 100:
+// the loop PRODUCE is measured against.
+func bareProduce(b *testing.B, backend mq.Backend, queue string, n int) time.Duration {
+	ctx := context.Background()
+	conn, q := open(b, backend, queue, mq.OpenOutput)
+	defer conn.Close()
 	defer q.Close()
 	msg := &mq.Message{Payload: make([]byte, 2048)}
 	start := time.Now()
@@ -51,15 +59,8 @@ func bareProduce(b *testing.B, backend mq.Backend, queue string, n int) time.Dur
 // drain empties queue between iterations.
 func drain(b *testing.B, backend mq.Backend, queue string) {
 	ctx := context.Background()
-	conn, err := backend.Connect(ctx, mq.Target{QueueManager: "QM1"})
-	if err != nil {
-		b.Fatal(err)
-	}
+	conn, q := open(b, backend, queue, mq.OpenInputShared)
 	defer conn.Close()
-	q, err := conn.OpenQueue(ctx, queue, mq.OpenInputShared)
-	if err != nil {
-		b.Fatal(err)
-	}
 	defer q.Close()
 	msg := &mq.Message{}
 	for {

@@ -37,7 +37,7 @@ func OpenAPI(version string) ([]byte, error) {
 		return nil, err
 	}
 	for name, def := range common["$defs"].(map[string]any) {
-		if err := add(name, rewriteRefs(def, "#/$defs/")); err != nil {
+		if err := add(name, rewriteRefs(def, toComponents("#/$defs/"))); err != nil {
 			return nil, err
 		}
 	}
@@ -46,7 +46,7 @@ func OpenAPI(version string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := add(r.component, rewriteRefs(s, "common.json#/$defs/")); err != nil {
+		if err := add(r.component, rewriteRefs(s, toComponents("common.json#/$defs/"))); err != nil {
 			return nil, err
 		}
 	}
@@ -56,12 +56,12 @@ func OpenAPI(version string) ([]byte, error) {
 	}
 	eventDefs := map[string]string{"data": "ResultData", "error": "ResultError", "problem": "ResultProblem"}
 	for def, name := range eventDefs {
-		if err := add(name, rewriteEventRefs(ev["$defs"].(map[string]any)[def], eventDefs)); err != nil {
+		if err := add(name, rewriteRefs(ev["$defs"].(map[string]any)[def], toNamed(eventDefs))); err != nil {
 			return nil, err
 		}
 	}
 	delete(ev, "$defs")
-	if err := add("ResultEvent", rewriteEventRefs(ev, eventDefs)); err != nil {
+	if err := add("ResultEvent", rewriteRefs(ev, toNamed(eventDefs))); err != nil {
 		return nil, err
 	}
 	if err := add("Problem", problemSchema); err != nil {
@@ -103,51 +103,46 @@ func loadSchema(fsys fs.FS, name string) (map[string]any, error) {
 	return s, nil
 }
 
-// rewriteRefs points $refs starting with prefix at components/schemas.
-func rewriteRefs(v any, prefix string) any {
+// rewriteRefs returns v with every $ref replaced by rename's answer, where
+// it has one.
+func rewriteRefs(v any, rename func(ref string) (string, bool)) any {
 	switch t := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for k, e := range t {
-			if ref, ok := e.(string); ok && k == "$ref" && strings.HasPrefix(ref, prefix) {
-				out[k] = "#/components/schemas/" + strings.TrimPrefix(ref, prefix)
-				continue
+			if ref, ok := e.(string); ok && k == "$ref" {
+				if to, ok := rename(ref); ok {
+					out[k] = to
+					continue
+				}
 			}
-			out[k] = rewriteRefs(e, prefix)
+			out[k] = rewriteRefs(e, rename)
 		}
 		return out
 	case []any:
 		out := make([]any, len(t))
 		for i, e := range t {
-			out[i] = rewriteRefs(e, prefix)
+			out[i] = rewriteRefs(e, rename)
 		}
 		return out
 	}
 	return v
 }
 
-func rewriteEventRefs(v any, names map[string]string) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			if ref, ok := e.(string); ok && k == "$ref" {
-				if name, ok := names[strings.TrimPrefix(ref, "#/$defs/")]; ok {
-					out[k] = "#/components/schemas/" + name
-					continue
-				}
-			}
-			out[k] = rewriteEventRefs(e, names)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = rewriteEventRefs(e, names)
-		}
-		return out
+// toComponents points $refs starting with prefix at components/schemas.
+func toComponents(prefix string) func(string) (string, bool) {
+	return func(ref string) (string, bool) {
+		name, ok := strings.CutPrefix(ref, prefix)
+		return "#/components/schemas/" + name, ok
 	}
-	return v
+}
+
+// toNamed points $refs to local $defs at the components named for them.
+func toNamed(names map[string]string) func(string) (string, bool) {
+	return func(ref string) (string, bool) {
+		name, ok := names[strings.TrimPrefix(ref, "#/$defs/")]
+		return "#/components/schemas/" + name, ok
+	}
 }
 
 var problemSchema = map[string]any{

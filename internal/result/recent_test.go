@@ -1,0 +1,44 @@
+package result_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/mqprobe/mqprobe/internal/result"
+)
+
+func TestRecentKeepsTheNewestAndFilters(t *testing.T) {
+	r := result.NewRecent(3)
+	for i := range 5 {
+		status := result.StatusCompleted
+		if i%2 == 1 {
+			status = result.StatusFailed
+		}
+		ev := result.New("mqprobe/test", result.Data{IdempotencyKey: fmt.Sprint("k", i%2), OperationType: "DEPTH", Status: status}, time.Now())
+		if err := r.Publish(context.Background(), ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := r.Find(result.Filter{})
+	if len(all) != 3 || all[0].Data.Status != result.StatusCompleted || all[2].Data.Status != result.StatusCompleted {
+		t.Fatalf("kept %d events %+v, want the newest 3, newest first", len(all), all)
+	}
+	if got := r.Find(result.Filter{IdempotencyKey: "k1"}); len(got) != 1 || got[0].Type != result.TypeFailed {
+		t.Errorf("by key: %+v", got)
+	}
+	if got := r.Find(result.Filter{Status: result.StatusCompleted, Limit: 1}); len(got) != 1 {
+		t.Errorf("limit: %d events", len(got))
+	}
+}
+
+func TestEventTypeFollowsStatus(t *testing.T) {
+	for status, want := range map[result.Status]result.Type{result.StatusCompleted: result.TypeCompleted,
+		result.StatusFailed: result.TypeFailed, result.StatusRejected: result.TypeRejected, result.StatusInProgress: result.TypeProgress} {
+		ev := result.New("mqprobe/x", result.Data{Status: status}, time.Now())
+		if ev.Type != want || ev.SpecVersion != "1.0" || ev.DataContentType != "application/json" || ev.ID == "" {
+			t.Errorf("%s: %+v", status, ev)
+		}
+	}
+}
