@@ -29,7 +29,7 @@ if [ -n "${CGO_LDFLAGS:-}" ]; then
 fi
 
 echo "==> idempotency store conformance"
-for store in Memory SQLite Postgres; do
+for store in Memory SQLite Postgres DynamoDB; do
   result=$(grep -E "^--- (PASS|FAIL): TestConformance$store " "$log" | head -1 | awk '{print $2}' | tr -d :)
   printf '    %-10s %s\n' "$store" "${result:-NOT RUN}"
   [ "${result:-}" = "PASS" ] || status=1

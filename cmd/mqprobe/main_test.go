@@ -15,6 +15,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/config"
 	"github.com/mqprobe/mqprobe/internal/daemon"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 func startDaemon(t *testing.T) string {
@@ -124,5 +125,26 @@ func TestConfigErrorsExitTwo(t *testing.T) {
 	t.Setenv("MQPROBE_HTTP_ADR", "127.0.0.1:9")
 	if _, status := mqprobe(t, "store", "init"); status != 2 {
 		t.Errorf("unknown variable: status %d, want 2", status)
+	}
+}
+
+func TestStoreInitCreatesTheDynamoDBTableOnce(t *testing.T) {
+	endpoint, stop, err := testenv.Dynalite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	t.Setenv("MQPROBE_IDEMPOTENCY_STORE", "dynamodb")
+	t.Setenv("MQPROBE_IDEMPOTENCY_DYNAMODB_TABLE", "mqprobe-init-test")
+	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
+	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_ACCESS_KEY_ID", "local")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "local")
+	out, status := mqprobe(t, "store", "init")
+	if status != 0 || !strings.Contains(out, "mqprobe-init-test created") || !strings.Contains(out, "TTL on ttl: not supported by this endpoint") {
+		t.Fatalf("first init: %d %s", status, out)
+	}
+	if out, status = mqprobe(t, "store", "init"); status != 0 || !strings.Contains(out, "mqprobe-init-test exists") {
+		t.Fatalf("second init: %d %s", status, out)
 	}
 }

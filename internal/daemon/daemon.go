@@ -25,6 +25,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/executor"
 	"github.com/mqprobe/mqprobe/internal/httpapi"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
+	"github.com/mqprobe/mqprobe/internal/idempotency/dynamodb"
 	"github.com/mqprobe/mqprobe/internal/idempotency/memory"
 	"github.com/mqprobe/mqprobe/internal/idempotency/sqlstore"
 	"github.com/mqprobe/mqprobe/internal/mq"
@@ -306,6 +307,8 @@ func openStore(ctx context.Context, cfg *config.Config) (idempotency.Store, erro
 			return nil, fmt.Errorf("idempotency.postgres.dsn: %w", err)
 		}
 		return s, nil
+	case config.StoreDynamoDB:
+		return openDynamoDB(ctx, cfg)
 	}
 	return nil, fmt.Errorf("idempotency.store: %q is not available in this build", cfg.Idempotency.Store)
 }
@@ -363,6 +366,16 @@ func InitStore(ctx context.Context, cfg *config.Config) (string, error) {
 	}
 	defer s.Close()
 	switch cfg.Idempotency.Store {
+	case config.StoreDynamoDB:
+		info, err := s.(*dynamodb.Store).EnsureTable(ctx)
+		if err != nil {
+			return "", fmt.Errorf("idempotency.dynamodb.table %s: %w", cfg.Idempotency.DynamoDB.Table, err)
+		}
+		created := "exists"
+		if info.Created {
+			created = "created"
+		}
+		return fmt.Sprintf("dynamodb table %s %s (hash key pk, PAY_PER_REQUEST); TTL on ttl: %s", cfg.Idempotency.DynamoDB.Table, created, info.TTL), nil
 	case config.StoreSQLite:
 		return fmt.Sprintf("sqlite store ready at %s (schema version %d)", cfg.Idempotency.SQLite.Path, sqlstore.SchemaVersion), nil
 	case config.StorePostgres:

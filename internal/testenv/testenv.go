@@ -62,3 +62,70 @@ func Postgres() (dsn string, stop func(), err error) {
 	stop = func() { _ = exec.Command("bash", script, "stop", dir).Run() }
 	return strings.TrimSpace(string(out)), stop, nil
 }
+
+// DynamoDBEndpointEnv names the variable that points tests at a running
+// DynamoDB-compatible endpoint.
+const DynamoDBEndpointEnv = "MQPROBE_TEST_DYNAMODB_ENDPOINT"
+
+// Dynalite returns the URL of a DynamoDB endpoint: the one in
+// MQPROBE_TEST_DYNAMODB_ENDPOINT, or a private in-memory dynalite it starts
+// with scripts/dynalite.sh. stop ends a server it started (and is a no-op
+// otherwise).
+func Dynalite() (endpoint string, stop func(), err error) {
+	if endpoint := os.Getenv(DynamoDBEndpointEnv); endpoint != "" {
+		return endpoint, func() {}, nil
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		return "", nil, err
+	}
+	dir, err := os.MkdirTemp("", "mqprobe-dynalite-")
+	if err != nil {
+		return "", nil, err
+	}
+	script := filepath.Join(root, "scripts", "dynalite.sh")
+	var stderr bytes.Buffer
+	cmd := exec.Command("bash", script, "start", dir)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		_ = exec.Command("bash", script, "stop", dir).Run()
+		return "", nil, fmt.Errorf("DynamoDB is neither given by %s nor startable (%s start): %w\n%s",
+			DynamoDBEndpointEnv, script, err, stderr.String())
+	}
+	stop = func() { _ = exec.Command("bash", script, "stop", dir).Run() }
+	return strings.TrimSpace(string(out)), stop, nil
+}
+
+// AWSEndpointEnv names the variable that points tests at a running SQS/SNS
+// endpoint (goaws or another emulator).
+const AWSEndpointEnv = "MQPROBE_TEST_AWS_ENDPOINT"
+
+// Goaws returns the endpoint of an SQS/SNS server: the one in
+// MQPROBE_TEST_AWS_ENDPOINT, or a private goaws it starts with
+// scripts/goaws.sh. stop ends a server it started (and is a no-op otherwise).
+func Goaws() (endpoint string, stop func(), err error) {
+	if endpoint := os.Getenv(AWSEndpointEnv); endpoint != "" {
+		return endpoint, func() {}, nil
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		return "", nil, err
+	}
+	dir, err := os.MkdirTemp("", "mqprobe-goaws-")
+	if err != nil {
+		return "", nil, err
+	}
+	script := filepath.Join(root, "scripts", "goaws.sh")
+	var stderr bytes.Buffer
+	cmd := exec.Command("bash", script, "start", dir)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		_ = exec.Command("bash", script, "stop", dir).Run()
+		return "", nil, fmt.Errorf("SQS/SNS is neither given by %s nor startable (%s start): %w\n%s",
+			AWSEndpointEnv, script, err, stderr.String())
+	}
+	stop = func() { _ = exec.Command("bash", script, "stop", dir).Run() }
+	return strings.TrimSpace(string(out)), stop, nil
+}

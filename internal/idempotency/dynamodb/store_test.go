@@ -1,0 +1,260 @@
+package dynamodb_test
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/uuid"
+
+	"github.com/mqprobe/mqprobe/internal/idempotency"
+	store "github.com/mqprobe/mqprobe/internal/idempotency/dynamodb"
+	"github.com/mqprobe/mqprobe/internal/idempotency/storetest"
+)
+
+func TestConformanceDynamoDB(t *testing.T) { storetest.Run(t, factory) }
+
+func BenchmarkDynamoDB(b *testing.B) { storetest.Benchmark(b, factory) }
+
+func TestEnsureTableIsIdempotent(t *testing.T) {
+	client := newClient(t)
+	s := newStore(t, client) // first run: created
+	for range 2 {
+		info, err := s.EnsureTable(context.Background())
+		if err != nil {
+			t.Fatalf("ensure table again: %v", err)
+		}
+		if info.Created {
+			t.Error("second EnsureTable reports creating the table")
+		}
+		// dynalite has no TTL API; real DynamoDB reports enabled / already enabled.
+		if info.TTL != store.TTLUnsupported {
+			t.Errorf("TTL = %q, want %q on dynalite", info.TTL, store.TTLUnsupported)
+		}
+	}
+	out, err := client.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String(s.Table())})
+	if err != nil {
+		t.Fatalf("describe: %v", err)
+	}
+	td := out.Table
+	if len(td.KeySchema) != 1 || aws.ToString(td.KeySchema[0].AttributeName) != "pk" || td.KeySchema[0].KeyType != types.KeyTypeHash {
+		t.Errorf("key schema %+v, want hash key pk", td.KeySchema)
+	}
+	if td.BillingModeSummary == nil || td.BillingModeSummary.BillingMode != types.BillingModePayPerRequest {
+		t.Errorf("billing mode %+v, want PAY_PER_REQUEST", td.BillingModeSummary)
+	}
+	if td.TableStatus != types.TableStatusActive {
+		t.Errorf("status %s, want ACTIVE", td.TableStatus)
+	}
+}
+
+func TestNewDefaultsToSeedTable(t *testing.T) {
+	if got := store.New(newClient(t), "").Table(); got != "mq-probe-idempotency" {
+		t.Errorf("default table %q, want mq-probe-idempotency", got)
+	}
+}
+
+// TestItemAttributes reads the raw items and checks SPEC §5's names and types.
+func TestItemAttributes(t *testing.T) {
+	client := newClient(t)
+	s := newStore(t, client)
+	ctx := context.Background()
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	c := claim("key-"+uuid.NewString(), "f1c4b5a3", now)
+	if _, ok, err := s.Begin(ctx, c); err != nil || !ok {
+		t.Fatalf("Begin = %v, %v", ok, err)
+	}
+	raw := func() map[string]types.AttributeValue {
+		t.Helper()
+		out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.Table()),
+			Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: c.PK}}, ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			t.Fatalf("GetItem: %v", err)
+		}
+		return out.Item
+	}
+	expires := now.Add(24 * time.Hour)
+	want := map[string]types.AttributeValue{
+		"pk":             sAttr(c.PK),
+		"operationType":  sAttr("PRODUCE"),
+		"idempotencyKey": sAttr(c.IdempotencyKey),
+		"status":         sAttr("IN_PROGRESS"),
+		"requestHash":    sAttr("f1c4b5a3"),
+		"httpStatus":     nAttr(0),
+		"createdAt":      sAttr("2026-11-22T12:00:00.000Z"),
+		"updatedAt":      sAttr("2026-11-22T12:00:00.000Z"),
+		"expiresAt":      sAttr("2026-11-23T12:00:00.000Z"),
+		"expiresAtMs":    nAttr(expires.UnixMilli()),
+		"ttl":            nAttr(expires.Unix()),
+		"leaseExpiresAt": nAttr(now.Add(30 * time.Second).UnixMilli()),
+		"leaseToken":     sAttr(c.LeaseToken),
+		"attempt":        nAttr(1),
+		"target":         sAttr("QM1:DEV.QUEUE.1"),
+		"traceId":        sAttr("4bf92f3577b34da6a3ce929d0e0e4736"),
+		"durationMs":     nAttr(0),
+	}
+	assertItem(t, raw(), want)
+
+	later := now.Add(2500 * time.Millisecond)
+	payload := `{"processedMessages":100,"elapsed":"PT2.5S"}`
+	if _, err := s.Update(ctx, c.PK, c.LeaseToken, idempotency.Update{Kind: idempotency.UpdateComplete, Now: later,
+		ResponsePayload: payload, HTTPStatus: 201, DurationMs: 2500}); err != nil {
+		t.Fatalf("Complete: %v", err)
+	}
+	want["status"], want["updatedAt"] = sAttr("COMPLETED"), sAttr("2026-11-22T12:00:02.500Z")
+	want["responsePayload"], want["httpStatus"], want["durationMs"] = sAttr(payload), nAttr(201), nAttr(2500)
+	assertItem(t, raw(), want)
+}
+
+func sAttr(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+
+func nAttr(v int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(v, 10)}
+}
+
+func assertItem(t *testing.T, got, want map[string]types.AttributeValue) {
+	t.Helper()
+	for name, w := range want {
+		if !sameValue(got[name], w) {
+			t.Errorf("%s = %#v, want %#v", name, got[name], w)
+		}
+	}
+	for name := range got {
+		if _, ok := want[name]; !ok {
+			t.Errorf("unexpected attribute %s = %#v", name, got[name])
+		}
+	}
+}
+
+func sameValue(a, b types.AttributeValue) bool {
+	switch a := a.(type) {
+	case *types.AttributeValueMemberS:
+		b, ok := b.(*types.AttributeValueMemberS)
+		return ok && a.Value == b.Value
+	case *types.AttributeValueMemberN:
+		b, ok := b.(*types.AttributeValueMemberN)
+		return ok && a.Value == b.Value
+	}
+	return false
+}
+
+// TestRequestsPerCommand holds the store to its round-trip budget, counted
+// on the wire. A new command is one PutItem (Begin) and one UpdateItem
+// (Complete) everywhere. A duplicate is one PutItem whose failed condition
+// returns the old item on DynamoDB (ReturnValuesOnConditionCheckFailure), so
+// one request there; dynalite ignores that parameter, so Begin reads the old
+// item with one consistent GetItem: two requests.
+func TestRequestsPerCommand(t *testing.T) {
+	var counter store.Counter
+	s := newStore(t, newClient(t, counter.Register))
+	e, err := idempotency.New(s, idempotency.Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	req := idempotency.Request{OperationType: "PRODUCE", IdempotencyKey: "key-" + uuid.NewString(), RequestHash: "aaaa"}
+
+	before := counter.Snapshot()
+	res, err := e.Begin(ctx, req)
+	if err != nil || res.Outcome != idempotency.Acquired {
+		t.Fatalf("Begin = %v, %v", res.Outcome, err)
+	}
+	if _, err := e.Complete(ctx, res.Lease, idempotency.Response{Payload: `{"ok":true}`, HTTPStatus: 201}); err != nil {
+		t.Fatalf("Complete: %v", err)
+	}
+	assertCounts(t, "new command", counter.Since(before), map[string]int{"PutItem": 1, "UpdateItem": 1})
+
+	other, err := idempotency.New(s, idempotency.Config{}, nil) // another process: nothing cached
+	if err != nil {
+		t.Fatal(err)
+	}
+	before = counter.Snapshot()
+	if res, err := other.Begin(ctx, req); err != nil || res.Outcome != idempotency.Replay {
+		t.Fatalf("duplicate Begin = %v, %v", res.Outcome, err)
+	}
+	assertCounts(t, "duplicate", counter.Since(before), map[string]int{"PutItem": 1, "GetItem": 1})
+}
+
+func assertCounts(t *testing.T, what string, got, want map[string]int) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: requests %v, want %v", what, got, want)
+		return
+	}
+	for op, n := range want {
+		if got[op] != n {
+			t.Errorf("%s: requests %v, want %v", what, got, want)
+			return
+		}
+	}
+}
+
+// TestDoubleTakeover races two stores (two processes) to take over one
+// expired lease, many times: exactly one may win each time, with attempt 2.
+func TestDoubleTakeover(t *testing.T) {
+	var counter store.Counter // shared: counts both stores' requests
+	client := newClient(t, counter.Register)
+	a := newStore(t, client)
+	b := store.New(newClient(t, counter.Register), a.Table())
+	ctx := context.Background()
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	casRaces := 0 // iterations where both reached the compare-and-set write
+	for range 50 {
+		key := "key-" + uuid.NewString()
+		first := claim(key, "aaaa", now)
+		if _, ok, err := a.Begin(ctx, first); err != nil || !ok {
+			t.Fatalf("first Begin = %v, %v", ok, err)
+		}
+		later := now.Add(31 * time.Second) // the first holder's lease has run out
+		before := counter.Snapshot()
+		var (
+			wg      sync.WaitGroup
+			results [2]idempotency.Record
+			won     [2]bool
+		)
+		for i, s := range []*store.Store{a, b} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rec, ok, err := s.Begin(ctx, claim(key, "aaaa", later))
+				if err != nil {
+					t.Errorf("takeover Begin: %v", err)
+				}
+				results[i], won[i] = rec, ok
+			}()
+		}
+		wg.Wait()
+		if won[0] == won[1] {
+			t.Fatalf("takeovers won %v, want exactly one", won)
+		}
+		winner, loser := results[0], results[1]
+		if won[1] {
+			winner, loser = loser, winner
+		}
+		if winner.Attempt != 2 || !winner.CreatedAt.Equal(now) {
+			t.Errorf("winner attempt %d createdAt %v, want 2 and %v", winner.Attempt, winner.CreatedAt, now)
+		}
+		// The loser's compare-and-set failed on the winner's write, so it
+		// reports the winner's live lease (InProgress).
+		if loser.LeaseToken != winner.LeaseToken || !loser.LeaseAlive(later) {
+			t.Errorf("loser saw token %s (lease alive %v), want the winner's %s", loser.LeaseToken, loser.LeaseAlive(later), winner.LeaseToken)
+		}
+		if counter.Since(before)["PutItem"] == 4 {
+			casRaces++
+		}
+		stored, _, err := a.Get(ctx, first.PK)
+		if err != nil || stored.LeaseToken != winner.LeaseToken {
+			t.Fatalf("stored token %s (%v), want the winner's", stored.LeaseToken, err)
+		}
+	}
+	// Otherwise the test only proved step 1 serialises the contenders.
+	if casRaces == 0 {
+		t.Error("the two takeovers never met at the compare-and-set write")
+	}
+	t.Logf("%d of 50 races were decided by the compare-and-set write", casRaces)
+}

@@ -1,0 +1,105 @@
+package dynamodb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+)
+
+// TTL states EnsureTable reports.
+const (
+	TTLEnabled        = "enabled"
+	TTLAlreadyEnabled = "already enabled"
+	TTLUnsupported    = "not supported by this endpoint"
+)
+
+// TableInfo says what EnsureTable found and did.
+type TableInfo struct {
+	Created bool   // the table did not exist and was created
+	TTL     string // one of the TTL states
+}
+
+// tableActiveTimeout bounds the wait for a new table to become ACTIVE.
+const tableActiveTimeout = 5 * time.Minute
+
+// EnsureTable creates the table (hash key pk, on-demand billing) unless it
+// exists, waits until it is ACTIVE and enables TTL on ttl unless it is
+// enabled. Running it again, or from several processes at once, is harmless.
+// Endpoints without the TTL API (dynalite) are reported in TableInfo.TTL,
+// not as an error: DeleteExpired does TTL's work there.
+func (s *Store) EnsureTable(ctx context.Context) (TableInfo, error) {
+	var info TableInfo
+	_, err := s.client.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            &s.table,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String(attrPK), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest,
+	})
+	var inUse *types.ResourceInUseException
+	switch {
+	case err == nil:
+		info.Created = true
+	case errors.As(err, &inUse): // exists (or is being created by another process)
+	default:
+		return info, fmt.Errorf("create table %s: %w", s.table, err)
+	}
+	waiter := dynamodb.NewTableExistsWaiter(s.client, func(o *dynamodb.TableExistsWaiterOptions) {
+		o.MinDelay, o.MaxDelay = 100*time.Millisecond, 5*time.Second
+	})
+	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: &s.table}, tableActiveTimeout); err != nil {
+		return info, fmt.Errorf("wait for table %s: %w", s.table, err)
+	}
+	if info.TTL, err = s.ensureTTL(ctx); err != nil {
+		return info, fmt.Errorf("table %s: %w", s.table, err)
+	}
+	return info, nil
+}
+
+func (s *Store) ensureTTL(ctx context.Context) (string, error) {
+	out, err := s.client.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: &s.table})
+	if unknownOperation(err) {
+		return TTLUnsupported, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("describe TTL: %w", err)
+	}
+	if d := out.TimeToLiveDescription; d != nil {
+		switch d.TimeToLiveStatus {
+		case types.TimeToLiveStatusEnabled, types.TimeToLiveStatusEnabling:
+			if name := aws.ToString(d.AttributeName); name != attrTTL {
+				return "", fmt.Errorf("TTL is enabled on attribute %q, want %q", name, attrTTL)
+			}
+			return TTLAlreadyEnabled, nil
+		}
+	}
+	_, err = s.client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+		TableName: &s.table,
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{
+			AttributeName: aws.String(attrTTL), Enabled: aws.Bool(true),
+		},
+	})
+	var apiErr smithy.APIError
+	switch {
+	case err == nil:
+		return TTLEnabled, nil
+	case unknownOperation(err):
+		return TTLUnsupported, nil
+	case errors.As(err, &apiErr) && apiErr.ErrorCode() == "ValidationException" &&
+		strings.Contains(strings.ToLower(apiErr.ErrorMessage()), "already enabled"):
+		return TTLAlreadyEnabled, nil // another process enabled it since we looked
+	default:
+		return "", fmt.Errorf("enable TTL on %s: %w", attrTTL, err)
+	}
+}
+
+func unknownOperation(err error) bool {
+	var apiErr smithy.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode() == "UnknownOperationException"
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Runs a private dynalite (a DynamoDB emulator, npm dynalite@4.0.0) for tests:
+# installed under .build/tools/dynalite when missing, in-memory, listening only
+# on 127.0.0.1 on a free port.
+#
+#   scripts/dynalite.sh start [DIR]      start (or reuse) the server of DIR; prints its endpoint
+#   scripts/dynalite.sh stop  [DIR]      stop it and remove DIR
+#   scripts/dynalite.sh endpoint [DIR]   print the endpoint of a running server
+#
+# DIR (pid, endpoint, log) defaults to $MQPROBE_DYNALITE_DIR or /tmp/mqprobe-dynalite.
+set -euo pipefail
+
+version=4.0.0
+cmd=${1:-}
+dir=${2:-${MQPROBE_DYNALITE_DIR:-/tmp/mqprobe-dynalite}}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+prefix=$root/.build/tools/dynalite
+cli=$prefix/node_modules/dynalite/cli.js
+log() { echo "dynalite.sh: $*" >&2; }
+
+install_dynalite() {
+  if [ -f "$cli" ] && grep -qs "\"version\": \"$version\"" "$prefix/node_modules/dynalite/package.json"; then
+    return 0
+  fi
+  command -v npm >/dev/null || { log "npm is needed to install dynalite"; return 1; }
+  log "installing dynalite@$version into $prefix"
+  mkdir -p "$prefix"
+  npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error "dynalite@$version" >&2
+}
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+running() { [ -f "$dir/pid" ] && [ -f "$dir/endpoint" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null; }
+
+# answers reports whether the server at $1 serves HTTP (dynalite answers GET /
+# with 200 once it listens).
+answers() { curl -fsS -o /dev/null --max-time 1 "$1/" 2>/dev/null; }
+
+case "$cmd" in
+start)
+  install_dynalite
+  if running; then
+    cat "$dir/endpoint"
+    exit 0
+  fi
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  for _ in $(seq 1 20); do
+    port=$((20000 + RANDOM % 20000))
+    port_free "$port" || continue
+    # Tables become ACTIVE at once: tests create one per case.
+    node "$cli" --host 127.0.0.1 --port "$port" \
+      --createTableMs 0 --deleteTableMs 0 --updateTableMs 0 >"$dir/server.log" 2>&1 </dev/null &
+    pid=$!
+    echo "$pid" >"$dir/pid"
+    endpoint="http://127.0.0.1:$port"
+    for _ in $(seq 1 100); do
+      if answers "$endpoint"; then
+        echo "$endpoint" >"$dir/endpoint"
+        echo "$endpoint"
+        exit 0
+      fi
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill "$pid" 2>/dev/null || true
+    grep -q EADDRINUSE "$dir/server.log" || { cat "$dir/server.log" >&2; log "dynalite did not start"; exit 1; }
+  done
+  log "no free port found"
+  exit 1
+  ;;
+stop)
+  if [ -f "$dir/pid" ]; then
+    pid=$(cat "$dir/pid")
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -rf "$dir"
+  ;;
+endpoint)
+  running && cat "$dir/endpoint"
+  ;;
+*)
+  echo "usage: $0 start|stop|endpoint [DIR]" >&2
+  exit 2
+  ;;
+esac
