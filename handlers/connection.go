@@ -27,11 +27,13 @@ func connectionTest(ctx context.Context, run Run) (any, error) {
 		connectTime time.Duration
 	)
 	start := time.Now()
-	err := readOnly(ctx, run, func(conn *mq.PooledConn) (err error) {
-		connectTime = time.Since(start)
-		info, err = conn.InquireQueueManager(ctx)
-		start = time.Now() // a retry measures its own connect
-		return err
+	err := mqCall(ctx, run, "connect", func(ctx context.Context) error {
+		return readOnly(ctx, run, func(conn *mq.PooledConn) (err error) {
+			connectTime = time.Since(start)
+			info, err = conn.InquireQueueManager(ctx)
+			start = time.Now() // a retry measures its own connect
+			return err
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("connection test: %w", err)

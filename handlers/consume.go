@@ -54,7 +54,8 @@ type consumer struct {
 	chunk     int           // gets per checkpoint; 0: settle only at the end
 	match     mq.GetOptions // selector
 	cap       *capture
-	committed int // cap.messages[:committed] are settled
+	committed int         // cap.messages[:committed] are settled
+	uow       *unitOfWork // the open unit of work, nil between settles
 }
 
 // consume gets or browses a batch (SPEC §7.2).
@@ -205,6 +206,13 @@ func (c *consumer) getAll(ctx context.Context) error {
 				opts.Browse = mq.BrowseFirst
 			}
 		}
+		if c.uow == nil {
+			op := "get"
+			if c.browse {
+				op = "browse"
+			}
+			c.uow = beginUnit(ctx, c.run, op)
+		}
 		if err := c.q.Get(ctx, &msg, opts); err != nil {
 			switch {
 			case cancelled(ctx): // a get-wait ended by the context
@@ -215,6 +223,7 @@ func (c *consumer) getAll(ctx context.Context) error {
 			return c.abort(ctx, fmt.Errorf("consume: get message %d: %w", n+1, err))
 		}
 		c.cap.add(&msg)
+		c.uow.n++
 		if c.chunk > 0 && len(c.cap.messages)-c.committed == c.chunk {
 			if err := c.settle(ctx); err != nil {
 				return err
@@ -227,7 +236,13 @@ func (c *consumer) getAll(ctx context.Context) error {
 // settle ends the pending gets as the mode says. Under syncpoint the
 // checkpoint comes before MQCMIT: if the process dies between the two, the
 // record still has the messages (resume sorts out whether they committed).
-func (c *consumer) settle(ctx context.Context) error {
+func (c *consumer) settle(ctx context.Context) (err error) {
+	if c.uow != nil {
+		defer func() {
+			c.uow.end(err)
+			c.uow = nil
+		}()
+	}
 	pending := len(c.cap.messages) - c.committed
 	switch {
 	case c.browse || pending == 0:
@@ -267,6 +282,10 @@ func (c *consumer) stop(ctx context.Context) error {
 
 // abort backs out the gets of an open unit of work and returns err.
 func (c *consumer) abort(ctx context.Context, err error) error {
+	if c.uow != nil {
+		c.uow.end(err)
+		c.uow = nil
+	}
 	if c.syncpoint && len(c.cap.messages) > c.committed {
 		return backout(ctx, c.conn, err)
 	}

@@ -19,13 +19,16 @@ type DepthResult struct {
 // includes uncommitted messages, as MQ's CURDEPTH does.
 func depth(ctx context.Context, run Run) (any, error) {
 	var info mq.QueueInfo
-	err := readOnly(ctx, run, func(conn *mq.PooledConn) (err error) {
-		info, err = mq.InquireQueue(ctx, conn, run.Queue)
-		return err
+	err := mqCall(ctx, run, "inquire", func(ctx context.Context) error {
+		return readOnly(ctx, run, func(conn *mq.PooledConn) (err error) {
+			info, err = mq.InquireQueue(ctx, conn, run.Queue)
+			return err
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("depth: inquire %s: %w", run.Queue, err)
 	}
+	run.Metrics.QueueDepth(ctx, run.Target.QueueManager, run.Queue, info.CurrentDepth)
 	return DepthResult{
 		CurrentDepth:    info.CurrentDepth,
 		MaxDepth:        info.MaxDepth,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/telemetry"
 )
 
 // Run is everything a handler may use for one command.
@@ -29,6 +30,8 @@ type Run struct {
 	// gone, and the handler must then back out and return.
 	Checkpoint func(ctx context.Context, progress string) error
 	Limits     Limits
+	// Metrics records MQ operations; nil records nothing.
+	Metrics *telemetry.Metrics
 }
 
 // Connector lends connections; *mq.Pool is one.

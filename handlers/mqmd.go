@@ -50,6 +50,21 @@ func newDescriptor(props *command.MQProps, headers map[string]string, rng *rand.
 	return d, nil
 }
 
+// setTraceParent makes the following messages carry the W3C trace context
+// as the message property traceparent, so consumers can continue the trace.
+func (d *descriptor) setTraceParent(tp string) {
+	if tp == "" {
+		return
+	}
+	if d.msg.Properties == nil {
+		d.msg.Properties = mq.Properties{}
+	}
+	d.msg.Properties[traceParentProperty] = tp
+}
+
+// traceParentProperty is the message property carrying trace context.
+const traceParentProperty = "traceparent"
+
 // next returns the message to put with body; it is the same Message each
 // time. In echoMsgId mode the MsgId is generated here (24 random bytes, as
 // unique as a queue manager's) so the CorrelId can carry it in the same put.

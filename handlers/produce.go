@@ -54,6 +54,7 @@ type producer struct {
 	pace    *pacer
 	lat     *latency
 
+	uow         *unitOfWork     // the open unit of work, nil between commits
 	done        produceProgress // checkpointed so far
 	pending     int             // puts since the last checkpoint
 	pendingSize int64
@@ -142,6 +143,10 @@ func (p *producer) putAll(ctx context.Context) (int, error) {
 	put := 0
 	p.lat.restart()
 	for seq := p.done.Committed + 1; seq <= p.count; seq++ {
+		if p.uow == nil {
+			p.uow = beginUnit(ctx, p.run, "put")
+			p.md.setTraceParent(p.uow.traceParent())
+		}
 		if err := p.pace.wait(ctx); err != nil {
 			return put, p.abort(ctx, fmt.Errorf("produce: stopped before message %d of %d: %w", seq, p.count, err))
 		}
@@ -156,6 +161,7 @@ func (p *producer) putAll(ctx context.Context) (int, error) {
 			return put, p.abort(ctx, fmt.Errorf("produce: put message %d of %d: %w", seq, p.count, withCause(ctx, err)))
 		}
 		put++
+		p.uow.n++
 		if put == 1 {
 			p.firstID = res.MsgID
 		}
@@ -163,7 +169,10 @@ func (p *producer) putAll(ctx context.Context) (int, error) {
 		p.pending++
 		p.pendingSize += int64(len(body))
 		if p.pending == p.txSize || seq == p.count {
-			if err := p.settle(ctx); err != nil {
+			err := p.settle(ctx)
+			p.uow.end(err)
+			p.uow = nil
+			if err != nil {
 				return put, err
 			}
 			p.lat.restart()
@@ -197,6 +206,10 @@ func (p *producer) settle(ctx context.Context) error {
 
 // abort backs out the puts since the last commit and returns err.
 func (p *producer) abort(ctx context.Context, err error) error {
+	if p.uow != nil {
+		p.uow.end(err)
+		p.uow = nil
+	}
 	if p.tx && p.pending > 0 {
 		return backout(ctx, p.conn, err)
 	}

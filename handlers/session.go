@@ -16,22 +16,26 @@ const defaultTxSize = 100
 // closes the connection, which also closes the queue. A connection found
 // broken at open (the queue manager restarted since it was pooled) is
 // replaced once: nothing has been done on it yet, so retrying is safe.
-func openQueue(ctx context.Context, run Run, op string, opts mq.OpenOption) (*mq.PooledConn, mq.Queue, error) {
-	for attempt := 1; ; attempt++ {
-		conn, err := run.Conns.Acquire(ctx, run.Target)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: connect: %w", op, withCause(ctx, err))
+func openQueue(ctx context.Context, run Run, op string, opts mq.OpenOption) (conn *mq.PooledConn, q mq.Queue, err error) {
+	err = mqCall(ctx, run, "connect", func(ctx context.Context) error {
+		for attempt := 1; ; attempt++ {
+			if conn, err = run.Conns.Acquire(ctx, run.Target); err != nil {
+				return fmt.Errorf("%s: connect: %w", op, withCause(ctx, err))
+			}
+			if q, err = conn.OpenQueue(ctx, run.Queue, opts); err == nil {
+				return nil
+			}
+			conn.Close()
+			if attempt == 1 && mq.IsConnectionBroken(err) && ctx.Err() == nil {
+				continue
+			}
+			return fmt.Errorf("%s: open %s: %w", op, run.Queue, withCause(ctx, err))
 		}
-		q, err := conn.OpenQueue(ctx, run.Queue, opts)
-		if err == nil {
-			return conn, q, nil
-		}
-		conn.Close()
-		if attempt == 1 && mq.IsConnectionBroken(err) && ctx.Err() == nil {
-			continue
-		}
-		return nil, nil, fmt.Errorf("%s: open %s: %w", op, run.Queue, withCause(ctx, err))
+	})
+	if err != nil {
+		return nil, nil, err
 	}
+	return conn, q, nil
 }
 
 // readOnly runs fn on a borrowed connection; fn only reads, so when the

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/executor"
+	"github.com/mqprobe/mqprobe/internal/telemetry"
 )
 
 // Topics of the in-process bus.
@@ -29,6 +30,7 @@ const (
 	MetaIdempotencyKey    = "Idempotency-Key"
 	MetaIdempotencyExpiry = "Idempotency-Expiry-Seconds"
 	MetaMessageID         = "MessageId"
+	MetaTraceParent       = "traceparent"
 )
 
 // Config tunes the router.
@@ -91,6 +93,8 @@ func executeHandler(work context.Context, x *executor.Executor) message.NoPublis
 	return func(msg *message.Message) error {
 		ctx, release := mergeCancel(msg.Context(), work)
 		defer release()
+		// The publisher's trace continues through this command.
+		ctx = telemetry.WithTraceParent(ctx, msg.Metadata.Get(MetaTraceParent))
 		messageID := msg.Metadata.Get(MetaMessageID)
 		if messageID == "" {
 			messageID = msg.UUID

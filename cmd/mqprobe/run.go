@@ -9,6 +9,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/config"
 	"github.com/mqprobe/mqprobe/internal/daemon"
+	"github.com/mqprobe/mqprobe/internal/telemetry"
 )
 
 func loadConfig(cmd *cobra.Command) (*config.Config, error) {
@@ -29,10 +30,11 @@ func newLogger(cfg *config.Config) *slog.Logger {
 		level = slog.LevelInfo
 	}
 	opts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewJSONHandler(os.Stderr, opts)
 	if cfg.Log.Format == "text" {
-		return slog.New(slog.NewTextHandler(os.Stderr, opts))
+		h = slog.NewTextHandler(os.Stderr, opts)
 	}
-	return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	return slog.New(telemetry.LogHandler{Handler: h})
 }
 
 func runCommand() *cobra.Command {

@@ -16,7 +16,7 @@ import (
 )
 
 // open connects to QM1 directly, bypassing the daemon, and opens queue.
-func open(b *testing.B, backend mq.Backend, queue string, opts mq.OpenOption) (mq.Conn, mq.Queue) {
+func open(b testing.TB, backend mq.Backend, queue string, opts mq.OpenOption) (mq.Conn, mq.Queue) {
 	ctx := context.Background()
 	conn, err := backend.Connect(ctx, mq.Target{QueueManager: "QM1"})
 	if err != nil {

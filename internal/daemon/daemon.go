@@ -18,6 +18,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/pubsub/gochannel"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/mqprobe/mqprobe/handlers"
 	"github.com/mqprobe/mqprobe/internal/command"
@@ -32,6 +33,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/targets"
+	"github.com/mqprobe/mqprobe/internal/telemetry"
 	"github.com/mqprobe/mqprobe/router"
 )
 
@@ -45,6 +47,8 @@ type Options struct {
 	Store idempotency.Store
 	// WrapPublisher, when set, wraps the results publisher (tests make it fail).
 	WrapPublisher func(result.Publisher) result.Publisher
+	// SpanProcessors receive every span as well (tests record them).
+	SpanProcessors []sdktrace.SpanProcessor
 }
 
 // Daemon is an assembled mqprobe.
@@ -59,6 +63,7 @@ type Daemon struct {
 	bus      *gochannel.GoChannel
 	router   *router.Router
 	recent   *result.Recent
+	tel      *telemetry.Telemetry
 	server   *http.Server
 	listener net.Listener
 
@@ -79,19 +84,27 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	if log == nil {
 		log = slog.Default()
 	}
-	d = &Daemon{cfg: cfg, log: log}
+	built := &Daemon{cfg: cfg, log: log}
+	d = built
 	d.work, d.cancelWork = context.WithCancelCause(context.Background())
 	defer func() {
 		if err != nil {
-			d.closeResources()
+			built.closeResources()
 		}
 	}()
 
+	if d.tel, err = telemetry.Setup(ctx, telemetry.Config{ServiceVersion: opts.Version, InstanceID: cfg.InstanceID,
+		SpanProcessors: opts.SpanProcessors}); err != nil {
+		return nil, err
+	}
 	d.store = opts.Store
 	if d.store == nil {
 		if d.store, err = openStore(ctx, cfg); err != nil {
 			return nil, err
 		}
+	}
+	if d.store != nil {
+		d.store = telemetry.TracedStore(d.store, storeName(cfg))
 	}
 	if d.engine, err = idempotency.New(d.store, idempotency.Config{
 		Disabled: !cfg.Idempotency.Enabled, RecordTTL: cfg.Idempotency.RecordTTL, MaxRecordTTL: cfg.Idempotency.MaxRecordTTL,
@@ -126,7 +139,8 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		MaxRawBodyBytes: cfg.Results.MaxRawBodyBytes, RetryDelay: cfg.Bus.NackDelay, HTTPWait: cfg.HTTP.InProgressWait,
 		Limits: handlers.Limits{CaptureMaxBytes: cfg.Consume.CaptureMaxBytes, CaptureMaxMessageBytes: cfg.Consume.CaptureMaxMessageBytes},
 	}, executor.Deps{Decoder: decoder, Engine: d.engine, Handlers: handlers.Registry(), Targets: targets.NewResolver(targetsConfig(cfg)),
-		Conns: d.pool, Publisher: publisher, Log: log}); err != nil {
+		Conns: d.pool, Publisher: publisher, Log: log,
+		Tracer: d.tel.Tracer("github.com/mqprobe/mqprobe/internal/executor"), Metrics: d.tel.Metrics}); err != nil {
 		return nil, err
 	}
 	if d.router, err = router.New(router.Config{CloseTimeout: cfg.HTTP.ShutdownTimeout, WorkContext: d.work}, d.bus, d.exec, watermillLogger(log)); err != nil {
@@ -139,6 +153,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	api := httpapi.Handler(httpapi.Config{
 		Executor: d.exec, Recent: d.recent, Submit: d.submit, OpenAPI: openapi,
 		MaxBodyBytes: int64(cfg.HTTP.MaxBodyBytes), WorkContext: d.work,
+		Metrics: d.tel.MetricsHandler(), TracerProvider: d.tel.TracerProvider, MeterProvider: d.tel.MeterProvider,
 		Ready: map[string]httpapi.Check{"store": d.storeReady, "router": d.routerReady, "intake": d.intakeReady},
 		Status: httpapi.StatusInfo{Version: opts.Version, Mode: cfg.Mode, Instance: cfg.InstanceID, Started: time.Now(),
 			Backends: map[string]string{"mq": cfg.MQ.Backend, "idempotencyStore": storeName(cfg), "bus": "gochannel"}},
@@ -233,6 +248,13 @@ func (d *Daemon) closeResources() {
 	}
 	if d.store != nil {
 		d.store.Close()
+	}
+	if d.tel != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := d.tel.Shutdown(ctx); err != nil {
+			d.log.Warn("telemetry flush", "error", err)
+		}
 	}
 }
 

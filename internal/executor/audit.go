@@ -4,8 +4,15 @@ import (
 	"context"
 	"log/slog"
 	"sync/atomic"
+	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/telemetry"
 )
 
 // outcomeName is the counter and audit name of an outcome.
@@ -24,15 +31,23 @@ func outcomeName(out Outcome) string {
 		result.StatusRejected: "rejected"}[out.Status]
 }
 
-// audit writes the one line per command SPEC §11 asks for and counts it.
-func (x *Executor) audit(j *job, out Outcome) {
+// audit writes the one line per command SPEC §11 asks for and counts it:
+// key, operation, target, outcome, attempt and (from ctx) the trace id.
+func (x *Executor) audit(ctx context.Context, j *job, out Outcome) {
 	name := outcomeName(out)
 	c, _ := x.counts.LoadOrStore(name, new(int64))
 	atomic.AddInt64(c.(*int64), 1)
-	attrs := []any{"key", j.dec.IdempotencyKey, "operation", j.dec.Command.OperationType, "outcome", name,
-		"transport", j.in.Transport}
+	op := string(j.dec.Command.OperationType)
+	if op == "" {
+		op = string(j.in.Operation)
+	}
+	x.Metrics.Command(ctx, op, name, time.Since(j.started))
+	attrs := []any{"key", j.dec.IdempotencyKey, "operation", op, "outcome", name, "transport", j.in.Transport}
 	if j.target.Queue != "" {
 		attrs = append(attrs, "target", j.target.String())
+	}
+	if out.Event != nil && out.Event.Data.Attempt > 0 {
+		attrs = append(attrs, "attempt", out.Event.Data.Attempt)
 	}
 	if out.Event != nil && out.Event.Data.Error != nil {
 		attrs = append(attrs, "code", out.Event.Data.Error.Code)
@@ -42,7 +57,43 @@ func (x *Executor) audit(j *job, out Outcome) {
 		attrs = append(attrs, "error", out.Err)
 		level = slog.LevelWarn
 	}
-	x.Log.Log(context.Background(), level, "command", attrs...)
+	x.Log.Log(ctx, level, "command", attrs...)
+}
+
+// annotate records the outcome on the command's span.
+func (x *Executor) annotate(span trace.Span, j *job, out Outcome) {
+	span.SetAttributes(attribute.String("mqprobe.outcome", outcomeName(out)))
+	if j.target.Queue != "" {
+		span.SetAttributes(telemetry.AttrMessagingDestination.String(j.target.Queue),
+			telemetry.AttrQueueManager.String(j.target.Target.QueueManager))
+	}
+	if out.Event != nil && out.Event.Data.Error != nil {
+		e := out.Event.Data.Error
+		span.SetAttributes(telemetry.AttrErrorType.String(e.Code))
+		if e.Reason != 0 {
+			span.SetAttributes(telemetry.AttrMQReason.Int(int(e.Reason)))
+		}
+		if out.Status == result.StatusFailed {
+			span.SetStatus(codes.Error, e.Message)
+		}
+	}
+	if out.Err != nil {
+		span.RecordError(out.Err)
+	}
+}
+
+func sourceName(s idempotency.Source) string {
+	switch s {
+	case idempotency.FromStore:
+		return "store"
+	case idempotency.FromSingleFlight:
+		return "single_flight"
+	case idempotency.FromLocalCache:
+		return "local_cache"
+	case idempotency.FromDisabled:
+		return "disabled"
+	}
+	return "unknown"
 }
 
 // Counts returns how many commands ended in each outcome.

@@ -9,12 +9,16 @@ import (
 	"runtime/debug"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/mqprobe/mqprobe/handlers"
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/targets"
+	"github.com/mqprobe/mqprobe/internal/telemetry"
 )
 
 // job is one command on its way through Execute.
@@ -30,8 +34,15 @@ func (x *Executor) Execute(ctx context.Context, in command.Input) Outcome {
 	x.active.Add(1)
 	defer x.active.Done()
 	j := &job{in: in, started: time.Now().UTC()}
+	// The span continues the caller's trace: the HTTP request's, or the
+	// publisher's context the bus message carried.
+	ctx, span := x.Tracer.Start(ctx, "process", trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(telemetry.AttrMessagingSystem.String(telemetry.SystemIBMMQ),
+			telemetry.AttrMessagingOperationType.String("process"), attribute.String("mqprobe.transport", string(in.Transport))))
+	defer span.End()
 	out := x.execute(ctx, j)
-	x.audit(j, out)
+	x.annotate(span, j, out)
+	x.audit(ctx, j, out)
 	return out
 }
 
@@ -41,6 +52,8 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 		return x.reject(ctx, j, validationError(err), validationStatus(err))
 	}
 	j.dec = dec
+	trace.SpanFromContext(ctx).SetAttributes(telemetry.AttrOperation.String(string(dec.Command.OperationType)),
+		telemetry.AttrIdempotencyKey.String(dec.IdempotencyKey))
 	handler, ok := x.Handlers[dec.Command.OperationType]
 	if !ok {
 		return x.reject(ctx, j, &result.Error{Code: result.CodeUnsupported,
@@ -82,8 +95,21 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 
 // begin claims the command. An HTTP caller whose command runs elsewhere
 // waits a while for its result, so parallel identical requests all get it.
-func (x *Executor) begin(ctx context.Context, j *job, req idempotency.Request) (idempotency.Result, error) {
-	claim, err := x.Engine.Begin(ctx, req)
+func (x *Executor) begin(ctx context.Context, j *job, req idempotency.Request) (claim idempotency.Result, err error) {
+	ctx, span := x.Tracer.Start(ctx, "idempotency", trace.WithAttributes(telemetry.AttrIdempotencyKey.String(req.IdempotencyKey)))
+	defer func() {
+		outcome := "error"
+		if err == nil {
+			outcome = claim.Outcome.String()
+			span.SetAttributes(attribute.String("mqprobe.idempotency.source", sourceName(claim.Source)),
+				telemetry.AttrAttempt.Int(claim.Record.Attempt))
+		}
+		span.SetAttributes(telemetry.AttrIdempotencyOutcome.String(outcome))
+		telemetry.Fail(span, err)
+		span.End()
+		x.Metrics.Idempotency(ctx, outcome)
+	}()
+	claim, err = x.Engine.Begin(ctx, req)
 	if j.in.Transport != command.TransportHTTP {
 		return claim, err
 	}
@@ -105,7 +131,7 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 	cmd := j.dec.Command
 	run := handlers.Run{
 		Command: cmd, Target: j.target.Target, Queue: j.target.Queue, Conns: x.Conns,
-		Progress: lease.Progress(), Limits: x.cfg.Limits,
+		Progress: lease.Progress(), Limits: x.cfg.Limits, Metrics: x.Metrics,
 		Checkpoint: func(ctx context.Context, progress string) error { return x.Engine.Checkpoint(ctx, lease, progress) },
 	}
 	var res any
@@ -165,7 +191,7 @@ func (x *Executor) fail(ctx context.Context, j *job, lease *idempotency.Lease, d
 	}
 	body, _ := json.Marshal(data)
 	if data.Error.Transient {
-		ev := result.New(x.cfg.Source, data, time.Now())
+		ev := x.event(ctx, data)
 		return Outcome{Status: result.StatusFailed, Event: &ev, RetryAfter: x.cfg.RetryDelay,
 			HTTPStatus: http.StatusBadGateway, Body: body, Err: cause}
 	}
@@ -186,7 +212,7 @@ func (x *Executor) replay(ctx context.Context, j *job, rec idempotency.Record) O
 	}
 	body := []byte(rec.ResponsePayload)
 	if x.cfg.Replay == ReplayDrop {
-		ev := result.New(x.cfg.Source, data, time.Now())
+		ev := x.event(ctx, data)
 		return Outcome{Status: data.Status, Event: &ev, Ack: true, HTTPStatus: status, Body: body, Replay: true}
 	}
 	out := x.publish(ctx, data, status, true)
@@ -204,11 +230,23 @@ func (x *Executor) reject(ctx context.Context, j *job, e *result.Error, httpStat
 	return x.publish(ctx, data, httpStatus, false)
 }
 
+// event wraps data in a result event carrying ctx's trace context.
+func (x *Executor) event(ctx context.Context, data result.Data) result.Event {
+	ev := result.New(x.cfg.Source, data, time.Now())
+	ev.TraceParent = telemetry.TraceParent(ctx)
+	return ev
+}
+
 // publish sends the event; the message is acked only once it is out.
 func (x *Executor) publish(ctx context.Context, data result.Data, httpStatus int, replay bool) Outcome {
-	ev := result.New(x.cfg.Source, data, time.Now())
+	ev := x.event(ctx, data)
 	out := Outcome{Status: data.Status, Event: &ev, HTTPStatus: httpStatus, Replay: replay}
+	ctx, span := x.Tracer.Start(ctx, "publish results", trace.WithSpanKind(trace.SpanKindProducer),
+		trace.WithAttributes(telemetry.AttrMessagingOperationType.String("send"), telemetry.AttrMessagingDestination.String("results"),
+			telemetry.AttrMessagingMessageID.String(ev.ID), attribute.String("cloudevents.event_type", string(ev.Type))))
+	defer span.End()
 	if err := x.Publisher.Publish(ctx, ev); err != nil {
+		telemetry.Fail(span, err)
 		// The record is already final, so a redelivery replays it.
 		out.Err = fmt.Errorf("publish result: %w", err)
 		out.RetryAfter = x.cfg.RetryDelay

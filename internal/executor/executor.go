@@ -12,11 +12,15 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+
 	"github.com/mqprobe/mqprobe/handlers"
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/targets"
+	"github.com/mqprobe/mqprobe/internal/telemetry"
 )
 
 // ReplayMode says what a replayed command publishes.
@@ -71,6 +75,10 @@ type Deps struct {
 	Conns     handlers.Connector
 	Publisher result.Publisher
 	Log       *slog.Logger
+	// Tracer starts the spans of each command; nil means no tracing.
+	Tracer trace.Tracer
+	// Metrics records commands and decisions; nil means none.
+	Metrics *telemetry.Metrics
 }
 
 // Executor executes commands.
@@ -107,6 +115,9 @@ func New(cfg Config, deps Deps) (*Executor, error) {
 	}
 	if deps.Log == nil {
 		deps.Log = slog.Default()
+	}
+	if deps.Tracer == nil {
+		deps.Tracer = noop.NewTracerProvider().Tracer("")
 	}
 	return &Executor{cfg: cfg, Deps: deps}, nil
 }

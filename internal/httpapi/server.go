@@ -8,9 +8,14 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/executor"
 	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/telemetry"
 )
 
 // Executor runs commands; *executor.Executor is one.
@@ -42,6 +47,11 @@ type Config struct {
 	MaxBodyBytes int64
 	// WorkContext carries command work; cancelled at the drain deadline.
 	WorkContext context.Context
+	// Metrics serves GET /metrics; nil disables it.
+	Metrics http.Handler
+	// TracerProvider and MeterProvider instrument requests; nil means none.
+	TracerProvider trace.TracerProvider
+	MeterProvider  metric.MeterProvider
 }
 
 // StatusInfo is the static part of GET /status.
@@ -74,10 +84,24 @@ func Handler(cfg Config) http.Handler {
 	mux.HandleFunc("GET /health/ready", a.ready)
 	mux.HandleFunc("GET /status", a.status)
 	mux.HandleFunc("GET /openapi.json", a.openapi)
+	if cfg.Metrics != nil {
+		mux.Handle("GET /metrics", cfg.Metrics)
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, http.StatusNotFound, problem{Title: "Not Found", Detail: "no route " + r.Method + " " + r.URL.Path})
 	})
-	return mux
+	if cfg.TracerProvider == nil {
+		return mux
+	}
+	// Requests become server spans continuing the caller's traceparent;
+	// probes and scrapes are left out.
+	return otelhttp.NewHandler(mux, "http",
+		otelhttp.WithTracerProvider(cfg.TracerProvider), otelhttp.WithMeterProvider(cfg.MeterProvider),
+		otelhttp.WithPropagators(telemetry.Propagator()),
+		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method + " " + r.URL.Path }),
+		otelhttp.WithFilter(func(r *http.Request) bool {
+			return r.Method == http.MethodPost || r.URL.Path == "/results"
+		}))
 }
 
 type api struct {

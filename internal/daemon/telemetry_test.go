@@ -1,0 +1,244 @@
+package daemon_test
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mqprobe/mqprobe/internal/mq"
+)
+
+// The publisher's trace: a caller sends this traceparent and expects every
+// span of the command, the result event and the MQ messages in its trace.
+const (
+	callerTraceID     = "4bf92f3577b34da6a3ce929d0e0e4736"
+	callerTraceParent = "00-" + callerTraceID + "-00f067aa0ba902b7-01"
+)
+
+func recording(rec *tracetest.SpanRecorder) func(*setup) {
+	return func(s *setup) { s.opts.SpanProcessors = []sdktrace.SpanProcessor{rec} }
+}
+
+// tree renders the spans of one trace as "parent > child" lines, sorted,
+// so a test can compare the whole shape.
+func tree(t *testing.T, spans []sdktrace.ReadOnlySpan, traceID string) []string {
+	t.Helper()
+	names := map[trace.SpanID]string{}
+	for _, s := range spans {
+		names[s.SpanContext().SpanID()] = s.Name()
+	}
+	var lines []string
+	for _, s := range spans {
+		if got := s.SpanContext().TraceID().String(); got != traceID {
+			t.Errorf("span %q is in trace %s, want %s", s.Name(), got, traceID)
+		}
+		parent := names[s.Parent().SpanID()]
+		if parent == "" {
+			parent = "(caller)"
+		}
+		lines = append(lines, parent+" > "+s.Name())
+	}
+	sort.Strings(lines)
+	return lines
+}
+
+func attr(s sdktrace.ReadOnlySpan, key string) string {
+	for _, a := range s.Attributes() {
+		if string(a.Key) == key {
+			return a.Value.String()
+		}
+	}
+	return ""
+}
+
+func TestTraceOfAProduceOverHTTP(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	h := start(t, recording(rec))
+	body := fmt.Sprintf(`{%s,"batch":{"count":250,"messageSizeBytes":64,"transaction":{"enabled":true,"txSize":100}}}`, target)
+	r := h.post("/messages/produce", body, "Idempotency-Key", "traced-1", "traceparent", callerTraceParent)
+	if r.status != http.StatusCreated {
+		t.Fatalf("produce: %d %s", r.status, r.body)
+	}
+	got := tree(t, rec.Ended(), callerTraceID)
+	// Checkpoints after each commit are children of process, like the
+	// final complete.
+	want := []string{
+		"(caller) > POST /messages/produce",
+		"POST /messages/produce > process",
+		"idempotency > idempotency.store begin",
+		"process > connect QM1",
+		"process > idempotency",
+		"process > idempotency.store complete",
+		"process > idempotency.store heartbeat",
+		"process > idempotency.store heartbeat",
+		"process > idempotency.store heartbeat",
+		"process > publish results",
+		"process > send DEV.QUEUE.1",
+		"process > send DEV.QUEUE.1",
+		"process > send DEV.QUEUE.1",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("span tree:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var batches []string
+	for _, s := range rec.Ended() {
+		switch s.Name() {
+		case "process":
+			if s.SpanKind() != trace.SpanKindConsumer || attr(s, "mqprobe.operation") != "PRODUCE" || attr(s, "mqprobe.idempotency.key") != "traced-1" {
+				t.Errorf("process span: kind %v attrs %v", s.SpanKind(), s.Attributes())
+			}
+		case "idempotency":
+			if attr(s, "mqprobe.idempotency.outcome") != "acquired" {
+				t.Errorf("idempotency outcome %q", attr(s, "mqprobe.idempotency.outcome"))
+			}
+		case "send DEV.QUEUE.1":
+			batches = append(batches, attr(s, "messaging.batch.message_count"))
+			if s.SpanKind() != trace.SpanKindProducer || attr(s, "messaging.system") != "ibm_mq" || attr(s, "messaging.destination.name") != "DEV.QUEUE.1" {
+				t.Errorf("send span: kind %v attrs %v", s.SpanKind(), s.Attributes())
+			}
+		case "publish results":
+			if s.SpanKind() != trace.SpanKindProducer {
+				t.Errorf("publish span kind %v", s.SpanKind())
+			}
+		}
+	}
+	sort.Strings(batches)
+	if fmt.Sprint(batches) != "[100 100 50]" {
+		t.Errorf("batch sizes %v, want 100, 100 and 50", batches)
+	}
+
+	// The result event and every message carry the caller's trace.
+	evs := h.results("traced-1")
+	if len(evs) != 1 || !strings.Contains(evs[0].TraceParent, callerTraceID) {
+		t.Errorf("result event traceparent %q", evs[0].TraceParent)
+	}
+	conn, q := open(t, h.backend, "DEV.QUEUE.1", mq.OpenBrowse)
+	defer conn.Close()
+	defer q.Close()
+	msg := &mq.Message{}
+	for i := range 250 {
+		browse := mq.BrowseNext
+		if i == 0 {
+			browse = mq.BrowseFirst
+		}
+		if err := q.Get(t.Context(), msg, mq.GetOptions{Browse: browse}); err != nil {
+			t.Fatal(err)
+		}
+		if tp, _ := msg.Properties["traceparent"].(string); !strings.Contains(tp, callerTraceID) {
+			t.Fatalf("message %d traceparent %q", i, tp)
+		}
+	}
+}
+
+func TestTraceOfAReplayHasNoMQSpans(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	h := start(t, recording(rec))
+	body := produceBody(5, "")
+	h.post("/messages/produce", body, "Idempotency-Key", "traced-replay")
+	before := len(rec.Ended())
+	r := h.post("/messages/produce", body, "Idempotency-Key", "traced-replay", "traceparent", callerTraceParent)
+	if r.header.Get("Idempotent-Replay") != "true" {
+		t.Fatalf("second request was not a replay: %d %s", r.status, r.body)
+	}
+	spans := rec.Ended()[before:]
+	got := tree(t, spans, callerTraceID)
+	want := []string{"(caller) > POST /messages/produce", "POST /messages/produce > process",
+		"idempotency > idempotency.store begin", "process > idempotency", "process > publish results"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("replay span tree:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, s := range spans {
+		if s.Name() == "idempotency" && attr(s, "mqprobe.idempotency.outcome") != "replay" {
+			t.Errorf("idempotency outcome %q, want replay", attr(s, "mqprobe.idempotency.outcome"))
+		}
+	}
+}
+
+func TestMetricsAfterKnownTraffic(t *testing.T) {
+	h := start(t)
+	body := produceBody(40, "")
+	h.post("/messages/produce", body, "Idempotency-Key", "m-1")
+	h.post("/messages/produce", body, "Idempotency-Key", "m-1")               // replay
+	h.post("/messages/produce", produceBody(3, ""), "Idempotency-Key", "m-1") // conflict
+	h.post("/messages/produce", produceBody(0, ""))                           // rejected
+	h.post("/messages/consume", fmt.Sprintf(`{%s,"maxMessages":15,"waitSeconds":0}`, target))
+	h.post("/queue/depth", `{"target":{"queueManager":"QM1","queue":"NO.SUCH.QUEUE"}}`) // failed
+	h.depth("DEV.QUEUE.1")
+
+	status, _, text := h.get("/metrics")
+	if status != http.StatusOK {
+		t.Fatalf("/metrics: %d", status)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(text))
+	if err != nil {
+		t.Fatalf("parse /metrics: %v", err)
+	}
+	value := func(name string, labels map[string]string) float64 {
+		fam, ok := families[name]
+		if !ok {
+			t.Fatalf("no metric %s", name)
+		}
+	next:
+		for _, m := range fam.Metric {
+			for k, v := range labels {
+				found := false
+				for _, l := range m.Label {
+					if l.GetName() == k && l.GetValue() == v {
+						found = true
+					}
+				}
+				if !found {
+					continue next
+				}
+			}
+			switch {
+			case m.Counter != nil:
+				return m.Counter.GetValue()
+			case m.Gauge != nil:
+				return m.Gauge.GetValue()
+			case m.Histogram != nil:
+				return float64(m.Histogram.GetSampleCount())
+			}
+		}
+		return 0
+	}
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+		want   float64
+	}{
+		{"mqprobe_commands_total", map[string]string{"operation": "PRODUCE", "outcome": "completed"}, 1},
+		{"mqprobe_commands_total", map[string]string{"operation": "PRODUCE", "outcome": "replayed"}, 1},
+		{"mqprobe_commands_total", map[string]string{"operation": "PRODUCE", "outcome": "rejected"}, 2},
+		{"mqprobe_commands_total", map[string]string{"operation": "CONSUME", "outcome": "completed"}, 1},
+		{"mqprobe_commands_total", map[string]string{"operation": "DEPTH", "outcome": "failed"}, 1},
+		{"mqprobe_commands_total", map[string]string{"operation": "DEPTH", "outcome": "completed"}, 1},
+		{"mqprobe_idempotency_outcomes_total", map[string]string{"outcome": "acquired"}, 4},
+		{"mqprobe_idempotency_outcomes_total", map[string]string{"outcome": "replay"}, 1},
+		{"mqprobe_idempotency_outcomes_total", map[string]string{"outcome": "conflict"}, 1},
+		{"mqprobe_mq_messages_total", map[string]string{"operation": "put"}, 40},
+		{"mqprobe_mq_messages_total", map[string]string{"operation": "get"}, 15},
+		{"mqprobe_queue_depth", map[string]string{"queue_manager": "QM1", "queue": "DEV.QUEUE.1"}, 25},
+		{"mqprobe_command_duration_seconds", map[string]string{"operation": "PRODUCE", "outcome": "completed"}, 1},
+		{"mqprobe_mq_operation_duration_seconds", map[string]string{"operation": "put"}, 1},
+	} {
+		if got := value(c.name, c.labels); got != c.want {
+			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)
+		}
+	}
+	for _, name := range []string{"go_goroutines", "process_resident_memory_bytes"} {
+		if _, ok := families[name]; !ok {
+			t.Errorf("no Go runtime metric %s", name)
+		}
+	}
+}

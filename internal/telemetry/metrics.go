@@ -1,0 +1,97 @@
+package telemetry
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+)
+
+// Metrics are mqprobe's instruments. The Prometheus names they appear
+// under at /metrics are in each field's comment. Methods on a nil *Metrics
+// do nothing, so components run without telemetry in unit tests.
+type Metrics struct {
+	commands        metric.Int64Counter     // mqprobe_commands_total{operation,outcome}
+	idempotency     metric.Int64Counter     // mqprobe_idempotency_outcomes_total{outcome}
+	mqMessages      metric.Int64Counter     // mqprobe_mq_messages_total{operation}
+	mqDuration      metric.Float64Histogram // mqprobe_mq_operation_duration_seconds{operation}
+	commandDuration metric.Float64Histogram // mqprobe_command_duration_seconds{operation,outcome}
+	queueDepth      metric.Int64Gauge       // mqprobe_queue_depth{queue_manager,queue}
+}
+
+// Latency buckets from 50 µs to a minute: MQ calls on a local queue manager
+// take microseconds, batches over a WAN take seconds.
+var latencyBuckets = []float64{0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+	0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
+
+func newMetrics(mp metric.MeterProvider) (*Metrics, error) {
+	meter := mp.Meter("github.com/mqprobe/mqprobe")
+	var m Metrics
+	var err error
+	errs := func(e error) {
+		if err == nil && e != nil {
+			err = e
+		}
+	}
+	var e error
+	m.commands, e = meter.Int64Counter("mqprobe.commands", metric.WithDescription("Commands by operation and outcome."))
+	errs(e)
+	m.idempotency, e = meter.Int64Counter("mqprobe.idempotency.outcomes", metric.WithDescription("Idempotency decisions: acquired, replay, in_progress, conflict."))
+	errs(e)
+	m.mqMessages, e = meter.Int64Counter("mqprobe.mq.messages", metric.WithDescription("Messages put, got or browsed."))
+	errs(e)
+	m.mqDuration, e = meter.Float64Histogram("mqprobe.mq.operation.duration", metric.WithUnit("s"),
+		metric.WithDescription("Duration of MQ calls: put, get, commit, connect, inquire."), metric.WithExplicitBucketBoundaries(latencyBuckets...))
+	errs(e)
+	m.commandDuration, e = meter.Float64Histogram("mqprobe.command.duration", metric.WithUnit("s"),
+		metric.WithDescription("Duration of commands from receipt to outcome."), metric.WithExplicitBucketBoundaries(latencyBuckets...))
+	errs(e)
+	m.queueDepth, e = meter.Int64Gauge("mqprobe.queue.depth", metric.WithDescription("Last observed current depth of a queue."))
+	errs(e)
+	if err != nil {
+		return nil, fmt.Errorf("telemetry instruments: %w", err)
+	}
+	return &m, nil
+}
+
+// Command records a command's outcome and duration.
+func (m *Metrics) Command(ctx context.Context, operation, outcome string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	attrs := metric.WithAttributes(attribute.String("operation", operation), attribute.String("outcome", outcome))
+	m.commands.Add(ctx, 1, attrs)
+	m.commandDuration.Record(ctx, d.Seconds(), attrs)
+}
+
+// Idempotency records one idempotency decision.
+func (m *Metrics) Idempotency(ctx context.Context, outcome string) {
+	if m == nil {
+		return
+	}
+	m.idempotency.Add(ctx, 1, metric.WithAttributes(attribute.String("outcome", outcome)))
+}
+
+// MQ records n messages moved by one MQ operation (put, get, browse) and
+// the call's duration; n is 0 for calls that move none (commit, connect).
+func (m *Metrics) MQ(ctx context.Context, operation string, n int, d time.Duration) {
+	if m == nil {
+		return
+	}
+	attrs := metric.WithAttributes(attribute.String("operation", operation))
+	if n > 0 {
+		m.mqMessages.Add(ctx, int64(n), attrs)
+	}
+	m.mqDuration.Record(ctx, d.Seconds(), attrs)
+}
+
+// QueueDepth records the depth last observed on a queue.
+func (m *Metrics) QueueDepth(ctx context.Context, queueManager, queue string, depth int) {
+	if m == nil {
+		return
+	}
+	m.queueDepth.Record(ctx, int64(depth), metric.WithAttributes(attribute.String("queue_manager", queueManager),
+		attribute.String("queue", queue)))
+}
