@@ -96,8 +96,9 @@ func unwrapEventBridge(obj map[string]any) (envelope, *ValidationError) {
 }
 
 // attributes reads an envelope's MessageAttributes, in the SNS shape
-// {"name": {"Type": "String", "Value": "..."}} or as plain strings;
-// non-string values are skipped.
+// {"name": {"Type": "String", "Value": "..."}}, the SQS shape some
+// emulators write ({"DataType": "String", "StringValue": "..."}) or as plain
+// strings; non-string values are skipped.
 func attributes(obj map[string]any) map[string]string {
 	raw, _ := obj["MessageAttributes"].(map[string]any)
 	attrs := make(map[string]string, len(raw))
@@ -107,6 +108,8 @@ func attributes(obj map[string]any) map[string]string {
 			attrs[name] = a
 		case map[string]any:
 			if value, ok := a["Value"].(string); ok {
+				attrs[name] = value
+			} else if value, ok := a["StringValue"].(string); ok {
 				attrs[name] = value
 			}
 		}

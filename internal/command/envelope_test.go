@@ -65,6 +65,12 @@ func TestDecodeSNSAttributes(t *testing.T) {
 	if got.TraceParent != "" {
 		t.Errorf("TraceParent = %q, want an invalid one dropped", got.TraceParent)
 	}
+	// Emulators write the attributes in the SQS shape.
+	got = mustDecode(t, d, bus(snsBody(t, minimalDepth, map[string]any{
+		"Idempotency-Key": map[string]any{"DataType": "String", "StringValue": "from-goaws"}})))
+	if got.IdempotencyKey != "from-goaws" {
+		t.Errorf("key = %q from an SQS-shaped attribute", got.IdempotencyKey)
+	}
 	// The SQS attribute outranks the one inside the body.
 	in := bus(snsBody(t, minimalDepth, map[string]any{"Idempotency-Key": map[string]any{"Type": "String", "Value": "from-sns-attr"}}))
 	in.IdempotencyKey = "from-sqs-attr"

@@ -119,6 +119,9 @@ func Goaws() (endpoint string, stop func(), err error) {
 	script := filepath.Join(root, "scripts", "goaws.sh")
 	var stderr bytes.Buffer
 	cmd := exec.Command("bash", script, "start", dir)
+	// The server outlives a test binary that dies before calling stop only
+	// until it notices.
+	cmd.Env = append(os.Environ(), fmt.Sprintf("MQPROBE_GOAWS_EXIT_WITH=%d", os.Getpid()))
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {

@@ -1,0 +1,137 @@
+package awsbus
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
+	snstypes "github.com/aws/aws-sdk-go-v2/service/sns/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/mqprobe/mqprobe/internal/result"
+)
+
+// PublisherConfig names the results destination: exactly one of an SNS
+// topic or an SQS queue.
+type PublisherConfig struct {
+	// TopicARN is an SNS topic's ARN.
+	TopicARN string
+	// QueueURL is an SQS queue's URL, or its name.
+	QueueURL string
+}
+
+// NewResultPublisher returns a publisher of result events (CloudEvents
+// structured JSON) to the configured topic or queue. Each message carries
+// the String attributes type, operationType, status, idempotencyKey and
+// traceparent (those that are not empty: SQS and SNS refuse empty values),
+// for SNS filter policies and SQS consumers.
+func NewResultPublisher(awsCfg aws.Config, cfg PublisherConfig) (result.Publisher, error) {
+	switch {
+	case cfg.TopicARN != "" && cfg.QueueURL != "":
+		return nil, errors.New("result publisher: set TopicARN or QueueURL, not both")
+	case cfg.TopicARN != "":
+		return &topicPublisher{client: sns.NewFromConfig(awsCfg), topicARN: cfg.TopicARN}, nil
+	case cfg.QueueURL != "":
+		return &queuePublisher{client: sqs.NewFromConfig(awsCfg), queue: cfg.QueueURL}, nil
+	}
+	return nil, errors.New("result publisher: TopicARN or QueueURL is required")
+}
+
+// eventAttributes returns the non-empty filterable attributes of e.
+func eventAttributes(e result.Event) map[string]string {
+	attrs := map[string]string{
+		"type":           string(e.Type),
+		"operationType":  e.Data.OperationType,
+		"status":         string(e.Data.Status),
+		"idempotencyKey": e.Data.IdempotencyKey,
+		"traceparent":    e.TraceParent,
+	}
+	for k, v := range attrs {
+		if v == "" {
+			delete(attrs, k)
+		}
+	}
+	return attrs
+}
+
+// topicPublisher publishes to an SNS topic.
+type topicPublisher struct {
+	client   *sns.Client
+	topicARN string
+}
+
+// Publish implements result.Publisher. It names the topic with TopicArn,
+// which goaws reads (it ignores TargetArn) and SNS accepts.
+func (p *topicPublisher) Publish(ctx context.Context, e result.Event) error {
+	body, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("encode result event: %w", err)
+	}
+	attrs := map[string]snstypes.MessageAttributeValue{}
+	for k, v := range eventAttributes(e) {
+		attrs[k] = snstypes.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(v)}
+	}
+	_, err = p.client.Publish(ctx, &sns.PublishInput{
+		TopicArn:          aws.String(p.topicARN),
+		Message:           aws.String(string(body)),
+		MessageAttributes: attrs,
+	})
+	if err != nil {
+		return fmt.Errorf("publish result event to SNS topic %s: %w", p.topicARN, err)
+	}
+	return nil
+}
+
+// queuePublisher sends to an SQS queue.
+type queuePublisher struct {
+	client *sqs.Client
+	queue  string // URL or name
+
+	mu  sync.Mutex
+	url string // resolved on first use
+}
+
+// Publish implements result.Publisher.
+func (p *queuePublisher) Publish(ctx context.Context, e result.Event) error {
+	body, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("encode result event: %w", err)
+	}
+	url, err := p.queueURL(ctx)
+	if err != nil {
+		return fmt.Errorf("publish result event: %w", err)
+	}
+	attrs := map[string]sqstypes.MessageAttributeValue{}
+	for k, v := range eventAttributes(e) {
+		attrs[k] = sqstypes.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(v)}
+	}
+	_, err = p.client.SendMessage(ctx, &sqs.SendMessageInput{
+		QueueUrl:          aws.String(url),
+		MessageBody:       aws.String(string(body)),
+		MessageAttributes: attrs,
+	})
+	if err != nil {
+		return fmt.Errorf("send result event to SQS queue %s: %w", url, err)
+	}
+	return nil
+}
+
+// queueURL resolves the queue once; a failed resolution is retried on the
+// next publish.
+func (p *queuePublisher) queueURL(ctx context.Context) (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.url == "" {
+		url, err := resolveQueueURL(ctx, p.client, p.queue)
+		if err != nil {
+			return "", err
+		}
+		p.url = url
+	}
+	return p.url, nil
+}

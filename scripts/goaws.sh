@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Runs a private goaws (SQS/SNS emulator) for tests, built from the module
+# proxy by tools/goaws (its own Go module, outside mqprobe's dependency graph)
+# into .build/tools/goaws, listening only on 127.0.0.1.
+#
+#   scripts/goaws.sh start DIR [PORT]   start (or reuse) the server whose state is in DIR;
+#                                       prints its endpoint http://127.0.0.1:PORT
+#   scripts/goaws.sh stop  DIR          stop it and remove DIR
+#   scripts/goaws.sh build              only build (or refresh) the binary
+#
+# With MQPROBE_GOAWS_EXIT_WITH=PID set, the server also exits by itself once
+# process PID is gone (tests pass their own id, in case they die unstopped).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+src="$root/tools/goaws"
+bin="$root/.build/tools/goaws"
+cmd=${1:-}
+dir=${2:-}
+log() { echo "goaws.sh: $*" >&2; }
+
+# build rebuilds when the binary is missing or older than its sources; it
+# writes a temporary file and renames it so concurrent starts never run a
+# half-written binary.
+build() {
+  if [ -x "$bin" ] && [ -z "$(find "$src" -type f -newer "$bin" -print -quit)" ]; then
+    return 0
+  fi
+  log "building $bin"
+  mkdir -p "$(dirname "$bin")"
+  local tmp="$bin.tmp.$$"
+  (cd "$src" && go build -o "$tmp" .) >&2
+  mv -f "$tmp" "$bin"
+}
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+healthy() { curl -fsS -m 2 -o /dev/null "http://127.0.0.1:$1/health" 2>/dev/null; }
+
+running() {
+  [ -f "$dir/pid" ] && [ -f "$dir/port" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null && healthy "$(cat "$dir/port")"
+}
+
+# launch starts the server on port $1 and waits until it answers; it fails
+# when the process dies first (typically: the port was taken meanwhile).
+launch() {
+  local port=$1 pid
+  "$bin" -config "$src/goaws.yaml" -host 127.0.0.1 -port "$port" \
+    -exit-with "${MQPROBE_GOAWS_EXIT_WITH:-0}" >>"$dir/goaws.log" 2>&1 &
+  pid=$!
+  echo "$pid" >"$dir/pid"
+  echo "$port" >"$dir/port"
+  for _ in $(seq 1 100); do
+    healthy "$port" && return 0
+    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 1; }
+    sleep 0.1
+  done
+  kill "$pid" 2>/dev/null || true
+  log "goaws did not answer on port $port within 10s"
+  return 1
+}
+
+case "$cmd" in
+build)
+  build
+  ;;
+start)
+  [ -n "$dir" ] || { echo "usage: $0 start DIR [PORT]" >&2; exit 2; }
+  build
+  mkdir -p "$dir"
+  if running; then
+    echo "http://127.0.0.1:$(cat "$dir/port")"
+    exit 0
+  fi
+  if [ -n "${3:-}" ]; then
+    launch "$3" || { cat "$dir/goaws.log" >&2; exit 1; }
+    echo "http://127.0.0.1:$3"
+    exit 0
+  fi
+  for _ in $(seq 1 20); do
+    port=$((20000 + RANDOM % 20000))
+    port_free "$port" || continue
+    if launch "$port"; then
+      echo "http://127.0.0.1:$port"
+      exit 0
+    fi
+    grep -q "address already in use" "$dir/goaws.log" 2>/dev/null || { cat "$dir/goaws.log" >&2; exit 1; }
+  done
+  log "no free port found"
+  exit 1
+  ;;
+stop)
+  [ -n "$dir" ] || { echo "usage: $0 stop DIR" >&2; exit 2; }
+  if [ -f "$dir/pid" ]; then
+    pid=$(cat "$dir/pid")
+    if kill "$pid" 2>/dev/null; then
+      for _ in $(seq 1 50); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+      done
+      kill -9 "$pid" 2>/dev/null || true
+    fi
+  fi
+  rm -rf "$dir"
+  ;;
+*)
+  echo "usage: $0 start DIR [PORT] | stop DIR | build" >&2
+  exit 2
+  ;;
+esac
