@@ -41,6 +41,10 @@ type Config struct {
 	// passes, which makes running handlers back out and release their claims.
 	// Nil means never.
 	WorkContext context.Context
+	// DelayRedelivery, when set, hands a nacked message's delay to the
+	// transport (SQS: its visibility timeout); otherwise the router waits
+	// that long before nacking, as the in-process bus redelivers at once.
+	DelayRedelivery func(msg *message.Message, after time.Duration)
 }
 
 // Router consumes commands from a subscriber and runs them through the
@@ -61,7 +65,7 @@ func New(cfg Config, sub message.Subscriber, x *executor.Executor, log watermill
 	if err != nil {
 		return nil, fmt.Errorf("router: %w", err)
 	}
-	r.AddMiddleware(middleware.Recoverer, delayNack)
+	r.AddMiddleware(middleware.Recoverer, delayNack(cfg.DelayRedelivery))
 	r.AddConsumerHandler("commands", CommandsTopic, sub, executeHandler(cfg.WorkContext, x))
 	return &Router{router: r}, nil
 }
@@ -130,18 +134,26 @@ func mergeCancel(msg, work context.Context) (ctx context.Context, release func()
 	}
 }
 
-// delayNack holds a nack back for the delay the executor asked for, so a
-// command in progress elsewhere is not redelivered in a tight loop.
-func delayNack(h message.HandlerFunc) message.HandlerFunc {
-	return func(msg *message.Message) ([]*message.Message, error) {
-		msgs, err := h(msg)
-		var re *retryError
-		if errors.As(err, &re) && re.after > 0 {
+// delayNack delays the redelivery of a nacked message by what the executor
+// asked for, so a command in progress elsewhere is not redelivered in a
+// tight loop: through the transport when it can, else by waiting.
+func delayNack(transport func(*message.Message, time.Duration)) message.HandlerMiddleware {
+	return func(h message.HandlerFunc) message.HandlerFunc {
+		return func(msg *message.Message) ([]*message.Message, error) {
+			msgs, err := h(msg)
+			var re *retryError
+			if !errors.As(err, &re) || re.after <= 0 {
+				return msgs, err
+			}
+			if transport != nil {
+				transport(msg, re.after)
+				return msgs, err
+			}
 			select {
 			case <-time.After(re.after):
 			case <-msg.Context().Done():
 			}
+			return msgs, err
 		}
-		return msgs, err
 	}
 }

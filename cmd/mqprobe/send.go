@@ -39,9 +39,16 @@ func sendCommand() *cobra.Command {
 the result JSON. The command is built from flags, or read whole from --file.
 Only the flags you give are sent; the schema supplies every default.
 
-Exit status: 0 COMPLETED, 1 FAILED (or daemon unreachable), 2 usage,
-3 REJECTED (invalid, key reused, target not allowed), 4 not executed yet
-(in progress elsewhere, or the daemon could not decide): retry later.`,
+In aws mode (the configuration's mode, or --sqs-queue / --sns-topic) the
+command is published to the command queue (sqs.commandQueue) or topic with
+the message attributes Idempotency-Key and Idempotency-Expiry-Seconds; with
+--wait, send waits for its result on a results queue (results.sqsQueue, or
+--results-queue) and prints it. Without --wait it prints the message id.
+
+Exit status: 0 COMPLETED (or published, without --wait), 1 FAILED (or daemon
+unreachable), 2 usage, 3 REJECTED (invalid, key reused, target not
+allowed), 4 not executed yet (in progress elsewhere, or the daemon could not
+decide): retry later.`,
 	}
 	send.PersistentFlags().String("addr", "", "daemon HTTP address host:port (default: http.addr of the configuration)")
 	send.PersistentFlags().String("key", "", "idempotency key (Idempotency-Key header)")
@@ -52,6 +59,10 @@ Exit status: 0 COMPLETED, 1 FAILED (or daemon unreachable), 2 usage,
 	send.PersistentFlags().String("target-ref", "", "name of a configured target profile instead of --qmgr/--queue")
 	send.PersistentFlags().StringToString("tag", nil, "tag key=value, repeatable")
 	send.PersistentFlags().Duration("timeout", 10*time.Minute, "how long to wait for the result")
+	send.PersistentFlags().String("sqs-queue", "", "aws mode: publish to this SQS queue (name or URL; default sqs.commandQueue)")
+	send.PersistentFlags().String("sns-topic", "", "aws mode: publish to this SNS topic ARN instead")
+	send.PersistentFlags().Bool("wait", false, "aws mode: wait for the result on the results queue")
+	send.PersistentFlags().String("results-queue", "", "aws mode: where results arrive (default results.sqsQueue)")
 
 	produce := &cobra.Command{Use: "produce", Short: "Put a batch of messages", Args: cobra.NoArgs}
 	f := produce.Flags()
@@ -92,6 +103,9 @@ func runSend(cmd *cobra.Command, op string) error {
 	body, err := commandBody(cmd, op)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
+	}
+	if aws, err := awsSend(cmd, body); aws || err != nil {
+		return err
 	}
 	addr, _ := cmd.Flags().GetString("addr")
 	if addr == "" {

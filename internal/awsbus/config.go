@@ -1,6 +1,10 @@
 package awsbus
 
 import (
+	"github.com/aws/aws-sdk-go-v2/service/sns"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/smithy-go/tracing"
+
 	"bytes"
 	"context"
 	"fmt"
@@ -53,4 +57,22 @@ func (c bufferedRequests) Do(req *http.Request) (*http.Response, error) {
 	req.Body = io.NopCloser(bytes.NewReader(body))
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	return c.next.Do(req)
+}
+
+// clientOptions is what the SQS and SNS client options have in common.
+type clientOptions interface{ sqs.Options | sns.Options }
+
+// withTracing sets a client's tracer provider when there is one.
+func withTracing[O clientOptions](tp tracing.TracerProvider) func(*O) {
+	return func(o *O) {
+		if tp == nil {
+			return
+		}
+		switch o := any(o).(type) {
+		case *sqs.Options:
+			o.TracerProvider = tp
+		case *sns.Options:
+			o.TracerProvider = tp
+		}
+	}
 }

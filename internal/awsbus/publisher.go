@@ -1,6 +1,8 @@
 package awsbus
 
 import (
+	"github.com/aws/smithy-go/tracing"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,6 +25,8 @@ type PublisherConfig struct {
 	TopicARN string
 	// QueueURL is an SQS queue's URL, or its name.
 	QueueURL string
+	// TracerProvider traces the publish calls; nil: none.
+	TracerProvider tracing.TracerProvider
 }
 
 // NewResultPublisher returns a publisher of result events (CloudEvents
@@ -35,9 +39,9 @@ func NewResultPublisher(awsCfg aws.Config, cfg PublisherConfig) (result.Publishe
 	case cfg.TopicARN != "" && cfg.QueueURL != "":
 		return nil, errors.New("result publisher: set TopicARN or QueueURL, not both")
 	case cfg.TopicARN != "":
-		return &topicPublisher{client: sns.NewFromConfig(awsCfg), topicARN: cfg.TopicARN}, nil
+		return &topicPublisher{client: sns.NewFromConfig(awsCfg, withTracing[sns.Options](cfg.TracerProvider)), topicARN: cfg.TopicARN}, nil
 	case cfg.QueueURL != "":
-		return &queuePublisher{client: sqs.NewFromConfig(awsCfg), queue: cfg.QueueURL}, nil
+		return &queuePublisher{client: sqs.NewFromConfig(awsCfg, withTracing[sqs.Options](cfg.TracerProvider)), queue: cfg.QueueURL}, nil
 	}
 	return nil, errors.New("result publisher: TopicARN or QueueURL is required")
 }

@@ -1,6 +1,8 @@
 package awsbus
 
 import (
+	"github.com/aws/smithy-go/tracing"
+
 	"context"
 	"errors"
 	"fmt"
@@ -42,6 +44,8 @@ type SubscriberConfig struct {
 	// acked or nacked (default 30s). Commands still running then are left
 	// to SQS: they reappear when their visibility timeout runs out.
 	CloseTimeout time.Duration
+	// TracerProvider traces the SQS calls that settle commands; nil: none.
+	TracerProvider tracing.TracerProvider
 }
 
 func (c *SubscriberConfig) setDefaults() {
@@ -143,7 +147,7 @@ func NewCommandSubscriber(awsCfg aws.Config, cfg SubscriberConfig, logger waterm
 	}
 	return &subscriber{
 		cfg:     cfg,
-		client:  sqs.NewFromConfig(awsCfg),
+		client:  sqs.NewFromConfig(awsCfg, withTracing[sqs.Options](cfg.TracerProvider)),
 		sub:     sub,
 		logger:  logger.With(watermill.LogFields{"queue": cfg.QueueURL}),
 		closing: make(chan struct{}),

@@ -18,9 +18,13 @@ import (
 	"github.com/ThreeDotsLabs/watermill"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/pubsub/gochannel"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsdynamodb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/tracing"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/mqprobe/mqprobe/handlers"
+	"github.com/mqprobe/mqprobe/internal/awsbus"
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/config"
 	"github.com/mqprobe/mqprobe/internal/executor"
@@ -60,7 +64,8 @@ type Daemon struct {
 	backend  mq.Backend
 	pool     *mq.Pool
 	exec     *executor.Executor
-	bus      *gochannel.GoChannel
+	bus      *gochannel.GoChannel // the in-process bus, in embedded mode
+	aws      *aws.Config          // loaded on first use
 	router   *router.Router
 	recent   *result.Recent
 	tel      *telemetry.Telemetry
@@ -99,7 +104,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	}
 	d.store = opts.Store
 	if d.store == nil {
-		if d.store, err = openStore(ctx, cfg); err != nil {
+		if d.store, err = openStore(ctx, cfg, d.awsConfig, d.awsTracing()); err != nil {
 			return nil, err
 		}
 	}
@@ -128,9 +133,12 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		return nil, fmt.Errorf("command: %w", err)
 	}
 
-	d.bus = gochannel.NewGoChannel(gochannel.Config{}, watermillLogger(log))
+	tr, err := d.newTransport(ctx)
+	if err != nil {
+		return nil, err
+	}
 	d.recent = result.NewRecent(cfg.Results.Recent)
-	var publisher result.Publisher = result.Multi{d.recent, router.NewResultPublisher(d.bus, router.ResultsTopic)}
+	var publisher result.Publisher = result.Multi{d.recent, tr.results}
 	if opts.WrapPublisher != nil {
 		publisher = opts.WrapPublisher(publisher)
 	}
@@ -143,7 +151,8 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		Tracer: d.tel.Tracer("github.com/mqprobe/mqprobe/internal/executor"), Metrics: d.tel.Metrics}); err != nil {
 		return nil, err
 	}
-	if d.router, err = router.New(router.Config{CloseTimeout: cfg.HTTP.ShutdownTimeout, WorkContext: d.work}, d.bus, d.exec, watermillLogger(log)); err != nil {
+	if d.router, err = router.New(router.Config{CloseTimeout: cfg.HTTP.ShutdownTimeout, WorkContext: d.work,
+		DelayRedelivery: tr.delayRedelivery}, tr.commands, d.exec, watermillLogger(log)); err != nil {
 		return nil, err
 	}
 	openapi, err := httpapi.OpenAPI(opts.Version)
@@ -151,12 +160,12 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		return nil, fmt.Errorf("openapi: %w", err)
 	}
 	api := httpapi.Handler(httpapi.Config{
-		Executor: d.exec, Recent: d.recent, Submit: d.submit, OpenAPI: openapi,
+		Executor: d.exec, Recent: d.recent, Submit: tr.submit, OpenAPI: openapi,
 		MaxBodyBytes: int64(cfg.HTTP.MaxBodyBytes), WorkContext: d.work,
 		Metrics: d.tel.MetricsHandler(), TracerProvider: d.tel.TracerProvider, MeterProvider: d.tel.MeterProvider,
 		Ready: map[string]httpapi.Check{"store": d.storeReady, "router": d.routerReady, "intake": d.intakeReady},
 		Status: httpapi.StatusInfo{Version: opts.Version, Mode: cfg.Mode, Instance: cfg.InstanceID, Started: time.Now(),
-			Backends: map[string]string{"mq": cfg.MQ.Backend, "idempotencyStore": storeName(cfg), "bus": "gochannel"}},
+			Backends: map[string]string{"mq": cfg.MQ.Backend, "idempotencyStore": storeName(cfg), "bus": tr.name, "results": tr.resultsName}},
 	})
 	d.server = &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout: cfg.HTTP.ReadTimeout, WriteTimeout: cfg.HTTP.WriteTimeout,
@@ -166,9 +175,6 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	}
 	return d, nil
 }
-
-// Bus is the in-process command bus (embedded mode).
-func (d *Daemon) Bus() *gochannel.GoChannel { return d.bus }
 
 // Addr is the address the HTTP API listens on.
 func (d *Daemon) Addr() string { return d.listener.Addr().String() }
@@ -306,7 +312,7 @@ func storeName(cfg *config.Config) string {
 	return cfg.Idempotency.Store
 }
 
-func openStore(ctx context.Context, cfg *config.Config) (idempotency.Store, error) {
+func openStore(ctx context.Context, cfg *config.Config, awsConfig func(context.Context) (aws.Config, error), tp tracing.TracerProvider) (idempotency.Store, error) {
 	if !cfg.Idempotency.Enabled {
 		return nil, nil
 	}
@@ -330,7 +336,16 @@ func openStore(ctx context.Context, cfg *config.Config) (idempotency.Store, erro
 		}
 		return s, nil
 	case config.StoreDynamoDB:
-		return openDynamoDB(ctx, cfg)
+		awsCfg, err := awsConfig(ctx)
+		if err != nil {
+			return nil, err
+		}
+		client := awsdynamodb.NewFromConfig(awsCfg, func(o *awsdynamodb.Options) {
+			if tp != nil {
+				o.TracerProvider = tp
+			}
+		})
+		return dynamodb.New(client, cfg.Idempotency.DynamoDB.Table), nil
 	}
 	return nil, fmt.Errorf("idempotency.store: %q is not available in this build", cfg.Idempotency.Store)
 }
@@ -382,7 +397,7 @@ func InitStore(ctx context.Context, cfg *config.Config) (string, error) {
 	if !cfg.Idempotency.Enabled {
 		return "idempotency is disabled: no store to initialise", nil
 	}
-	s, err := openStore(ctx, cfg)
+	s, err := openStore(ctx, cfg, func(ctx context.Context) (aws.Config, error) { return awsbus.LoadConfig(ctx) }, nil)
 	if err != nil {
 		return "", err
 	}

@@ -1,0 +1,242 @@
+package daemon_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	awsdynamodb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/mqprobe/mqprobe/internal/config"
+	"github.com/mqprobe/mqprobe/internal/idempotency/dynamodb"
+	"github.com/mqprobe/mqprobe/internal/idempotency/storetest"
+	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/testenv"
+)
+
+// The local AWS every aws-mode test uses: goaws for SQS and SNS, dynalite
+// for DynamoDB, reached through the SDK's standard endpoint variables.
+var (
+	sqsClient *sqs.Client
+	snsClient *sns.Client
+	ddbClient *awsdynamodb.Client
+	awsEnv    map[string]string // the variables a daemon process needs
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(runWithLocalAWS(m))
+}
+
+func runWithLocalAWS(m *testing.M) int {
+	goaws, stopGoaws, err := testenv.Goaws()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "FATAL: aws-mode tests need goaws:", err)
+		return 1
+	}
+	defer stopGoaws()
+	dynalite, stopDynalite, err := testenv.Dynalite()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "FATAL: aws-mode tests need dynalite:", err)
+		return 1
+	}
+	defer stopDynalite()
+	awsEnv = map[string]string{
+		"AWS_ENDPOINT_URL_SQS": goaws, "AWS_ENDPOINT_URL_SNS": goaws, "AWS_ENDPOINT_URL_DYNAMODB": dynalite,
+		"AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
+	}
+	for k, v := range awsEnv {
+		os.Setenv(k, v)
+	}
+	cfg, err := awsconfig.LoadDefaultConfig(context.Background())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "FATAL: aws config:", err)
+		return 1
+	}
+	sqsClient, snsClient, ddbClient = sqs.NewFromConfig(cfg), sns.NewFromConfig(cfg), awsdynamodb.NewFromConfig(cfg)
+	return m.Run()
+}
+
+var (
+	nameSeq   atomic.Int64
+	nameStrip = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+)
+
+// uniqueName is a queue, topic or table name no other test or run uses.
+func uniqueName(t testing.TB) string {
+	name := nameStrip.ReplaceAllString(t.Name(), "-")
+	if len(name) > 40 {
+		name = name[len(name)-40:]
+	}
+	return fmt.Sprintf("%s-%d-%d", name, time.Now().UnixNano()%1e9, nameSeq.Add(1))
+}
+
+// localAWS is one test's queues, topic and table.
+type localAWS struct {
+	commands, deadLetters, results string // queue URLs
+	commandsName, resultsName      string
+	table                          string
+}
+
+// newLocalAWS creates a command queue (redriven to a DLQ after
+// maxReceiveCount receives), a results queue and an idempotency table.
+func newLocalAWS(t testing.TB, maxReceiveCount int) *localAWS {
+	t.Helper()
+	env := &localAWS{}
+	dlqURL, dlqARN := newQueue(t, uniqueName(t)+"-dlq", nil)
+	env.deadLetters = dlqURL
+	redrive := fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":"%d"}`, dlqARN, maxReceiveCount)
+	env.commandsName = uniqueName(t) + "-commands"
+	env.commands, _ = newQueue(t, env.commandsName, map[string]string{"RedrivePolicy": redrive, "VisibilityTimeout": "5"})
+	env.resultsName = uniqueName(t) + "-results"
+	env.results, _ = newQueue(t, env.resultsName, nil)
+	env.table = uniqueName(t) + "-table"
+	if _, err := dynamodb.New(ddbClient, env.table).EnsureTable(context.Background()); err != nil {
+		t.Fatalf("create table: %v", err)
+	}
+	return env
+}
+
+func newQueue(t testing.TB, name string, attrs map[string]string) (url, arn string) {
+	t.Helper()
+	ctx := context.Background()
+	out, err := sqsClient.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: attrs})
+	if err != nil {
+		t.Fatalf("create queue %s: %v", name, err)
+	}
+	url = aws.ToString(out.QueueUrl)
+	t.Cleanup(func() { _, _ = sqsClient.DeleteQueue(ctx, &sqs.DeleteQueueInput{QueueUrl: aws.String(url)}) })
+	got, err := sqsClient.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url),
+		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})
+	if err != nil {
+		t.Fatalf("queue ARN: %v", err)
+	}
+	return url, got.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]
+}
+
+// inAWSMode runs the daemon on env: commands from SQS, results to SQS,
+// records in DynamoDB (counted, so tests can break the store).
+func inAWSMode(env *localAWS) func(*setup) {
+	return func(s *setup) {
+		s.cfg.Mode = config.ModeAWS
+		s.cfg.SQS.CommandQueue = env.commandsName
+		s.cfg.SQS.WaitTimeSeconds = 1
+		s.cfg.SQS.VisibilityTimeout = 5 * time.Second
+		s.cfg.SQS.MaxMessages = 4
+		s.cfg.Results.SQSQueue = env.resultsName
+		s.cfg.Idempotency.Store = config.StoreDynamoDB
+		s.cfg.Idempotency.DynamoDB.Table = env.table
+		s.cfg.Bus.NackDelay = time.Second
+		allow := true
+		s.cfg.Targets.AllowInline = &allow
+		s.opts.Store = &storetest.Counting{Store: dynamodb.New(ddbClient, env.table)}
+	}
+}
+
+// sendCommand sends body to the command queue with message attributes.
+func sendCommand(t testing.TB, queueURL, body string, attrs map[string]string) string {
+	t.Helper()
+	in := &sqs.SendMessageInput{QueueUrl: aws.String(queueURL), MessageBody: aws.String(body),
+		MessageAttributes: map[string]sqstypes.MessageAttributeValue{}}
+	for k, v := range attrs {
+		in.MessageAttributes[k] = sqstypes.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(v)}
+	}
+	out, err := sqsClient.SendMessage(context.Background(), in)
+	if err != nil {
+		t.Fatalf("send command: %v", err)
+	}
+	return aws.ToString(out.MessageId)
+}
+
+// resultQueue collects the result events that reach a results queue, with
+// the message attributes they arrived with.
+type resultQueue struct {
+	t      testing.TB
+	url    string
+	mu     sync.Mutex
+	events []receivedEvent
+}
+
+type receivedEvent struct {
+	result.Event
+	Attributes map[string]string
+}
+
+func newResultQueue(t testing.TB, url string) *resultQueue { return &resultQueue{t: t, url: url} }
+
+// poll receives whatever is there now.
+func (q *resultQueue) poll() {
+	q.t.Helper()
+	ctx := context.Background()
+	out, err := sqsClient.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(q.url),
+		MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageAttributeNames: []string{"All"}})
+	if err != nil {
+		q.t.Fatalf("receive results: %v", err)
+	}
+	for _, m := range out.Messages {
+		var ev receivedEvent
+		if err := json.Unmarshal([]byte(aws.ToString(m.Body)), &ev.Event); err != nil {
+			q.t.Fatalf("result is not a CloudEvent: %v: %s", err, aws.ToString(m.Body))
+		}
+		ev.Attributes = map[string]string{}
+		for k, v := range m.MessageAttributes {
+			ev.Attributes[k] = aws.ToString(v.StringValue)
+		}
+		q.mu.Lock()
+		q.events = append(q.events, ev)
+		q.mu.Unlock()
+		_, _ = sqsClient.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(q.url), ReceiptHandle: m.ReceiptHandle})
+	}
+}
+
+// of returns the events received so far for key.
+func (q *resultQueue) of(key string) []receivedEvent {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var out []receivedEvent
+	for _, e := range q.events {
+		if e.Data.IdempotencyKey == key {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// wait polls until key has n events (or the timeout), then returns them.
+func (q *resultQueue) wait(key string, n int, timeout time.Duration) []receivedEvent {
+	q.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		q.poll()
+		if evs := q.of(key); len(evs) >= n {
+			return evs
+		}
+		if time.Now().After(deadline) {
+			q.t.Fatalf("key %s: %d result events after %s, want %d", key, len(q.of(key)), timeout, n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// quiet polls for d more and fails if key gained events beyond n.
+func (q *resultQueue) quiet(key string, n int, d time.Duration) {
+	q.t.Helper()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		q.poll()
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got := len(q.of(key)); got != n {
+		q.t.Errorf("key %s: %d result events, want exactly %d", key, got, n)
+	}
+}
