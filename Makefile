@@ -4,16 +4,22 @@ GO ?= go
 TOOLS := $(CURDIR)/.build/tools
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: build run test test-ibmmq-real lint bench mqstub tools clean
+.PHONY: build build-bin run dev-aws test test-ibmmq-real lint bench mqstub tools clean
 
 build:
 	$(GO) build ./...
 	CGO_ENABLED=0 $(GO) build ./...
 
-## run: the daemon on its embedded default (HTTP on 127.0.0.1:8080, SQLite in ./data)
-run:
+build-bin:
 	$(GO) build -o bin/mqprobe ./cmd/mqprobe
+
+## run: the daemon on its embedded default (HTTP on 127.0.0.1:8080, SQLite in ./data)
+run: build-bin
 	./bin/mqprobe run
+
+## dev-aws: the daemon in aws mode on local goaws (127.0.0.1:4100) and dynalite (127.0.0.1:4567)
+dev-aws:
+	bash scripts/dev-aws.sh
 
 ## test: provision PostgreSQL and the MQ client stub, run every test (also with -tags ibmmq)
 test:

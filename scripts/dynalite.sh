@@ -3,7 +3,7 @@
 # installed under .build/tools/dynalite when missing, in-memory, listening only
 # on 127.0.0.1 on a free port.
 #
-#   scripts/dynalite.sh start [DIR]      start (or reuse) the server of DIR; prints its endpoint
+#   scripts/dynalite.sh start [DIR [PORT]]      start (or reuse) the server of DIR; prints its endpoint
 #   scripts/dynalite.sh stop  [DIR]      stop it and remove DIR
 #   scripts/dynalite.sh endpoint [DIR]   print the endpoint of a running server
 #
@@ -46,8 +46,11 @@ start)
   rm -rf "$dir"
   mkdir -p "$dir"
   for _ in $(seq 1 20); do
-    port=$((20000 + RANDOM % 20000))
-    port_free "$port" || continue
+    port=${3:-$((20000 + RANDOM % 20000))}
+    if ! port_free "$port"; then
+      [ -n "${3:-}" ] && { log "port $port is taken"; exit 1; }
+      continue
+    fi
     # Tables become ACTIVE at once: tests create one per case.
     node "$cli" --host 127.0.0.1 --port "$port" \
       --createTableMs 0 --deleteTableMs 0 --updateTableMs 0 >"$dir/server.log" 2>&1 </dev/null &
@@ -64,7 +67,7 @@ start)
       sleep 0.1
     done
     kill "$pid" 2>/dev/null || true
-    grep -q EADDRINUSE "$dir/server.log" || { cat "$dir/server.log" >&2; log "dynalite did not start"; exit 1; }
+    grep -q EADDRINUSE "$dir/server.log" && [ -z "${3:-}" ] || { cat "$dir/server.log" >&2; log "dynalite did not start"; exit 1; }
   done
   log "no free port found"
   exit 1
