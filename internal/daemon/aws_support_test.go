@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	awsdynamodb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/mqprobe/mqprobe/internal/awsbus"
 	"github.com/mqprobe/mqprobe/internal/config"
 	"github.com/mqprobe/mqprobe/internal/idempotency/dynamodb"
 	"github.com/mqprobe/mqprobe/internal/idempotency/storetest"
@@ -58,7 +58,8 @@ func runWithLocalAWS(m *testing.M) int {
 	for k, v := range awsEnv {
 		os.Setenv(k, v)
 	}
-	cfg, err := awsconfig.LoadDefaultConfig(context.Background())
+	// The same configuration the daemon uses, goaws workarounds included.
+	cfg, err := awsbus.LoadConfig(context.Background())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "FATAL: aws config:", err)
 		return 1
@@ -174,12 +175,12 @@ type receivedEvent struct {
 
 func newResultQueue(t testing.TB, url string) *resultQueue { return &resultQueue{t: t, url: url} }
 
-// poll receives whatever is there now.
+// poll receives what arrives within a second (long polling).
 func (q *resultQueue) poll() {
 	q.t.Helper()
 	ctx := context.Background()
 	out, err := sqsClient.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(q.url),
-		MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageAttributeNames: []string{"All"}})
+		MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageAttributeNames: []string{"All"}})
 	if err != nil {
 		q.t.Fatalf("receive results: %v", err)
 	}
@@ -224,7 +225,6 @@ func (q *resultQueue) wait(key string, n int, timeout time.Duration) []receivedE
 		if time.Now().After(deadline) {
 			q.t.Fatalf("key %s: %d result events after %s, want %d", key, len(q.of(key)), timeout, n)
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -234,7 +234,6 @@ func (q *resultQueue) quiet(key string, n int, d time.Duration) {
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
 		q.poll()
-		time.Sleep(100 * time.Millisecond)
 	}
 	if got := len(q.of(key)); got != n {
 		q.t.Errorf("key %s: %d result events, want exactly %d", key, got, n)
