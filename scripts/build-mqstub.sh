@@ -53,7 +53,7 @@ if [ "$mode" = check ]; then
   # The self-test sets its own MQSTUB_* variables; start from a clean slate.
   env -u MQSTUB_QMGRS -u MQSTUB_MAX_DEPTH -u MQSTUB_MAX_MSG_LENGTH -u MQSTUB_BREAK \
       -u MQSTUB_RESET -u MQSTUB_CONNX_REASON -u MQSTUB_FAIL_PUT -u MQSTUB_FAIL_GET \
-      -u MQSTUB_FAIL_CMIT -u MQSTUB_DISC_BACKOUT "$out/bin/stubtest"
+      -u MQSTUB_FAIL_CMIT -u MQSTUB_DROP_PUT -u MQSTUB_DUP_PUT -u MQSTUB_DISC_BACKOUT "$out/bin/stubtest"
 fi
 
 if [ "$mode" = env ]; then

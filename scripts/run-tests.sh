@@ -23,9 +23,9 @@ run() {
 }
 
 run ./...
-# The ibmmq build tag adds the IBM MQ adapter and the daemon's ibmmq backend.
+# The ibmmq build tag adds the IBM MQ adapter, its probe runs and the daemon's ibmmq backend.
 if [ -n "${CGO_LDFLAGS:-}" ]; then
-  run -tags ibmmq ./internal/mq/... ./internal/daemon/...
+  run -tags ibmmq ./internal/mq/... ./internal/probe/... ./internal/daemon/...
 fi
 
 echo "==> idempotency store conformance"

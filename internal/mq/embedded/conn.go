@@ -149,10 +149,19 @@ func (c *conn) commitLocked() {
 			locked, wake = e.q, false
 			locked.mu.Lock()
 		}
-		if e.got {
+		switch {
+		case e.got:
 			e.m.release()
-		} else {
+		case e.m.fault == putDrop:
+			locked.levels[e.m.priority].remove(e.m)
+			locked.depth--
+			e.m.release()
+		default:
 			e.m.uncommitted = false
+			if e.m.fault == putDup {
+				e.m.fault = putNormal
+				locked.appendLocked(e.m.clone())
+			}
 			wake = true
 		}
 	}

@@ -46,8 +46,10 @@ func (h *handle) Put(_ context.Context, msg *mq.Message, opts mq.PutOptions) (mq
 	if !h.opts.Has(mq.OpenOutput) {
 		return mq.PutResult{}, h.fail(mq.VerbPut, mq.ReasonNotOpenForOutput)
 	}
-	if rc := c.qm.backend.faults.put.hit(); rc != 0 {
-		return mq.PutResult{}, h.fail(mq.VerbPut, rc)
+	faults := &c.qm.backend.faults
+	failRC, fault := faults.put.hit(), faults.takePut()
+	if failRC != 0 {
+		return mq.PutResult{}, h.fail(mq.VerbPut, failRC)
 	}
 	if err := h.validatePut(msg); err != nil {
 		return mq.PutResult{}, err
@@ -73,12 +75,11 @@ func (h *handle) Put(_ context.Context, msg *mq.Message, opts mq.PutOptions) (mq
 			return mq.PutResult{}, h.fail(mq.VerbPut, mq.ReasonQFull)
 		}
 	}
-	q.seq++
-	m.seq = q.seq
-	q.levels[m.priority].push(m)
-	q.depth++
-	if !opts.Syncpoint {
-		q.wakeLocked()
+	if opts.Syncpoint {
+		m.fault = fault // applied at commit
+		q.appendLocked(m)
+	} else {
+		q.deliverLocked(m, fault)
 	}
 	q.mu.Unlock()
 

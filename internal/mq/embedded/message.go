@@ -25,7 +25,8 @@ type message struct {
 	backoutCount int32
 	props        mq.Properties
 	payload      []byte
-	uncommitted  bool // put under syncpoint, not yet committed: invisible to gets
+	uncommitted  bool     // put under syncpoint, not yet committed: invisible to gets
+	fault        putFault // injected, applied at commit (see Faults.DropNth)
 }
 
 // maxPooledPayload bounds the buffers kept for reuse, so one huge message
@@ -53,6 +54,18 @@ func newMessage(msg *mq.Message, msgID mq.ID, now time.Time) *message {
 	m.props = copyProperties(nil, msg.Properties)
 	m.payload = append(m.payload[:0], msg.Payload...)
 	return m
+}
+
+// clone copies m for a second enqueue: same MsgId, properties and
+// payload; the queue assigns its position.
+func (m *message) clone() *message {
+	c := messagePool.Get().(*message)
+	payload := append(c.payload[:0], m.payload...)
+	*c = *m
+	c.payload = payload
+	c.props = copyProperties(nil, m.props)
+	c.fault = putNormal
+	return c
 }
 
 func (m *message) release() {

@@ -166,6 +166,30 @@ func (q *queue) purgeExpired(now int64) {
 	}
 }
 
+// appendLocked adds m behind the messages of its priority. Callers hold
+// q.mu and wake getters once m is visible.
+func (q *queue) appendLocked(m *message) {
+	q.seq++
+	m.seq = q.seq
+	q.levels[m.priority].push(m)
+	q.depth++
+}
+
+// deliverLocked makes a put visible, applying its injected fault: a
+// dropped message is discarded, a duplicated one enqueued twice. Callers
+// hold q.mu.
+func (q *queue) deliverLocked(m *message, f putFault) {
+	if f == putDrop {
+		m.release()
+		return
+	}
+	q.appendLocked(m)
+	if f == putDup {
+		q.appendLocked(m.clone())
+	}
+	q.wakeLocked()
+}
+
 // effectiveMaxDepth applies the fault-injected cap, if any.
 func (q *queue) effectiveMaxDepth() int {
 	if c := int(q.qm.backend.faults.depthCap.Load()); c > 0 {

@@ -84,12 +84,17 @@ func (stubFaults) FailNth(op mqtest.Op, n int, reason mq.Reason) {
 	setStubEnv(variable, fmt.Sprintf("%d:%d", max(n, 0), reason))
 }
 
+func (stubFaults) DropNth(n int) { setStubEnv("MQSTUB_DROP_PUT", strconv.Itoa(max(n, 0))) }
+
+func (stubFaults) DuplicateNth(n int) { setStubEnv("MQSTUB_DUP_PUT", strconv.Itoa(max(n, 0))) }
+
 func (stubFaults) BreakConnections() { setStubEnv("MQSTUB_BREAK", newToken()) }
 
 func (stubFaults) CapDepth(n int) { setStubEnv("MQSTUB_MAX_DEPTH", strconv.Itoa(n)) }
 
 func (stubFaults) Reset() {
-	for _, v := range []string{"MQSTUB_CONNX_REASON", "MQSTUB_FAIL_PUT", "MQSTUB_FAIL_GET", "MQSTUB_FAIL_CMIT", "MQSTUB_MAX_DEPTH"} {
+	for _, v := range []string{"MQSTUB_CONNX_REASON", "MQSTUB_FAIL_PUT", "MQSTUB_FAIL_GET", "MQSTUB_FAIL_CMIT",
+		"MQSTUB_DROP_PUT", "MQSTUB_DUP_PUT", "MQSTUB_MAX_DEPTH"} {
 		if err := os.Unsetenv(v); err != nil {
 			panic(fmt.Sprintf("unset %s: %v", v, err))
 		}

@@ -26,6 +26,8 @@ const (
 //
 //	RefuseConnect   MQSTUB_CONNX_REASON=<rc>
 //	FailNth         MQSTUB_FAIL_PUT|MQSTUB_FAIL_GET|MQSTUB_FAIL_CMIT=<n>:<rc>
+//	DropNth         MQSTUB_DROP_PUT=<n>
+//	DuplicateNth    MQSTUB_DUP_PUT=<n>
 //	BreakConnections MQSTUB_BREAK=<new token>
 //	CapDepth        MQSTUB_MAX_DEPTH=<n>
 //	Reset           MQSTUB_RESET=<new token>, plus clearing the others
@@ -37,6 +39,19 @@ type Faults interface {
 	// commit backs the unit of work out. n <= 0 disarms. Gets count every
 	// MQGET, browses included.
 	FailNth(op Op, n int, reason mq.Reason)
+	// DropNth makes the n-th put, counted from this call as FailNth counts
+	// puts, succeed while its message is silently discarded (loss in
+	// transit). Under syncpoint the message vanishes when the unit of work
+	// commits (it counts in CURDEPTH until then, as any uncommitted put).
+	// n <= 0 disarms. If that put fails anyway, nothing is dropped.
+	DropNth(n int)
+	// DuplicateNth makes the n-th put, counted the same way, enqueue its
+	// message twice, identical down to the MsgId (a redelivery); the copy
+	// goes right behind the original. Under syncpoint the copy is made when
+	// the unit of work commits (at the back of the queue then), and a
+	// backout leaves neither. n <= 0 disarms. When DropNth picks the same
+	// put, the drop wins.
+	DuplicateNth(n int)
 	// BreakConnections breaks every current connection: the queue manager
 	// backs out their units of work and their later calls fail with
 	// MQRC_CONNECTION_BROKEN (2009). New connections work.

@@ -38,6 +38,8 @@ func RunBackendSuite(t *testing.T, h Harness) {
 		{"FailNthPut", testFailNthPut, true},
 		{"FailNthGet", testFailNthGet, true},
 		{"FailNthCommit", testFailNthCommit, true},
+		{"DropNthPut", testDropNthPut, true},
+		{"DuplicateNthPut", testDuplicateNthPut, true},
 	}
 	faults := supportsFaults(h)
 	for _, c := range cases {
@@ -583,4 +585,67 @@ func testFailNthCommit(f *fixture) {
 	f.put(out, "kept", mq.PutOptions{Syncpoint: true}, nil)
 	f.commit(a)
 	f.getText(bIn, mq.GetOptions{}, "kept")
+}
+
+func testDropNthPut(f *fixture) {
+	c := f.connect()
+	out := f.open(c, f.env.Queue, mq.OpenOutput)
+	in := f.open(c, f.env.Queue, mq.OpenInputShared)
+	f.env.Faults.DropNth(2)
+	f.put(out, "1", mq.PutOptions{}, nil)
+	if res := f.put(out, "2", mq.PutOptions{}, nil); res.MsgID.IsZero() {
+		f.t.Error("dropped put returned no MsgId; it must look successful")
+	}
+	f.put(out, "3", mq.PutOptions{}, nil)
+	f.wantDepth(c, f.env.Queue, 2)
+	f.getText(in, mq.GetOptions{}, "1")
+	f.getText(in, mq.GetOptions{}, "3")
+	f.noMessage(in, mq.GetOptions{})
+
+	// Under syncpoint the message is held until the commit discards it.
+	f.env.Faults.DropNth(1)
+	f.put(out, "tx", mq.PutOptions{Syncpoint: true}, nil)
+	f.put(out, "kept", mq.PutOptions{Syncpoint: true}, nil)
+	f.wantDepth(c, f.env.Queue, 2)
+	f.commit(c)
+	f.wantDepth(c, f.env.Queue, 1)
+	f.getText(in, mq.GetOptions{}, "kept")
+	f.noMessage(in, mq.GetOptions{})
+}
+
+func testDuplicateNthPut(f *fixture) {
+	c := f.connect()
+	out := f.open(c, f.env.Queue, mq.OpenOutput)
+	in := f.open(c, f.env.Queue, mq.OpenInputShared)
+	f.env.Faults.DuplicateNth(2)
+	f.put(out, "1", mq.PutOptions{}, nil)
+	res := f.put(out, "2", mq.PutOptions{}, func(m *mq.Message) {
+		m.CorrelID = id("dup-correl")
+		m.Properties = mq.Properties{"seq": int64(2)}
+	})
+	f.put(out, "3", mq.PutOptions{}, nil)
+	f.wantDepth(c, f.env.Queue, 4)
+	f.getText(in, mq.GetOptions{}, "1")
+	for i := range 2 {
+		m := f.getText(in, mq.GetOptions{}, "2")
+		if m.MsgID != res.MsgID || m.CorrelID != id("dup-correl") || m.Properties["seq"] != int64(2) {
+			f.t.Errorf("copy %d: MsgId %s CorrelId %s properties %v; want %s, the correlId and seq=2",
+				i, m.MsgID, m.CorrelID, m.Properties, res.MsgID)
+		}
+	}
+	f.getText(in, mq.GetOptions{}, "3")
+	f.noMessage(in, mq.GetOptions{})
+
+	// Under syncpoint the copy appears at commit; a backout leaves neither.
+	f.env.Faults.DuplicateNth(1)
+	f.put(out, "tx", mq.PutOptions{Syncpoint: true}, nil)
+	f.wantDepth(c, f.env.Queue, 1)
+	f.commit(c)
+	f.wantDepth(c, f.env.Queue, 2)
+	f.getText(in, mq.GetOptions{}, "tx")
+	f.getText(in, mq.GetOptions{}, "tx")
+	f.env.Faults.DuplicateNth(1)
+	f.put(out, "undone", mq.PutOptions{Syncpoint: true}, nil)
+	f.backout(c)
+	f.wantDepth(c, f.env.Queue, 0)
 }

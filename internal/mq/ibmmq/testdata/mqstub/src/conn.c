@@ -110,7 +110,7 @@ void mqs_uow_commit(mqs_conn *c)
     m->uow_next = NULL;
     m->owner = NULL;
     if (m->state == MQS_PUT_PENDING) {
-      mqs_msg_make_visible(m);
+      mqs_msg_deliver(m);
     } else if (m->state == MQS_GET_PENDING) {
       mqs_msg_unlink(m);        /* depth already dropped at MQGET */
       mqs_msg_free(m);

@@ -21,10 +21,11 @@
 
 #include "internal.h"
 
-enum { EV_FAIL_PUT, EV_FAIL_GET, EV_FAIL_CMIT, EV_BREAK, EV_RESET, EV_COUNT };
+enum { EV_FAIL_PUT, EV_FAIL_GET, EV_FAIL_CMIT, EV_DROP_PUT, EV_DUP_PUT, EV_BREAK, EV_RESET, EV_COUNT };
 
 static const char *const ev_names[EV_COUNT] = {
-  "MQSTUB_FAIL_PUT", "MQSTUB_FAIL_GET", "MQSTUB_FAIL_CMIT", "MQSTUB_BREAK", "MQSTUB_RESET",
+  "MQSTUB_FAIL_PUT", "MQSTUB_FAIL_GET", "MQSTUB_FAIL_CMIT", "MQSTUB_DROP_PUT", "MQSTUB_DUP_PUT",
+  "MQSTUB_BREAK", "MQSTUB_RESET",
 };
 
 static atomic_uint ev_gen[EV_COUNT];   /* bumped by every write to the variable */
@@ -188,6 +189,28 @@ int mqs_fault_take(int which, MQLONG *rc)
     return 0;
   *rc = (MQLONG)r;
   return 1;
+}
+
+/* Count a call against a "<n>" variable; 1 when this is the n-th. */
+static int nth_take(int e)
+{
+  char v[128], *end;
+  observe(e, v, sizeof v);
+  if (!v[0])
+    return 0;
+  long n = strtol(v, &end, 10);
+  if (end == v || *end != '\0') {
+    warn_once(ev_names[e], v);
+    return 0;
+  }
+  return n >= 1 && ++ev[e].count == n;   /* "0" disarms */
+}
+
+int mqs_fault_put_effect(void)
+{
+  /* Both count every put, so neither count depends on the other. */
+  int drop = nth_take(EV_DROP_PUT), dup = nth_take(EV_DUP_PUT);
+  return drop ? MQS_PUT_DROP : dup ? MQS_PUT_DUP : MQS_PUT_NORMAL;
 }
 
 MQLONG mqs_fault_connx_reason(void)

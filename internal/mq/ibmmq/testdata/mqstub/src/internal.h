@@ -69,6 +69,7 @@ typedef struct mqs_msg {
   uint64_t          seq;         /* arrival number on its queue */
   MQLONG            prio;        /* ordering priority, 0..9 */
   mqs_msgstate      state;
+  int               fault;       /* MQS_PUT_*: injected, applied when it becomes visible */
   int64_t           expires_ms;  /* monotonic deadline, 0 = never expires */
   MQMD              md;          /* stored descriptor (version 2) */
   MQLONG            len;
@@ -120,6 +121,9 @@ void mqs_msg_insert(mqs_queue *q, mqs_msg *m); /* in priority/arrival order */
 void mqs_msg_unlink(mqs_msg *m);     /* take out of its queue (depth untouched) */
 void mqs_msg_free(mqs_msg *m);
 void mqs_msg_make_visible(mqs_msg *m);
+/* Make a put visible (at MQPUT, or at MQCMIT under syncpoint), applying
+ * m->fault: MQS_PUT_DROP frees it, MQS_PUT_DUP enqueues a copy behind it. */
+void mqs_msg_deliver(mqs_msg *m);
 
 /* ---- connections, object handles, units of work -------------------- */
 typedef struct mqs_hobj {
@@ -169,9 +173,11 @@ void      mqs_unlock(void);
 
 /* ---- fault injection (faults.c) ------------------------------------ */
 enum { MQS_FAULT_PUT, MQS_FAULT_GET, MQS_FAULT_CMIT };
+enum { MQS_PUT_NORMAL, MQS_PUT_DROP, MQS_PUT_DUP };   /* MQSTUB_DROP_PUT / MQSTUB_DUP_PUT */
 void   mqs_faults_poll(void);           /* MQSTUB_BREAK; call at every MQI entry */
 int    mqs_faults_reset_requested(void); /* MQSTUB_RESET changed since last look */
 int    mqs_fault_take(int which, MQLONG *rc);
+int    mqs_fault_put_effect(void);      /* counts a put; MQS_PUT_* */
 MQLONG mqs_fault_connx_reason(void);
 long   mqs_env_long(const char *name, long dflt); /* positive integer or dflt */
 

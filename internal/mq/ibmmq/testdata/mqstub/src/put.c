@@ -93,7 +93,7 @@ static void set_context(mqs_conn *c, MQLONG opts, const MQMD *in, MQMD *st)
 /* The body of MQPUT/MQPUT1 once the target queue is known. Returns the
  * reason code; *warn gets a warning reason for a successful put. */
 static MQLONG put_message(mqs_conn *c, mqs_queue *q, MQMD *md, MQPMO *pmo,
-                          MQLONG len, const void *buf, MQLONG *warn)
+                          MQLONG len, const void *buf, int fault, MQLONG *warn)
 {
   *warn = MQRC_NONE;
   if (!mqs_strucid_ok(md, MQMD_STRUC_ID) || md->Version < MQMD_VERSION_1 ||
@@ -182,13 +182,12 @@ static MQLONG put_message(mqs_conn *c, mqs_queue *q, MQMD *md, MQPMO *pmo,
     m->expires_ms = mqs_now_ms() + (int64_t)st->Expiry * 100;
 
   m->seq = ++q->nextseq;
+  m->fault = fault;             /* applied by mqs_msg_deliver, at MQCMIT under syncpoint */
   mqs_msg_insert(q, m);
   q->depth++;
   if (o & MQPMO_SYNCPOINT) {
     m->state = MQS_PUT_PENDING;
     mqs_uow_add(c, m);
-  } else {
-    mqs_msg_make_visible(m);
   }
 
   /* Output fields of MQMD and MQPMO. */
@@ -205,6 +204,8 @@ static MQLONG put_message(mqs_conn *c, mqs_queue *q, MQMD *md, MQPMO *pmo,
   memcpy(md->ApplOriginData, st->ApplOriginData, sizeof md->ApplOriginData);
   mqs_c_to_fixed(pmo->ResolvedQName, MQ_Q_NAME_LENGTH, q->name);
   mqs_c_to_fixed(pmo->ResolvedQMgrName, MQ_Q_MGR_NAME_LENGTH, c->qm->name);
+  if (!(o & MQPMO_SYNCPOINT))
+    mqs_msg_deliver(m);         /* last: a dropped message is freed */
   return MQRC_NONE;
 }
 
@@ -227,6 +228,7 @@ MQS_EXPORT void MQPUT(MQHCONN Hconn, MQHOBJ Hobj, PMQVOID pMsgDesc, PMQVOID pPut
   if (c) {
     MQLONG rc = MQRC_NONE, warn = MQRC_NONE;
     mqs_hobj *o = mqs_hobj_find(c, Hobj);
+    int fault = mqs_fault_put_effect();        /* counted like MQSTUB_FAIL_PUT */
     if (mqs_fault_take(MQS_FAULT_PUT, &rc))
       ;                                       /* injected: nothing is put */
     else if (!o)
@@ -238,7 +240,7 @@ MQS_EXPORT void MQPUT(MQHCONN Hconn, MQHOBJ Hobj, PMQVOID pMsgDesc, PMQVOID pPut
     else if (!pPutMsgOpts)
       rc = MQRC_PMO_ERROR;
     else
-      rc = put_message(c, o->q, pMsgDesc, pPutMsgOpts, BufferLength, pBuffer, &warn);
+      rc = put_message(c, o->q, pMsgDesc, pPutMsgOpts, BufferLength, pBuffer, fault, &warn);
     put_result(pCompCode, pReason, rc, warn);
   }
   mqs_unlock();
@@ -253,6 +255,7 @@ MQS_EXPORT void MQPUT1(MQHCONN Hconn, PMQVOID pObjDesc, PMQVOID pMsgDesc, PMQVOI
   if (c) {
     MQLONG rc = MQRC_NONE, warn = MQRC_NONE;
     mqs_hobj *o = NULL;
+    int fault = mqs_fault_put_effect();
     if (mqs_fault_take(MQS_FAULT_PUT, &rc))
       ;
     else if (!pObjDesc)
@@ -265,7 +268,7 @@ MQS_EXPORT void MQPUT1(MQHCONN Hconn, PMQVOID pObjDesc, PMQVOID pMsgDesc, PMQVOI
       if (!o->q)
         rc = MQRC_OBJECT_TYPE_ERROR;
       else
-        rc = put_message(c, o->q, pMsgDesc, pPutMsgOpts, BufferLength, pBuffer, &warn);
+        rc = put_message(c, o->q, pMsgDesc, pPutMsgOpts, BufferLength, pBuffer, fault, &warn);
       mqs_hobj_close(c, o);
     } else if (rc == MQRC_OPTION_NOT_VALID_FOR_TYPE) {
       rc = MQRC_OBJECT_TYPE_ERROR;            /* MQPUT1 to the queue manager object */

@@ -60,6 +60,47 @@ void mqs_msg_make_visible(mqs_msg *m)
   pthread_cond_broadcast(&m->q->avail);
 }
 
+static mqs_msg *msg_clone(const mqs_msg *m)
+{
+  mqs_msg *d = malloc(sizeof *d);
+  unsigned char *data = malloc(m->len ? (size_t)m->len : 1);
+  if (!d || !data) {
+    free(d);
+    free(data);
+    return NULL;
+  }
+  *d = *m;
+  if (m->len)
+    memcpy(data, m->data, (size_t)m->len);
+  d->data = data;
+  d->props = mqs_props_copy(m->props);
+  d->prev = d->next = d->uow_next = NULL;
+  d->owner = NULL;
+  d->fault = MQS_PUT_NORMAL;
+  return d;
+}
+
+void mqs_msg_deliver(mqs_msg *m)
+{
+  mqs_queue *q = m->q;
+  int fault = m->fault;
+  m->fault = MQS_PUT_NORMAL;
+  if (fault == MQS_PUT_DROP) {
+    mqs_msg_unlink(m);
+    q->depth--;
+    mqs_msg_free(m);
+    return;
+  }
+  mqs_msg_make_visible(m);
+  mqs_msg *d = fault == MQS_PUT_DUP ? msg_clone(m) : NULL;
+  if (d) {                      /* the copy is not held to MAXDEPTH */
+    d->seq = ++q->nextseq;
+    mqs_msg_insert(q, d);
+    q->depth++;
+    mqs_msg_make_visible(d);
+  }
+}
+
 /* ---- MQOPEN / MQCLOSE ---------------------------------------------- */
 
 #define MQS_INPUT_OPTS (MQOO_INPUT_AS_Q_DEF | MQOO_INPUT_SHARED | MQOO_INPUT_EXCLUSIVE)

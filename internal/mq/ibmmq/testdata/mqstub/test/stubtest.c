@@ -721,6 +721,68 @@ static void test_faults(void)
   disc(&h);
 }
 
+/* MQSTUB_DROP_PUT / MQSTUB_DUP_PUT: loss and duplication that look like
+ * successful puts; under syncpoint they take effect at MQCMIT. */
+static void test_put_faults(void)
+{
+  MQHCONN h = conn();
+  MQHOBJ o = open_ok(h, "DEV.QUEUE.2", MQOO_INPUT_SHARED | MQOO_OUTPUT | MQOO_INQUIRE);
+  MQLONG cc, rc;
+  char buf[32];
+  MQMD pmd, gmd;
+  unsetenv("MQSTUB_DROP_PUT");   /* the script does not clear these */
+  unsetenv("MQSTUB_DUP_PUT");
+  drain(h, o);
+
+  setenv("MQSTUB_DROP_PUT", "2", 1);
+  CHECK_RC(MQRC_NONE, put_msg(h, o, "1", 0, 0, NULL), "put 1");
+  CHECK_RC(MQRC_NONE, put_msg(h, o, "2", 0, 0, &pmd), "dropped put reports success");
+  CHECK(memcmp(pmd.MsgId, MQMI_NONE, 24) != 0, "dropped put returns a MsgId");
+  CHECK_RC(MQRC_NONE, put_msg(h, o, "3", 0, 0, NULL), "put 3");
+  CHECK(depth(h, o) == 2, "MQSTUB_DROP_PUT discarded one message (depth %d)", (int)depth(h, o));
+  get_msg(h, o, 0, 0, buf, sizeof buf, NULL);
+  CHECK(strcmp(buf, "1") == 0, "first survivor %s", buf);
+  get_msg(h, o, 0, 0, buf, sizeof buf, NULL);
+  CHECK(strcmp(buf, "3") == 0, "second survivor %s", buf);
+  setenv("MQSTUB_DROP_PUT", "1", 1);
+  put_msg(h, o, "tx", 0, MQPMO_SYNCPOINT, NULL);
+  CHECK(depth(h, o) == 1, "dropped syncpoint put pending until MQCMIT");
+  MQCMIT(h, &cc, &rc);
+  CHECK(rc == MQRC_NONE && depth(h, o) == 0, "dropped at MQCMIT (rc %d depth %d)", (int)rc, (int)depth(h, o));
+  setenv("MQSTUB_DROP_PUT", "x", 1);        /* malformed: ignored */
+  put_msg(h, o, "kept", 0, 0, NULL);
+  CHECK(depth(h, o) == 1, "malformed MQSTUB_DROP_PUT ignored");
+  unsetenv("MQSTUB_DROP_PUT");
+  drain(h, o);
+
+  setenv("MQSTUB_DUP_PUT", "1", 1);
+  CHECK_RC(MQRC_NONE, put_msg(h, o, "d", 0, 0, &pmd), "duplicated put");
+  CHECK(depth(h, o) == 2, "MQSTUB_DUP_PUT enqueued twice (depth %d)", (int)depth(h, o));
+  for (int i = 0; i < 2; i++) {
+    CHECK_RC(MQRC_NONE, get_msg(h, o, 0, 0, buf, sizeof buf, &gmd), "get copy");
+    CHECK(strcmp(buf, "d") == 0 && memcmp(gmd.MsgId, pmd.MsgId, 24) == 0, "copy %d identical (%s)", i, buf);
+  }
+  put_msg(h, o, "once", 0, 0, NULL);
+  CHECK(depth(h, o) == 1, "duplicates once only");
+  drain(h, o);
+  setenv("MQSTUB_DUP_PUT", "1", 1);
+  put_msg(h, o, "txd", 0, MQPMO_SYNCPOINT, NULL);
+  CHECK(depth(h, o) == 1, "copy not made before MQCMIT");
+  MQCMIT(h, &cc, &rc);
+  CHECK(depth(h, o) == 2, "copy made at MQCMIT (depth %d)", (int)depth(h, o));
+  drain(h, o);
+  setenv("MQSTUB_DUP_PUT", "1", 1);
+  put_msg(h, o, "undone", 0, MQPMO_SYNCPOINT, NULL);
+  MQBACK(h, &cc, &rc);
+  CHECK(depth(h, o) == 0, "backout leaves neither (depth %d)", (int)depth(h, o));
+  setenv("MQSTUB_DUP_PUT", "0", 1);         /* disarmed */
+  put_msg(h, o, "plain", 0, 0, NULL);
+  CHECK(depth(h, o) == 1, "MQSTUB_DUP_PUT=0 disarms");
+  unsetenv("MQSTUB_DUP_PUT");
+  drain(h, o);
+  disc(&h);
+}
+
 struct worker { int id; int n; int errors; };
 
 static void *worker(void *arg)
@@ -777,6 +839,7 @@ int main(void)
   test_properties();
   test_unsupported();
   test_faults();
+  test_put_faults();
   test_concurrency();
   if (failures) {
     fprintf(stderr, "stubtest: %d of %d checks FAILED\n", failures, checks);

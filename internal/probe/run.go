@@ -1,0 +1,230 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/mqprobe/mqprobe/internal/mq"
+)
+
+// ErrStopped, as the cancellation cause of Run's context
+// (context.WithCancelCause), stops a run early and cleanly: putters stop at
+// once, getters drain what is in flight, and Run returns the final Stats
+// with Stopped set and no error.
+var ErrStopped = errors.New("probe: stopped")
+
+// Connector lends connections; *mq.Pool is one.
+type Connector interface {
+	Acquire(ctx context.Context, t mq.Target) (*mq.PooledConn, error)
+}
+
+// run is one probe run's shared state.
+type run struct {
+	cfg     Config
+	id      mq.ID
+	start   time.Time // the clock every sentAt and receipt is measured on
+	sched   *schedule
+	tracker *tracker
+	credits chan struct{} // unpaced runs' in-flight cap; nil when paced
+	settled chan struct{} // a receipt left nothing in flight
+}
+
+// Run probes cfg.Target: it puts probe messages to cfg.Queue, gets them
+// back from cfg.ReplyQueue (or cfg.Queue) and returns the statistics.
+// progress, if not nil, is called from Run's goroutine every
+// cfg.ProgressEvery with a snapshot; it should return quickly.
+//
+// The run ends when the putters have put everything (Count or Duration)
+// and every message is back or lost (LossTimeout after its put). When ctx
+// is cancelled with cause ErrStopped, it ends the same way with Stopped
+// set. Any other end of ctx returns its error with the stats so far, as
+// does a failing MQ call (an *mq.Error in the chain).
+func Run(ctx context.Context, conns Connector, cfg Config, progress func(Stats)) (Stats, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return Stats{}, err
+	}
+	r := &run{cfg: cfg, id: cfg.RunID, settled: make(chan struct{}, 1)}
+	if r.id.IsZero() {
+		r.id = newRunID()
+	}
+	if cfg.Rate == 0 {
+		r.credits = make(chan struct{}, unpacedInFlight)
+	}
+	r.tracker = newTracker(cfg, r.credits)
+	w, err := r.open(ctx, conns)
+	defer w.close()
+	if err != nil {
+		return Stats{}, err
+	}
+	r.start = time.Now()
+	r.sched = newSchedule(cfg, r.start)
+	return r.execute(ctx, w, progress)
+}
+
+// workers are a run's putters and getters, each on its own connection,
+// opened before the first put so a bad queue or target fails the run
+// before anything is sent.
+type workers struct {
+	conns   []*mq.PooledConn
+	putters []*putter
+	getters []*getter
+}
+
+func (r *run) open(ctx context.Context, conns Connector) (*workers, error) {
+	w := &workers{}
+	for i := range r.cfg.Putters {
+		q, err := w.openQueue(ctx, conns, r.cfg.Target, r.cfg.Queue, mq.OpenOutput)
+		if err != nil {
+			return w, fmt.Errorf("probe: putter %d: %w", i, err)
+		}
+		w.putters = append(w.putters, newPutter(r, i, q))
+	}
+	for i := range r.cfg.Getters {
+		q, err := w.openQueue(ctx, conns, r.cfg.Target, r.cfg.replyQueue(), mq.OpenInputShared)
+		if err != nil {
+			return w, fmt.Errorf("probe: getter %d: %w", i, err)
+		}
+		w.getters = append(w.getters, &getter{r: r, index: i, q: q})
+	}
+	return w, nil
+}
+
+func (w *workers) openQueue(ctx context.Context, conns Connector, t mq.Target, name string, opts mq.OpenOption) (mq.Queue, error) {
+	pc, err := conns.Acquire(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	w.conns = append(w.conns, pc)
+	q, err := pc.OpenQueue(ctx, name, opts)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", name, err)
+	}
+	return q, nil
+}
+
+// close returns the connections, closing their queues.
+func (w *workers) close() {
+	for _, pc := range w.conns {
+		pc.Close()
+	}
+}
+
+// received records a message and wakes Run when that settles the run.
+func (r *run) received(h header, now time.Duration) {
+	if r.tracker.receive(h, now) {
+		select {
+		case r.settled <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// execute runs the workers and watches them: it sweeps for lost messages,
+// reports progress, and decides when the run is over.
+func (r *run) execute(ctx context.Context, w *workers, progress func(Stats)) (Stats, error) {
+	putCtx, cancelPuts := context.WithCancel(ctx)
+	defer cancelPuts()
+	// Getters outlive a stop: they drain what is in flight.
+	getCtx, cancelGets := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelGets()
+
+	errc := make(chan error, len(w.putters)+len(w.getters))
+	var puts, gets sync.WaitGroup
+	for _, p := range w.putters {
+		puts.Go(func() {
+			if err := p.loop(putCtx); err != nil {
+				errc <- err
+			}
+		})
+	}
+	for _, g := range w.getters {
+		gets.Go(func() {
+			if err := g.loop(getCtx); err != nil {
+				errc <- err
+			}
+		})
+	}
+	putsDone := make(chan struct{})
+	go func() {
+		puts.Wait()
+		close(putsDone)
+	}()
+	abort := func() {
+		cancelPuts()
+		cancelGets()
+		puts.Wait()
+		gets.Wait()
+	}
+
+	sweep := time.NewTicker(sweepInterval(r.cfg.LossTimeout))
+	defer sweep.Stop()
+	var progressC <-chan time.Time
+	if progress != nil && r.cfg.ProgressEvery > 0 {
+		t := time.NewTicker(r.cfg.ProgressEvery)
+		defer t.Stop()
+		progressC = t.C
+	}
+
+	done := ctx.Done()
+	stopped, putting := false, true
+	for {
+		select {
+		case err := <-errc:
+			abort()
+			return r.snapshot(stopped), err
+		case <-done: // handled below
+		case <-putsDone:
+			putting, putsDone = false, nil
+		case <-sweep.C:
+			r.tracker.sweep(time.Since(r.start))
+		case <-r.settled:
+		case <-progressC:
+			progress(r.snapshot(stopped))
+		}
+		// Checked whatever case was picked: putters end with ctx, and the
+		// end of the puts must not pass for a normal finish.
+		if done != nil && ctx.Err() != nil {
+			if !errors.Is(context.Cause(ctx), ErrStopped) {
+				abort()
+				return r.snapshot(stopped), contextError(ctx)
+			}
+			stopped, done = true, nil // putters stop with ctx; getters drain
+		}
+		if !putting && r.tracker.settled() {
+			st := r.snapshot(stopped)
+			cancelGets()
+			gets.Wait()
+			select {
+			case err := <-errc: // a getter failed before it saw the end
+				return st, err
+			default:
+				return st, nil
+			}
+		}
+	}
+}
+
+func (r *run) snapshot(stopped bool) Stats {
+	st := r.tracker.snapshot(time.Since(r.start))
+	st.Stopped = stopped
+	return st
+}
+
+// sweepInterval is how often to look for lost messages: often enough that
+// a loss is counted soon after its timeout, rarely enough to cost nothing.
+func sweepInterval(lossTimeout time.Duration) time.Duration {
+	return min(max(lossTimeout/20, 5*time.Millisecond), 100*time.Millisecond)
+}
+
+// contextError is ctx's error with its cause, when the cause says more.
+func contextError(ctx context.Context) error {
+	err := ctx.Err()
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(err, cause) {
+		return fmt.Errorf("probe: %w: %w", err, cause)
+	}
+	return fmt.Errorf("probe: %w", err)
+}

@@ -1,0 +1,144 @@
+package probe
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Stats are a run's results so far, or final once Run returns.
+//
+// Every message put is, at any moment, exactly one of received, lost or
+// in flight: Sent = Received + Lost + InFlight. Duplicated counts extra
+// copies of messages already received (or counted lost), and OutOfOrder
+// counts messages received after a higher sequence number from the same
+// putter. With several getters, receipt order is the order in which the
+// getters recorded their messages, so OutOfOrder may count messages the
+// queue delivered in order but two getters recorded the other way round.
+type Stats struct {
+	Sent       int64 `json:"sent"`
+	Received   int64 `json:"received"`
+	Lost       int64 `json:"lost"`
+	Duplicated int64 `json:"duplicated"`
+	OutOfOrder int64 `json:"outOfOrder"`
+	// Elapsed runs from the first put to the end of the drain; in JSON an
+	// ISO 8601 duration such as "PT10.2S".
+	Elapsed time.Duration `json:"elapsed"`
+	// ThroughputPerSec is Received / Elapsed, to one decimal.
+	ThroughputPerSec float64   `json:"throughputPerSec"`
+	LatencyMs        LatencyMs `json:"latencyMs"`
+	// Stopped is true when the run was stopped early (ErrStopped).
+	Stopped  bool  `json:"stopped"`
+	InFlight int64 `json:"inFlight"`
+}
+
+// LatencyMs summarizes round trips (put to get) in milliseconds, at
+// microsecond resolution.
+type LatencyMs struct {
+	P50  float64 `json:"p50"`
+	P90  float64 `json:"p90"`
+	P99  float64 `json:"p99"`
+	P999 float64 `json:"p999"`
+	Max  float64 `json:"max"`
+}
+
+// statsJSON is Stats with Elapsed as ISO 8601 text.
+type statsJSON struct {
+	Sent             int64     `json:"sent"`
+	Received         int64     `json:"received"`
+	Lost             int64     `json:"lost"`
+	Duplicated       int64     `json:"duplicated"`
+	OutOfOrder       int64     `json:"outOfOrder"`
+	Elapsed          string    `json:"elapsed"`
+	ThroughputPerSec float64   `json:"throughputPerSec"`
+	LatencyMs        LatencyMs `json:"latencyMs"`
+	Stopped          bool      `json:"stopped"`
+	InFlight         int64     `json:"inFlight"`
+}
+
+// MarshalJSON writes Elapsed as an ISO 8601 duration.
+func (s Stats) MarshalJSON() ([]byte, error) {
+	return json.Marshal(statsJSON{
+		Sent: s.Sent, Received: s.Received, Lost: s.Lost, Duplicated: s.Duplicated,
+		OutOfOrder: s.OutOfOrder, Elapsed: isoDuration(s.Elapsed), ThroughputPerSec: s.ThroughputPerSec,
+		LatencyMs: s.LatencyMs, Stopped: s.Stopped, InFlight: s.InFlight,
+	})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, so stored results load back.
+func (s *Stats) UnmarshalJSON(data []byte) error {
+	var j statsJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	elapsed, err := parseISODuration(j.Elapsed)
+	if err != nil {
+		return fmt.Errorf("probe stats: elapsed: %w", err)
+	}
+	*s = Stats{
+		Sent: j.Sent, Received: j.Received, Lost: j.Lost, Duplicated: j.Duplicated,
+		OutOfOrder: j.OutOfOrder, Elapsed: elapsed, ThroughputPerSec: j.ThroughputPerSec,
+		LatencyMs: j.LatencyMs, Stopped: j.Stopped, InFlight: j.InFlight,
+	}
+	return nil
+}
+
+// isoDuration renders d as an ISO 8601 duration ("PT2.3S", "PT1M5.25S",
+// "PT1H0.5S"), to the microsecond.
+func isoDuration(d time.Duration) string {
+	d = d.Round(time.Microsecond)
+	if d <= 0 {
+		return "PT0S"
+	}
+	var b strings.Builder
+	b.WriteString("PT")
+	if h := d / time.Hour; h > 0 {
+		b.WriteString(strconv.FormatInt(int64(h), 10) + "H")
+		d -= h * time.Hour
+	}
+	if m := d / time.Minute; m > 0 {
+		b.WriteString(strconv.FormatInt(int64(m), 10) + "M")
+		d -= m * time.Minute
+	}
+	if d > 0 {
+		b.WriteString(strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "S")
+	}
+	return b.String()
+}
+
+// parseISODuration reads the time-only ISO 8601 durations isoDuration
+// writes: "PT", then optional hours, minutes and (fractional) seconds.
+func parseISODuration(s string) (time.Duration, error) {
+	rest, ok := strings.CutPrefix(s, "PT")
+	if !ok || rest == "" {
+		return 0, fmt.Errorf("%q is not an ISO 8601 duration like PT1M5.25S", s)
+	}
+	var d time.Duration
+	for _, unit := range []struct {
+		designator string
+		size       time.Duration
+	}{{"H", time.Hour}, {"M", time.Minute}, {"S", time.Second}} {
+		num, after, found := strings.Cut(rest, unit.designator)
+		if !found {
+			continue
+		}
+		v, err := strconv.ParseFloat(num, 64)
+		if err != nil || v < 0 || (unit.size != time.Second && v != math.Trunc(v)) {
+			return 0, fmt.Errorf("%q is not an ISO 8601 duration like PT1M5.25S", s)
+		}
+		d += time.Duration(math.Round(v * float64(unit.size)))
+		rest = after
+	}
+	if rest != "" {
+		return 0, fmt.Errorf("%q is not an ISO 8601 duration like PT1M5.25S", s)
+	}
+	return d, nil
+}
+
+func microsToMs(us int64) float64 { return float64(us) / 1000 }
+
+// round1 rounds to one decimal, as rates are reported.
+func round1(x float64) float64 { return math.Round(x*10) / 10 }
