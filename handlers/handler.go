@@ -32,6 +32,11 @@ type Run struct {
 	Limits     Limits
 	// Metrics records MQ operations; nil records nothing.
 	Metrics *telemetry.Metrics
+	// Key is the command's idempotency key: a TEST's id.
+	Key string
+	// Report publishes an interim result (a TEST's progress event); nil
+	// publishes nothing.
+	Report func(ctx context.Context, result any)
 }
 
 // Connector lends connections; *mq.Pool is one.

@@ -54,6 +54,7 @@ type Config struct {
 	Command     CommandConfig     `yaml:"command"`
 	Results     ResultsConfig     `yaml:"results"`
 	Consume     ConsumeConfig     `yaml:"consume"`
+	Tests       TestsConfig       `yaml:"tests"`
 	Targets     TargetsConfig     `yaml:"targets"`
 	SQS         SQSConfig         `yaml:"sqs"`
 	Bus         BusConfig         `yaml:"bus"`
@@ -156,6 +157,12 @@ type ConsumeConfig struct {
 	CaptureMaxMessageBytes int `yaml:"captureMaxMessageBytes" desc:"Payload bytes captured per consumed message"`
 }
 
+// TestsConfig limits TEST runs (SPEC §7.5).
+type TestsConfig struct {
+	MaxConcurrent int           `yaml:"maxConcurrent" desc:"TEST runs one instance runs at once; more are rejected"`
+	MaxDuration   time.Duration `yaml:"maxDuration" desc:"Longest TEST run accepted"`
+}
+
 // TargetsConfig is what commands may connect to (SPEC §11).
 type TargetsConfig struct {
 	AllowInline *bool                    `yaml:"allowInline" desc:"Accept inline targets in commands (else only targetRef profiles)" default:"true in embedded mode, false in aws mode"`
@@ -247,6 +254,7 @@ func defaults() *Config {
 			MissingKey: MissingKeyConfig{Bus: MissingKeyMessageID, HTTP: MissingKeyGenerate},
 		},
 		Results: ResultsConfig{Replay: ReplayRepublish, Recent: 1000, MaxRawBodyBytes: 4096},
+		Tests:   TestsConfig{MaxConcurrent: 4, MaxDuration: time.Hour},
 		Consume: ConsumeConfig{CaptureMaxBytes: 131072, CaptureMaxMessageBytes: 4096},
 		SQS:     SQSConfig{WaitTimeSeconds: 20, VisibilityTimeout: 60 * time.Second, MaxMessages: 10},
 		Bus: BusConfig{

@@ -71,6 +71,7 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 		Command: CommandConfig{MaxBytes: 262144, MissingKey: MissingKeyConfig{Bus: "messageId", HTTP: "generate"}},
 		Results: ResultsConfig{Replay: "republish", Recent: 1000, MaxRawBodyBytes: 4096},
 		Consume: ConsumeConfig{CaptureMaxBytes: 131072, CaptureMaxMessageBytes: 4096},
+		Tests:   TestsConfig{MaxConcurrent: 4, MaxDuration: time.Hour},
 		Targets: TargetsConfig{AllowInline: &allow},
 		SQS:     SQSConfig{WaitTimeSeconds: 20, VisibilityTimeout: 60 * time.Second, MaxMessages: 10},
 		Bus:     BusConfig{NackDelay: 5 * time.Second},

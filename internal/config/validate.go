@@ -80,6 +80,10 @@ func (c *Config) validateHTTP(v *validator) {
 	v.nonNegativeDuration("http.writeTimeout", h.WriteTimeout)
 	v.positiveDuration("http.shutdownTimeout", h.ShutdownTimeout)
 	v.positiveDuration("http.inProgressWait", h.InProgressWait)
+	v.positiveDuration("tests.maxDuration", c.Tests.MaxDuration)
+	if c.Tests.MaxConcurrent < 1 {
+		v.fail("tests.maxConcurrent", "must be at least 1 (got %d)", c.Tests.MaxConcurrent)
+	}
 }
 
 func isLoopback(host string) bool {

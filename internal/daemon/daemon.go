@@ -142,11 +142,14 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	if opts.WrapPublisher != nil {
 		publisher = opts.WrapPublisher(publisher)
 	}
+	tests := handlers.NewTests(cfg.Tests.MaxConcurrent, cfg.Tests.MaxDuration)
+	registry := handlers.Registry()
+	registry[command.Test], registry[command.StopTest] = tests.Test, tests.StopTest
 	if d.exec, err = executor.New(executor.Config{
 		Source: "mqprobe/" + cfg.InstanceID, Replay: executor.ReplayMode(cfg.Results.Replay),
 		MaxRawBodyBytes: cfg.Results.MaxRawBodyBytes, RetryDelay: cfg.Bus.NackDelay, HTTPWait: cfg.HTTP.InProgressWait,
 		Limits: handlers.Limits{CaptureMaxBytes: cfg.Consume.CaptureMaxBytes, CaptureMaxMessageBytes: cfg.Consume.CaptureMaxMessageBytes},
-	}, executor.Deps{Decoder: decoder, Engine: d.engine, Handlers: handlers.Registry(), Targets: targets.NewResolver(targetsConfig(cfg)),
+	}, executor.Deps{Decoder: decoder, Engine: d.engine, Handlers: registry, Targets: targets.NewResolver(targetsConfig(cfg)), Admit: tests.Admit,
 		Conns: d.pool, Publisher: publisher, Log: log,
 		Tracer: d.tel.Tracer("github.com/mqprobe/mqprobe/internal/executor"), Metrics: d.tel.Metrics}); err != nil {
 		return nil, err
@@ -163,6 +166,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		Executor: d.exec, Recent: d.recent, Submit: tr.submit, OpenAPI: openapi,
 		MaxBodyBytes: int64(cfg.HTTP.MaxBodyBytes), WorkContext: d.work,
 		Metrics: d.tel.MetricsHandler(), TracerProvider: d.tel.TracerProvider, MeterProvider: d.tel.MeterProvider,
+		Tests: tests, Records: d.engine.Get,
 		Ready: map[string]httpapi.Check{"store": d.storeReady, "router": d.routerReady, "intake": d.intakeReady},
 		Status: httpapi.StatusInfo{Version: opts.Version, Mode: cfg.Mode, Instance: cfg.InstanceID, Started: time.Now(),
 			Backends: map[string]string{"mq": cfg.MQ.Backend, "idempotencyStore": storeName(cfg), "bus": tr.name, "results": tr.resultsName}},

@@ -59,16 +59,27 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 		return x.reject(ctx, j, &result.Error{Code: result.CodeUnsupported,
 			Message: fmt.Sprintf("operation %s is not supported by this daemon", dec.Command.OperationType)}, http.StatusUnprocessableEntity)
 	}
-	if j.target, err = x.Targets.Resolve(dec.Command); err != nil {
-		var te *targets.Error
-		if errors.As(err, &te) {
-			return x.reject(ctx, j, &result.Error{Code: te.Code, Message: te.Message}, http.StatusUnprocessableEntity)
+	// STOP_TEST names a test, not a queue.
+	if dec.Command.OperationType != command.StopTest {
+		if j.target, err = x.Targets.Resolve(dec.Command); err != nil {
+			var te *targets.Error
+			if errors.As(err, &te) {
+				return x.reject(ctx, j, &result.Error{Code: te.Code, Message: te.Message}, http.StatusUnprocessableEntity)
+			}
+			return x.reject(ctx, j, &result.Error{Code: result.CodeTargetNotAllowed, Message: err.Error()}, http.StatusUnprocessableEntity)
 		}
-		return x.reject(ctx, j, &result.Error{Code: result.CodeTargetNotAllowed, Message: err.Error()}, http.StatusUnprocessableEntity)
+	}
+	if x.Admit != nil {
+		if err := x.Admit(dec.Command); err != nil {
+			return x.reject(ctx, j, &result.Error{Code: result.CodeLimitExceeded, Message: err.Error()}, http.StatusTooManyRequests)
+		}
 	}
 
 	req := idempotency.Request{OperationType: string(dec.Command.OperationType), IdempotencyKey: dec.IdempotencyKey,
-		RequestHash: dec.RequestHash, Target: j.target.String()}
+		RequestHash: dec.RequestHash}
+	if j.target.Queue != "" {
+		req.Target = j.target.String()
+	}
 	if dec.TTL > 0 {
 		req = req.WithTTL(dec.TTL)
 	}
@@ -110,7 +121,8 @@ func (x *Executor) begin(ctx context.Context, j *job, req idempotency.Request) (
 		x.Metrics.Idempotency(ctx, outcome)
 	}()
 	claim, err = x.Engine.Begin(ctx, req)
-	if j.in.Transport != command.TransportHTTP {
+	// A running TEST is answered at once: its caller follows /tests/{id}.
+	if j.in.Transport != command.TransportHTTP || j.dec.Command.OperationType == command.Test {
 		return claim, err
 	}
 	deadline := time.Now().Add(x.cfg.HTTPWait)
@@ -131,9 +143,11 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 	cmd := j.dec.Command
 	run := handlers.Run{
 		Command: cmd, Target: j.target.Target, Queue: j.target.Queue, Conns: x.Conns,
-		Progress: lease.Progress(), Limits: x.cfg.Limits, Metrics: x.Metrics,
+		Progress: lease.Progress(), Limits: x.cfg.Limits, Metrics: x.Metrics, Key: j.dec.IdempotencyKey,
 		Checkpoint: func(ctx context.Context, progress string) error { return x.Engine.Checkpoint(ctx, lease, progress) },
+		Report:     func(ctx context.Context, res any) { x.progress(ctx, j, claim.Record.Attempt, res) },
 	}
+	notifyStart(ctx, j.dec.IdempotencyKey)
 	var res any
 	err := x.Engine.Hold(ctx, lease, func(ctx context.Context) (err error) {
 		defer func() {
@@ -179,6 +193,19 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 	out := x.publish(ctx, data, status, false)
 	out.Body = payload
 	return out
+}
+
+// progress publishes an interim result; a lost progress event is only
+// logged, as the next one or the final result supersedes it.
+func (x *Executor) progress(ctx context.Context, j *job, attempt int, res any) {
+	data := x.data(j, result.StatusInProgress, attempt)
+	var err error
+	if data.Result, err = json.Marshal(res); err == nil {
+		err = x.Publisher.Publish(ctx, x.event(ctx, data))
+	}
+	if err != nil {
+		x.Log.Warn("progress event not published", "key", j.dec.IdempotencyKey, "error", err)
+	}
 }
 
 // fail records a failed command; permanent failures are published and acked,

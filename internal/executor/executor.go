@@ -79,6 +79,9 @@ type Deps struct {
 	Tracer trace.Tracer
 	// Metrics records commands and decisions; nil means none.
 	Metrics *telemetry.Metrics
+	// Admit, when set, may refuse a valid command before it is claimed
+	// (limits such as concurrent TEST runs); the refusal is its message.
+	Admit func(command.Command) error
 }
 
 // Executor executes commands.
@@ -120,6 +123,21 @@ func New(cfg Config, deps Deps) (*Executor, error) {
 		deps.Tracer = noop.NewTracerProvider().Tracer("")
 	}
 	return &Executor{cfg: cfg, Deps: deps}, nil
+}
+
+type startNoticeKey struct{}
+
+// WithStartNotice returns ctx that makes Execute call started with the
+// command's idempotency key once the command is claimed and starts to run:
+// an HTTP caller of a long command (TEST) answers 202 then.
+func WithStartNotice(ctx context.Context, started func(key string)) context.Context {
+	return context.WithValue(ctx, startNoticeKey{}, started)
+}
+
+func notifyStart(ctx context.Context, key string) {
+	if f, ok := ctx.Value(startNoticeKey{}).(func(string)); ok {
+		f(key)
+	}
 }
 
 // Outcome is what became of one command.

@@ -50,6 +50,13 @@ func OpenAPI(version string) ([]byte, error) {
 			return nil, err
 		}
 	}
+	testSchema, err := loadSchema(configs.Schemas, "schemas/test.json")
+	if err != nil {
+		return nil, err
+	}
+	if err := add("TestCommand", rewriteRefs(testSchema, toComponents("common.json#/$defs/"))); err != nil {
+		return nil, err
+	}
 	ev, err := loadSchema(configs.Events, "events/result.json")
 	if err != nil {
 		return nil, err
@@ -224,7 +231,30 @@ func opsPaths() map[string]any {
 	}
 	ready := get("ready", "Ready: store reachable, router running, not draining.", obj)
 	ready["get"].(map[string]any)["responses"].(map[string]any)["503"] = map[string]any{"description": "Not ready", "content": jsonContent(obj)}
+	idParam := []any{map[string]any{"name": "id", "in": "path", "required": true, "schema": map[string]any{"type": "string"}}}
 	return map[string]any{
+		"/tests": map[string]any{"post": map[string]any{
+			"operationId": "startTest",
+			"summary":     "Start a TEST probe run; the Idempotency-Key is its id.",
+			"requestBody": map[string]any{"required": true, "content": jsonContent(ref("TestCommand"))},
+			"responses": map[string]any{
+				"202": map[string]any{"description": "Started; follow Location.", "headers": map[string]any{
+					"Location": map[string]any{"schema": map[string]any{"type": "string"}}}, "content": jsonContent(obj)},
+				"200": map[string]any{"description": "The finished run with this id (replay).", "content": jsonContent(ref("ResultData"))},
+				"422": problemResponse("The command violates its schema, or names a target that is not allowed.", nil),
+				"429": problemResponse("Over tests.maxConcurrent or tests.maxDuration.", nil),
+			},
+		}},
+		"/tests/{id}": map[string]any{"get": map[string]any{
+			"operationId": "getTest", "summary": "A run's live statistics, or its result.", "parameters": idParam,
+			"responses": map[string]any{"200": map[string]any{"description": "OK", "content": jsonContent(ref("ResultData"))},
+				"404": problemResponse("No such test.", nil)},
+		}},
+		"/tests/{id}/stop": map[string]any{"post": map[string]any{
+			"operationId": "stopTest", "summary": "End a run early; in-flight messages are drained or counted lost.", "parameters": idParam,
+			"responses": map[string]any{"202": map[string]any{"description": "Stopping.", "content": jsonContent(obj)},
+				"404": problemResponse("Not running on this instance.", nil)},
+		}},
 		"/results":      results,
 		"/health/live":  get("live", "The process is alive.", obj),
 		"/health/ready": ready,

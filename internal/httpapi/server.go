@@ -6,6 +6,7 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
@@ -49,6 +50,9 @@ type Config struct {
 	WorkContext context.Context
 	// Metrics serves GET /metrics; nil disables it.
 	Metrics http.Handler
+	// Tests and Records serve /tests; nil Tests disables them.
+	Tests   TestService
+	Records RecordReader
 	// TracerProvider and MeterProvider instrument requests; nil means none.
 	TracerProvider trace.TracerProvider
 	MeterProvider  metric.MeterProvider
@@ -79,6 +83,11 @@ func Handler(cfg Config) http.Handler {
 		mux.HandleFunc("POST "+path, a.command(op))
 	}
 	mux.HandleFunc("POST /commands", a.submit)
+	if cfg.Tests != nil {
+		mux.HandleFunc("POST /tests", a.startTest)
+		mux.HandleFunc("GET /tests/{id}", a.test)
+		mux.HandleFunc("POST /tests/{id}/stop", a.stopTest)
+	}
 	mux.HandleFunc("GET /results", a.results)
 	mux.HandleFunc("GET /health/live", a.live)
 	mux.HandleFunc("GET /health/ready", a.ready)
@@ -100,7 +109,7 @@ func Handler(cfg Config) http.Handler {
 		otelhttp.WithPropagators(telemetry.Propagator()),
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method + " " + r.URL.Path }),
 		otelhttp.WithFilter(func(r *http.Request) bool {
-			return r.Method == http.MethodPost || r.URL.Path == "/results"
+			return r.Method == http.MethodPost || r.URL.Path == "/results" || strings.HasPrefix(r.URL.Path, "/tests/")
 		}))
 }
 

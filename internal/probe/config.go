@@ -56,6 +56,9 @@ type Config struct {
 	// RunID is the CorrelId of every message of the run, so getters take
 	// only this run's messages; zero = a fresh random id.
 	RunID mq.ID
+	// OnRoundTrip, when set, sees every in-time round trip (metrics). It is
+	// called on the getters' path: it must be fast and must not block.
+	OnRoundTrip func(time.Duration)
 }
 
 func (c *Config) setDefaults() {

@@ -55,6 +55,7 @@ type slot struct {
 // rare window growth.
 type tracker struct {
 	lossTimeout time.Duration
+	onRoundTrip func(time.Duration)
 	// credits, when set, holds one token per message in flight (taken by
 	// the putter, given back here on resolution): the unpaced runs' cap.
 	credits chan struct{}
@@ -87,6 +88,7 @@ func newTracker(cfg Config, credits chan struct{}) *tracker {
 	}
 	return &tracker{
 		lossTimeout: cfg.LossTimeout,
+		onRoundTrip: cfg.OnRoundTrip,
 		credits:     credits,
 		ring:        make([]slot, window),
 		highest:     highest,
@@ -194,6 +196,9 @@ func (t *tracker) receiveLocked(h header, now time.Duration) {
 		s.state = slotReceived
 		t.counts.received++
 		t.hist.RecordValue(min(max(rtt.Microseconds(), latencyMinMicros), latencyMaxMicros)) // in range by construction
+		if t.onRoundTrip != nil {
+			t.onRoundTrip(rtt)
+		}
 		if h.seq < t.highest[h.putter] {
 			t.counts.outOfOrder++
 		} else {

@@ -109,4 +109,5 @@ const (
 	CodeLeaseLost        = "LEASE_LOST"
 	CodeInternal         = "INTERNAL_ERROR"
 	CodeUnsupported      = "OPERATION_NOT_SUPPORTED"
+	CodeLimitExceeded    = "LIMIT_EXCEEDED"
 )

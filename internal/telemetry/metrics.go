@@ -19,6 +19,8 @@ type Metrics struct {
 	mqDuration      metric.Float64Histogram // mqprobe_mq_operation_duration_seconds{operation}
 	commandDuration metric.Float64Histogram // mqprobe_command_duration_seconds{operation,outcome}
 	queueDepth      metric.Int64Gauge       // mqprobe_queue_depth{queue_manager,queue}
+	probeRoundTrip  metric.Float64Histogram // mqprobe_probe_round_trip_seconds{queue_manager,queue}
+	probeSuccess    metric.Int64Gauge       // mqprobe_probe_success{queue_manager,queue}
 }
 
 // Latency buckets from 50 µs to a minute: MQ calls on a local queue manager
@@ -49,6 +51,12 @@ func newMetrics(mp metric.MeterProvider) (*Metrics, error) {
 		metric.WithDescription("Duration of commands from receipt to outcome."), metric.WithExplicitBucketBoundaries(latencyBuckets...))
 	errs(e)
 	m.queueDepth, e = meter.Int64Gauge("mqprobe.queue.depth", metric.WithDescription("Last observed current depth of a queue."))
+	errs(e)
+	m.probeRoundTrip, e = meter.Float64Histogram("mqprobe.probe.round_trip", metric.WithUnit("s"),
+		metric.WithDescription("Round trip of TEST probe messages, put to got back."), metric.WithExplicitBucketBoundaries(latencyBuckets...))
+	errs(e)
+	m.probeSuccess, e = meter.Int64Gauge("mqprobe.probe.success",
+		metric.WithDescription("1 when the last TEST on a queue got every message back, 0 when it lost any or failed."))
 	errs(e)
 	if err != nil {
 		return nil, fmt.Errorf("telemetry instruments: %w", err)
@@ -93,5 +101,27 @@ func (m *Metrics) QueueDepth(ctx context.Context, queueManager, queue string, de
 		return
 	}
 	m.queueDepth.Record(ctx, int64(depth), metric.WithAttributes(attribute.String("queue_manager", queueManager),
+		attribute.String("queue", queue)))
+}
+
+// ProbeRoundTrip records one probe message's round trip.
+func (m *Metrics) ProbeRoundTrip(ctx context.Context, queueManager, queue string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.probeRoundTrip.Record(ctx, d.Seconds(), metric.WithAttributes(attribute.String("queue_manager", queueManager),
+		attribute.String("queue", queue)))
+}
+
+// ProbeSuccess records whether the last TEST on a queue succeeded.
+func (m *Metrics) ProbeSuccess(ctx context.Context, queueManager, queue string, ok bool) {
+	if m == nil {
+		return
+	}
+	v := int64(0)
+	if ok {
+		v = 1
+	}
+	m.probeSuccess.Record(ctx, v, metric.WithAttributes(attribute.String("queue_manager", queueManager),
 		attribute.String("queue", queue)))
 }

@@ -1,0 +1,98 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+
+	"github.com/google/uuid"
+
+	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/executor"
+	"github.com/mqprobe/mqprobe/internal/idempotency"
+	"github.com/mqprobe/mqprobe/internal/probe"
+	"github.com/mqprobe/mqprobe/internal/result"
+)
+
+// TestService is what the API needs of running TEST commands.
+type TestService interface {
+	Live(id string) (probe.Stats, bool)
+	Stop(id string) bool
+}
+
+// RecordReader reads an idempotency record (a finished or remote test's).
+type RecordReader func(ctx context.Context, operationType, key string) (idempotency.Record, bool, error)
+
+// startTest starts a TEST and answers 202 with its Location as soon as it
+// runs; a finished one with the same key is replayed, a bad one refused.
+func (a *api) startTest(w http.ResponseWriter, r *http.Request) {
+	body, err := a.readBody(w, r)
+	if err != nil {
+		return
+	}
+	key := r.Header.Get("Idempotency-Key")
+	if key == "" {
+		key = uuid.NewString() // the test id; a key in the body wins
+	}
+	ctx, release := mergeCancel(r.Context(), a.cfg.WorkContext)
+	started := make(chan string, 1)
+	ctx = executor.WithStartNotice(ctx, func(k string) { started <- k })
+	done := make(chan executor.Outcome, 1)
+	go func() {
+		defer release()
+		done <- a.cfg.Executor.Execute(ctx, command.Input{Body: body, Transport: command.TransportHTTP,
+			Operation: command.Test, IdempotencyKey: key, ExpirySeconds: r.Header.Get("Idempotency-Expiry-Seconds")})
+	}()
+	accepted := func(id string) {
+		w.Header().Set("Location", "/tests/"+url.PathEscape(id))
+		writeJSON(w, http.StatusAccepted, map[string]string{"testId": id, "status": string(result.StatusInProgress)})
+	}
+	select {
+	case id := <-started:
+		accepted(id)
+	case out := <-done:
+		if out.Status == result.StatusInProgress && out.Event == nil {
+			accepted(key) // already running here or on another instance
+			return
+		}
+		a.respond(w, r, out)
+	case <-r.Context().Done():
+	}
+}
+
+// test shows a test: live statistics while it runs here, else its record.
+func (a *api) test(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if stats, ok := a.cfg.Tests.Live(id); ok {
+		writeJSON(w, http.StatusOK, testData(id, result.StatusInProgress, stats, nil))
+		return
+	}
+	rec, ok, err := a.cfg.Records(r.Context(), string(command.Test), id)
+	switch {
+	case err != nil:
+		writeProblem(w, r, http.StatusServiceUnavailable, problem{Type: typeNotDecided, Detail: err.Error()})
+	case !ok:
+		writeProblem(w, r, http.StatusNotFound, problem{Detail: "no test " + id})
+	case rec.Status == idempotency.StatusCompleted:
+		writeRaw(w, http.StatusOK, []byte(rec.ResponsePayload))
+	case rec.Status == idempotency.StatusFailed:
+		writeJSON(w, http.StatusOK, testData(id, result.StatusFailed, nil, &result.Error{Code: "TEST_FAILED", Message: rec.ErrorMessage}))
+	default: // running on another instance
+		writeJSON(w, http.StatusOK, testData(id, result.StatusInProgress, nil, nil))
+	}
+}
+
+func testData(id string, status result.Status, stats any, e *result.Error) map[string]any {
+	return map[string]any{"operationType": string(command.Test), "idempotencyKey": id, "status": status,
+		"result": stats, "error": e}
+}
+
+// stopTest ends a test running on this instance.
+func (a *api) stopTest(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if !a.cfg.Tests.Stop(id) {
+		writeProblem(w, r, http.StatusNotFound, problem{Detail: "test " + id + " is not running on this instance"})
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"testId": id, "stopping": true})
+}
