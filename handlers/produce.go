@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/isoduration"
 	"github.com/mqprobe/mqprobe/internal/mq"
 )
 
@@ -221,7 +222,7 @@ func (p *producer) result(put int, elapsed time.Duration, resumedFrom *int) Prod
 		Enqueued:     p.done.Committed,
 		Transactions: p.done.Transactions,
 		Bytes:        p.done.Bytes,
-		Elapsed:      isoDuration(elapsed),
+		Elapsed:      isoduration.Format(elapsed),
 		LatencyMs:    p.lat.summary(),
 		FirstMsgID:   p.done.FirstMsgID,
 		LastMsgID:    p.done.LastMsgID,

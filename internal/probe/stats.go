@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/mqprobe/mqprobe/internal/isoduration"
 )
 
 // Stats are a run's results so far, or final once Run returns.
@@ -63,7 +63,7 @@ type statsJSON struct {
 func (s Stats) MarshalJSON() ([]byte, error) {
 	return json.Marshal(statsJSON{
 		Sent: s.Sent, Received: s.Received, Lost: s.Lost, Duplicated: s.Duplicated,
-		OutOfOrder: s.OutOfOrder, Elapsed: isoDuration(s.Elapsed), ThroughputPerSec: s.ThroughputPerSec,
+		OutOfOrder: s.OutOfOrder, Elapsed: isoduration.Format(s.Elapsed), ThroughputPerSec: s.ThroughputPerSec,
 		LatencyMs: s.LatencyMs, Stopped: s.Stopped, InFlight: s.InFlight,
 	})
 }
@@ -74,7 +74,7 @@ func (s *Stats) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &j); err != nil {
 		return err
 	}
-	elapsed, err := parseISODuration(j.Elapsed)
+	elapsed, err := isoduration.Parse(j.Elapsed)
 	if err != nil {
 		return fmt.Errorf("probe stats: elapsed: %w", err)
 	}
@@ -84,58 +84,6 @@ func (s *Stats) UnmarshalJSON(data []byte) error {
 		LatencyMs: j.LatencyMs, Stopped: j.Stopped, InFlight: j.InFlight,
 	}
 	return nil
-}
-
-// isoDuration renders d as an ISO 8601 duration ("PT2.3S", "PT1M5.25S",
-// "PT1H0.5S"), to the microsecond.
-func isoDuration(d time.Duration) string {
-	d = d.Round(time.Microsecond)
-	if d <= 0 {
-		return "PT0S"
-	}
-	var b strings.Builder
-	b.WriteString("PT")
-	if h := d / time.Hour; h > 0 {
-		b.WriteString(strconv.FormatInt(int64(h), 10) + "H")
-		d -= h * time.Hour
-	}
-	if m := d / time.Minute; m > 0 {
-		b.WriteString(strconv.FormatInt(int64(m), 10) + "M")
-		d -= m * time.Minute
-	}
-	if d > 0 {
-		b.WriteString(strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "S")
-	}
-	return b.String()
-}
-
-// parseISODuration reads the time-only ISO 8601 durations isoDuration
-// writes: "PT", then optional hours, minutes and (fractional) seconds.
-func parseISODuration(s string) (time.Duration, error) {
-	rest, ok := strings.CutPrefix(s, "PT")
-	if !ok || rest == "" {
-		return 0, fmt.Errorf("%q is not an ISO 8601 duration like PT1M5.25S", s)
-	}
-	var d time.Duration
-	for _, unit := range []struct {
-		designator string
-		size       time.Duration
-	}{{"H", time.Hour}, {"M", time.Minute}, {"S", time.Second}} {
-		num, after, found := strings.Cut(rest, unit.designator)
-		if !found {
-			continue
-		}
-		v, err := strconv.ParseFloat(num, 64)
-		if err != nil || v < 0 || (unit.size != time.Second && v != math.Trunc(v)) {
-			return 0, fmt.Errorf("%q is not an ISO 8601 duration like PT1M5.25S", s)
-		}
-		d += time.Duration(math.Round(v * float64(unit.size)))
-		rest = after
-	}
-	if rest != "" {
-		return 0, fmt.Errorf("%q is not an ISO 8601 duration like PT1M5.25S", s)
-	}
-	return d, nil
 }
 
 func microsToMs(us int64) float64 { return float64(us) / 1000 }
