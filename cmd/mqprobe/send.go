@@ -96,6 +96,7 @@ decide): retry later.`,
 		c.RunE = func(cmd *cobra.Command, _ []string) error { return runSend(cmd, cmd.Name()) }
 		send.AddCommand(c)
 	}
+	send.AddCommand(testCommand())
 	return send
 }
 
