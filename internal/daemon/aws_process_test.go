@@ -1,0 +1,878 @@
+package daemon_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/mqprobe/mqprobe/internal/idempotency"
+	"github.com/mqprobe/mqprobe/internal/idempotency/dynamodb"
+	"github.com/mqprobe/mqprobe/internal/idempotency/storetest"
+	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/testenv"
+)
+
+// The aws-mode tests that need more than one daemon run real `mqprobe run`
+// processes, built once per test run, each with its own HTTP port and its
+// own embedded queue manager (so each has its own QM1 queues, and a killed
+// process's messages are gone with it), all sharing one command queue,
+// results queue and idempotency table.
+
+// TestThreeInstancesShareQueueAndTable: 200 distinct commands, each sent
+// three times at once, consumed by three processes sharing the queue and the
+// table, are executed exactly 200 times: 200 × count messages put over all
+// instances, one non-replay result per command and a replay per duplicate.
+func TestThreeInstancesShareQueueAndTable(t *testing.T) {
+	const commands, copies, count = 200, 3, 5
+	env := newLocalAWS(t, 50)
+	procs := startDaemonProcesses(t, 3, daemonProcessEnv(env, nil))
+	results := newResultQueue(t, env.results)
+
+	run := strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
+	keys := make([]string, commands)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("three-%s-%03d", run, i)
+	}
+	body := func(i int) string {
+		return fmt.Sprintf(`{"operationType":"PRODUCE",%s,"batch":{"count":%d,"messageSizeBytes":64},"tags":{"n":"%d"}}`, target, count, i)
+	}
+	began := time.Now()
+	var (
+		wg   sync.WaitGroup
+		sent atomic.Int64
+		mu   sync.Mutex
+		errs []error
+	)
+	sem := make(chan struct{}, 24)
+	for i, key := range keys {
+		for range copies {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				if err := trySendCommand(env.commands, body(i), map[string]string{"Idempotency-Key": key}); err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+					return
+				}
+				sent.Add(1)
+			}()
+		}
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatalf("sending %d commands: %d failed: %v", commands*copies, len(errs), err)
+	}
+	t.Logf("sent %d messages in %s", sent.Load(), time.Since(began).Round(time.Millisecond))
+
+	// Every message ends in exactly one result event: the execution or a
+	// replay (a copy meeting the claim in progress is nacked and replays
+	// when it comes back).
+	isOurs := func(e receivedEvent) bool { return strings.HasPrefix(e.Data.IdempotencyKey, "three-"+run+"-") }
+	slowest := results.waitUntil(t, 90*time.Second, func(evs []receivedEvent) (bool, string) {
+		n := countReceivedEvents(evs, isOurs)
+		return n >= commands*copies, fmt.Sprintf("%d of %d result events", n, commands*copies)
+	})
+	t.Logf("all %d result events after %s (the slowest took %s from its creation to its receipt)",
+		commands*copies, time.Since(began).Round(time.Millisecond), slowest.Round(time.Millisecond))
+	waitSQSQueueDrained(t, env.commands, 20*time.Second)
+	results.collectFor(t, time.Second) // anything published late
+
+	byKey := map[string][]receivedEvent{}
+	for _, e := range results.received() {
+		if isOurs(e) {
+			byKey[e.Data.IdempotencyKey] = append(byKey[e.Data.IdempotencyKey], e)
+		}
+	}
+	executions, replays := 0, 0
+	executedBy := map[string]int{} // event source → executions
+	for _, key := range keys {
+		var executed []receivedEvent
+		keyReplays := 0
+		for _, e := range byKey[key] {
+			switch {
+			case e.Data.Status != result.StatusCompleted:
+				t.Errorf("key %s: %s event %+v", key, e.Data.Status, e.Data.Error)
+			case e.Data.Replay:
+				keyReplays++
+			default:
+				executed = append(executed, e)
+			}
+		}
+		executions += len(executed)
+		replays += keyReplays
+		for _, e := range executed {
+			executedBy[e.Source]++
+		}
+		if len(executed) != 1 {
+			t.Errorf("key %s: %d non-replay results, want exactly 1", key, len(executed))
+			continue
+		}
+		var res struct{ Enqueued int }
+		if err := json.Unmarshal(executed[0].Data.Result, &res); err != nil || res.Enqueued != count || executed[0].Data.Attempt != 1 {
+			t.Errorf("key %s: execution attempt %d result %s, want attempt 1 enqueuing %d", key, executed[0].Data.Attempt, executed[0].Data.Result, count)
+		}
+		if keyReplays != copies-1 {
+			t.Errorf("key %s: %d replays, want %d (one per duplicate)", key, keyReplays, copies-1)
+		}
+	}
+	if len(byKey) != commands || executions != commands || replays != commands*(copies-1) {
+		t.Errorf("%d keys with results, %d executions, %d replays; want %d, %d, %d",
+			len(byKey), executions, replays, commands, commands, commands*(copies-1))
+	}
+
+	total := 0
+	depths := make([]int, len(procs))
+	for i, p := range procs {
+		depths[i] = p.depth(t, "DEV.QUEUE.1")
+		total += depths[i]
+	}
+	t.Logf("messages put per instance: %v", depths)
+	if total != commands*count {
+		t.Errorf("DEV.QUEUE.1 depths %v sum to %d, want exactly %d (%d executions × %d)", depths, total, commands*count, commands, count)
+	}
+	for i, d := range depths {
+		if d == 0 {
+			t.Errorf("instance %s executed nothing (depths %v): the work was not shared", procs[i].name, depths)
+		}
+		if n := executedBy["mqprobe/"+procs[i].name]; d != n*count {
+			t.Errorf("instance %s: depth %d, want %d: %d executions reported × %d", procs[i].name, d, n*count, n, count)
+		}
+	}
+	if n := sqsQueueMessages(t, env.deadLetters); n != 0 {
+		t.Errorf("%d commands in the dead-letter queue", n)
+	}
+}
+
+// TestKilledInstanceIsTakenOver: the instance running a slow PRODUCE is
+// killed with SIGKILL after some of it is committed and checkpointed; the
+// other instance gets the command once its visibility lapses and, the dead
+// holder's lease expired, takes the claim over (attempt 2), resumes from the
+// checkpoint and completes it once.
+func TestKilledInstanceIsTakenOver(t *testing.T) {
+	const count, txSize = 40, 5
+	env := newLocalAWS(t, 50)
+	procs := startDaemonProcesses(t, 2, daemonProcessEnv(env, map[string]string{
+		"MQPROBE_IDEMPOTENCY_LEASE":     "2s",
+		"MQPROBE_SQS_VISIBILITYTIMEOUT": "3s",
+	}))
+	results := newResultQueue(t, env.results)
+	key := fmt.Sprintf("takeover-%d", time.Now().UnixNano()%1e9)
+	body := fmt.Sprintf(`{"operationType":"PRODUCE",%s,"batch":{"count":%d,"messageSizeBytes":64,"rateLimitPerSec":20,"transaction":{"enabled":true,"txSize":%d}}}`,
+		target, count, txSize)
+	sent := time.Now()
+	sendCommand(t, env.commands, body, map[string]string{"Idempotency-Key": key})
+
+	// Two commits mean the first checkpoint is written (a checkpoint
+	// follows its commit, and the next transaction follows the checkpoint).
+	var victim, survivor *daemonProcess
+	seen := 0
+	deadline := time.Now().Add(30 * time.Second)
+	for victim == nil {
+		for i, p := range procs {
+			if d := p.depth(t, "DEV.QUEUE.1"); d >= 2*txSize {
+				victim, survivor, seen = p, procs[1-i], d
+				break
+			}
+		}
+		if victim == nil {
+			if time.Now().After(deadline) {
+				t.Fatalf("no instance committed %d messages within 30s", 2*txSize)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if seen >= count {
+		t.Fatalf("instance %s finished (depth %d) before it could be killed: the command is too fast", victim.name, seen)
+	}
+	victim.kill(t)
+	killed := time.Now()
+	t.Logf("killed %s at depth %d, %s after sending", victim.name, seen, killed.Sub(sent).Round(time.Millisecond))
+
+	evs := results.wait(key, 1, 30*time.Second)
+	t.Logf("completed %s after the kill", time.Since(killed).Round(time.Millisecond))
+	e := evs[0]
+	if e.Data.Status != result.StatusCompleted || e.Data.Replay || e.Data.Attempt != 2 {
+		t.Fatalf("result %s replay=%v attempt %d error %+v, want COMPLETED on attempt 2, not a replay",
+			e.Data.Status, e.Data.Replay, e.Data.Attempt, e.Data.Error)
+	}
+	if want := "mqprobe/" + survivor.name; e.Source != want {
+		t.Errorf("result source %q, want %q", e.Source, want)
+	}
+	var res struct {
+		Enqueued    int
+		ResumedFrom *int
+	}
+	if err := json.Unmarshal(e.Data.Result, &res); err != nil || res.ResumedFrom == nil {
+		t.Fatalf("result %s: no resumedFrom (%v)", e.Data.Result, err)
+	}
+	from := *res.ResumedFrom
+	t.Logf("%s resumed from %d", survivor.name, from)
+	// At the kill at least `seen` were committed; all but the last
+	// transaction had been checkpointed.
+	if from < seen-txSize || from >= count || from%txSize != 0 || from <= 0 {
+		t.Errorf("resumedFrom %d: want whole transactions, at least %d (seen committed %d, less one unchecked transaction) and below %d",
+			from, seen-txSize, seen, count)
+	}
+	if res.Enqueued != count {
+		t.Errorf("enqueued %d, want %d (cumulative over attempts)", res.Enqueued, count)
+	}
+	// The victim's queues died with it: the survivor holds exactly what it
+	// put, the messages after the checkpoint.
+	if d := survivor.depth(t, "DEV.QUEUE.1"); d != count-from {
+		t.Errorf("survivor depth %d, want %d − resumedFrom %d = %d", d, count, from, count-from)
+	}
+	rec, ok, err := dynamodb.New(ddbClient, env.table).Get(context.Background(), "PRODUCE#"+key)
+	if err != nil || !ok || rec.Status != idempotency.StatusCompleted || rec.Attempt != 2 {
+		t.Errorf("record %+v (found %v, %v), want COMPLETED on attempt 2", rec, ok, err)
+	}
+	waitSQSQueueDrained(t, env.commands, 15*time.Second)
+	results.quiet(key, 1, time.Second)
+}
+
+// TestPublishFailureIsReplayed: with results going to an SNS topic that has
+// been deleted, a command executes, is recorded COMPLETED, fails to publish
+// and is nacked, and keeps failing on redelivery; once the topic (same ARN)
+// and its subscription are back, the next redelivery publishes the stored
+// result as a replay, and the command was executed once.
+func TestPublishFailureIsReplayed(t *testing.T) {
+	const count = 6
+	ctx := context.Background()
+	env := newLocalAWS(t, 50)
+	topicName := uniqueName(t)
+	created, err := snsClient.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String(topicName)})
+	if err != nil {
+		t.Fatalf("create topic: %v", err)
+	}
+	topic := aws.ToString(created.TopicArn)
+	t.Cleanup(func() { _, _ = snsClient.DeleteTopic(ctx, &sns.DeleteTopicInput{TopicArn: aws.String(topic)}) })
+	resultsARN := sqsQueueARN(t, env.results)
+	subscribe := func() {
+		t.Helper()
+		_, err := snsClient.Subscribe(ctx, &sns.SubscribeInput{TopicArn: aws.String(topic), Protocol: aws.String("sqs"),
+			Endpoint: aws.String(resultsARN), Attributes: map[string]string{"RawMessageDelivery": "true"}})
+		if err != nil {
+			t.Fatalf("subscribe the results queue: %v", err)
+		}
+	}
+	subscribe()
+	key := fmt.Sprintf("publish-fail-%d", time.Now().UnixNano()%1e9)
+
+	// Every publish attempt of key is recorded; the gate holds redeliveries
+	// of key off (as an unavailable store: nothing runs, the message is
+	// nacked) while the topic is being restored.
+	var (
+		mu        sync.Mutex
+		gateShut  bool
+		admitted  int // Begins of key let through
+		attempts  []result.Data
+		published []error
+	)
+	h := start(t, inAWSMode(env), func(s *setup) {
+		s.cfg.Results.SQSQueue = ""
+		s.cfg.Results.SNSTopicARN = topic
+		s.cfg.Bus.NackDelay = 500 * time.Millisecond
+		s.cfg.Idempotency.LocalCacheSize = 0 // every redelivery reaches the store, and the gate
+		s.opts.Store.(*storetest.Counting).BeforeBegin = func(c idempotency.Claim) error {
+			if c.IdempotencyKey != key {
+				return nil
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if gateShut {
+				return errors.New("held off by the test while the topic is restored")
+			}
+			admitted++
+			return nil
+		}
+		s.opts.WrapPublisher = func(p result.Publisher) result.Publisher {
+			return result.PublisherFunc(func(ctx context.Context, e result.Event) error {
+				err := p.Publish(ctx, e)
+				if e.Data.IdempotencyKey == key {
+					mu.Lock()
+					attempts, published = append(attempts, e.Data), append(published, err)
+					mu.Unlock()
+				}
+				return err
+			})
+		}
+	})
+	results := newResultQueue(t, env.results)
+	_ = h.depth("DEV.QUEUE.1") // the daemon works and the topic takes events
+
+	if _, err := snsClient.DeleteTopic(ctx, &sns.DeleteTopicInput{TopicArn: aws.String(topic)}); err != nil {
+		t.Fatalf("delete topic: %v", err)
+	}
+	body := fmt.Sprintf(`{"operationType":"PRODUCE",%s,"batch":{"count":%d,"messageSizeBytes":64}}`, target, count)
+	sendCommand(t, env.commands, body, map[string]string{"Idempotency-Key": key})
+
+	// The execution and at least one replay fail to publish.
+	snapshot := func() ([]result.Data, []error, int) {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(attempts), slices.Clone(published), admitted
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if a, _, _ := snapshot(); len(a) >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			a, p, _ := snapshot()
+			t.Fatalf("after 30s %d publish attempts (%v), want the execution and a redelivery", len(a), p)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	a, p, _ := snapshot()
+	if a[0].Replay || a[0].Status != result.StatusCompleted || a[0].Attempt != 1 || !a[1].Replay {
+		t.Errorf("publish attempts %+v, want the execution then a replay", a[:2])
+	}
+	for i, err := range p {
+		if err == nil {
+			t.Fatalf("publish attempt %d succeeded while the topic was deleted", i+1)
+		}
+	}
+	t.Logf("publish with the topic deleted: %v", p[0])
+	rec, ok, err := dynamodb.New(ddbClient, env.table).Get(ctx, "PRODUCE#"+key)
+	if err != nil || !ok || rec.Status != idempotency.StatusCompleted {
+		t.Fatalf("record %+v (found %v, %v), want COMPLETED although unpublished", rec, ok, err)
+	}
+	results.poll()
+	if evs := results.of(key); len(evs) != 0 {
+		t.Fatalf("%d events reached the results queue while the topic was deleted", len(evs))
+	}
+
+	// Restore the topic with no redelivery in flight, so none publishes to
+	// the re-created topic before its subscription exists.
+	mu.Lock()
+	gateShut = true
+	mu.Unlock()
+	deadline = time.Now().Add(15 * time.Second)
+	for {
+		a, _, n := snapshot()
+		if len(a) == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a redelivery of %s did not finish publishing within 15s", key)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	again, err := snsClient.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String(topicName)})
+	if err != nil {
+		t.Fatalf("re-create topic: %v", err)
+	}
+	if got := aws.ToString(again.TopicArn); got != topic {
+		t.Fatalf("re-created topic has ARN %s, want the configured %s", got, topic)
+	}
+	subscribe()
+	mu.Lock()
+	gateShut = false
+	mu.Unlock()
+
+	evs := results.wait(key, 1, 30*time.Second)
+	e := evs[0]
+	if e.Data.Status != result.StatusCompleted || !e.Data.Replay || e.Data.Attempt != 1 {
+		t.Errorf("event %s replay=%v attempt %d, want the replay of the attempt-1 completion", e.Data.Status, e.Data.Replay, e.Data.Attempt)
+	}
+	var res struct{ Enqueued int }
+	if err := json.Unmarshal(e.Data.Result, &res); err != nil || res.Enqueued != count {
+		t.Errorf("replayed result %s, want enqueued %d", e.Data.Result, count)
+	}
+	waitSQSQueueDrained(t, env.commands, 15*time.Second)
+	results.quiet(key, 1, time.Second)
+	if d := h.depth("DEV.QUEUE.1"); d != count {
+		t.Errorf("depth %d, want %d: executed exactly once", d, count)
+	}
+	a, p, _ = snapshot()
+	executions := 0
+	for _, d := range a {
+		if !d.Replay {
+			executions++
+		}
+	}
+	if executions != 1 || p[len(p)-1] != nil {
+		t.Errorf("%d executions over %d publish attempts (last error %v), want 1 execution and a final successful replay", executions, len(a), p[len(p)-1])
+	}
+	t.Logf("%d publish attempts, the last one after the topic came back", len(a))
+}
+
+// --- daemon processes ---
+
+var daemonBinary struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// mqprobeBinary builds ./cmd/mqprobe once per test run into the
+// repository's build directory (.build/test/mqprobe, git-ignored): a
+// temporary file renamed into place, so concurrent runs never execute a
+// half-written binary.
+func mqprobeBinary(t testing.TB) string {
+	t.Helper()
+	daemonBinary.once.Do(func() {
+		root, err := testenv.RepoRoot()
+		if err != nil {
+			daemonBinary.err = err
+			return
+		}
+		dir := filepath.Join(root, ".build", "test")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			daemonBinary.err = err
+			return
+		}
+		tmp := filepath.Join(dir, fmt.Sprintf("mqprobe.tmp.%d", os.Getpid()))
+		began := time.Now()
+		cmd := exec.Command("go", "build", "-o", tmp, "./cmd/mqprobe")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			os.Remove(tmp)
+			daemonBinary.err = fmt.Errorf("go build ./cmd/mqprobe: %v\n%s", err, out)
+			return
+		}
+		final := filepath.Join(dir, "mqprobe")
+		if err := os.Rename(tmp, final); err != nil {
+			os.Remove(tmp)
+			daemonBinary.err = err
+			return
+		}
+		daemonBinary.path = final
+		fmt.Fprintf(os.Stderr, "built %s in %s\n", final, time.Since(began).Round(time.Millisecond))
+	})
+	if daemonBinary.err != nil {
+		t.Fatalf("daemon binary: %v", daemonBinary.err)
+	}
+	return daemonBinary.path
+}
+
+// daemonProcessEnv is the configuration of a daemon process on env, as
+// MQPROBE_* variables (plus extra); the port and instance are added per
+// process.
+func daemonProcessEnv(env *localAWS, extra map[string]string) map[string]string {
+	vars := map[string]string{
+		"MQPROBE_MODE":                       "aws",
+		"MQPROBE_SQS_COMMANDQUEUE":           env.commandsName,
+		"MQPROBE_SQS_WAITTIMESECONDS":        "1",
+		"MQPROBE_SQS_VISIBILITYTIMEOUT":      "5s",
+		"MQPROBE_SQS_MAXMESSAGES":            "4",
+		"MQPROBE_RESULTS_SQSQUEUE":           env.resultsName,
+		"MQPROBE_IDEMPOTENCY_STORE":          "dynamodb",
+		"MQPROBE_IDEMPOTENCY_DYNAMODB_TABLE": env.table,
+		"MQPROBE_BUS_NACKDELAY":              "1s",
+		"MQPROBE_TARGETS_ALLOWINLINE":        "true",
+		"MQPROBE_HTTP_SHUTDOWNTIMEOUT":       "3s",
+		"MQPROBE_LOG_LEVEL":                  "warn",
+	}
+	maps.Copy(vars, extra)
+	return vars
+}
+
+// daemonProcess is one `mqprobe run` process.
+type daemonProcess struct {
+	name   string
+	base   string // http://127.0.0.1:port
+	cmd    *exec.Cmd
+	log    string // its stderr
+	exited chan struct{}
+	err    error // cmd.Wait's, once exited is closed
+}
+
+// startDaemonProcesses starts n daemon processes at once with vars and waits
+// until each is ready. A cleanup stops them all with SIGTERM (SIGKILL after
+// 20s) and prints their logs if the test failed; a watchdog kills them
+// before the test binary's own timeout would leave them orphaned.
+func startDaemonProcesses(t *testing.T, n int, vars map[string]string) []*daemonProcess {
+	t.Helper()
+	bin := mqprobeBinary(t)
+	dir := t.TempDir()
+	procs := make([]*daemonProcess, n)
+	var started []*daemonProcess
+	var mu sync.Mutex
+	stopAll := func(sig os.Signal) {
+		mu.Lock()
+		ps := slices.Clone(started)
+		mu.Unlock()
+		for _, p := range ps {
+			p.stop(sig)
+		}
+	}
+	var watchdog *time.Timer
+	if deadline, ok := t.Deadline(); ok && time.Until(deadline) > 20*time.Second {
+		watchdog = time.AfterFunc(time.Until(deadline)-10*time.Second, func() { stopAll(os.Kill) })
+	}
+	t.Cleanup(func() {
+		if watchdog != nil {
+			watchdog.Stop()
+		}
+		mu.Lock()
+		ps := slices.Clone(started)
+		mu.Unlock()
+		died := map[*daemonProcess]bool{}
+		for _, p := range procs {
+			if p == nil {
+				continue
+			}
+			select {
+			case <-p.exited:
+				if died[p] = !p.killedByTest(); died[p] {
+					t.Errorf("%s died during the test: %v", p.name, p.err)
+				}
+			default:
+			}
+		}
+		var wg sync.WaitGroup
+		for _, p := range ps {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				p.stop(syscall.SIGTERM)
+			}()
+		}
+		wg.Wait()
+		for _, p := range ps {
+			if p.err != nil && !p.killedByTest() && !died[p] && slices.Contains(procs, p) {
+				t.Errorf("%s: exited with %v after SIGTERM", p.name, p.err)
+			}
+			if t.Failed() {
+				t.Logf("%s (%s) stderr:\n%s", p.name, p.base, procLogTail(p.log, 32<<10))
+			}
+		}
+	})
+
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			name := fmt.Sprintf("%s-%d", strings.ToLower(nameStrip.ReplaceAllString(t.Name(), "")), i+1)
+			// A port found free can be taken before the daemon binds it:
+			// try another.
+			for try := range 3 {
+				p, err := launchDaemonProcess(bin, dir, fmt.Sprintf("%s-try%d", name, try), name, vars)
+				if p != nil {
+					mu.Lock()
+					started = append(started, p)
+					mu.Unlock()
+				}
+				errs[i] = err
+				if err == nil {
+					procs[i] = p
+					return
+				}
+				if p != nil {
+					select {
+					case <-p.exited: // died early (port taken?): retry
+					default:
+						return // alive but not ready: give up
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatalf("starting %d daemon processes: %v", n, err)
+	}
+	return procs
+}
+
+// launchDaemonProcess starts one process and waits (up to 30s) until it is
+// ready. It returns the process whenever one was started.
+func launchDaemonProcess(bin, dir, logName, name string, vars map[string]string) (*daemonProcess, error) {
+	port, err := freeLoopbackPort()
+	if err != nil {
+		return nil, err
+	}
+	p := &daemonProcess{name: name, base: "http://127.0.0.1:" + port, log: filepath.Join(dir, logName+".log"), exited: make(chan struct{})}
+	logFile, err := os.Create(p.log)
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close()
+	p.cmd = exec.Command(bin, "run")
+	p.cmd.Dir = dir
+	p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "MQPROBE_") { // the test's own settings are not the daemon's
+			p.cmd.Env = append(p.cmd.Env, kv)
+		}
+	}
+	all := maps.Clone(vars)
+	maps.Copy(all, awsEnv)
+	all["MQPROBE_HTTP_ADDR"] = "127.0.0.1:" + port
+	all["MQPROBE_INSTANCEID"] = name
+	for _, k := range slices.Sorted(maps.Keys(all)) {
+		p.cmd.Env = append(p.cmd.Env, k+"="+all[k])
+	}
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{}
+	dieWithParent(p.cmd.SysProcAttr)
+	// Pdeathsig follows the thread that forks: keep it one that lives.
+	runtime.LockOSThread()
+	err = p.cmd.Start()
+	runtime.UnlockOSThread()
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.exited)
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if status, _, _ := p.get("/health/ready"); status == http.StatusOK {
+			return p, nil
+		}
+		select {
+		case <-p.exited:
+			return p, fmt.Errorf("%s exited before it was ready (%v):\n%s", name, p.err, procLogTail(p.log, 4<<10))
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return p, fmt.Errorf("%s not ready within 30s:\n%s", name, procLogTail(p.log, 4<<10))
+		}
+	}
+}
+
+// dieWithParent asks, where the OS can (Linux: Pdeathsig), for SIGKILL to
+// the child when the test binary dies without its cleanups (killed, or its
+// output pipe closed): no daemon outlives a run. Set by name, as the field
+// exists only on some systems; elsewhere the cleanups and the watchdog of
+// startDaemonProcesses are all there is.
+func dieWithParent(attr *syscall.SysProcAttr) {
+	if f := reflect.ValueOf(attr).Elem().FieldByName("Pdeathsig"); f.IsValid() && f.CanSet() && f.Type() == reflect.TypeOf(syscall.SIGKILL) {
+		f.Set(reflect.ValueOf(syscall.SIGKILL))
+	}
+}
+
+func freeLoopbackPort() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	_, port, err := net.SplitHostPort(l.Addr().String())
+	return port, err
+}
+
+// stop signals the process unless it has exited, and waits for it, killing
+// it if it is still there after 20s.
+func (p *daemonProcess) stop(sig os.Signal) {
+	select {
+	case <-p.exited:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Signal(sig)
+	select {
+	case <-p.exited:
+	case <-time.After(20 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+	}
+}
+
+// kill ends the process with SIGKILL, as a crash would.
+func (p *daemonProcess) kill(t testing.TB) {
+	t.Helper()
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatalf("kill %s: %v", p.name, err)
+	}
+	<-p.exited
+}
+
+// killedByTest reports whether the process ended on SIGKILL (kill, or stop
+// after its grace period).
+func (p *daemonProcess) killedByTest() bool {
+	var ee *exec.ExitError
+	if !errors.As(p.err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
+}
+
+var processHTTP = &http.Client{Timeout: 10 * time.Second}
+
+func (p *daemonProcess) get(path string) (int, []byte, error) {
+	resp, err := processHTTP.Get(p.base + path)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, body, err
+}
+
+// depth reads a queue's depth on this process's queue manager, through its
+// API.
+func (p *daemonProcess) depth(t testing.TB, queue string) int {
+	t.Helper()
+	resp, err := processHTTP.Post(p.base+"/queue/depth", "application/json",
+		strings.NewReader(fmt.Sprintf(`{"target":{"queueManager":"QM1","queue":%q}}`, queue)))
+	if err != nil {
+		t.Fatalf("%s: depth: %v", p.name, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	var out struct {
+		Result struct{ CurrentDepth *int }
+	}
+	if err := json.Unmarshal(body, &out); err != nil || resp.StatusCode != http.StatusOK || out.Result.CurrentDepth == nil {
+		t.Fatalf("%s: depth: %d %s", p.name, resp.StatusCode, body)
+	}
+	return *out.Result.CurrentDepth
+}
+
+// procLogTail is the end of a file, at most n bytes.
+func procLogTail(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("(%v)", err)
+	}
+	if len(data) > n {
+		data = append([]byte("…"), data[len(data)-n:]...)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return "(empty)"
+	}
+	return string(data)
+}
+
+// --- queues ---
+
+// trySendCommand sends body with String attributes, for goroutines.
+func trySendCommand(queueURL, body string, attrs map[string]string) error {
+	in := &sqs.SendMessageInput{QueueUrl: aws.String(queueURL), MessageBody: aws.String(body),
+		MessageAttributes: map[string]sqstypes.MessageAttributeValue{}}
+	for k, v := range attrs {
+		in.MessageAttributes[k] = sqstypes.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(v)}
+	}
+	_, err := sqsClient.SendMessage(context.Background(), in)
+	return err
+}
+
+func sqsQueueARN(t testing.TB, url string) string {
+	t.Helper()
+	out, err := sqsClient.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url),
+		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})
+	if err != nil {
+		t.Fatalf("queue ARN: %v", err)
+	}
+	return out.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]
+}
+
+// sqsQueueMessages is how many messages a queue holds, visible or not.
+func sqsQueueMessages(t testing.TB, url string) int {
+	t.Helper()
+	out, err := sqsClient.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url),
+		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
+			sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
+	if err != nil {
+		t.Fatalf("queue attributes: %v", err)
+	}
+	n := 0
+	for _, a := range []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
+		sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible} {
+		v, err := strconv.Atoi(out.Attributes[string(a)])
+		if err != nil {
+			t.Fatalf("queue attribute %s = %q", a, out.Attributes[string(a)])
+		}
+		n += v
+	}
+	return n
+}
+
+// waitSQSQueueDrained waits until every command was deleted (acked).
+func waitSQSQueueDrained(t testing.TB, url string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		n := sqsQueueMessages(t, url)
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("command queue still holds %d messages after %s", n, timeout)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// received returns every event received so far.
+func (q *resultQueue) received() []receivedEvent {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return slices.Clone(q.events)
+}
+
+// waitUntil polls until done says the events received so far are enough. It
+// returns the longest time an event took from its creation to its receipt
+// here.
+func (q *resultQueue) waitUntil(t testing.TB, timeout time.Duration, done func([]receivedEvent) (bool, string)) (slowest time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		before := len(q.received())
+		q.poll()
+		for _, e := range q.received()[before:] {
+			slowest = max(slowest, time.Since(e.Time))
+		}
+		ok, progress := done(q.received())
+		if ok {
+			return slowest
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: %s", timeout, progress)
+		}
+		if len(q.received()) == before { // the queue is empty for now
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+}
+
+// collectFor polls for d more.
+func (q *resultQueue) collectFor(t testing.TB, d time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); {
+		q.poll()
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func countReceivedEvents(evs []receivedEvent, match func(receivedEvent) bool) int {
+	n := 0
+	for _, e := range evs {
+		if match(e) {
+			n++
+		}
+	}
+	return n
+}
