@@ -233,6 +233,7 @@ func TestDecodeRejects(t *testing.T) {
 		{"header name bad", bus(mutate(t, minimalProduce, edit{"headers/1abc", "x"})), CodeSchemaViolation, "/headers/1abc", "additionalProperties"},
 		{"header name with dash", bus(mutate(t, minimalProduce, edit{"headers/a-b", "x"})), CodeSchemaViolation, "/headers/a-b", "additionalProperties"},
 		{"too many headers", bus(mutate(t, minimalProduce, edit{"headers", manyStrings(65)})), CodeSchemaViolation, "/headers", "maxProperties"},
+		{"header value over 1 KiB", bus(mutate(t, minimalProduce, edit{"headers/big", strings.Repeat("v", 1025)})), CodeSchemaViolation, "/headers/big", "maxLength"},
 		// keys
 		{"256-char key", bus(mutate(t, minimalDepth, edit{"idempotencyKey", long})), CodeInvalidKey, "/idempotencyKey", "maxLength"},
 		{"control char in key", bus(mutate(t, minimalDepth, edit{"idempotencyKey", "a\x01b"})), CodeInvalidKey, "/idempotencyKey", "pattern"},
