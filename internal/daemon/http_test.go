@@ -352,3 +352,25 @@ func TestBrokenPooledConnectionIsReplaced(t *testing.T) {
 		t.Fatalf("depth %d, want 5", d)
 	}
 }
+
+// TestBearerTokenIsRequiredWhenConfigured: with http.authToken set, only
+// requests carrying it reach the API; health probes stay open.
+func TestBearerTokenIsRequiredWhenConfigured(t *testing.T) {
+	h := start(t, func(s *setup) { s.cfg.HTTP.AuthToken = "s3cret-token" })
+	if r := h.post("/queue/depth", `{`+target+`}`); r.status != http.StatusUnauthorized ||
+		r.header.Get("WWW-Authenticate") == "" || strings.Contains(string(r.body), "s3cret") {
+		t.Errorf("no token: %d %v %s", r.status, r.header, r.body)
+	}
+	if r := h.post("/queue/depth", `{`+target+`}`, "Authorization", "Bearer wrong"); r.status != http.StatusUnauthorized {
+		t.Errorf("wrong token: %d", r.status)
+	}
+	if r := h.post("/queue/depth", `{`+target+`}`, "Authorization", "Bearer s3cret-token"); r.status != http.StatusOK {
+		t.Errorf("right token: %d %s", r.status, r.body)
+	}
+	if status, _, _ := h.get("/metrics"); status != http.StatusUnauthorized {
+		t.Errorf("/metrics without a token: %d", status)
+	}
+	if status, _, _ := h.get("/health/live"); status != http.StatusOK {
+		t.Errorf("/health/live must stay open: %d", status)
+	}
+}

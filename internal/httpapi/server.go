@@ -53,6 +53,9 @@ type Config struct {
 	// Tests and Records serve /tests; nil Tests disables them.
 	Tests   TestService
 	Records RecordReader
+	// AuthToken, when set, is the bearer token every request but the health
+	// probes must carry.
+	AuthToken string
 	// TracerProvider and MeterProvider instrument requests; nil means none.
 	TracerProvider trace.TracerProvider
 	MeterProvider  metric.MeterProvider
@@ -99,12 +102,16 @@ func Handler(cfg Config) http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, http.StatusNotFound, problem{Title: "Not Found", Detail: "no route " + r.Method + " " + r.URL.Path})
 	})
+	var h http.Handler = mux
+	if cfg.AuthToken != "" {
+		h = requireBearer(cfg.AuthToken, mux)
+	}
 	if cfg.TracerProvider == nil {
-		return mux
+		return h
 	}
 	// Requests become server spans continuing the caller's traceparent;
 	// probes and scrapes are left out.
-	return otelhttp.NewHandler(mux, "http",
+	return otelhttp.NewHandler(h, "http",
 		otelhttp.WithTracerProvider(cfg.TracerProvider), otelhttp.WithMeterProvider(cfg.MeterProvider),
 		otelhttp.WithPropagators(telemetry.Propagator()),
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method + " " + r.URL.Path }),
