@@ -13,10 +13,9 @@ set -euo pipefail
 version=4.0.0
 cmd=${1:-}
 dir=${2:-${MQPROBE_DYNALITE_DIR:-/tmp/mqprobe-dynalite}}
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 prefix=$root/.build/tools/dynalite
 cli=$prefix/node_modules/dynalite/cli.js
-log() { echo "dynalite.sh: $*" >&2; }
 
 install_dynalite() {
   if [ -f "$cli" ] && grep -qs "\"version\": \"$version\"" "$prefix/node_modules/dynalite/package.json"; then
@@ -28,7 +27,6 @@ install_dynalite() {
   npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error "dynalite@$version" >&2
 }
 
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 running() { [ -f "$dir/pid" ] && [ -f "$dir/endpoint" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null; }
 

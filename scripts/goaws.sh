@@ -12,28 +12,13 @@
 # process PID is gone (tests pass their own id, in case they die unstopped).
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 src="$root/tools/goaws"
 bin="$root/.build/tools/goaws"
 cmd=${1:-}
 dir=${2:-}
-log() { echo "goaws.sh: $*" >&2; }
 
-# build rebuilds when the binary is missing or older than its sources; it
-# writes a temporary file and renames it so concurrent starts never run a
-# half-written binary.
-build() {
-  if [ -x "$bin" ] && [ -z "$(find "$src" -type f -newer "$bin" -print -quit)" ]; then
-    return 0
-  fi
-  log "building $bin"
-  mkdir -p "$(dirname "$bin")"
-  local tmp="$bin.tmp.$$"
-  (cd "$src" && go build -o "$tmp" .) >&2
-  mv -f "$tmp" "$bin"
-}
-
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+build() { build_tool goaws; }
 
 healthy() { curl -fsS -m 2 -o /dev/null "http://127.0.0.1:$1/health" 2>/dev/null; }
 

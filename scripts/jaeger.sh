@@ -13,28 +13,12 @@
 #   scripts/jaeger.sh build       only build (or refresh) the binary
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-src="$root/tools/jaeger"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bin="$root/.build/tools/jaeger"
 cmd=${1:-}
 dir=${2:-}
-log() { echo "jaeger.sh: $*" >&2; }
 
-# build rebuilds when the binary is missing or older than its sources; it
-# writes a temporary file and renames it so concurrent starts never run a
-# half-written binary.
-build() {
-  if [ -x "$bin" ] && [ -z "$(find "$src" -type f -newer "$bin" -print -quit)" ]; then
-    return 0
-  fi
-  log "building $bin (about 1.5 minutes on 2 cores with a cold build cache)"
-  mkdir -p "$(dirname "$bin")"
-  local tmp="$bin.tmp.$$"
-  (cd "$src" && go build -o "$tmp" .) >&2
-  mv -f "$tmp" "$bin"
-}
-
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+build() { build_tool jaeger "about 1.5 minutes on 2 cores with a cold build cache"; }
 
 # Names of the listeners, in the order of the ports in DIR/ports.
 listeners=(otlp_http otlp_grpc query_http query_grpc collector_grpc collector_http)

@@ -12,7 +12,7 @@ set -euo pipefail
 
 cmd=${1:-}
 dir=${2:-${MQPROBE_PG_DIR:-/tmp/mqprobe-pg}}
-log() { echo "postgres.sh: $*" >&2; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 find_bindir() {
   local d
@@ -46,7 +46,6 @@ as_owner() {
   fi
 }
 
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 running() { [ -f "$dir/dsn" ] && as_owner "$bindir/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; }
 

@@ -24,38 +24,29 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if [ -z "${MQPROBE_TEST_POSTGRES_DSN:-}" ]; then
-  pgdir="$(mktemp -d /tmp/mqprobe-pg-XXXXXX)"
-  cleanups+=("bash '$root/scripts/postgres.sh' stop '$pgdir'")
-  echo "==> starting PostgreSQL (127.0.0.1, data in $pgdir)"
-  MQPROBE_TEST_POSTGRES_DSN="$(bash "$root/scripts/postgres.sh" start "$pgdir")"
-  export MQPROBE_TEST_POSTGRES_DSN
-fi
+# start NAME VAR [env]: unless VAR is set already, starts scripts/NAME.sh on
+# a fresh state directory (stopped on exit) and exports what it prints: as
+# VAR, or, with "env", as the VAR=value lines it prints.
+start() {
+  local name=$1 var=$2 dir out
+  [ -n "${!var:-}" ] && return 0
+  dir="$(mktemp -d "/tmp/mqprobe-$name-XXXXXX")"
+  cleanups+=("bash '$root/scripts/$name.sh' stop '$dir'")
+  echo "==> starting $name on 127.0.0.1"
+  out="$(bash "$root/scripts/$name.sh" start "$dir")"
+  if [ "${3:-}" = env ]; then
+    set -a
+    eval "$out"
+    set +a
+  else
+    export "$var=$out"
+  fi
+}
 
-if [ -z "${MQPROBE_TEST_DYNAMODB_ENDPOINT:-}" ]; then
-  ddbdir="$(mktemp -d /tmp/mqprobe-dynalite-XXXXXX)"
-  cleanups+=("bash '$root/scripts/dynalite.sh' stop '$ddbdir'")
-  echo "==> starting dynalite (127.0.0.1)"
-  MQPROBE_TEST_DYNAMODB_ENDPOINT="$(bash "$root/scripts/dynalite.sh" start "$ddbdir")"
-  export MQPROBE_TEST_DYNAMODB_ENDPOINT
-fi
-
-if [ -z "${MQPROBE_TEST_AWS_ENDPOINT:-}" ]; then
-  goawsdir="$(mktemp -d /tmp/mqprobe-goaws-XXXXXX)"
-  cleanups+=("bash '$root/scripts/goaws.sh' stop '$goawsdir'")
-  echo "==> starting goaws (127.0.0.1)"
-  MQPROBE_TEST_AWS_ENDPOINT="$(bash "$root/scripts/goaws.sh" start "$goawsdir")"
-  export MQPROBE_TEST_AWS_ENDPOINT
-fi
-
-if [ -z "${MQPROBE_TEST_JAEGER_QUERY:-}" ]; then
-  jaegerdir="$(mktemp -d /tmp/mqprobe-jaeger-XXXXXX)"
-  cleanups+=("bash '$root/scripts/jaeger.sh' stop '$jaegerdir'")
-  echo "==> starting Jaeger (127.0.0.1; built from the module proxy on first use)"
-  set -a
-  eval "$(bash "$root/scripts/jaeger.sh" start "$jaegerdir")"
-  set +a
-fi
+start postgres MQPROBE_TEST_POSTGRES_DSN
+start dynalite MQPROBE_TEST_DYNAMODB_ENDPOINT
+start goaws MQPROBE_TEST_AWS_ENDPOINT
+start jaeger MQPROBE_TEST_JAEGER_QUERY env # built from the module proxy on first use
 
 echo "==> building the IBM MQ client stub"
 bash "$root/scripts/build-mqstub.sh" --check

@@ -147,10 +147,7 @@ func (d *Decoder) Decode(in Input) (Decoded, error) {
 	if err != nil {
 		return Decoded{}, err
 	}
-	hash, err := idempotency.RequestHash(canonical)
-	if err != nil {
-		return Decoded{}, fmt.Errorf("hash %s command: %w", op, err)
-	}
+	hash := idempotency.HashCanonical(canonical) // canonical already: no second RFC 8785 pass
 	key, source, verr := d.resolveKey(keyRequest{
 		command: cmd, exprInput: exprInput, env: env, in: in, policy: policy, requestHash: hash,
 	})

@@ -193,3 +193,20 @@ func (h *harness) submit(body string, headers ...string) string {
 	}
 	return r.json(h.t)["messageId"].(string)
 }
+
+// summary counts events by status, with "/replay" and "/<error code>"
+// appended where they apply: {"COMPLETED": 1, "COMPLETED/replay": 1}.
+func summary(evs []result.Event) map[string]int {
+	out := map[string]int{}
+	for _, e := range evs {
+		k := string(e.Data.Status)
+		if e.Data.Replay {
+			k += "/replay"
+		}
+		if e.Data.Error != nil {
+			k += "/" + e.Data.Error.Code
+		}
+		out[k]++
+	}
+	return out
+}

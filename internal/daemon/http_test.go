@@ -224,18 +224,7 @@ func TestBusOutcomeRows(t *testing.T) {
 		h.submit(body, "Idempotency-Key", "bus-1")
 		h.submit(body, "Idempotency-Key", "bus-1")
 		h.submit(strings.Replace(body, `"count":7`, `"count":8`, 1), "Idempotency-Key", "bus-1")
-		evs := h.waitResults("bus-1", 3)
-		byStatus := map[string]int{}
-		for _, e := range evs {
-			key := string(e.Data.Status)
-			if e.Data.Replay {
-				key += "/replay"
-			}
-			if e.Data.Error != nil {
-				key += "/" + e.Data.Error.Code
-			}
-			byStatus[key]++
-		}
+		byStatus := summary(h.waitResults("bus-1", 3))
 		want := map[string]int{"COMPLETED": 1, "COMPLETED/replay": 1, "REJECTED/IDEMPOTENCY_KEY_REUSED": 1}
 		if fmt.Sprint(byStatus) != fmt.Sprint(want) {
 			t.Errorf("events %v, want %v", byStatus, want)

@@ -17,6 +17,11 @@ func RequestHash(command []byte) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("canonicalize command: %w", err)
 	}
+	return HashCanonical(canonical), nil
+}
+
+// HashCanonical is RequestHash of a document already in RFC 8785 form.
+func HashCanonical(canonical []byte) string {
 	sum := sha256.Sum256(canonical)
-	return hex.EncodeToString(sum[:]), nil
+	return hex.EncodeToString(sum[:])
 }

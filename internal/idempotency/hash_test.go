@@ -50,3 +50,11 @@ func TestRequestHashRejectsInvalidJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestHashCanonicalAgreesWithRequestHash(t *testing.T) {
+	doc := `{"b":1.0,"a":{"y":"\u00e9","x":[1e0,2]}}`
+	canonical := `{"a":{"x":[1,2],"y":"é"},"b":1}`
+	if got, want := idempotency.HashCanonical([]byte(canonical)), hashOf(t, doc); got != want {
+		t.Errorf("HashCanonical = %s, RequestHash = %s", got, want)
+	}
+}

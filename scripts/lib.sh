@@ -1,0 +1,26 @@
+# Helpers shared by the scripts that run test servers; sourced, not run.
+# Sets root (the repository).
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+# log writes to stderr, prefixed with the running script's name.
+log() { echo "$(basename "$0"): $*" >&2; }
+
+# port_free reports whether nothing listens on 127.0.0.1:$1.
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# build_tool NAME [NOTE] builds tools/NAME (a Go module of its own, outside
+# mqprobe's dependency graph) into .build/tools/NAME when the binary is
+# missing or older than its sources. It writes a temporary file and renames
+# it, so concurrent starts never run a half-written binary.
+build_tool() {
+  local src="$root/tools/$1" bin="$root/.build/tools/$1"
+  if [ -x "$bin" ] && [ -z "$(find "$src" -type f -newer "$bin" -print -quit)" ]; then
+    return 0
+  fi
+  log "building $bin${2:+ ($2)}"
+  mkdir -p "$(dirname "$bin")"
+  local tmp="$bin.tmp.$$"
+  (cd "$src" && go build -o "$tmp" .) >&2
+  mv -f "$tmp" "$bin"
+}
