@@ -80,7 +80,7 @@ type IdempotencyConfig struct {
 	MaxRecordTTL    time.Duration  `yaml:"maxRecordTTL" desc:"Upper bound for any record TTL, requested or default"`
 	Lease           time.Duration  `yaml:"lease" desc:"How long a claim survives without heartbeat (heartbeats every lease/3)"`
 	LocalCacheSize  int            `yaml:"localCacheSize" desc:"COMPLETED records kept in a process-local LRU for replays without a store round trip (0 = off)"`
-	CleanupInterval time.Duration  `yaml:"cleanupInterval" desc:"How often SQL stores delete expired records"`
+	CleanupInterval time.Duration  `yaml:"cleanupInterval" desc:"How often SQL and memory stores delete expired records (DynamoDB expires them by TTL)"`
 	SQLite          SQLiteConfig   `yaml:"sqlite"`
 	Postgres        PostgresConfig `yaml:"postgres"`
 	DynamoDB        DynamoDBConfig `yaml:"dynamodb"`

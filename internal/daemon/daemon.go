@@ -191,7 +191,10 @@ func (d *Daemon) Run(ctx context.Context) error {
 	go func() { routerErr <- d.router.Run(context.WithoutCancel(ctx)) }()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- d.server.Serve(d.listener) }()
-	if d.store != nil && d.cfg.Idempotency.Enabled && d.cfg.Idempotency.CleanupInterval > 0 {
+	// DynamoDB deletes expired records itself (TTL on ttl); a scan of the
+	// whole table every interval would only cost.
+	if d.store != nil && d.cfg.Idempotency.Enabled && d.cfg.Idempotency.CleanupInterval > 0 &&
+		d.cfg.Idempotency.Store != config.StoreDynamoDB {
 		go d.engine.RunCleanup(d.work, d.cfg.Idempotency.CleanupInterval)
 	}
 	d.log.Info("mqprobe running", "addr", d.Addr(), "mode", d.cfg.Mode, "mq", d.cfg.MQ.Backend, "store", storeName(d.cfg))
