@@ -28,6 +28,21 @@ if [ -n "${CGO_LDFLAGS:-}" ]; then
   run -tags ibmmq ./internal/mq/... ./internal/probe/... ./internal/daemon/...
 fi
 
+# Fuzzing: each target for a bounded time (MQPROBE_FUZZTIME, 30s by default).
+# Inputs that broke a target are written under its testdata/fuzz and fail
+# the run; the checked-in corpora there run with every plain `go test`.
+fuzztime=${MQPROBE_FUZZTIME:-30s}
+for target in ./internal/command:FuzzDecode ./internal/idempotency:FuzzRequestHash ./internal/httpapi:FuzzHTTPAPI; do
+  pkg=${target%%:*} name=${target##*:}
+  echo "==> go test -fuzz $name $pkg ($fuzztime)"
+  if ! go test -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" "$pkg" >"$log.part" 2>&1; then
+    status=1
+    tail -40 "$log.part"
+  fi
+  cat "$log.part" >>"$log"
+  grep -E '^fuzz: elapsed' "$log.part" | tail -1
+done
+
 echo "==> idempotency store conformance"
 for store in Memory SQLite Postgres DynamoDB; do
   result=$(grep -E "^--- (PASS|FAIL): TestConformance$store " "$log" | head -1 | awk '{print $2}' | tr -d :)

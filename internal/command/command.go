@@ -40,6 +40,7 @@ type Command struct {
 	IdempotencyKey string            `json:"idempotencyKey,omitempty"`
 	Target         *Target           `json:"target,omitempty"`
 	TargetRef      string            `json:"targetRef,omitempty"`
+	Queue          string            `json:"queue,omitempty"` // with TargetRef: a queue the profile allows
 	ExpirySeconds  int               `json:"expirySeconds,omitempty"`
 	Tags           map[string]string `json:"tags,omitempty"`
 

@@ -56,6 +56,7 @@ type Config struct {
 	Consume     ConsumeConfig     `yaml:"consume"`
 	Tests       TestsConfig       `yaml:"tests"`
 	Targets     TargetsConfig     `yaml:"targets"`
+	Secrets     SecretsConfig     `yaml:"secrets"`
 	SQS         SQSConfig         `yaml:"sqs"`
 	Bus         BusConfig         `yaml:"bus"`
 	Log         LogConfig         `yaml:"log"`
@@ -69,8 +70,20 @@ type HTTPConfig struct {
 	WriteTimeout    time.Duration `yaml:"writeTimeout" desc:"Time allowed to write a response (0 = no limit, so long produces can answer)"`
 	ShutdownTimeout time.Duration `yaml:"shutdownTimeout" desc:"How long a graceful shutdown waits for in-flight requests"`
 	InProgressWait  time.Duration `yaml:"inProgressWait" desc:"How long a request whose command runs elsewhere waits for its result before 409 with Retry-After"`
-	AuthToken       string        `yaml:"authToken" secret:"true" desc:"Bearer token required by the API (empty = none; only allowed on loopback)"`
+	AuthToken       string        `yaml:"authToken" secret:"true" desc:"Bearer token required by the API (empty = none; a non-loopback addr needs it or mTLS)"`
+	TLS             HTTPTLSConfig `yaml:"tls"`
 }
+
+// HTTPTLSConfig serves the API over TLS, optionally requiring client
+// certificates (mTLS).
+type HTTPTLSConfig struct {
+	CertFile     string `yaml:"certFile" desc:"PEM server certificate (chain); with keyFile, the API speaks HTTPS"`
+	KeyFile      string `yaml:"keyFile" desc:"PEM private key of certFile"`
+	ClientCAFile string `yaml:"clientCAFile" desc:"PEM CA bundle; when set, every client must present a certificate it signed (mTLS)"`
+}
+
+// Enabled reports whether the API serves HTTPS.
+func (t HTTPTLSConfig) Enabled() bool { return t.CertFile != "" }
 
 // IdempotencyConfig is the idempotency engine and its store (SPEC §5).
 type IdempotencyConfig struct {
@@ -165,8 +178,39 @@ type TestsConfig struct {
 
 // TargetsConfig is what commands may connect to (SPEC §11).
 type TargetsConfig struct {
-	AllowInline *bool                    `yaml:"allowInline" desc:"Accept inline targets in commands (else only targetRef profiles)" default:"true in embedded mode, false in aws mode"`
+	AllowInline *bool                    `yaml:"allowInline" desc:"Accept inline targets in commands (else only targetRef profiles), within targets.inline" default:"true in embedded mode, false in aws mode"`
+	Inline      InlineAllowlist          `yaml:"inline"`
+	RateLimit   RateLimitConfig          `yaml:"rateLimit"`
 	Profiles    map[string]TargetProfile `yaml:"profiles"`
+}
+
+// InlineAllowlist bounds inline targets. Patterns take * and ?; an empty
+// list allows any value, except ccdtUrls (a CCDT names its own hosts).
+type InlineAllowlist struct {
+	QueueManagers []string `yaml:"queueManagers" desc:"Queue manager name patterns inline targets may name (empty = any)"`
+	Hosts         []string `yaml:"hosts" desc:"host or host:port patterns every inline connName entry must match (required with mq.backend ibmmq)"`
+	Channels      []string `yaml:"channels" desc:"Channel name patterns inline targets may name (empty = any)"`
+	Queues        []string `yaml:"queues" desc:"Queue name patterns inline targets (and replyQueue) may name (empty = any)"`
+	CCDTURLs      []string `yaml:"ccdtUrls" desc:"CCDT URL patterns inline targets may name (empty = none)"`
+}
+
+// RateLimitConfig is a token bucket of commands per target; over it, HTTP
+// answers 429 with Retry-After and bus commands come back later.
+type RateLimitConfig struct {
+	CommandsPerSecond int `yaml:"commandsPerSecond" desc:"Commands per second one target accepts on average (0 = unlimited)"`
+	Burst             int `yaml:"burst" desc:"Commands one target accepts at once (bucket size; 0 counts as 1)"`
+}
+
+// ProfileRateLimit overrides targets.rateLimit for one profile.
+type ProfileRateLimit struct {
+	CommandsPerSecond int `yaml:"commandsPerSecond" desc:"Commands per second this profile accepts on average (0 = as targets.rateLimit)"`
+	Burst             int `yaml:"burst" desc:"Commands this profile accepts at once (0 = as targets.rateLimit)"`
+}
+
+// SecretsConfig is how secret references resolve (SPEC §11).
+type SecretsConfig struct {
+	CacheTTL time.Duration `yaml:"cacheTTL" desc:"How long a secret:// value fetched from AWS Secrets Manager is reused (0 = fetch every time)"`
+	KeyDir   string        `yaml:"keyDir" desc:"Private directory (0700) receiving key repositories fetched by secret:// keyStoreRef" default:"<temp dir>/mqprobe-keys"`
 }
 
 // InlineAllowed reports targets.allowInline as resolved by Load or Default.
@@ -174,14 +218,15 @@ func (t TargetsConfig) InlineAllowed() bool { return t.AllowInline != nil && *t.
 
 // TargetProfile is a server-side target commands name by targetRef.
 type TargetProfile struct {
-	QueueManager  string     `yaml:"queueManager" desc:"Queue manager name"`
-	Queue         string     `yaml:"queue" desc:"Default queue when the command names none"`
-	Channel       string     `yaml:"channel" desc:"Server-connection channel (ibmmq)"`
-	ConnName      string     `yaml:"connName" desc:"Connection list host(port)[,host(port)] (ibmmq)"`
-	CCDTURL       string     `yaml:"ccdtUrl" desc:"CCDT URL or file instead of channel/connName (ibmmq)"`
-	SSL           SSLConfig  `yaml:"ssl"`
-	Auth          AuthConfig `yaml:"auth"`
-	AllowedQueues []string   `yaml:"allowedQueues" desc:"Queues commands may use on this target (empty = only queue)"`
+	QueueManager  string           `yaml:"queueManager" desc:"Queue manager name"`
+	Queue         string           `yaml:"queue" desc:"Default queue when the command names none"`
+	Channel       string           `yaml:"channel" desc:"Server-connection channel (ibmmq)"`
+	ConnName      string           `yaml:"connName" desc:"Connection list host(port)[,host(port)] (ibmmq)"`
+	CCDTURL       string           `yaml:"ccdtUrl" desc:"CCDT URL or file instead of channel/connName (ibmmq)"`
+	SSL           SSLConfig        `yaml:"ssl"`
+	Auth          AuthConfig       `yaml:"auth"`
+	AllowedQueues []string         `yaml:"allowedQueues" desc:"Queue name patterns (* and ?) commands may name besides queue (empty = only queue)"`
+	RateLimit     ProfileRateLimit `yaml:"rateLimit"`
 }
 
 // SSLConfig is channel TLS.
@@ -260,7 +305,9 @@ func defaults() *Config {
 		Bus: BusConfig{
 			NackDelay: 5 * time.Second,
 		},
-		Log: LogConfig{Level: "info", Format: "json"},
+		Log:     LogConfig{Level: "info", Format: "json"},
+		Targets: TargetsConfig{RateLimit: RateLimitConfig{Burst: 10}},
+		Secrets: SecretsConfig{CacheTTL: 5 * time.Minute},
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mqprobe/mqprobe/internal/apidoc"
 )
 
 // writeYAML puts text in a temporary file and returns its path.
@@ -73,7 +75,8 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 		Results: ResultsConfig{Replay: "republish", Recent: 1000, MaxRawBodyBytes: 4096},
 		Consume: ConsumeConfig{CaptureMaxBytes: 131072, CaptureMaxMessageBytes: 4096},
 		Tests:   TestsConfig{MaxConcurrent: 4, MaxDuration: time.Hour},
-		Targets: TargetsConfig{AllowInline: &allow},
+		Targets: TargetsConfig{AllowInline: &allow, RateLimit: RateLimitConfig{Burst: 10}},
+		Secrets: SecretsConfig{CacheTTL: 5 * time.Minute},
 		SQS:     SQSConfig{WaitTimeSeconds: 20, VisibilityTimeout: 60 * time.Second, MaxMessages: 10},
 		Bus:     BusConfig{NackDelay: 5 * time.Second},
 		Log:     LogConfig{Level: "info", Format: "json"},
@@ -100,9 +103,11 @@ func TestReadyFiles(t *testing.T) {
 	}
 	loaded := 0
 	for _, f := range files {
-		// configs/ also holds CloudFormation templates; every other YAML
-		// file is a daemon configuration and must load.
-		if data, err := os.ReadFile(f); err != nil || bytes.Contains(data, []byte("AWSTemplateFormatVersion")) {
+		// configs/ also holds CloudFormation templates and the generated API
+		// documents; every other YAML file is a daemon configuration and
+		// must load.
+		if data, err := os.ReadFile(f); err != nil || bytes.Contains(data, []byte("AWSTemplateFormatVersion")) ||
+			bytes.Contains(data, []byte(apidoc.GeneratedHeader)) {
 			continue
 		}
 		loaded++
@@ -132,7 +137,7 @@ func TestReadyFiles(t *testing.T) {
 		c := mustLoad(t, "../../configs/aws.yaml")
 		p, ok := c.Targets.Profiles["qm1"]
 		if c.Mode != ModeAWS || c.Idempotency.Store != StoreDynamoDB || c.MQ.Backend != BackendIBMMQ ||
-			c.Targets.InlineAllowed() || !ok || p.Auth.PasswordRef != "secret://mqprobe/qm1" {
+			c.Targets.InlineAllowed() || !ok || p.Auth.PasswordRef != "secret://mqprobe/qm1#password" || c.Targets.RateLimit.CommandsPerSecond != 20 {
 			t.Errorf("aws.yaml: unexpected %+v", c)
 		}
 	})
@@ -303,7 +308,9 @@ func TestValidateRules(t *testing.T) {
 		{"instanceId", func(c *Config) { c.InstanceID = "a b" }, "without spaces"},
 		{"http.addr", func(c *Config) { c.HTTP.Addr = "8080" }, `must be host:port (got "8080")`},
 		{"http.addr", func(c *Config) { c.HTTP.Addr = "127.0.0.1:99999" }, "must be host:port"},
-		{"http.authToken", func(c *Config) { c.HTTP.Addr = "0.0.0.0:8080" }, "required when http.addr is not a loopback address"},
+		{"http.authToken", func(c *Config) { c.HTTP.Addr = "0.0.0.0:8080" }, "required (or http.tls.clientCAFile for mTLS) when http.addr is not a loopback address"},
+		{"http.tls.keyFile", func(c *Config) { c.HTTP.TLS.CertFile = "server.pem" }, "go together"},
+		{"http.tls.clientCAFile", func(c *Config) { c.HTTP.TLS.ClientCAFile = "ca.pem" }, "only over TLS"},
 		{"http.authToken", func(c *Config) { c.HTTP.Addr = ":8080" }, "not a loopback"},
 		{"http.maxBodyBytes", func(c *Config) { c.HTTP.MaxBodyBytes = 0 }, "greater than 0"},
 		{"http.maxBodyBytes", func(c *Config) { c.HTTP.MaxBodyBytes = 1000 }, "at least command.maxBytes"},
@@ -351,7 +358,18 @@ func TestValidateRules(t *testing.T) {
 		{"targets.profiles.p.queue", func(c *Config) { setProfile(c, "p", TargetProfile{QueueManager: "QM1", Queue: "NOPE"}) }, "queue of embedded queue manager QM1"},
 		{"targets.profiles.p.allowedQueues[0]", func(c *Config) {
 			setProfile(c, "p", TargetProfile{QueueManager: "QM1", AllowedQueues: []string{""}})
-		}, "required"},
+		}, "non-empty pattern"},
+		{"targets.profiles.p.allowedQueues[1]", func(c *Config) {
+			setProfile(c, "p", TargetProfile{QueueManager: "QM1", AllowedQueues: []string{"DEV.*", "BAD QUEUE"}})
+		}, "pattern of name characters, * and ?"},
+		{"targets.profiles.p.rateLimit.commandsPerSecond", func(c *Config) {
+			setProfile(c, "p", TargetProfile{QueueManager: "QM1", RateLimit: ProfileRateLimit{CommandsPerSecond: -1}})
+		}, "negative"},
+		{"targets.inline.hosts", func(c *Config) { c.MQ.Backend = BackendIBMMQ }, "required when targets.allowInline is true and mq.backend is ibmmq"},
+		{"targets.inline.hosts[0]", func(c *Config) { c.Targets.Inline.Hosts = []string{"mq host:1414"} }, "pattern"},
+		{"targets.inline.queues[0]", func(c *Config) { c.Targets.Inline.Queues = []string{""} }, "non-empty pattern"},
+		{"targets.rateLimit.burst", func(c *Config) { c.Targets.RateLimit.Burst = -1 }, "negative"},
+		{"secrets.cacheTTL", func(c *Config) { c.Secrets.CacheTTL = -time.Second }, "negative"},
 		{"targets.profiles.p.channel", func(c *Config) {
 			setProfile(c, "p", TargetProfile{QueueManager: "QM1", Channel: "A.CHANNEL.NAME.TOO.LONG"})
 		}, "at most 20"},

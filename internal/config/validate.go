@@ -38,6 +38,8 @@ var (
 	mqNameRE      = regexp.MustCompile(`^[A-Za-z0-9._%/]+$`)
 	profileNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 	connNameRE    = regexp.MustCompile(`^[^\s(),]+(\([0-9]{1,5}\))?$`)
+	mqPatternRE   = regexp.MustCompile(`^[A-Za-z0-9._%/*?]{1,48}$`)
+	hostPatternRE = regexp.MustCompile(`^(\[[0-9A-Fa-f:.*?]+\]|[A-Za-z0-9.*?-]+)(:[0-9*?]{1,5})?$|^[0-9A-Fa-f:.*?]*:[0-9A-Fa-f:.*?]*$`)
 	dynamoTableRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
 )
 
@@ -68,9 +70,15 @@ func (c *Config) validateHTTP(v *validator) {
 	host, port, err := net.SplitHostPort(h.Addr)
 	if p, perr := strconv.Atoi(port); err != nil || perr != nil || p < 0 || p > 65535 {
 		v.fail("http.addr", "must be host:port (got %q)", h.Addr)
-	} else if !isLoopback(host) && h.AuthToken == "" {
-		// SPEC §11: any bind beyond loopback needs a bearer token.
-		v.fail("http.authToken", "required when http.addr is not a loopback address (got %q)", h.Addr)
+	} else if !isLoopback(host) && h.AuthToken == "" && h.TLS.ClientCAFile == "" {
+		// SPEC §11: any bind beyond loopback needs a bearer token or mTLS.
+		v.fail("http.authToken", "required (or http.tls.clientCAFile for mTLS) when http.addr is not a loopback address (got %q)", h.Addr)
+	}
+	if (h.TLS.CertFile == "") != (h.TLS.KeyFile == "") {
+		v.fail("http.tls.keyFile", "http.tls.certFile and http.tls.keyFile go together")
+	}
+	if h.TLS.ClientCAFile != "" && h.TLS.CertFile == "" {
+		v.fail("http.tls.clientCAFile", "needs http.tls.certFile and http.tls.keyFile: client certificates are asked for only over TLS")
 	}
 	v.positive("http.maxBodyBytes", h.MaxBodyBytes)
 	if h.MaxBodyBytes > 0 && h.MaxBodyBytes < c.Command.MaxBytes {
@@ -186,6 +194,18 @@ func (c *Config) validateCommand(v *validator) {
 }
 
 func (c *Config) validateTargets(v *validator) {
+	in := c.Targets.Inline
+	v.patterns("targets.inline.queueManagers", in.QueueManagers, mqPatternRE)
+	v.patterns("targets.inline.channels", in.Channels, mqPatternRE)
+	v.patterns("targets.inline.queues", in.Queues, mqPatternRE)
+	v.patterns("targets.inline.hosts", in.Hosts, hostPatternRE)
+	v.patterns("targets.inline.ccdtUrls", in.CCDTURLs, nil)
+	if c.Targets.InlineAllowed() && c.MQ.Backend == BackendIBMMQ && len(in.Hosts) == 0 {
+		// SPEC §11: a command must never make the daemon connect to an arbitrary host.
+		v.fail("targets.inline.hosts", "required when targets.allowInline is true and mq.backend is ibmmq: list the host or host:port patterns inline targets may reach")
+	}
+	v.rateLimit("targets.rateLimit", c.Targets.RateLimit)
+	v.nonNegativeDuration("secrets.cacheTTL", c.Secrets.CacheTTL)
 	embeddedQueues := map[string][]string{}
 	for _, qm := range c.MQ.Embedded.QueueManagers {
 		embeddedQueues[qm.Name] = qm.Queues
@@ -205,9 +225,8 @@ func (c *Config) validateTargets(v *validator) {
 		if p.Queue != "" {
 			v.mqName(key+".queue", p.Queue, mqNameMax)
 		}
-		for i, q := range p.AllowedQueues {
-			v.mqName(fmt.Sprintf("%s.allowedQueues[%d]", key, i), q, mqNameMax)
-		}
+		v.patterns(key+".allowedQueues", p.AllowedQueues, mqPatternRE)
+		v.rateLimit(key+".rateLimit", RateLimitConfig(p.RateLimit))
 		if p.Channel != "" {
 			v.mqName(key+".channel", p.Channel, mqChannelMax)
 		}
@@ -317,6 +336,21 @@ func (v *validator) mqName(key, name string, maxLen int) bool {
 		return false
 	}
 	return true
+}
+
+// patterns checks allowlist patterns (* and ? wildcards) against re, or
+// only for emptiness when re is nil.
+func (v *validator) patterns(key string, patterns []string, re *regexp.Regexp) {
+	for i, p := range patterns {
+		if p == "" || (re != nil && !re.MatchString(p)) {
+			v.fail(fmt.Sprintf("%s[%d]", key, i), "must be a non-empty pattern of name characters, * and ? (got %q)", p)
+		}
+	}
+}
+
+func (v *validator) rateLimit(key string, r RateLimitConfig) {
+	v.nonNegative(key+".commandsPerSecond", r.CommandsPerSecond)
+	v.nonNegative(key+".burst", r.Burst)
 }
 
 // ref checks a secret reference (SPEC §11); empty means none.

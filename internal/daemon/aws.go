@@ -3,11 +3,13 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/pubsub/gochannel"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/smithy-go/tracing"
 	"github.com/aws/smithy-go/tracing/smithyoteltracing"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/config"
 	"github.com/mqprobe/mqprobe/internal/httpapi"
 	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/secrets"
 	"github.com/mqprobe/mqprobe/router"
 )
 
@@ -30,6 +33,38 @@ func (d *Daemon) awsConfig(ctx context.Context) (aws.Config, error) {
 	}
 	d.aws = &cfg
 	return cfg, nil
+}
+
+// secretsResolver resolves the targets' secret references; secret:// ones
+// go to AWS Secrets Manager.
+func (d *Daemon) secretsResolver() *secrets.Resolver {
+	return secrets.NewResolver(secrets.Config{CacheTTL: d.cfg.Secrets.CacheTTL, Dir: d.cfg.Secrets.KeyDir,
+		Fetcher: &secretsManager{load: d.awsConfig, tracing: d.awsTracing()}})
+}
+
+// secretsManager loads the AWS settings on its first fetch, so a
+// configuration without secret:// references needs none.
+type secretsManager struct {
+	load    func(context.Context) (aws.Config, error)
+	tracing tracing.TracerProvider
+	once    sync.Once
+	client  *secrets.SecretsManager
+	err     error
+}
+
+func (m *secretsManager) Fetch(ctx context.Context, name string) (secrets.Secret, error) {
+	m.once.Do(func() {
+		cfg, err := m.load(context.WithoutCancel(ctx))
+		if err != nil {
+			m.err = err
+			return
+		}
+		m.client = secrets.NewSecretsManager(cfg, func(o *secretsmanager.Options) { o.TracerProvider = m.tracing })
+	})
+	if m.err != nil {
+		return secrets.Secret{}, m.err
+	}
+	return m.client.Fetch(ctx, name)
 }
 
 // awsTracing makes every AWS SDK call a span, a child of the span in its

@@ -4,7 +4,10 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -36,6 +39,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
 	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/secrets"
 	"github.com/mqprobe/mqprobe/internal/targets"
 	"github.com/mqprobe/mqprobe/internal/telemetry"
 	"github.com/mqprobe/mqprobe/router"
@@ -149,7 +153,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		Source: "mqprobe/" + cfg.InstanceID, Replay: executor.ReplayMode(cfg.Results.Replay),
 		MaxRawBodyBytes: cfg.Results.MaxRawBodyBytes, RetryDelay: cfg.Bus.NackDelay, HTTPWait: cfg.HTTP.InProgressWait,
 		Limits: handlers.Limits{CaptureMaxBytes: cfg.Consume.CaptureMaxBytes, CaptureMaxMessageBytes: cfg.Consume.CaptureMaxMessageBytes},
-	}, executor.Deps{Decoder: decoder, Engine: d.engine, Handlers: registry, Targets: targets.NewResolver(targetsConfig(cfg)), Admit: tests.Admit,
+	}, executor.Deps{Decoder: decoder, Engine: d.engine, Handlers: registry, Targets: targets.NewResolver(targetsConfig(cfg, d.secretsResolver())), Admit: tests.Admit,
 		Conns: d.pool, Publisher: publisher, Log: log,
 		Tracer: d.tel.Tracer("github.com/mqprobe/mqprobe/internal/executor"), Metrics: d.tel.Metrics}); err != nil {
 		return nil, err
@@ -177,7 +181,37 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	if d.listener, err = net.Listen("tcp", cfg.HTTP.Addr); err != nil {
 		return nil, fmt.Errorf("http.addr %s: %w", cfg.HTTP.Addr, err)
 	}
+	if cfg.HTTP.TLS.Enabled() {
+		tlsCfg, err := serverTLS(cfg.HTTP.TLS)
+		if err != nil {
+			d.listener.Close()
+			return nil, err
+		}
+		d.listener = tls.NewListener(d.listener, tlsCfg)
+	}
 	return d, nil
+}
+
+// serverTLS is the API's TLS configuration: TLS 1.2 or later, and with a
+// client CA, client certificates it signed are required (mTLS).
+func serverTLS(c config.HTTPTLSConfig) (*tls.Config, error) {
+	cert, err := tls.LoadX509KeyPair(c.CertFile, c.KeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("http.tls.certFile/keyFile: %w", err)
+	}
+	tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{cert}}
+	if c.ClientCAFile != "" {
+		pem, err := os.ReadFile(c.ClientCAFile)
+		if err != nil {
+			return nil, fmt.Errorf("http.tls.clientCAFile: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("http.tls.clientCAFile %s: no PEM certificate in it", c.ClientCAFile)
+		}
+		tlsCfg.ClientCAs, tlsCfg.ClientAuth = pool, tls.RequireAndVerifyClientCert
+	}
+	return tlsCfg, nil
 }
 
 // Addr is the address the HTTP API listens on.
@@ -385,13 +419,21 @@ func openBackend(cfg *config.Config) (mq.Backend, error) {
 	return b, nil
 }
 
-func targetsConfig(cfg *config.Config) targets.Config {
-	tc := targets.Config{AllowInline: cfg.Targets.InlineAllowed(), Profiles: map[string]targets.Profile{}}
-	for name, p := range cfg.Targets.Profiles {
+func targetsConfig(cfg *config.Config, secretsResolver *secrets.Resolver) targets.Config {
+	t := cfg.Targets
+	tc := targets.Config{AllowInline: t.InlineAllowed(), Profiles: map[string]targets.Profile{},
+		Inline: targets.Allowlist{QueueManagers: t.Inline.QueueManagers, Hosts: t.Inline.Hosts, Channels: t.Inline.Channels,
+			Queues: t.Inline.Queues, CCDTURLs: t.Inline.CCDTURLs},
+		RateLimit: targets.Rate{PerSecond: float64(t.RateLimit.CommandsPerSecond), Burst: t.RateLimit.Burst},
+		Secrets:   secretsResolver}
+	for name, p := range t.Profiles {
 		tp := targets.Profile{QueueManager: p.QueueManager, Queue: p.Queue, Channel: p.Channel, ConnName: p.ConnName,
-			CCDTURL: p.CCDTURL, User: p.Auth.User, PasswordRef: p.Auth.PasswordRef}
+			CCDTURL: p.CCDTURL, User: p.Auth.User, PasswordRef: p.Auth.PasswordRef, AllowedQueues: p.AllowedQueues}
 		if p.SSL.Enabled {
 			tp.CipherSpec, tp.KeyStoreRef = p.SSL.CipherSpec, p.SSL.KeyStoreRef
+		}
+		if p.RateLimit.CommandsPerSecond > 0 {
+			tp.RateLimit = &targets.Rate{PerSecond: float64(p.RateLimit.CommandsPerSecond), Burst: cmp.Or(p.RateLimit.Burst, t.RateLimit.Burst)}
 		}
 		tc.Profiles[name] = tp
 	}

@@ -14,6 +14,7 @@ import (
 func TestIBMMQBackend(t *testing.T) {
 	h := start(t, func(s *setup) {
 		s.cfg.MQ.Backend = config.BackendIBMMQ
+		s.cfg.Targets.Inline.Hosts = []string{"localhost:1414"} // required with ibmmq; these targets name no host
 		s.opts.Backend = nil
 	})
 	if r := h.post("/messages/produce", `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.3"},"batch":{"count":25,"messageSizeBytes":512}}`); r.status != http.StatusCreated {

@@ -61,7 +61,7 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 	}
 	// STOP_TEST names a test, not a queue.
 	if dec.Command.OperationType != command.StopTest {
-		if j.target, err = x.Targets.Resolve(dec.Command); err != nil {
+		if j.target, err = x.Targets.Resolve(ctx, dec.Command); err != nil {
 			var te *targets.Error
 			if errors.As(err, &te) {
 				return x.reject(ctx, j, &result.Error{Code: te.Code, Message: te.Message}, http.StatusUnprocessableEntity)
@@ -83,7 +83,21 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 	if dec.TTL > 0 {
 		req = req.WithTTL(dec.TTL)
 	}
+	// The rate-limit token is taken before the claim, so a refused command
+	// leaves no record behind; one that will not run gives it back, and one
+	// already decided (a replay) goes on without a token.
+	token, wait, admitted := x.Targets.Reserve(j.target)
+	if !admitted && !x.decided(ctx, req) {
+		return x.rateLimited(j, wait)
+	}
 	claim, err := x.begin(ctx, j, req)
+	if err != nil || claim.Outcome != idempotency.Acquired {
+		token.Cancel()
+	} else if !admitted {
+		// Decided a moment ago, claimable now (expired in between).
+		x.releaseClaim(ctx, claim.Lease)
+		return x.rateLimited(j, wait)
+	}
 	switch {
 	case errors.Is(err, idempotency.ErrInvalidArgument):
 		return x.reject(ctx, j, &result.Error{Code: "INVALID_KEY", Message: err.Error()}, http.StatusBadRequest)
@@ -102,6 +116,35 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 		return x.replay(ctx, j, claim.Record)
 	}
 	return x.run(ctx, j, handler, claim)
+}
+
+// decided reports whether the command's record already settles it (a
+// replay, a conflict, a run elsewhere), so Begin would execute nothing.
+func (x *Executor) decided(ctx context.Context, req idempotency.Request) bool {
+	rec, ok, err := x.Engine.Get(ctx, req.OperationType, req.IdempotencyKey)
+	if err != nil || !ok {
+		return false
+	}
+	return rec.Status == idempotency.StatusCompleted || rec.RequestHash != req.RequestHash ||
+		(rec.Status == idempotency.StatusInProgress && time.Now().Before(rec.LeaseExpiresAt))
+}
+
+// rateLimited leaves the command undecided: HTTP answers 429 with
+// Retry-After, the bus redelivers after it.
+func (x *Executor) rateLimited(j *job, wait time.Duration) Outcome {
+	x.Log.Debug("command over its target's rate limit", "key", j.dec.IdempotencyKey, "target", j.target.String(), "retry_after", wait)
+	return Outcome{HTTPStatus: http.StatusTooManyRequests, RetryAfter: max(wait, time.Second),
+		Err: fmt.Errorf("target %s is over its rate limit: retry in %s", j.target, wait.Round(time.Millisecond))}
+}
+
+// releaseClaim gives an unfinished claim up for another attempt, even when
+// ctx is already cancelled.
+func (x *Executor) releaseClaim(ctx context.Context, lease *idempotency.Lease) {
+	releaseCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := x.Engine.Release(releaseCtx, lease); err != nil {
+		x.Log.Warn("could not release claim", "pk", lease.PK(), "error", err)
+	}
 }
 
 // begin claims the command. An HTTP caller whose command runs elsewhere
@@ -165,11 +208,7 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 		return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("%s: %w", lease.PK(), err))
 	case err != nil && ctx.Err() != nil:
 		// Shutdown or caller gone: hand the claim over for someone to resume.
-		releaseCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if rerr := x.Engine.Release(releaseCtx, lease); rerr != nil {
-			x.Log.Warn("could not release claim", "pk", lease.PK(), "error", rerr)
-		}
+		x.releaseClaim(ctx, lease)
 		return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("%s interrupted: %w", lease.PK(), err))
 	case err != nil:
 		return x.fail(ctx, j, lease, data, err)
@@ -252,7 +291,7 @@ func (x *Executor) reject(ctx context.Context, j *job, e *result.Error, httpStat
 	data := x.data(j, result.StatusRejected, 0)
 	data.Error = e
 	if e.Code != result.CodeKeyReused {
-		data.RawBody = capString(j.in.Body, x.cfg.MaxRawBodyBytes)
+		data.RawBody = capString(redactBody(j.in.Body), x.cfg.MaxRawBodyBytes)
 	}
 	return x.publish(ctx, data, httpStatus, false)
 }

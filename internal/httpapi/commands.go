@@ -19,6 +19,7 @@ const (
 	typeInProgress = "https://mqprobe.dev/problems/in-progress"
 	typeTarget     = "https://mqprobe.dev/problems/target"
 	typeNotDecided = "https://mqprobe.dev/problems/unavailable"
+	typeRateLimit  = "https://mqprobe.dev/problems/rate-limited"
 )
 
 // command serves one operation synchronously: the body is the result's data.
@@ -69,6 +70,9 @@ func (a *api) respond(w http.ResponseWriter, r *http.Request, out executor.Outco
 		setRetryAfter(w, out.RetryAfter)
 		writeProblem(w, r, out.HTTPStatus, problem{Type: typeInProgress, Title: "Request with this idempotency key is in progress",
 			Detail: errText(out.Err)})
+	case out.HTTPStatus == http.StatusTooManyRequests:
+		setRetryAfter(w, out.RetryAfter)
+		writeProblem(w, r, out.HTTPStatus, problem{Type: typeRateLimit, Title: "Target rate limit exceeded", Detail: errText(out.Err)})
 	default:
 		setRetryAfter(w, out.RetryAfter)
 		writeProblem(w, r, out.HTTPStatus, problem{Type: typeNotDecided, Title: "Command not executed, retry later",

@@ -1,15 +1,20 @@
-// Package targets resolves where a command may go: an inline target or a
-// server-side profile named by targetRef, turned into an MQ connection target
-// and queue before any connection is attempted (SPEC §11).
+// Package targets decides where a command may go and how often: an inline
+// target checked against the operator's allowlist, or a server-side profile
+// named by targetRef, turned into an MQ connection target and queue before
+// any connection is attempted, with secrets resolved and a per-target rate
+// limit applied (SPEC §11).
 package targets
 
 import (
+	"context"
 	"fmt"
-	"os"
+	"net"
+	"strconv"
 	"strings"
 
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/secrets"
 )
 
 // Profile is a named, operator-defined target.
@@ -23,20 +28,47 @@ type Profile struct {
 	KeyStoreRef  string
 	User         string
 	PasswordRef  string
+	// AllowedQueues are the patterns of the queues commands may name besides
+	// Queue (* and ? wildcards).
+	AllowedQueues []string
+	// RateLimit overrides Config.RateLimit for this profile.
+	RateLimit *Rate
+}
+
+// Allowlist says what inline targets may name. Patterns take * (any run of
+// characters) and ? (one character). An empty list allows any value, except
+// CCDTURLs: a CCDT hides its hosts, so inline CCDT URLs must be listed.
+type Allowlist struct {
+	QueueManagers []string
+	// Hosts are host or host:port patterns every connName entry must match;
+	// host names compare without regard to case.
+	Hosts    []string
+	Channels []string
+	Queues   []string
+	CCDTURLs []string
 }
 
 // Config says which targets commands may use.
 type Config struct {
-	// AllowInline lets commands name a target inline; otherwise only
-	// profiles are accepted.
+	// AllowInline lets commands name a target inline, within Inline;
+	// otherwise only profiles are accepted.
 	AllowInline bool
+	Inline      Allowlist
 	Profiles    map[string]Profile
+	// RateLimit applies to every target without its own; zero is unlimited.
+	RateLimit Rate
+	// Secrets resolves password and key repository references.
+	Secrets *secrets.Resolver
 }
 
 // Resolved is a command's destination.
 type Resolved struct {
 	Target mq.Target
 	Queue  string
+	// limitKey names the token bucket: the profile, or the inline queue
+	// manager and connection.
+	limitKey string
+	rate     Rate
 }
 
 // String is "QM:QUEUE", as results show it.
@@ -50,30 +82,41 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Message }
 
-// Resolver resolves targets against a Config.
+func notAllowed(format string, args ...any) error {
+	return &Error{Code: "TARGET_NOT_ALLOWED", Message: fmt.Sprintf(format, args...)}
+}
+
+// Resolver resolves targets against a Config and holds their rate limiters.
 type Resolver struct {
-	cfg Config
+	cfg      Config
+	limiters *limiters
 }
 
 // NewResolver returns a resolver over cfg.
-func NewResolver(cfg Config) *Resolver { return &Resolver{cfg: cfg} }
+func NewResolver(cfg Config) *Resolver {
+	if cfg.Secrets == nil {
+		cfg.Secrets = secrets.NewResolver(secrets.Config{})
+	}
+	return &Resolver{cfg: cfg, limiters: newLimiters()}
+}
 
-// Resolve returns where cmd goes, or an *Error saying why it may not go there.
-func (r *Resolver) Resolve(cmd command.Command) (Resolved, error) {
+// Resolve returns where cmd goes, or an *Error saying why it may not go
+// there. It connects to nothing; a secret:// reference may call the secrets
+// service.
+func (r *Resolver) Resolve(ctx context.Context, cmd command.Command) (Resolved, error) {
 	if cmd.TargetRef != "" {
-		p, ok := r.cfg.Profiles[cmd.TargetRef]
-		if !ok {
-			return Resolved{}, &Error{Code: "TARGET_NOT_FOUND", Message: fmt.Sprintf("targetRef %q names no configured target profile", cmd.TargetRef)}
-		}
-		return resolveProfile(p)
+		return r.resolveRef(ctx, cmd)
 	}
 	if cmd.Target == nil {
 		return Resolved{}, &Error{Code: "TARGET_NOT_FOUND", Message: "the command names neither target nor targetRef"}
 	}
 	if !r.cfg.AllowInline {
-		return Resolved{}, &Error{Code: "TARGET_NOT_ALLOWED", Message: "inline targets are not allowed here (targets.allowInline is false): use a targetRef"}
+		return Resolved{}, notAllowed("inline targets are not allowed here (targets.allowInline is false): use a targetRef")
 	}
 	t := cmd.Target
+	if err := r.checkInline(*t, cmd.ReplyQueue); err != nil {
+		return Resolved{}, err
+	}
 	p := Profile{QueueManager: t.QueueManager, Queue: t.Queue, Channel: t.Channel, ConnName: t.ConnName, CCDTURL: t.CCDTURL}
 	if t.SSL != nil && t.SSL.Enabled {
 		p.CipherSpec, p.KeyStoreRef = t.SSL.CipherSpec, t.SSL.KeyStoreRef
@@ -81,56 +124,166 @@ func (r *Resolver) Resolve(cmd command.Command) (Resolved, error) {
 	if t.Auth != nil {
 		p.User, p.PasswordRef = t.Auth.User, t.Auth.PasswordRef
 	}
-	return resolveProfile(p)
+	res, err := r.resolveProfile(ctx, p, "target")
+	if err != nil {
+		return Resolved{}, err
+	}
+	res.limitKey = "inline\x00" + res.Target.QueueManager + "\x00" + res.Target.ConnName + "\x00" + res.Target.CCDTURL
+	res.rate = r.cfg.RateLimit
+	return res, nil
 }
 
-func resolveProfile(p Profile) (Resolved, error) {
+func (r *Resolver) resolveRef(ctx context.Context, cmd command.Command) (Resolved, error) {
+	p, ok := r.cfg.Profiles[cmd.TargetRef]
+	if !ok {
+		return Resolved{}, &Error{Code: "TARGET_NOT_FOUND", Message: fmt.Sprintf("targetRef %q names no configured target profile", cmd.TargetRef)}
+	}
+	if cmd.Queue != "" {
+		if !p.allows(cmd.Queue) {
+			return Resolved{}, notAllowed("queue %q is not allowed on target profile %q (targets.profiles.%s.queue or allowedQueues)", cmd.Queue, cmd.TargetRef, cmd.TargetRef)
+		}
+		p.Queue = cmd.Queue
+	}
+	if cmd.ReplyQueue != "" && !p.allows(cmd.ReplyQueue) {
+		return Resolved{}, notAllowed("replyQueue %q is not allowed on target profile %q (targets.profiles.%s.queue or allowedQueues)", cmd.ReplyQueue, cmd.TargetRef, cmd.TargetRef)
+	}
+	res, err := r.resolveProfile(ctx, p, "targets.profiles."+cmd.TargetRef)
+	if err != nil {
+		return Resolved{}, err
+	}
+	res.limitKey = "profile\x00" + cmd.TargetRef
+	res.rate = r.cfg.RateLimit
+	if p.RateLimit != nil {
+		res.rate = *p.RateLimit
+	}
+	return res, nil
+}
+
+// allows reports whether commands may name queue on this profile.
+func (p Profile) allows(queue string) bool {
+	return queue == p.Queue || matchAny(p.AllowedQueues, queue, false)
+}
+
+// checkInline refuses an inline target outside the allowlist, naming the
+// field and the setting it failed.
+func (r *Resolver) checkInline(t command.Target, replyQueue string) error {
+	al := r.cfg.Inline
+	check := func(field, value, setting string, patterns []string, fold bool) error {
+		if len(patterns) == 0 || matchAny(patterns, value, fold) {
+			return nil
+		}
+		return notAllowed("%s %q matches no pattern of targets.inline.%s", field, value, setting)
+	}
+	if err := check("target.queueManager", t.QueueManager, "queueManagers", al.QueueManagers, false); err != nil {
+		return err
+	}
+	if err := check("target.queue", t.Queue, "queues", al.Queues, false); err != nil {
+		return err
+	}
+	if replyQueue != "" {
+		if err := check("replyQueue", replyQueue, "queues", al.Queues, false); err != nil {
+			return err
+		}
+	}
+	if t.Channel != "" {
+		if err := check("target.channel", t.Channel, "channels", al.Channels, false); err != nil {
+			return err
+		}
+	}
+	if t.CCDTURL != "" && !matchAny(al.CCDTURLs, t.CCDTURL, false) {
+		return notAllowed("target.ccdtUrl %q matches no pattern of targets.inline.ccdtUrls (a CCDT names its own hosts, so inline CCDT URLs must be listed)", t.CCDTURL)
+	}
+	if t.ConnName == "" || len(al.Hosts) == 0 {
+		return nil
+	}
+	eps, err := mq.ParseConnName(t.ConnName)
+	if err != nil {
+		return notAllowed("target.connName: %v", err)
+	}
+	for _, ep := range eps {
+		if !hostAllowed(al.Hosts, ep) {
+			return notAllowed("target.connName entry %s matches no pattern of targets.inline.hosts", net.JoinHostPort(ep.Host, strconv.Itoa(ep.Port)))
+		}
+	}
+	return nil
+}
+
+// hostAllowed matches an endpoint against host or host:port patterns.
+func hostAllowed(patterns []string, ep mq.Endpoint) bool {
+	port := strconv.Itoa(ep.Port)
+	for _, p := range patterns {
+		host, portPattern := p, "*"
+		if h, pp, err := net.SplitHostPort(p); err == nil {
+			host, portPattern = h, pp
+		}
+		if Match(host, ep.Host, true) && Match(portPattern, port, false) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Resolver) resolveProfile(ctx context.Context, p Profile, field string) (Resolved, error) {
 	target := mq.Target{QueueManager: p.QueueManager, Channel: p.Channel, ConnName: p.ConnName,
 		CCDTURL: p.CCDTURL, User: p.User, TLS: mq.TLS{CipherSpec: p.CipherSpec}}
 	if p.KeyStoreRef != "" {
-		path, err := fileRef(p.KeyStoreRef)
+		path, err := r.cfg.Secrets.KeyRepository(ctx, p.KeyStoreRef)
 		if err != nil {
-			return Resolved{}, err
+			return Resolved{}, notAllowed("%s keyStoreRef: %v", field, err)
 		}
 		target.TLS.KeyRepository = path
 	}
 	if p.PasswordRef != "" {
-		pw, err := secret(p.PasswordRef)
+		pw, err := r.cfg.Secrets.Password(ctx, p.PasswordRef)
 		if err != nil {
-			return Resolved{}, err
+			return Resolved{}, notAllowed("%s passwordRef: %v", field, err)
 		}
 		target.Password = pw
 	}
 	target = target.Normalized()
 	if err := target.Validate(); err != nil {
-		return Resolved{}, &Error{Code: "TARGET_NOT_ALLOWED", Message: err.Error()}
+		return Resolved{}, notAllowed("%v", err)
 	}
 	return Resolved{Target: target, Queue: p.Queue}, nil
 }
 
-// secret resolves a password reference; the message names the reference,
-// never a value.
-func secret(ref string) (string, error) {
-	switch {
-	case strings.HasPrefix(ref, "env:"):
-		v, ok := os.LookupEnv(strings.TrimPrefix(ref, "env:"))
-		if !ok {
-			return "", &Error{Code: "TARGET_NOT_ALLOWED", Message: fmt.Sprintf("secret reference %q does not resolve: variable not set", ref)}
+func matchAny(patterns []string, s string, fold bool) bool {
+	for _, p := range patterns {
+		if Match(p, s, fold) {
+			return true
 		}
-		return v, nil
-	case strings.HasPrefix(ref, "file:"):
-		data, err := os.ReadFile(strings.TrimPrefix(ref, "file:"))
-		if err != nil {
-			return "", &Error{Code: "TARGET_NOT_ALLOWED", Message: fmt.Sprintf("secret reference %q does not resolve: cannot read the file", ref)}
-		}
-		return strings.TrimRight(string(data), "\r\n"), nil
 	}
-	return "", &Error{Code: "TARGET_NOT_ALLOWED", Message: fmt.Sprintf("secret reference %q uses an unsupported scheme (env: and file: are supported)", ref)}
+	return false
 }
 
-func fileRef(ref string) (string, error) {
-	if path, ok := strings.CutPrefix(ref, "file:"); ok {
-		return path, nil
+// Match reports whether s matches pattern, where * matches any run of
+// characters (MQ names may hold '/', so this is not path.Match) and ? any one
+// character; fold compares without regard to case.
+func Match(pattern, s string, fold bool) bool {
+	if fold {
+		pattern, s = strings.ToLower(pattern), strings.ToLower(s)
 	}
-	return "", &Error{Code: "TARGET_NOT_ALLOWED", Message: fmt.Sprintf("key store reference %q must be file:/path", ref)}
+	// Iterative wildcard matching with one backtrack point: linear in
+	// practice, never exponential.
+	p, i, star, mark := 0, 0, -1, 0
+	for i < len(s) {
+		switch {
+		case p < len(pattern) && (pattern[p] == '?' || pattern[p] == s[i]):
+			p++
+			i++
+		case p < len(pattern) && pattern[p] == '*':
+			star, mark = p, i
+			p++
+		case star >= 0:
+			p = star + 1
+			mark++
+			i = mark
+		default:
+			return false
+		}
+	}
+	for p < len(pattern) && pattern[p] == '*' {
+		p++
+	}
+	return p == len(pattern)
 }

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Runs a private moto server (an AWS emulator; mqprobe uses its Secrets
+# Manager) for tests, listening only on 127.0.0.1 on a free port. moto comes
+# from the machine's Python (moto_server, or python3 -m moto.server); when
+# missing, pip installs moto[server] into .build/tools/moto.
+#
+#   scripts/moto.sh start [DIR]   start (or reuse) the server of DIR; prints its endpoint
+#   scripts/moto.sh stop  [DIR]   stop it and remove DIR
+#
+# Exits 3 when no moto can be had (no Python, or no package index).
+set -euo pipefail
+
+version=5.2.1
+cmd=${1:-}
+dir=${2:-${MQPROBE_MOTO_DIR:-/tmp/mqprobe-moto}}
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+venv=$root/.build/tools/moto
+
+# moto_command prints the command line that runs moto's server.
+moto_command() {
+  if command -v moto_server >/dev/null; then
+    echo moto_server
+  elif python3 -c 'import moto.server' 2>/dev/null; then
+    echo "python3 -m moto.server"
+  elif [ -x "$venv/bin/moto_server" ]; then
+    echo "$venv/bin/moto_server"
+  else
+    command -v python3 >/dev/null || return 3
+    log "installing moto[server]==$version into $venv"
+    python3 -m venv "$venv" >&2 && "$venv/bin/pip" install --quiet "moto[server]==$version" >&2 || return 3
+    echo "$venv/bin/moto_server"
+  fi
+}
+
+running() { [ -f "$dir/pid" ] && [ -f "$dir/endpoint" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null; }
+
+case "$cmd" in
+start)
+  if running; then
+    cat "$dir/endpoint"
+    exit 0
+  fi
+  run=$(moto_command) || { log "moto is not available (no moto_server, and pip could not install it)"; exit 3; }
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  for _ in $(seq 1 20); do
+    port=$((20000 + RANDOM % 20000))
+    port_free "$port" || continue
+    # shellcheck disable=SC2086 # run is a command line
+    $run -H 127.0.0.1 -p "$port" >"$dir/server.log" 2>&1 </dev/null &
+    pid=$!
+    echo "$pid" >"$dir/pid"
+    endpoint="http://127.0.0.1:$port"
+    for _ in $(seq 1 150); do
+      if curl -fsS -o /dev/null --max-time 1 "$endpoint/moto-api/" 2>/dev/null; then
+        echo "$endpoint" >"$dir/endpoint"
+        echo "$endpoint"
+        exit 0
+      fi
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill "$pid" 2>/dev/null || true
+    grep -q "Address already in use" "$dir/server.log" || { cat "$dir/server.log" >&2; log "moto did not start"; exit 1; }
+  done
+  log "no free port found"
+  exit 1
+  ;;
+stop)
+  if [ -f "$dir/pid" ]; then
+    pid=$(cat "$dir/pid")
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -rf "$dir"
+  ;;
+*)
+  echo "usage: $0 start|stop [DIR]" >&2
+  exit 2
+  ;;
+esac
