@@ -60,7 +60,7 @@ func rootCommand() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.PersistentFlags().String("config", "", "YAML configuration file (default: $MQPROBE_CONFIG, else the built-in embedded configuration)")
-	root.AddCommand(runCommand(), sendCommand(), storeCommand(), versionCommand())
+	root.AddCommand(runCommand(), sendCommand(), storeCommand(), configCommand(), versionCommand())
 	return root
 }
 

@@ -2,82 +2,47 @@ package httpapi
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 
-	"github.com/mqprobe/mqprobe/configs"
+	"github.com/mqprobe/mqprobe/internal/apidoc"
+	"github.com/mqprobe/mqprobe/internal/command"
 )
 
-// commandRoutes are the synchronous command endpoints: path, schema file,
-// component name, success status.
+// commandRoutes are the synchronous command endpoints: path, operation,
+// summary, success status.
 var commandRoutes = []struct {
-	path, schema, component, summary string
-	success                          int
+	path    string
+	op      command.Operation
+	summary string
+	success int
 }{
-	{"/messages/produce", "produce.json", "ProduceCommand", "Put a batch of messages", 201},
-	{"/messages/consume", "consume.json", "ConsumeCommand", "Get or browse a batch of messages", 200},
-	{"/queue/depth", "depth.json", "DepthCommand", "Read a queue's depth and open counts", 200},
-	{"/connections/test", "connection-test.json", "ConnectionTestCommand", "Connect and inquire the queue manager", 200},
+	{"/messages/produce", command.Produce, "Put a batch of messages", 201},
+	{"/messages/consume", command.Consume, "Get or browse a batch of messages", 200},
+	{"/queue/depth", command.Depth, "Read a queue's depth and open counts", 200},
+	{"/connections/test", command.ConnectionTest, "Connect and inquire the queue manager", 200},
 }
 
 // OpenAPI builds the OpenAPI 3.1 document of the HTTP API from the command
 // and result JSON Schemas in configs, so the two cannot drift.
 func OpenAPI(version string) ([]byte, error) {
-	schemas := map[string]any{}
-	add := func(name string, v any) error {
-		if _, dup := schemas[name]; dup {
-			return fmt.Errorf("openapi: two schemas named %s", name)
-		}
-		schemas[name] = v
-		return nil
-	}
-	common, err := loadSchema(configs.Schemas, "schemas/common.json")
-	if err != nil {
-		return nil, err
-	}
-	for name, def := range common["$defs"].(map[string]any) {
-		if err := add(name, rewriteRefs(def, toComponents("#/$defs/"))); err != nil {
-			return nil, err
-		}
-	}
+	ops := []command.Operation{command.Test}
 	for _, r := range commandRoutes {
-		s, err := loadSchema(configs.Schemas, "schemas/"+r.schema)
-		if err != nil {
-			return nil, err
-		}
-		if err := add(r.component, rewriteRefs(s, toComponents("common.json#/$defs/"))); err != nil {
-			return nil, err
-		}
+		ops = append(ops, r.op)
 	}
-	testSchema, err := loadSchema(configs.Schemas, "schemas/test.json")
+	schemas, err := apidoc.Schemas(ops...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("openapi: %w", err)
 	}
-	if err := add("TestCommand", rewriteRefs(testSchema, toComponents("common.json#/$defs/"))); err != nil {
-		return nil, err
+	if _, dup := schemas["Problem"]; dup {
+		return nil, errors.New("openapi: two schemas named Problem")
 	}
-	ev, err := loadSchema(configs.Events, "events/result.json")
-	if err != nil {
-		return nil, err
-	}
-	eventDefs := map[string]string{"data": "ResultData", "error": "ResultError", "problem": "ResultProblem"}
-	for def, name := range eventDefs {
-		if err := add(name, rewriteRefs(ev["$defs"].(map[string]any)[def], toNamed(eventDefs))); err != nil {
-			return nil, err
-		}
-	}
-	delete(ev, "$defs")
-	if err := add("ResultEvent", rewriteRefs(ev, toNamed(eventDefs))); err != nil {
-		return nil, err
-	}
-	if err := add("Problem", problemSchema); err != nil {
-		return nil, err
-	}
+	schemas["Problem"] = problemSchema
 
 	paths := map[string]any{}
 	for _, r := range commandRoutes {
-		paths[r.path] = map[string]any{"post": commandOperation(r.component, r.summary, r.success)}
+		paths[r.path] = map[string]any{"post": commandOperation(apidoc.ComponentName(r.op), r.summary, r.success)}
 	}
 	for path, op := range opsPaths() {
 		paths[path] = op
@@ -96,62 +61,6 @@ func OpenAPI(version string) ([]byte, error) {
 	return json.MarshalIndent(doc, "", "  ")
 }
 
-func loadSchema(fsys fs.FS, name string) (map[string]any, error) {
-	data, err := fs.ReadFile(fsys, name)
-	if err != nil {
-		return nil, fmt.Errorf("openapi: %w", err)
-	}
-	var s map[string]any
-	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fmt.Errorf("openapi: %s: %w", name, err)
-	}
-	delete(s, "$schema")
-	delete(s, "$id")
-	return s, nil
-}
-
-// rewriteRefs returns v with every $ref replaced by rename's answer, where
-// it has one.
-func rewriteRefs(v any, rename func(ref string) (string, bool)) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			if ref, ok := e.(string); ok && k == "$ref" {
-				if to, ok := rename(ref); ok {
-					out[k] = to
-					continue
-				}
-			}
-			out[k] = rewriteRefs(e, rename)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = rewriteRefs(e, rename)
-		}
-		return out
-	}
-	return v
-}
-
-// toComponents points $refs starting with prefix at components/schemas.
-func toComponents(prefix string) func(string) (string, bool) {
-	return func(ref string) (string, bool) {
-		name, ok := strings.CutPrefix(ref, prefix)
-		return "#/components/schemas/" + name, ok
-	}
-}
-
-// toNamed points $refs to local $defs at the components named for them.
-func toNamed(names map[string]string) func(string) (string, bool) {
-	return func(ref string) (string, bool) {
-		name, ok := names[strings.TrimPrefix(ref, "#/$defs/")]
-		return "#/components/schemas/" + name, ok
-	}
-}
-
 var problemSchema = map[string]any{
 	"description": "RFC 9457 problem details.",
 	"type":        "object",
@@ -168,7 +77,7 @@ var problemSchema = map[string]any{
 	},
 }
 
-func ref(name string) map[string]any { return map[string]any{"$ref": "#/components/schemas/" + name} }
+func ref(name string) map[string]any { return apidoc.SchemaRef(name) }
 
 func jsonContent(schema any) map[string]any {
 	return map[string]any{"application/json": map[string]any{"schema": schema}}
@@ -209,6 +118,7 @@ func commandOperation(component, summary string, success int) map[string]any {
 			"409":               problemResponse("The key was used for a different request, or the same request is still running (Retry-After).", retryAfter),
 			"413":               problemResponse("The command exceeds 256 KiB.", nil),
 			"422":               problemResponse("The command violates its schema, or names a target that is not allowed.", nil),
+			"429":               problemResponse("The target is over its rate limit (targets.rateLimit); nothing was executed, retry after Retry-After.", retryAfter),
 			"502":               map[string]any{"description": "The MQ work failed; the body carries the reason code (status FAILED).", "headers": retryAfter, "content": jsonContent(ref("ResultData"))},
 			"503":               problemResponse("Nothing was executed (idempotency store unavailable, shutting down); retry later.", retryAfter),
 		},

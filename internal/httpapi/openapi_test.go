@@ -2,13 +2,18 @@ package httpapi_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"gopkg.in/yaml.v3"
 
+	"github.com/mqprobe/mqprobe/internal/apidoc"
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/httpapi"
 )
@@ -132,5 +137,67 @@ func TestOpenAPIEmbedsEveryCommandSchema(t *testing.T) {
 		if string(wj) != string(gj) {
 			t.Errorf("%s differs from %s's schema", name, op)
 		}
+	}
+}
+
+func openAPIFile(t *testing.T) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(httpapi.OpenAPIFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func TestOpenAPIFileIsCurrent(t *testing.T) {
+	want, err := httpapi.OpenAPIYAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := apidoc.Stale(httpapi.OpenAPIFile, openAPIFile(t), want); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOpenAPIFileIsTheServedDocument: configs/openapi.yaml is a valid
+// OpenAPI 3.1 document and, read as YAML, the very document /openapi.json
+// serves (at the same version).
+func TestOpenAPIFileIsTheServedDocument(t *testing.T) {
+	data := openAPIFile(t)
+	doc, err := libopenapi.NewDocument(data)
+	if err != nil {
+		t.Fatalf("parse %s: %v", httpapi.OpenAPIFile, err)
+	}
+	v, errs := validator.NewValidator(doc)
+	if len(errs) > 0 {
+		t.Fatalf("validator: %v", errs)
+	}
+	if ok, errs := v.ValidateDocument(); !ok {
+		for _, e := range errs {
+			t.Errorf("%s: %s: %s", httpapi.OpenAPIFile, e.Message, e.Reason)
+		}
+	}
+
+	var fromYAML, served any
+	if err := yaml.Unmarshal(data, &fromYAML); err != nil {
+		t.Fatal(err)
+	}
+	asJSON, err := json.Marshal(fromYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := httpapi.OpenAPI(apidoc.DocumentVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromFile any
+	if err := json.Unmarshal(asJSON, &fromFile); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(spec, &served); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fromFile, served) {
+		t.Errorf("%s read as YAML is not the document /openapi.json serves", httpapi.OpenAPIFile)
 	}
 }
