@@ -69,6 +69,7 @@ type Daemon struct {
 	pool     *mq.Pool
 	exec     *executor.Executor
 	bus      *gochannel.GoChannel // the in-process bus, in embedded mode
+	commands message.Subscriber   // where commands arrive: bus, or SQS
 	aws      *aws.Config          // loaded on first use
 	router   *router.Router
 	recent   *result.Recent
@@ -141,6 +142,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	if err != nil {
 		return nil, err
 	}
+	d.commands = tr.commands
 	d.recent = result.NewRecent(cfg.Results.Recent)
 	var publisher result.Publisher = result.Multi{d.recent, tr.results}
 	if opts.WrapPublisher != nil {
@@ -277,6 +279,11 @@ func (d *Daemon) shutdown() {
 		if err := d.exec.Wait(waitCtx); err != nil {
 			d.log.Error("in-flight commands did not stop after cancellation; their claims free when their leases expire")
 		}
+	}
+	// A command handed back above is settled (its redelivery delay set on
+	// SQS) by the subscriber; wait for that before the process goes.
+	if err := d.commands.Close(); err != nil {
+		d.log.Warn("command subscriber close", "error", err)
 	}
 	d.cancelWork(context.Canceled)
 	d.closeResources()
