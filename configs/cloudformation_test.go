@@ -1,0 +1,363 @@
+package configs_test
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/idempotency/dynamodb"
+	"github.com/mqprobe/mqprobe/internal/result"
+)
+
+// daemonCalls are the AWS actions mqprobe's daemon calls in aws mode, each
+// with the file that calls it (through the SDK's <Operation>Input). Not among
+// them: DynamoDB Scan and DeleteItem (expired-record cleanup, which the
+// daemon leaves to TTL on DynamoDB), the table calls of `mqprobe store init`
+// (the template creates the table) and sqs:SendMessage (results go to SNS
+// here; the CLI's `send` is not the daemon).
+var daemonCalls = map[string]string{
+	"dynamodb:GetItem":              "internal/idempotency/dynamodb/store.go",  // replays, readiness
+	"dynamodb:PutItem":              "internal/idempotency/dynamodb/begin.go",  // the conditional claim
+	"dynamodb:UpdateItem":           "internal/idempotency/dynamodb/update.go", // heartbeat, complete, release
+	"sqs:GetQueueUrl":               "internal/awsbus/queue.go",                // sqs.commandQueue given by name
+	"sqs:ReceiveMessage":            "internal/awsbus/subscriber.go",           // through watermill-aws
+	"sqs:ChangeMessageVisibility":   "internal/awsbus/visibility.go",           // extend, nack delay
+	"sqs:DeleteMessage":             "internal/awsbus/visibility.go",           // ack
+	"sns:Publish":                   "internal/awsbus/publisher.go",            // result events
+	"secretsmanager:GetSecretValue": "internal/secrets/aws.go",                 // secret:// references
+}
+
+// resultAttributes are the message attributes the result publisher sets
+// (internal/awsbus/publisher.go, eventAttributes), which filter policies
+// can select on.
+var resultAttributes = []string{"type", "operationType", "status", "idempotencyKey", "traceparent"}
+
+// cfnValue turns a YAML node into plain values the way CloudFormation reads
+// it: short-form functions (!Ref, !GetAtt, !Sub, ...) become their long
+// forms ({"Ref": ...}, {"Fn::GetAtt": [resource, attribute]}, ...).
+func cfnValue(t *testing.T, n *yaml.Node) any {
+	t.Helper()
+	var v any
+	switch n.Kind {
+	case yaml.DocumentNode:
+		return cfnValue(t, n.Content[0])
+	case yaml.AliasNode:
+		return cfnValue(t, n.Alias)
+	case yaml.MappingNode:
+		m := map[string]any{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			m[n.Content[i].Value] = cfnValue(t, n.Content[i+1])
+		}
+		v = m
+	case yaml.SequenceNode:
+		s := []any{}
+		for _, c := range n.Content {
+			s = append(s, cfnValue(t, c))
+		}
+		v = s
+	case yaml.ScalarNode:
+		if isFunction(n.Tag) {
+			v = n.Value
+		} else if err := n.Decode(&v); err != nil {
+			t.Fatalf("line %d: %v", n.Line, err)
+		}
+	}
+	if !isFunction(n.Tag) {
+		return v
+	}
+	switch fn := n.Tag[1:]; fn {
+	case "Ref":
+		return map[string]any{"Ref": v}
+	case "GetAtt":
+		if s, ok := v.(string); ok {
+			res, attr, _ := strings.Cut(s, ".")
+			v = []any{res, attr}
+		}
+		return map[string]any{"Fn::GetAtt": v}
+	default:
+		return map[string]any{"Fn::" + fn: v}
+	}
+}
+
+func isFunction(tag string) bool { return strings.HasPrefix(tag, "!") && !strings.HasPrefix(tag, "!!") }
+
+func ref(name string) any { return map[string]any{"Ref": name} }
+
+func getAtt(res, attr string) any { return map[string]any{"Fn::GetAtt": []any{res, attr}} }
+
+func loadTemplate(t *testing.T, path string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	tmpl, _ := cfnValue(t, &doc).(map[string]any)
+	if tmpl["AWSTemplateFormatVersion"] != "2010-09-09" {
+		t.Fatalf("%s is not a CloudFormation template", path)
+	}
+	return tmpl
+}
+
+// props returns a resource's properties after checking its type.
+func props(t *testing.T, tmpl map[string]any, name, typ string) map[string]any {
+	t.Helper()
+	res, _ := tmpl["Resources"].(map[string]any)[name].(map[string]any)
+	if res["Type"] != typ {
+		t.Fatalf("resource %s is %v, want %s", name, res["Type"], typ)
+	}
+	p, _ := res["Properties"].(map[string]any)
+	return p
+}
+
+func wantEqual(t *testing.T, what string, got, want any) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s = %#v, want %#v", what, got, want)
+	}
+}
+
+func TestCloudFormationResources(t *testing.T) {
+	tmpl := loadTemplate(t, "cloudformation.yaml")
+	params, _ := tmpl["Parameters"].(map[string]any)
+	param := func(name string) map[string]any { p, _ := params[name].(map[string]any); return p }
+
+	table := props(t, tmpl, "IdempotencyTable", "AWS::DynamoDB::Table")
+	wantEqual(t, "TableName default", param("TableName")["Default"], dynamodb.DefaultTable)
+	wantEqual(t, "table name", table["TableName"], ref("TableName"))
+	// The attribute names of seed 000 that the store writes.
+	wantEqual(t, "key schema", table["KeySchema"], []any{map[string]any{"AttributeName": "pk", "KeyType": "HASH"}})
+	wantEqual(t, "attributes", table["AttributeDefinitions"], []any{map[string]any{"AttributeName": "pk", "AttributeType": "S"}})
+	wantEqual(t, "billing", table["BillingMode"], "PAY_PER_REQUEST")
+	wantEqual(t, "TTL", table["TimeToLiveSpecification"], map[string]any{"AttributeName": "ttl", "Enabled": true})
+
+	props(t, tmpl, "CommandDeadLetterQueue", "AWS::SQS::Queue")
+	queue := props(t, tmpl, "CommandQueue", "AWS::SQS::Queue")
+	wantEqual(t, "redrive policy", queue["RedrivePolicy"], map[string]any{
+		"deadLetterTargetArn": getAtt("CommandDeadLetterQueue", "Arn"), "maxReceiveCount": ref("MaxReceiveCount")})
+	if _, ok := params["MaxReceiveCount"]; !ok {
+		t.Error("no MaxReceiveCount parameter")
+	}
+
+	props(t, tmpl, "ResultsTopic", "AWS::SNS::Topic")
+	props(t, tmpl, "FailedResultsQueue", "AWS::SQS::Queue")
+	sub := props(t, tmpl, "FailedResultsSubscription", "AWS::SNS::Subscription")
+	wantEqual(t, "subscription topic", sub["TopicArn"], ref("ResultsTopic"))
+	wantEqual(t, "subscription endpoint", sub["Endpoint"], getAtt("FailedResultsQueue", "Arn"))
+	wantEqual(t, "subscription protocol", sub["Protocol"], "sqs")
+	filter, _ := sub["FilterPolicy"].(map[string]any)
+	if len(filter) == 0 || sub["FilterPolicyScope"] != "MessageAttributes" {
+		t.Errorf("subscription filter %v on %v, want a message-attribute filter", filter, sub["FilterPolicyScope"])
+	}
+	statuses := []any{string(result.StatusCompleted), string(result.StatusFailed), string(result.StatusRejected), string(result.StatusInProgress)}
+	for attr, values := range filter {
+		if !slices.Contains(resultAttributes, attr) {
+			t.Errorf("filter on %q: results carry only %v", attr, resultAttributes)
+		}
+		for _, v := range values.([]any) {
+			if attr == "status" && !slices.Contains(statuses, v) {
+				t.Errorf("filter status %v is none of %v", v, statuses)
+			}
+		}
+	}
+	delivery := props(t, tmpl, "FailedResultsQueuePolicy", "AWS::SQS::QueuePolicy")
+	wantEqual(t, "queue policy queues", delivery["Queues"], []any{ref("FailedResultsQueue")})
+	wantEqual(t, "queue policy", delivery["PolicyDocument"].(map[string]any)["Statement"], []any{map[string]any{
+		"Sid": "ResultsTopicDelivers", "Effect": "Allow", "Principal": map[string]any{"Service": "sns.amazonaws.com"},
+		"Action": "sqs:SendMessage", "Resource": getAtt("FailedResultsQueue", "Arn"),
+		"Condition": map[string]any{"ArnEquals": map[string]any{"aws:SourceArn": ref("ResultsTopic")}}}})
+
+	schedule := props(t, tmpl, "CanarySchedule", "AWS::Scheduler::Schedule")
+	wantEqual(t, "schedule", schedule["ScheduleExpression"], map[string]any{"Fn::Sub": "rate(${CanaryIntervalMinutes} minutes)"})
+	target, _ := schedule["Target"].(map[string]any)
+	wantEqual(t, "schedule target", target["Arn"], getAtt("CommandQueue", "Arn"))
+	wantEqual(t, "schedule role", target["RoleArn"], getAtt("CanarySchedulerRole", "Arn"))
+	props(t, tmpl, "CanarySchedulerRole", "AWS::IAM::Role")
+}
+
+// TestCloudFormationCanarySendsTheCanaryTest renders the schedule's input
+// as the Scheduler would and decodes it as the daemon does: the TEST of
+// configs/canary.yaml, keyed by the scheduled time.
+func TestCloudFormationCanarySendsTheCanaryTest(t *testing.T) {
+	tmpl := loadTemplate(t, "cloudformation.yaml")
+	input, _ := props(t, tmpl, "CanarySchedule", "AWS::Scheduler::Schedule")["Target"].(map[string]any)["Input"].(map[string]any)
+	sub, _ := input["Fn::Sub"].(string)
+	body := strings.NewReplacer("${AWS::StackName}", "mqprobe", "${CanaryTargetRef}", "qm1",
+		"<aws.scheduler.scheduled-time>", "2026-11-22T12:05:00Z").Replace(sub)
+	dec, err := command.NewDecoder(command.DecoderConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := dec.Decode(command.Input{Body: []byte(body), Transport: command.TransportBus, MessageID: "sqs-id"})
+	if err != nil {
+		t.Fatalf("the schedule's command is invalid: %v\n%s", err, body)
+	}
+	if got.Command.OperationType != command.Test || got.Command.TargetRef != "qm1" ||
+		got.IdempotencyKey != "canary-mqprobe-2026-11-22T12:05:00Z" || got.KeySource != command.KeyFromCommand {
+		t.Errorf("decoded %s on %q, key %q from %s", got.Command.OperationType, got.Command.TargetRef, got.IdempotencyKey, got.KeySource)
+	}
+
+	canary := loadTemplate(t, "canary.yaml")
+	rule := props(t, canary, "CanaryRule", "AWS::Events::Rule")
+	transformer := rule["Targets"].([]any)[0].(map[string]any)["InputTransformer"].(map[string]any)
+	event := strings.NewReplacer("<id>", `"event-1"`, "<time>", `"2026-11-22T12:05:00Z"`, "${TargetRef}", "qm1").
+		Replace(transformer["InputTemplate"].(map[string]any)["Fn::Sub"].(string))
+	want, err := dec.Decode(command.Input{Body: []byte(event), Transport: command.TransportBus, MessageID: "sqs-id"})
+	if err != nil {
+		t.Fatalf("canary.yaml's command: %v", err)
+	}
+	if got.RequestHash != want.RequestHash {
+		t.Errorf("the schedule's command differs from canary.yaml's:\n%s\n%s", got.Canonical, want.Canonical)
+	}
+}
+
+// statement is one IAM policy statement and where it is.
+type statement struct {
+	where string
+	body  map[string]any
+}
+
+// policyStatements finds every policy document of the template's
+// resources; the branches of an Fn::If are both statements.
+func policyStatements(t *testing.T, tmpl map[string]any) []statement {
+	var out []statement
+	var walk func(where string, v any)
+	walk = func(where string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, c := range v {
+				if k == "PolicyDocument" || k == "AssumeRolePolicyDocument" {
+					stmts, _ := c.(map[string]any)["Statement"].([]any)
+					for i, s := range stmts {
+						for _, b := range branches(s) {
+							out = append(out, statement{fmt.Sprintf("%s.%s.Statement[%d]", where, k, i), b})
+						}
+					}
+					continue
+				}
+				walk(where+"."+k, c)
+			}
+		case []any:
+			for i, c := range v {
+				walk(fmt.Sprintf("%s[%d]", where, i), c)
+			}
+		}
+	}
+	walk("Resources", tmpl["Resources"])
+	if len(out) == 0 {
+		t.Fatal("no policy statements")
+	}
+	return out
+}
+
+func branches(s any) []map[string]any {
+	m, _ := s.(map[string]any)
+	cond, ok := m["Fn::If"].([]any)
+	if !ok {
+		return []map[string]any{m}
+	}
+	var out []map[string]any
+	for _, b := range cond[1:] {
+		if !reflect.DeepEqual(b, ref("AWS::NoValue")) {
+			out = append(out, branches(b)...)
+		}
+	}
+	return out
+}
+
+// strs lists every string inside v, function arguments included.
+func strs(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case map[string]any:
+		var out []string
+		for _, c := range v {
+			out = append(out, strs(c)...)
+		}
+		return out
+	case []any:
+		var out []string
+		for _, c := range v {
+			out = append(out, strs(c)...)
+		}
+		return out
+	}
+	return nil
+}
+
+func TestCloudFormationPoliciesAreExact(t *testing.T) {
+	tmpl := loadTemplate(t, "cloudformation.yaml")
+	for _, s := range policyStatements(t, tmpl) {
+		for _, banned := range []string{"NotAction", "NotResource", "NotPrincipal"} {
+			if _, ok := s.body[banned]; ok {
+				t.Errorf("%s uses %s", s.where, banned)
+			}
+		}
+		actions, resources := strs(s.body["Action"]), strs(s.body["Resource"])
+		if len(actions) == 0 {
+			t.Errorf("%s grants no Action", s.where)
+		}
+		if len(resources) == 0 && !strings.Contains(s.where, "AssumeRolePolicyDocument") {
+			t.Errorf("%s names no Resource", s.where)
+		}
+		for _, v := range append(append(actions, resources...), strs(s.body["Principal"])...) {
+			if strings.Contains(v, "*") {
+				t.Errorf("%s has a wildcard: %q", s.where, v)
+			}
+		}
+	}
+
+	// The daemon's policy: exactly the calls, each on its own resource.
+	resourceOf := map[string]any{
+		"dynamodb": getAtt("IdempotencyTable", "Arn"), "sqs": getAtt("CommandQueue", "Arn"),
+		"sns": ref("ResultsTopic"), "secretsmanager": ref("SecretArns"),
+	}
+	var granted []string
+	for _, s := range policyStatements(t, map[string]any{"Resources": map[string]any{
+		"MqprobePolicy": tmpl["Resources"].(map[string]any)["MqprobePolicy"]}}) {
+		for _, a := range strs(s.body["Action"]) {
+			granted = append(granted, a)
+			service, _, _ := strings.Cut(a, ":")
+			if !reflect.DeepEqual(s.body["Resource"], resourceOf[service]) {
+				t.Errorf("%s grants %s on %v, want %v", s.where, a, s.body["Resource"], resourceOf[service])
+			}
+		}
+	}
+	props(t, tmpl, "MqprobePolicy", "AWS::IAM::ManagedPolicy")
+	var called []string
+	for a := range daemonCalls {
+		called = append(called, a)
+	}
+	sort.Strings(granted)
+	sort.Strings(called)
+	if !slices.Equal(granted, called) {
+		t.Errorf("the policy grants\n%v\nthe daemon calls\n%v", granted, called)
+	}
+}
+
+// TestDaemonCallsAreInTheCode keeps daemonCalls honest: each file named
+// still builds the request of its action.
+func TestDaemonCallsAreInTheCode(t *testing.T) {
+	for action, file := range daemonCalls {
+		service, op, _ := strings.Cut(action, ":")
+		src, err := os.ReadFile("../" + file)
+		if err != nil {
+			t.Errorf("%s: %v", action, err)
+			continue
+		}
+		if input := service + "." + op + "Input{"; !strings.Contains(string(src), input) {
+			t.Errorf("%s: %s builds no %s", action, file, input)
+		}
+	}
+}
