@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # Runs a private dynalite (a DynamoDB emulator, npm dynalite@4.0.0) for tests:
-# installed under .build/tools/dynalite when missing, in-memory, listening only
-# on 127.0.0.1 on a free port.
+# installed under .build/tools/dynalite when missing, listening only on
+# 127.0.0.1 on a free port. Its tables live in memory, or with
+# MQPROBE_DYNALITE_ON_DISK=1 at start under DIR/data, so that they survive
+# taking the server down and up again.
 #
 #   scripts/dynalite.sh start [DIR [PORT]]      start (or reuse) the server of DIR; prints its endpoint
 #   scripts/dynalite.sh stop  [DIR]      stop it and remove DIR
 #   scripts/dynalite.sh endpoint [DIR]   print the endpoint of a running server
+#   scripts/dynalite.sh down  [DIR]      stop the server but keep DIR (port, on-disk tables)
+#   scripts/dynalite.sh up    [DIR]      start a server taken down again, on the same port
+#                                        (with the same tables if on disk); prints its endpoint
 #
 # DIR (pid, endpoint, log) defaults to $MQPROBE_DYNALITE_DIR or /tmp/mqprobe-dynalite.
 set -euo pipefail
@@ -30,6 +35,40 @@ install_dynalite() {
 
 running() { [ -f "$dir/pid" ] && [ -f "$dir/endpoint" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null; }
 
+# launch starts the server on port $1 (with the options saved in $dir/args)
+# and waits until it answers. It fails when the process dies first.
+launch() {
+  local port=$1 pid endpoint="http://127.0.0.1:$1"
+  # shellcheck disable=SC2046 # the saved options are words without spaces
+  node "$cli" --host 127.0.0.1 --port "$port" $(cat "$dir/args") >>"$dir/server.log" 2>&1 </dev/null &
+  pid=$!
+  echo "$pid" >"$dir/pid"
+  for _ in $(seq 1 100); do
+    if answers "$endpoint"; then
+      echo "$endpoint" >"$dir/endpoint"
+      return 0
+    fi
+    kill -0 "$pid" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  kill "$pid" 2>/dev/null || true
+  return 1
+}
+
+# halt stops the server of $dir, if any.
+halt() {
+  [ -f "$dir/pid" ] || return 0
+  local pid
+  pid=$(cat "$dir/pid")
+  kill "$pid" 2>/dev/null || true
+  for _ in $(seq 1 50); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -9 "$pid" 2>/dev/null || true
+  rm -f "$dir/pid"
+}
+
 # answers reports whether the server at $1 serves HTTP (dynalite answers GET /
 # with 200 once it listens).
 answers() { curl -fsS -o /dev/null --max-time 1 "$1/" 2>/dev/null; }
@@ -43,50 +82,46 @@ start)
   fi
   rm -rf "$dir"
   mkdir -p "$dir"
+  # Tables become ACTIVE at once: tests create one per case.
+  echo "--createTableMs 0 --deleteTableMs 0 --updateTableMs 0" >"$dir/args"
+  [ "${MQPROBE_DYNALITE_ON_DISK:-}" = 1 ] && echo "--path $dir/data" >>"$dir/args"
   for _ in $(seq 1 20); do
     port=${3:-$((20000 + RANDOM % 20000))}
     if ! port_free "$port"; then
       [ -n "${3:-}" ] && { log "port $port is taken"; exit 1; }
       continue
     fi
-    # Tables become ACTIVE at once: tests create one per case.
-    node "$cli" --host 127.0.0.1 --port "$port" \
-      --createTableMs 0 --deleteTableMs 0 --updateTableMs 0 >"$dir/server.log" 2>&1 </dev/null &
-    pid=$!
-    echo "$pid" >"$dir/pid"
-    endpoint="http://127.0.0.1:$port"
-    for _ in $(seq 1 100); do
-      if answers "$endpoint"; then
-        echo "$endpoint" >"$dir/endpoint"
-        echo "$endpoint"
-        exit 0
-      fi
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill "$pid" 2>/dev/null || true
+    : >"$dir/server.log"
+    if launch "$port"; then
+      cat "$dir/endpoint"
+      exit 0
+    fi
     grep -q EADDRINUSE "$dir/server.log" && [ -z "${3:-}" ] || { cat "$dir/server.log" >&2; log "dynalite did not start"; exit 1; }
   done
   log "no free port found"
   exit 1
   ;;
 stop)
-  if [ -f "$dir/pid" ]; then
-    pid=$(cat "$dir/pid")
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 1 50); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -9 "$pid" 2>/dev/null || true
-  fi
+  halt
   rm -rf "$dir"
   ;;
 endpoint)
   running && cat "$dir/endpoint"
   ;;
+down)
+  [ -f "$dir/endpoint" ] || { log "no server was started in $dir"; exit 1; }
+  halt
+  ;;
+up)
+  [ -f "$dir/endpoint" ] || { log "no server was started in $dir"; exit 1; }
+  if ! running; then
+    endpoint=$(cat "$dir/endpoint")
+    launch "${endpoint##*:}" || { cat "$dir/server.log" >&2; log "dynalite did not start again"; exit 1; }
+  fi
+  cat "$dir/endpoint"
+  ;;
 *)
-  echo "usage: $0 start|stop|endpoint [DIR]" >&2
+  echo "usage: $0 start|stop|endpoint|down|up [DIR]" >&2
   exit 2
   ;;
 esac

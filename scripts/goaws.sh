@@ -6,6 +6,10 @@
 #   scripts/goaws.sh start DIR [PORT]   start (or reuse) the server whose state is in DIR;
 #                                       prints its endpoint http://127.0.0.1:PORT
 #   scripts/goaws.sh stop  DIR          stop it and remove DIR
+#   scripts/goaws.sh down  DIR          stop the server but keep DIR (its port)
+#   scripts/goaws.sh up    DIR          start a server taken down again on the same port;
+#                                       prints its endpoint. goaws keeps its queues, topics
+#                                       and messages in memory: they do not survive
 #   scripts/goaws.sh build              only build (or refresh) the binary
 #
 # With MQPROBE_GOAWS_EXIT_WITH=PID set, the server also exits by itself once
@@ -45,6 +49,21 @@ launch() {
   return 1
 }
 
+# halt stops the server of $dir, if any.
+halt() {
+  [ -f "$dir/pid" ] || return 0
+  local pid
+  pid=$(cat "$dir/pid")
+  if kill "$pid" 2>/dev/null; then
+    for _ in $(seq 1 50); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$dir/pid"
+}
+
 case "$cmd" in
 build)
   build
@@ -76,20 +95,23 @@ start)
   ;;
 stop)
   [ -n "$dir" ] || { echo "usage: $0 stop DIR" >&2; exit 2; }
-  if [ -f "$dir/pid" ]; then
-    pid=$(cat "$dir/pid")
-    if kill "$pid" 2>/dev/null; then
-      for _ in $(seq 1 50); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-      done
-      kill -9 "$pid" 2>/dev/null || true
-    fi
-  fi
+  halt
   rm -rf "$dir"
   ;;
+down)
+  [ -n "$dir" ] && [ -f "$dir/port" ] || { echo "usage: $0 down DIR (of a started server)" >&2; exit 2; }
+  halt
+  ;;
+up)
+  [ -n "$dir" ] && [ -f "$dir/port" ] || { echo "usage: $0 up DIR (of a server taken down)" >&2; exit 2; }
+  port=$(cat "$dir/port")
+  if ! running; then
+    launch "$port" || { cat "$dir/goaws.log" >&2; exit 1; }
+  fi
+  echo "http://127.0.0.1:$port"
+  ;;
 *)
-  echo "usage: $0 start DIR [PORT] | stop DIR | build" >&2
+  echo "usage: $0 start DIR [PORT] | stop DIR | down DIR | up DIR | build" >&2
   exit 2
   ;;
 esac

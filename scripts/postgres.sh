@@ -6,6 +6,9 @@
 #   scripts/postgres.sh start [DIR]   start (or reuse) the server in DIR; prints its DSN
 #   scripts/postgres.sh stop  [DIR]   stop it and remove DIR
 #   scripts/postgres.sh dsn   [DIR]   print the DSN of a running server
+#   scripts/postgres.sh down  [DIR]   stop the server but keep DIR: its data, port and DSN
+#   scripts/postgres.sh up    [DIR]   start a server taken down again, on the same port
+#                                     with the same data; prints its DSN
 #
 # DIR defaults to $MQPROBE_PG_DIR or /tmp/mqprobe-pg.
 set -euo pipefail
@@ -49,6 +52,13 @@ as_owner() {
 
 running() { [ -f "$dir/dsn" ] && as_owner "$bindir/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; }
 
+# launch starts the server in $dir on port $1 and waits until it accepts
+# connections.
+launch() {
+  as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+    -o "-c listen_addresses=127.0.0.1 -p $1 -k $dir -c fsync=off -c max_connections=200" start >/dev/null
+}
+
 case "$cmd" in
 start)
   install_postgres
@@ -65,10 +75,10 @@ start)
   for _ in $(seq 1 50); do
     port=$((20000 + RANDOM % 20000))
     port_free "$port" || continue
-    if as_owner "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-      -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200" start >/dev/null; then
+    if launch "$port"; then
       dsn="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
       echo "$dsn" >"$dir/dsn"
+      echo "$port" >"$dir/port"
       echo "$dsn"
       exit 0
     fi
@@ -88,8 +98,23 @@ dsn)
   bindir=$(find_bindir)
   running && cat "$dir/dsn"
   ;;
+down)
+  bindir=$(find_bindir)
+  [ -f "$dir/port" ] || { log "no server was started in $dir"; exit 1; }
+  if running; then
+    as_owner "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
+  fi
+  ;;
+up)
+  bindir=$(find_bindir)
+  [ -f "$dir/port" ] || { log "no server was started in $dir"; exit 1; }
+  if ! running; then
+    launch "$(cat "$dir/port")" || { cat "$dir/server.log" >&2; exit 1; }
+  fi
+  cat "$dir/dsn"
+  ;;
 *)
-  echo "usage: $0 start|stop|dsn [DIR]" >&2
+  echo "usage: $0 start|stop|dsn|down|up [DIR]" >&2
   exit 2
   ;;
 esac

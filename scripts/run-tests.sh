@@ -23,9 +23,11 @@ run() {
 }
 
 run ./...
-# The ibmmq build tag adds the IBM MQ adapter, its probe runs and the daemon's ibmmq backend.
+# The ibmmq build tag adds the IBM MQ adapter, its probe runs and the
+# daemon's ibmmq backend; the daemon's other tests would only repeat.
 if [ -n "${CGO_LDFLAGS:-}" ]; then
-  run -tags ibmmq ./internal/mq/... ./internal/probe/... ./internal/daemon/...
+  run -tags ibmmq ./internal/mq/... ./internal/probe/...
+  run -tags ibmmq -run 'IBMMQ|Stub' ./internal/daemon/
 fi
 
 # Fuzzing: each target for a bounded time (MQPROBE_FUZZTIME, 30s by default).
@@ -42,6 +44,9 @@ for target in ./internal/command:FuzzDecode ./internal/idempotency:FuzzRequestHa
   cat "$log.part" >>"$log"
   grep -E '^fuzz: elapsed' "$log.part" | tail -1
 done
+
+echo "==> fault injection (sent, executed, duplicated, lost, rejected)"
+grep -hoE 'FAULT [a-z0-9-]+: .*' "$log" | sort -u | sed 's/^/    /'
 
 echo "==> idempotency store conformance"
 for store in Memory SQLite Postgres DynamoDB; do

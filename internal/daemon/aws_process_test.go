@@ -170,12 +170,13 @@ func TestThreeInstancesShareQueueAndTable(t *testing.T) {
 	}
 }
 
-// TestKilledInstanceIsTakenOver: the instance running a slow PRODUCE is
-// killed with SIGKILL after some of it is committed and checkpointed; the
+// TestFaultKilledInstanceIsTakenOver: the instance running a slow PRODUCE
+// is killed with SIGKILL after some of it is committed and checkpointed; the
 // other instance gets the command once its visibility lapses and, the dead
 // holder's lease expired, takes the claim over (attempt 2), resumes from the
-// checkpoint and completes it once.
-func TestKilledInstanceIsTakenOver(t *testing.T) {
+// checkpoint (at most one transaction repeated, and the result says where
+// it resumed) and completes it once.
+func TestFaultKilledInstanceIsTakenOver(t *testing.T) {
 	const count, txSize = 40, 5
 	env := newLocalAWS(t, 50)
 	procs := startDaemonProcesses(t, 2, daemonProcessEnv(env, map[string]string{
@@ -245,8 +246,9 @@ func TestKilledInstanceIsTakenOver(t *testing.T) {
 	}
 	// The victim's queues died with it: the survivor holds exactly what it
 	// put, the messages after the checkpoint.
-	if d := survivor.depth(t, "DEV.QUEUE.1"); d != count-from {
-		t.Errorf("survivor depth %d, want %d − resumedFrom %d = %d", d, count, from, count-from)
+	survivorPut := survivor.depth(t, "DEV.QUEUE.1")
+	if survivorPut != count-from {
+		t.Errorf("survivor depth %d, want %d − resumedFrom %d = %d", survivorPut, count, from, count-from)
 	}
 	rec, ok, err := dynamodb.New(ddbClient, env.table).Get(context.Background(), "PRODUCE#"+key)
 	if err != nil || !ok || rec.Status != idempotency.StatusCompleted || rec.Attempt != 2 {
@@ -254,6 +256,22 @@ func TestKilledInstanceIsTakenOver(t *testing.T) {
 	}
 	waitSQSQueueDrained(t, env.commands, 15*time.Second)
 	results.quiet(key, 1, time.Second)
+
+	got := faultFigures{Sent: 1}
+	switch executions := countReceivedEvents(results.of(key), func(e receivedEvent) bool {
+		return e.Data.Status == result.StatusCompleted && !e.Data.Replay
+	}); {
+	case executions > 1:
+		got.Duplicated++
+	case executions == 1 && res.Enqueued == count && survivorPut == count-from:
+		got.Executed++
+	default:
+		got.Lost++
+	}
+	// Messages the victim was seen to put past the checkpoint, committed or
+	// not: the survivor put again those the victim had committed.
+	reportFault(t, "sigkill-mid-produce", got, faultFigures{Sent: 1, Executed: 1},
+		"attempt", e.Data.Attempt, "resumedFrom", from, "seenPutBeyondCheckpoint", max(seen-from, 0), "txSize", txSize)
 }
 
 // TestPublishFailureIsReplayed: with results going to an SNS topic that has
@@ -502,6 +520,8 @@ type daemonProcess struct {
 	log    string // its stderr
 	exited chan struct{}
 	err    error // cmd.Wait's, once exited is closed
+	// stoppedByTest is set by stop: an exit after it is expected.
+	stoppedByTest atomic.Bool
 }
 
 // startDaemonProcesses starts n daemon processes at once with vars and waits
@@ -541,7 +561,7 @@ func startDaemonProcesses(t *testing.T, n int, vars map[string]string) []*daemon
 			}
 			select {
 			case <-p.exited:
-				if died[p] = !p.killedByTest(); died[p] {
+				if died[p] = !p.killedByTest() && !p.stoppedByTest.Load(); died[p] {
 					t.Errorf("%s died during the test: %v", p.name, p.err)
 				}
 			default:
@@ -690,6 +710,7 @@ func (p *daemonProcess) stop(sig os.Signal) {
 		return
 	default:
 	}
+	p.stoppedByTest.Store(true)
 	_ = p.cmd.Process.Signal(sig)
 	select {
 	case <-p.exited:

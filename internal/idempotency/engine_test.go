@@ -163,6 +163,43 @@ func TestCompleteRetriesATransientStoreFailure(t *testing.T) {
 	}
 }
 
+// TestCheckpointRetriesATransientStoreFailure: a checkpoint of committed
+// work that fails is retried within the lease, and one whose store stays
+// down past the lease gives up with the store's error.
+func TestCheckpointRetriesATransientStoreFailure(t *testing.T) {
+	store := &storetest.Counting{Store: memory.New()}
+	e := newEngine(t, store, idempotency.Config{Lease: 300 * time.Millisecond})
+	res, err := e.Begin(t.Context(), req("checkpoint"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := errors.New("connection refused")
+	failures := 2
+	store.BeforeUpdate = func(idempotency.Update) error {
+		if failures > 0 {
+			failures--
+			return down
+		}
+		return nil
+	}
+	if err := e.Checkpoint(t.Context(), res.Lease, `{"committed":10}`); err != nil {
+		t.Fatalf("Checkpoint through two store failures: %v", err)
+	}
+	if rec, _, err := store.Get(t.Context(), res.Record.PK); err != nil || rec.Progress != `{"committed":10}` || store.Updates.Load() != 3 {
+		t.Errorf("progress %q (%v) after %d update calls, want the checkpoint after 3", rec.Progress, err, store.Updates.Load())
+	}
+
+	store.BeforeUpdate = func(idempotency.Update) error { return down }
+	began := time.Now()
+	err = e.Checkpoint(t.Context(), res.Lease, `{"committed":20}`)
+	if !errors.Is(err, idempotency.ErrStoreUnavailable) || !errors.Is(err, down) {
+		t.Fatalf("Checkpoint with the store down = %v, want the store's error", err)
+	}
+	if !time.Now().After(res.Lease.Until()) || time.Since(began) > 2*time.Second {
+		t.Errorf("gave up after %s, want once the lease (until %s) has run out", time.Since(began), res.Lease.Until().Format(time.StampMilli))
+	}
+}
+
 func TestDisabledRunsEverythingAndStoresNothing(t *testing.T) {
 	store := &storetest.Counting{Store: memory.New()}
 	e := newEngine(t, store, idempotency.Config{Disabled: true})

@@ -51,9 +51,27 @@ func (e *Engine) Heartbeat(ctx context.Context, l *Lease) error {
 }
 
 // Checkpoint extends the lease and stores progress, which a takeover or a
-// retry of the same command receives as Lease.Progress.
+// retry of the same command receives as Lease.Progress. A failing store is
+// retried until the lease would have expired: the work being checkpointed
+// is done (committed), so giving up sooner would fail a command that a
+// short store outage should only delay.
 func (e *Engine) Checkpoint(ctx context.Context, l *Lease, progress string) error {
-	return e.renew(ctx, l, &progress)
+	backoff := 20 * time.Millisecond
+	for {
+		err := e.renew(ctx, l, &progress)
+		if err == nil || errors.Is(err, ErrLeaseLost) {
+			return err
+		}
+		wait := min(backoff, time.Until(l.Until()))
+		if wait <= 0 || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+		}
+		backoff = min(2*backoff, time.Second)
+	}
 }
 
 func (e *Engine) renew(ctx context.Context, l *Lease, progress *string) error {

@@ -90,10 +90,13 @@ func (r Reason) String() string {
 // failure is reported instead of retried forever.
 //
 // Judgement calls:
-//   - 2053 Q_FULL, 2056 Q_SPACE_NOT_AVAILABLE, 2192 STORAGE_MEDIUM_FULL are
-//     transient: consumers drain queues and operators free space; the failed
+//   - 2053 Q_FULL is permanent: the command asked for more than the queue
+//     takes, and its caller is told so by a `failed` result (issue 8) rather
+//     than left without one while redeliveries wait for the queue to drain.
+//   - 2056 Q_SPACE_NOT_AVAILABLE and 2192 STORAGE_MEDIUM_FULL are transient:
+//     the queue manager's storage is short, which operators fix; the failed
 //     unit of work was backed out, so a redelivery repeats nothing, and the
-//     DLQ bounds the retries if the queue stays full.
+//     DLQ bounds the retries if it stays short.
 //   - 2051 PUT_INHIBITED and 2016 GET_INHIBITED are transient: queues are
 //     inhibited for maintenance windows and re-enabled.
 //   - 2042 OBJECT_IN_USE (another exclusive reader) and 2024
@@ -112,7 +115,6 @@ func (r Reason) Transient() bool {
 		ReasonMaxConnsLimitReached,
 		ReasonObjectInUse,
 		ReasonPutInhibited,
-		ReasonQFull,
 		ReasonQSpaceNotAvailable,
 		ReasonStorageNotAvailable,
 		ReasonResourceProblem,

@@ -347,8 +347,8 @@ func testQueueFull(f *fixture) {
 		f.put(aOut, fmt.Sprint(i), mq.PutOptions{}, nil)
 	}
 	_, err := aOut.Put(f.ctx, &mq.Message{Payload: []byte("x")}, mq.PutOptions{})
-	if e := wantReason(f.t, err, mq.ReasonQFull); !e.Transient() {
-		f.t.Error("2053 classified permanent")
+	if e := wantReason(f.t, err, mq.ReasonQFull); e.Transient() {
+		f.t.Error("2053 classified transient: a full queue is reported, not retried")
 	}
 	f.wantDepth(a, f.env.Queue, 3)
 
