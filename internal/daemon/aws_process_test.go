@@ -216,15 +216,36 @@ func TestFaultKilledInstanceIsTakenOver(t *testing.T) {
 	killed := time.Now()
 	t.Logf("killed %s at depth %d, %s after sending", victim.name, seen, killed.Sub(sent).Round(time.Millisecond))
 
-	evs := results.wait(key, 1, 30*time.Second)
-	t.Logf("completed %s after the kill", time.Since(killed).Round(time.Millisecond))
-	e := evs[0]
-	if e.Data.Status != result.StatusCompleted || e.Data.Replay || e.Data.Attempt != 2 {
-		t.Fatalf("result %s replay=%v attempt %d error %+v, want COMPLETED on attempt 2, not a replay",
-			e.Data.Status, e.Data.Replay, e.Data.Attempt, e.Data.Error)
+	tk := awaitTakeover(t, env, results, key, survivor, count, 30*time.Second)
+	t.Logf("completed %s after the kill; %s resumed from %d", time.Since(killed).Round(time.Millisecond), survivor.name, tk.from)
+	// At the kill at least `seen` were committed; all but the last
+	// transaction had been checkpointed.
+	if tk.from < seen-txSize || tk.from >= count || tk.from%txSize != 0 || tk.from <= 0 {
+		t.Errorf("resumedFrom %d: want whole transactions, at least %d (seen committed %d, less one unchecked transaction) and below %d",
+			tk.from, seen-txSize, seen, count)
 	}
-	if want := "mqprobe/" + survivor.name; e.Source != want {
-		t.Errorf("result source %q, want %q", e.Source, want)
+	// Messages the victim was seen to put past the checkpoint, committed or
+	// not: the survivor put again those the victim had committed.
+	reportFault(t, "sigkill-mid-produce", tk.figures, faultFigures{Sent: 1, Executed: 1},
+		"attempt", tk.attempt, "resumedFrom", tk.from, "seenPutBeyondCheckpoint", max(seen-tk.from, 0), "txSize", txSize)
+}
+
+// takeover is what the survivor of a handed-over PRODUCE reported.
+type takeover struct {
+	from, attempt int
+	figures       faultFigures
+}
+
+// awaitTakeover waits for key's result and checks that survivor completed it
+// on attempt 2, resuming from a checkpoint, with the count of messages it
+// reports and holds (a dead instance's embedded queues die with it), and
+// that the record, the command queue and the result events say it ran once.
+func awaitTakeover(t *testing.T, env *localAWS, results *resultQueue, key string, survivor *daemonProcess, count int, timeout time.Duration) takeover {
+	t.Helper()
+	e := results.wait(key, 1, timeout)[0]
+	if e.Data.Status != result.StatusCompleted || e.Data.Replay || e.Data.Attempt != 2 || e.Source != "mqprobe/"+survivor.name {
+		t.Fatalf("result %s replay=%v attempt %d source %s error %+v; want COMPLETED on attempt 2 by %s, not a replay",
+			e.Data.Status, e.Data.Replay, e.Data.Attempt, e.Source, e.Data.Error, survivor.name)
 	}
 	var res struct {
 		Enqueued    int
@@ -234,21 +255,10 @@ func TestFaultKilledInstanceIsTakenOver(t *testing.T) {
 		t.Fatalf("result %s: no resumedFrom (%v)", e.Data.Result, err)
 	}
 	from := *res.ResumedFrom
-	t.Logf("%s resumed from %d", survivor.name, from)
-	// At the kill at least `seen` were committed; all but the last
-	// transaction had been checkpointed.
-	if from < seen-txSize || from >= count || from%txSize != 0 || from <= 0 {
-		t.Errorf("resumedFrom %d: want whole transactions, at least %d (seen committed %d, less one unchecked transaction) and below %d",
-			from, seen-txSize, seen, count)
-	}
-	if res.Enqueued != count {
-		t.Errorf("enqueued %d, want %d (cumulative over attempts)", res.Enqueued, count)
-	}
-	// The victim's queues died with it: the survivor holds exactly what it
-	// put, the messages after the checkpoint.
 	survivorPut := survivor.depth(t, "DEV.QUEUE.1")
-	if survivorPut != count-from {
-		t.Errorf("survivor depth %d, want %d − resumedFrom %d = %d", survivorPut, count, from, count-from)
+	if res.Enqueued != count || survivorPut != count-from {
+		t.Errorf("enqueued %d (cumulative over attempts), survivor holds %d; want %d and %d − resumedFrom %d",
+			res.Enqueued, survivorPut, count, count, from)
 	}
 	rec, ok, err := dynamodb.New(ddbClient, env.table).Get(context.Background(), "PRODUCE#"+key)
 	if err != nil || !ok || rec.Status != idempotency.StatusCompleted || rec.Attempt != 2 {
@@ -256,22 +266,18 @@ func TestFaultKilledInstanceIsTakenOver(t *testing.T) {
 	}
 	waitSQSQueueDrained(t, env.commands, 15*time.Second)
 	results.quiet(key, 1, time.Second)
-
-	got := faultFigures{Sent: 1}
+	tk := takeover{from: from, attempt: e.Data.Attempt, figures: faultFigures{Sent: 1}}
 	switch executions := countReceivedEvents(results.of(key), func(e receivedEvent) bool {
 		return e.Data.Status == result.StatusCompleted && !e.Data.Replay
 	}); {
 	case executions > 1:
-		got.Duplicated++
+		tk.figures.Duplicated++
 	case executions == 1 && res.Enqueued == count && survivorPut == count-from:
-		got.Executed++
+		tk.figures.Executed++
 	default:
-		got.Lost++
+		tk.figures.Lost++
 	}
-	// Messages the victim was seen to put past the checkpoint, committed or
-	// not: the survivor put again those the victim had committed.
-	reportFault(t, "sigkill-mid-produce", got, faultFigures{Sent: 1, Executed: 1},
-		"attempt", e.Data.Attempt, "resumedFrom", from, "seenPutBeyondCheckpoint", max(seen-from, 0), "txSize", txSize)
+	return tk
 }
 
 // TestPublishFailureIsReplayed: with results going to an SNS topic that has
