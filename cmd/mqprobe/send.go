@@ -55,7 +55,7 @@ decide): retry later.`,
 	send.PersistentFlags().Int("expiry-seconds", 0, "record TTL in seconds (Idempotency-Expiry-Seconds header)")
 	send.PersistentFlags().String("file", "", "read the command JSON from this file ('-' for stdin) instead of flags")
 	send.PersistentFlags().String("qmgr", "QM1", "queue manager of the inline target")
-	send.PersistentFlags().String("queue", "DEV.QUEUE.1", "queue of the inline target")
+	send.PersistentFlags().String("queue", "DEV.QUEUE.1", "queue of the inline target; with --target-ref, a queue the profile allows")
 	send.PersistentFlags().String("target-ref", "", "name of a configured target profile instead of --qmgr/--queue")
 	send.PersistentFlags().StringToString("tag", nil, "tag key=value, repeatable")
 	send.PersistentFlags().Duration("timeout", 10*time.Minute, "how long to wait for the result")
@@ -182,6 +182,10 @@ func commandBody(cmd *cobra.Command, op string) ([]byte, error) {
 	c := map[string]any{}
 	if ref, _ := flags.GetString("target-ref"); ref != "" {
 		c["targetRef"] = ref
+		// Without --queue the profile's own queue applies.
+		if flags.Changed("queue") {
+			c["queue"], _ = flags.GetString("queue")
+		}
 	} else {
 		qmgr, _ := flags.GetString("qmgr")
 		queue, _ := flags.GetString("queue")

@@ -214,6 +214,12 @@ func TestSendTestBody(t *testing.T) {
 	if _, ok := header["Idempotency-Key"]; ok {
 		t.Errorf("Idempotency-Key sent without --key")
 	}
+	// With a profile, --queue names one of the queues the profile allows.
+	mqprobe(t, "send", "test", "--addr", f.addr, "--target-ref", "qm1-probe", "--queue", "DEV.QUEUE.2")
+	body, _ = f.lastPost()
+	if got, _ := json.Marshal(body); string(got) != `{"durationSeconds":30,"operationType":"TEST","queue":"DEV.QUEUE.2","targetRef":"qm1-probe"}` {
+		t.Errorf("profile queue body %s", got)
+	}
 	mqprobe(t, "send", "test", "--addr", f.addr, "--count", "10", "--persistent=false")
 	body, _ = f.lastPost()
 	if got, _ := json.Marshal(body); string(got) != `{"count":10,"mqProps":{"persistence":"nonpersistent"},"operationType":"TEST","target":{"queue":"DEV.QUEUE.1","queueManager":"QM1"}}` {

@@ -185,13 +185,15 @@ type TargetsConfig struct {
 }
 
 // InlineAllowlist bounds inline targets. Patterns take * and ?; an empty
-// list allows any value, except ccdtUrls (a CCDT names its own hosts).
+// list allows any value, except ccdtUrls (a CCDT names its own hosts) and
+// secretRefs (a reference reads the daemon's own variables, files, secrets).
 type InlineAllowlist struct {
 	QueueManagers []string `yaml:"queueManagers" desc:"Queue manager name patterns inline targets may name (empty = any)"`
 	Hosts         []string `yaml:"hosts" desc:"host or host:port patterns every inline connName entry must match (required with mq.backend ibmmq)"`
 	Channels      []string `yaml:"channels" desc:"Channel name patterns inline targets may name (empty = any)"`
 	Queues        []string `yaml:"queues" desc:"Queue name patterns inline targets (and replyQueue) may name (empty = any)"`
 	CCDTURLs      []string `yaml:"ccdtUrls" desc:"CCDT URL patterns inline targets may name (empty = none)"`
+	SecretRefs    []string `yaml:"secretRefs" desc:"passwordRef/keyStoreRef patterns inline targets may use, e.g. secret://mq/lab-* (empty = none)"`
 }
 
 // RateLimitConfig is a token bucket of commands per target; over it, HTTP

@@ -200,6 +200,7 @@ func (c *Config) validateTargets(v *validator) {
 	v.patterns("targets.inline.queues", in.Queues, mqPatternRE)
 	v.patterns("targets.inline.hosts", in.Hosts, hostPatternRE)
 	v.patterns("targets.inline.ccdtUrls", in.CCDTURLs, nil)
+	v.patterns("targets.inline.secretRefs", in.SecretRefs, nil)
 	if c.Targets.InlineAllowed() && c.MQ.Backend == BackendIBMMQ && len(in.Hosts) == 0 {
 		// SPEC §11: a command must never make the daemon connect to an arbitrary host.
 		v.fail("targets.inline.hosts", "required when targets.allowInline is true and mq.backend is ibmmq: list the host or host:port patterns inline targets may reach")

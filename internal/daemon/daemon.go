@@ -430,7 +430,7 @@ func targetsConfig(cfg *config.Config, secretsResolver *secrets.Resolver) target
 	t := cfg.Targets
 	tc := targets.Config{AllowInline: t.InlineAllowed(), Profiles: map[string]targets.Profile{},
 		Inline: targets.Allowlist{QueueManagers: t.Inline.QueueManagers, Hosts: t.Inline.Hosts, Channels: t.Inline.Channels,
-			Queues: t.Inline.Queues, CCDTURLs: t.Inline.CCDTURLs},
+			Queues: t.Inline.Queues, CCDTURLs: t.Inline.CCDTURLs, SecretRefs: t.Inline.SecretRefs},
 		RateLimit: targets.Rate{PerSecond: float64(t.RateLimit.CommandsPerSecond), Burst: t.RateLimit.Burst},
 		Secrets:   secretsResolver}
 	for name, p := range t.Profiles {

@@ -47,6 +47,18 @@ func OpenAPI(version string) ([]byte, error) {
 	for path, op := range opsPaths() {
 		paths[path] = op
 	}
+	// Every route but the health probes answers 401 without the token (or
+	// the client certificate) the configuration asks for.
+	for path, item := range paths {
+		for _, op := range item.(map[string]any) {
+			op := op.(map[string]any)
+			if strings.HasPrefix(path, "/health/") {
+				op["security"] = []any{}
+				continue
+			}
+			op["responses"].(map[string]any)["401"] = problemResponse("http.authToken is set and the request carries no valid bearer token.", nil)
+		}
+	}
 	doc := map[string]any{
 		"openapi":           "3.1.0",
 		"jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
@@ -55,8 +67,15 @@ func OpenAPI(version string) ([]byte, error) {
 			"version":     version,
 			"description": "Executes commands against IBM MQ exactly once. Every command is deduplicated by an idempotency record keyed <operationType>#<idempotencyKey>; a repeat replays the recorded result with Idempotent-Replay: true.",
 		},
-		"paths":      paths,
-		"components": map[string]any{"schemas": schemas},
+		"paths": paths,
+		// Loopback binds may run without either; any other bind needs one.
+		"security": []any{map[string]any{"bearerToken": []any{}}, map[string]any{"clientCertificate": []any{}}, map[string]any{}},
+		"components": map[string]any{"schemas": schemas, "securitySchemes": map[string]any{
+			"bearerToken": map[string]any{"type": "http", "scheme": "bearer",
+				"description": "The value of http.authToken (MQPROBE_HTTP_AUTHTOKEN); required on every route but /health/* when set."},
+			"clientCertificate": map[string]any{"type": "mutualTLS",
+				"description": "A client certificate signed by http.tls.clientCAFile; required by the TLS handshake when that is set."},
+		}},
 	}
 	return json.MarshalIndent(doc, "", "  ")
 }
@@ -170,6 +189,9 @@ func opsPaths() map[string]any {
 		"/health/ready": ready,
 		"/status":       get("status", "Version, mode, uptime, backends and command counts by outcome.", obj),
 		"/openapi.json": get("openapi", "This document.", obj),
+		"/metrics": map[string]any{"get": map[string]any{"operationId": "metrics", "summary": "Prometheus metrics (text exposition format).",
+			"responses": map[string]any{"200": map[string]any{"description": "OK",
+				"content": map[string]any{"text/plain": map[string]any{"schema": map[string]any{"type": "string"}}}}}}},
 		"/commands": map[string]any{"post": map[string]any{
 			"operationId": "submitCommand",
 			"summary":     "Put a raw command (any operation, any envelope) on the in-process bus; its result appears under /results.",

@@ -106,7 +106,6 @@ const (
 	CodeKeyReused        = "IDEMPOTENCY_KEY_REUSED"
 	CodeTargetNotFound   = "TARGET_NOT_FOUND"
 	CodeTargetNotAllowed = "TARGET_NOT_ALLOWED"
-	CodeLeaseLost        = "LEASE_LOST"
 	CodeInternal         = "INTERNAL_ERROR"
 	CodeUnsupported      = "OPERATION_NOT_SUPPORTED"
 	CodeLimitExceeded    = "LIMIT_EXCEEDED"

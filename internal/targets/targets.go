@@ -37,7 +37,8 @@ type Profile struct {
 
 // Allowlist says what inline targets may name. Patterns take * (any run of
 // characters) and ? (one character). An empty list allows any value, except
-// CCDTURLs: a CCDT hides its hosts, so inline CCDT URLs must be listed.
+// CCDTURLs (a CCDT hides its hosts) and SecretRefs (a reference reads the
+// daemon's own variables, files and secrets), which must be listed.
 type Allowlist struct {
 	QueueManagers []string
 	// Hosts are host or host:port patterns every connName entry must match;
@@ -46,6 +47,9 @@ type Allowlist struct {
 	Channels []string
 	Queues   []string
 	CCDTURLs []string
+	// SecretRefs are the passwordRef and keyStoreRef values inline targets
+	// may use.
+	SecretRefs []string
 }
 
 // Config says which targets commands may use.
@@ -189,6 +193,12 @@ func (r *Resolver) checkInline(t command.Target, replyQueue string) error {
 		if err := check("target.channel", t.Channel, "channels", al.Channels, false); err != nil {
 			return err
 		}
+	}
+	if t.Auth != nil && t.Auth.PasswordRef != "" && !matchAny(al.SecretRefs, t.Auth.PasswordRef, false) {
+		return notAllowed("target.auth.passwordRef %q matches no pattern of targets.inline.secretRefs", t.Auth.PasswordRef)
+	}
+	if t.SSL != nil && t.SSL.KeyStoreRef != "" && !matchAny(al.SecretRefs, t.SSL.KeyStoreRef, false) {
+		return notAllowed("target.ssl.keyStoreRef %q matches no pattern of targets.inline.secretRefs", t.SSL.KeyStoreRef)
 	}
 	if t.CCDTURL != "" && !matchAny(al.CCDTURLs, t.CCDTURL, false) {
 		return notAllowed("target.ccdtUrl %q matches no pattern of targets.inline.ccdtUrls (a CCDT names its own hosts, so inline CCDT URLs must be listed)", t.CCDTURL)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/secrets"
 	"github.com/mqprobe/mqprobe/internal/targets"
 )
 
@@ -113,7 +114,8 @@ func TestInlineAllowlist(t *testing.T) {
 		Channels:      []string{"DEV.*"},
 		Queues:        []string{"DEV.*"},
 		CCDTURLs:      []string{"https://config.example.com/ccdt/*.json"},
-	}})
+		SecretRefs:    []string{"secret://mq/lab-*"},
+	}, Secrets: secrets.NewResolver(secrets.Config{Fetcher: labSecrets{}})})
 	ctx := context.Background()
 	allowed := []command.Command{
 		inline("QM1", "DEV.QUEUE.1", "DEV.APP.SVRCONN", "a.mq.example.com(1414)"),
@@ -121,6 +123,7 @@ func TestInlineAllowlist(t *testing.T) {
 		inline("QM1", "DEV.Q", "DEV.C", "::1(1414)"),
 		inline("QM1", "DEV.Q", "", ""), // the client's own MQSERVER/CCDT settings: the operator's
 		{Target: &command.Target{QueueManager: "QM1", Queue: "DEV.Q", CCDTURL: "https://config.example.com/ccdt/lab.json"}},
+		{Target: &command.Target{QueueManager: "QM1", Queue: "DEV.Q", Auth: &command.Auth{User: "app", PasswordRef: "secret://mq/lab-qm1"}}},
 	}
 	for _, cmd := range allowed {
 		if _, err := r.Resolve(ctx, cmd); err != nil {
@@ -139,6 +142,10 @@ func TestInlineAllowlist(t *testing.T) {
 		"channel":       {inline("QM1", "DEV.Q", "SYSTEM.ADMIN.SVRCONN", "a.mq.example.com(1414)"), "targets.inline.channels"},
 		"queue":         {inline("QM1", "SYSTEM.ADMIN.COMMAND.QUEUE", "DEV.C", "a.mq.example.com(1414)"), "targets.inline.queues"},
 		"ccdt":          {command.Command{Target: &command.Target{QueueManager: "QM1", Queue: "DEV.Q", CCDTURL: "https://evil.org/ccdt.json"}}, "targets.inline.ccdtUrls"},
+		"password file": {command.Command{Target: &command.Target{QueueManager: "QM1", Queue: "DEV.Q",
+			Auth: &command.Auth{User: "app", PasswordRef: "file:/etc/mqprobe/admin-password"}}}, `target.auth.passwordRef "file:/etc/mqprobe/admin-password" matches no pattern of targets.inline.secretRefs`},
+		"key store": {command.Command{Target: &command.Target{QueueManager: "QM1", Queue: "DEV.Q",
+			SSL: &command.SSL{Enabled: true, CipherSpec: "ANY_TLS13", KeyStoreRef: "env:HOME"}}}, "targets.inline.secretRefs"},
 	}
 	for name, tc := range refused {
 		_, err := r.Resolve(ctx, tc.cmd)
@@ -151,6 +158,13 @@ func TestInlineAllowlist(t *testing.T) {
 	if _, err := r.Resolve(ctx, reply); code(err) != "TARGET_NOT_ALLOWED" || !strings.Contains(err.Error(), "replyQueue") {
 		t.Errorf("replyQueue outside targets.inline.queues: %v", err)
 	}
+}
+
+// labSecrets serves every secret:// reference with one value.
+type labSecrets struct{}
+
+func (labSecrets) Fetch(context.Context, string) (secrets.Secret, error) {
+	return secrets.Secret{String: "lab-pw"}, nil
 }
 
 func TestMatch(t *testing.T) {
