@@ -4,7 +4,7 @@ GO ?= go
 TOOLS := $(CURDIR)/.build/tools
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: build build-bin run dev-aws test test-ibmmq-real lint bench mqstub tools clean
+.PHONY: build build-bin run dev-aws test test-ibmmq-real lint bench mqstub tools clean docker docs
 
 build:
 	$(GO) build ./...
@@ -40,10 +40,9 @@ lint: tools mqstub
 	eval "$$(bash scripts/build-mqstub.sh --env)" && \
 	  $(GO) vet -tags ibmmq ./... && $(TOOLS)/staticcheck -tags ibmmq ./...
 
-## bench: every benchmark, with the services they need
+## bench: the benchmark report (bench/report.md, bench/report.json), with the services it needs
 bench:
-	bash scripts/with-services.sh bash -c '$(GO) test -run "^$$" -bench . -benchmem ./... && \
-	  $(GO) test -run "^$$" -bench . -benchmem -tags ibmmq ./internal/mq/...'
+	bash scripts/with-services.sh $(GO) run ./bench -go $(GO) -out bench
 
 ## mqstub: build the IBM MQ client stub into .build/mqstub
 mqstub:
@@ -56,3 +55,22 @@ $(TOOLS)/staticcheck:
 
 clean:
 	rm -rf .build
+
+## docker: build the images mqprobe:<tag> (IBM MQ client, -tags ibmmq) and mqprobe:<tag>-embedded;
+## needs a container engine and MQ_CLIENT_SHA256, the SHA-256 of IBM's MQ client tarball for MQ_VERSION
+DOCKER ?= docker
+IMAGE ?= mqprobe
+IMAGE_TAG ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+MQ_VERSION ?= 9.4.5.0
+docker:
+	@if ! $(DOCKER) info >/dev/null 2>&1; then \
+	  echo "make docker: no container engine available ('$(DOCKER) info' failed): start one, or set DOCKER=podman"; exit 1; fi
+	@if [ -z "$(MQ_CLIENT_SHA256)" ]; then \
+	  echo "make docker: set MQ_CLIENT_SHA256 to the SHA-256 of IBM's MQ $(MQ_VERSION) client tarball (see the Dockerfile)"; exit 2; fi
+	$(DOCKER) build --target embedded --build-arg VERSION=$(IMAGE_TAG) -t $(IMAGE):$(IMAGE_TAG)-embedded .
+	$(DOCKER) build --target ibmmq --build-arg VERSION=$(IMAGE_TAG) --build-arg MQ_VERSION=$(MQ_VERSION) \
+	  --build-arg MQ_CLIENT_SHA256=$(MQ_CLIENT_SHA256) -t $(IMAGE):$(IMAGE_TAG) .
+
+## docs: regenerate configs/openapi.yaml, configs/asyncapi.yaml and README's configuration reference
+docs:
+	$(GO) run ./internal/apidoc/gendocs

@@ -159,6 +159,7 @@ type MissingKeyConfig struct {
 type ResultsConfig struct {
 	Replay          string `yaml:"replay" desc:"What a replayed command publishes: republish (the cached result again) or drop"`
 	Recent          int    `yaml:"recent" desc:"Result events GET /results keeps in embedded mode"`
+	RecentMaxBytes  int    `yaml:"recentMaxBytes" desc:"Bytes of result events GET /results keeps at most (oldest dropped first; a CONSUME lists every message it took)"`
 	SNSTopicARN     string `yaml:"snsTopicArn" desc:"SNS topic receiving result events (aws mode)"`
 	SQSQueue        string `yaml:"sqsQueue" desc:"SQS queue (name or URL) receiving result events (aws mode)"`
 	MaxRawBodyBytes int    `yaml:"maxRawBodyBytes" desc:"Raw body bytes kept in a rejected event"`
@@ -300,7 +301,7 @@ func defaults() *Config {
 			MaxBytes:   262144,
 			MissingKey: MissingKeyConfig{Bus: MissingKeyMessageID, HTTP: MissingKeyGenerate},
 		},
-		Results: ResultsConfig{Replay: ReplayRepublish, Recent: 1000, MaxRawBodyBytes: 4096},
+		Results: ResultsConfig{Replay: ReplayRepublish, Recent: 1000, RecentMaxBytes: 32 << 20, MaxRawBodyBytes: 4096},
 		Tests:   TestsConfig{MaxConcurrent: 4, MaxDuration: time.Hour},
 		Consume: ConsumeConfig{CaptureMaxBytes: 131072, CaptureMaxMessageBytes: 4096},
 		SQS:     SQSConfig{WaitTimeSeconds: 20, VisibilityTimeout: 60 * time.Second, MaxMessages: 10},

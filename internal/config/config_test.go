@@ -72,7 +72,7 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 			Pool: PoolConfig{MaxConnsPerTarget: 8, MaxIdlePerTarget: 2, IdleTimeout: 5 * time.Minute},
 		},
 		Command: CommandConfig{MaxBytes: 262144, MissingKey: MissingKeyConfig{Bus: "messageId", HTTP: "generate"}},
-		Results: ResultsConfig{Replay: "republish", Recent: 1000, MaxRawBodyBytes: 4096},
+		Results: ResultsConfig{Replay: "republish", Recent: 1000, RecentMaxBytes: 33554432, MaxRawBodyBytes: 4096},
 		Consume: ConsumeConfig{CaptureMaxBytes: 131072, CaptureMaxMessageBytes: 4096},
 		Tests:   TestsConfig{MaxConcurrent: 4, MaxDuration: time.Hour},
 		Targets: TargetsConfig{AllowInline: &allow, RateLimit: RateLimitConfig{Burst: 10}},

@@ -177,6 +177,7 @@ func (c *Config) validateCommand(v *validator) {
 	r := c.Results
 	v.oneOf("results.replay", r.Replay, ReplayRepublish, ReplayDrop)
 	v.nonNegative("results.recent", r.Recent)
+	v.nonNegative("results.recentMaxBytes", r.RecentMaxBytes)
 	v.nonNegative("results.maxRawBodyBytes", r.MaxRawBodyBytes)
 	if r.SNSTopicARN != "" && !strings.HasPrefix(r.SNSTopicARN, "arn:") {
 		v.fail("results.snsTopicArn", "must be an ARN, arn:aws:sns:<region>:<account>:<topic> (got %q)", r.SNSTopicARN)

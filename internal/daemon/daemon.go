@@ -143,7 +143,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		return nil, err
 	}
 	d.commands = tr.commands
-	d.recent = result.NewRecent(cfg.Results.Recent)
+	d.recent = result.NewRecent(cfg.Results.Recent, cfg.Results.RecentMaxBytes)
 	var publisher result.Publisher = result.Multi{d.recent, tr.results}
 	if opts.WrapPublisher != nil {
 		publisher = opts.WrapPublisher(publisher)

@@ -44,7 +44,7 @@ func api(tb testing.TB) http.Handler {
 	tests := handlers.NewTests(2, 2*time.Second)
 	registry := handlers.Registry()
 	registry[command.Test], registry[command.StopTest] = tests.Test, tests.StopTest
-	recent := result.NewRecent(100)
+	recent := result.NewRecent(100, 1<<20)
 	x, err := executor.New(executor.Config{Source: "mqprobe/fuzz", Replay: executor.ReplayRepublish, HTTPWait: 50 * time.Millisecond},
 		executor.Deps{Decoder: decoder, Engine: engine, Handlers: registry, Admit: tests.Admit, Log: log, Publisher: recent, Conns: pool,
 			Targets: targets.NewResolver(targets.Config{AllowInline: true, Profiles: map[string]targets.Profile{"p": {QueueManager: "QM1", Queue: "DEV.QUEUE.1"}}})})

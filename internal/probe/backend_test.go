@@ -301,7 +301,7 @@ func testRateHonoured(f *probeFixture) {
 	st := f.run(f.ctx, cfg, nil)
 	// The rate is the total over the putters: never above it, and below
 	// by what stalls cost, which on a loaded machine can be much (see
-	// ByDuration; BenchmarkProbeRate measures the ratio on a quiet one).
+	// ByDuration; BenchmarkProbePacing measures the ratio on a quiet one).
 	if st.Sent < 200 || st.Sent > 400 {
 		f.t.Errorf("sent %d in 1 s at 400/s over 2 putters, want 200 to 400", st.Sent)
 	}

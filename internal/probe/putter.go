@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/pacing"
 )
 
 // unpacedInFlight caps the messages out at once when Rate is 0, so "as
@@ -40,8 +41,7 @@ func newPutter(r *run, index int, q mq.Queue) *putter {
 // error). It returns put failures.
 func (p *putter) loop(ctx context.Context) error {
 	r := p.r
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
+	timer := pacing.NewTimer()
 	for {
 		seq, due, ok := r.sched.next(time.Now())
 		if !ok {
@@ -60,7 +60,7 @@ func (p *putter) loop(ctx context.Context) error {
 // put waits until due, then puts message seq.
 func (p *putter) put(ctx context.Context, timer *time.Timer, seq int64, due time.Time) error {
 	r := p.r
-	if err := sleepUntil(ctx, timer, due); err != nil {
+	if err := pacing.Wait(ctx, timer, due, r.sched.spin()); err != nil {
 		return err
 	}
 	if r.credits != nil {

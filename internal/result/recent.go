@@ -5,28 +5,47 @@ import (
 	"sync"
 )
 
-// Recent keeps the last events in memory for GET /results. It is a
-// Publisher, so it sits beside the real destination.
+// Recent keeps the last events in memory for GET /results, bounded by a
+// count and by their size: a CONSUME result lists every message it took,
+// so a thousand of them could hold gigabytes. It is a Publisher, so it
+// sits beside the real destination.
 type Recent struct {
-	mu     sync.Mutex
-	events []Event // ring
-	next   int
-	full   bool
+	mu       sync.Mutex
+	events   []Event // oldest first
+	bytes    int     // size of events
+	max      int
+	maxBytes int
 }
 
-// NewRecent keeps up to n events.
-func NewRecent(n int) *Recent {
-	return &Recent{events: make([]Event, max(n, 1))}
+// eventOverhead approximates an event's size beyond its variable parts.
+const eventOverhead = 512
+
+// NewRecent keeps up to n events (at least 1) holding at most maxBytes
+// (≤ 0: no byte bound); the newest event is kept whatever its size.
+func NewRecent(n, maxBytes int) *Recent {
+	return &Recent{max: max(n, 1), maxBytes: maxBytes}
+}
+
+func size(e Event) int {
+	return eventOverhead + len(e.Data.Result) + len(e.Data.RawBody)
 }
 
 // Publish implements Publisher.
 func (r *Recent) Publish(_ context.Context, e Event) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.events[r.next] = e
-	r.next = (r.next + 1) % len(r.events)
-	if r.next == 0 {
-		r.full = true
+	r.events = append(r.events, e)
+	r.bytes += size(e)
+	drop := 0
+	for len(r.events)-drop > 1 && (len(r.events)-drop > r.max || (r.maxBytes > 0 && r.bytes > r.maxBytes)) {
+		r.bytes -= size(r.events[drop])
+		drop++
+	}
+	if drop > 0 {
+		// Copy down rather than reslice, so dropped events are freed.
+		n := copy(r.events, r.events[drop:])
+		clear(r.events[n:])
+		r.events = r.events[:n]
 	}
 	return nil
 }
@@ -49,14 +68,9 @@ func (f Filter) match(e Event) bool {
 func (r *Recent) Find(f Filter) []Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	n := r.next
-	if r.full {
-		n = len(r.events)
-	}
 	out := []Event{}
-	for i := 1; i <= n; i++ {
-		e := r.events[(r.next-i+len(r.events))%len(r.events)]
-		if f.match(e) {
+	for i := len(r.events) - 1; i >= 0; i-- {
+		if e := r.events[i]; f.match(e) {
 			out = append(out, e)
 			if f.Limit > 0 && len(out) == f.Limit {
 				break

@@ -2,7 +2,9 @@ package result_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,7 +12,7 @@ import (
 )
 
 func TestRecentKeepsTheNewestAndFilters(t *testing.T) {
-	r := result.NewRecent(3)
+	r := result.NewRecent(3, 0)
 	for i := range 5 {
 		status := result.StatusCompleted
 		if i%2 == 1 {
@@ -30,6 +32,29 @@ func TestRecentKeepsTheNewestAndFilters(t *testing.T) {
 	}
 	if got := r.Find(result.Filter{Status: result.StatusCompleted, Limit: 1}); len(got) != 1 {
 		t.Errorf("limit: %d events", len(got))
+	}
+}
+
+func TestRecentIsBoundedBySize(t *testing.T) {
+	r := result.NewRecent(1000, 10_000)
+	big := json.RawMessage(`"` + strings.Repeat("x", 3000) + `"`)
+	for i := range 20 {
+		ev := result.New("mqprobe/test", result.Data{IdempotencyKey: fmt.Sprint("k", i), Result: big}, time.Now())
+		if err := r.Publish(context.Background(), ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Two events of ~3.5 KB fit in 10 KB; the newest are kept.
+	if got := r.Find(result.Filter{}); len(got) != 2 || got[0].Data.IdempotencyKey != "k19" || got[1].Data.IdempotencyKey != "k18" {
+		t.Fatalf("kept %d events, newest %v; want the 2 newest", len(got), got[0].Data.IdempotencyKey)
+	}
+	// An event larger than the bound is still kept, alone.
+	huge := json.RawMessage(`"` + strings.Repeat("y", 20_000) + `"`)
+	if err := r.Publish(context.Background(), result.New("mqprobe/test", result.Data{IdempotencyKey: "huge", Result: huge}, time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Find(result.Filter{}); len(got) != 1 || got[0].Data.IdempotencyKey != "huge" {
+		t.Fatalf("after an oversize event: %d events", len(got))
 	}
 }
 

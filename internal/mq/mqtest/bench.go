@@ -2,7 +2,10 @@ package mqtest
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
 )
@@ -141,4 +144,87 @@ func benchGetLoop(b *testing.B, h Harness) {
 	q.commit()
 	b.StopTimer()
 	reportRate(b)
+}
+
+// PutClock records when each put reaches a backend wrapped by
+// TimedBackend, so pacing can be measured from outside what puts.
+type PutClock struct {
+	mu    sync.Mutex
+	times []time.Time
+}
+
+// NewPutClock returns a clock with room for expected puts.
+func NewPutClock(expected int) *PutClock {
+	return &PutClock{times: make([]time.Time, 0, expected)}
+}
+
+func (c *PutClock) record(t time.Time) {
+	c.mu.Lock()
+	c.times = append(c.times, t)
+	c.mu.Unlock()
+}
+
+// Sorted returns the recorded times in order (concurrent putters
+// interleave).
+func (c *PutClock) Sorted() []time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := slices.Clone(c.times)
+	slices.SortFunc(out, time.Time.Compare)
+	return out
+}
+
+// TimedBackend passes everything through to Backend and records the time
+// of every put on Clock.
+type TimedBackend struct {
+	mq.Backend
+	Clock *PutClock
+}
+
+// Connect implements mq.Backend.
+func (b TimedBackend) Connect(ctx context.Context, t mq.Target) (mq.Conn, error) {
+	c, err := b.Backend.Connect(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return timedConn{c, b.Clock}, nil
+}
+
+type timedConn struct {
+	mq.Conn
+	clock *PutClock
+}
+
+func (c timedConn) OpenQueue(ctx context.Context, name string, opts mq.OpenOption) (mq.Queue, error) {
+	q, err := c.Conn.OpenQueue(ctx, name, opts)
+	if err != nil {
+		return nil, err
+	}
+	return timedQueue{q, c.clock}, nil
+}
+
+type timedQueue struct {
+	mq.Queue
+	clock *PutClock
+}
+
+func (q timedQueue) Put(ctx context.Context, msg *mq.Message, opts mq.PutOptions) (mq.PutResult, error) {
+	q.clock.record(time.Now())
+	return q.Queue.Put(ctx, msg, opts)
+}
+
+// Pacing returns, for put times in order, the achieved ÷ requested rate
+// (puts after the first ÷ time from the first put to the last, over rate)
+// and the 99th percentile gap between consecutive puts (nearest rank) over
+// the nominal interval 1/rate. It needs at least two puts.
+func Pacing(times []time.Time, rate int) (ratio, p99Gap float64) {
+	span := times[len(times)-1].Sub(times[0]).Seconds()
+	ratio = float64(len(times)-1) / span / float64(rate)
+	gaps := make([]time.Duration, len(times)-1)
+	for i := range gaps {
+		gaps[i] = times[i+1].Sub(times[i])
+	}
+	slices.Sort(gaps)
+	p99 := gaps[(len(gaps)*99+99)/100-1] // the ⌈0.99·n⌉-th smallest
+	return ratio, p99.Seconds() * float64(rate)
 }

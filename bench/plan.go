@@ -1,0 +1,170 @@
+package main
+
+import "fmt"
+
+// Group is one `go test -bench` invocation.
+type Group struct {
+	Name      string `json:"name"`
+	Pkg       string `json:"package"`
+	Bench     string `json:"bench"`               // -bench pattern
+	Tags      string `json:"tags,omitempty"`      // -tags
+	Benchtime string `json:"benchtime,omitempty"` // -benchtime
+	Count     int    `json:"count,omitempty"`     // -count; 0: the run's -count
+}
+
+// Ref names one metric of one benchmark.
+type Ref struct {
+	Bench string `json:"benchmark"`
+	Unit  string `json:"unit"`
+}
+
+// FigureSpec is one row of the report: a metric, or with Den the ratio of
+// two metrics taken repetition by repetition.
+type FigureSpec struct {
+	Name string
+	Ref
+	Den  *Ref
+	Goal *Goal
+}
+
+// Item is one numbered claim of the issue, with its table.
+type Item struct {
+	Number  int
+	Title   string
+	How     string // how it is measured, for the report
+	Figures []FigureSpec
+}
+
+// groups lists what `make bench` runs, in order. The IBM MQ case of
+// BenchmarkProduceOverhead exists only with -tags ibmmq (the client stub).
+var groups = []Group{
+	{Name: "probe overhead", Pkg: "./internal/daemon", Bench: "^BenchmarkProduceOverhead$", Tags: "ibmmq", Benchtime: "3x"},
+	{Name: "store round trips (sqlite, postgres)", Pkg: "./internal/idempotency/sqlstore", Bench: "^Benchmark(SQLite|Postgres)$", Benchtime: "300x"},
+	{Name: "store round trips (dynamodb)", Pkg: "./internal/idempotency/dynamodb", Bench: "^BenchmarkDynamoDB$", Benchtime: "300x"},
+	{Name: "DEPTH with and without idempotency", Pkg: "./internal/daemon", Bench: "^BenchmarkDepthCommands$", Benchtime: "1s"},
+	{Name: "pacing, TEST probe", Pkg: "./internal/probe", Bench: "^BenchmarkProbePacing$", Benchtime: "1x"},
+	{Name: "pacing, PRODUCE", Pkg: "./internal/daemon", Bench: "^BenchmarkProducePacing$", Benchtime: "1x"},
+	{Name: "peak RSS", Pkg: "./internal/daemon", Bench: "^BenchmarkPeakRSS$", Benchtime: "1x"},
+	{Name: "end to end, embedded", Pkg: "./internal/daemon", Bench: "^BenchmarkEndToEndEmbedded$", Benchtime: "1s"},
+	{Name: "end to end, goaws + dynalite", Pkg: "./internal/daemon", Bench: "^BenchmarkEndToEndAWS$", Benchtime: "3s"},
+	{Name: "start-up", Pkg: "./internal/daemon", Bench: "^BenchmarkStartup$", Benchtime: "1x", Count: 10},
+}
+
+func atLeast(v float64) *Goal { return &Goal{Op: ">=", Value: v} }
+func atMost(v float64) *Goal  { return &Goal{Op: "<=", Value: v} }
+func exactly(v float64) *Goal { return &Goal{Op: "==", Value: v} }
+
+func figure(name, bench, unit string, goal *Goal) FigureSpec {
+	return FigureSpec{Name: name, Ref: Ref{bench, unit}, Goal: goal}
+}
+
+func ratio(name string, num, den Ref) FigureSpec {
+	return FigureSpec{Name: name, Ref: num, Den: &den}
+}
+
+// items is the report: the issue's six claims.
+var items = buildItems()
+
+func buildItems() []Item {
+	overhead := Item{Number: 1, Title: "Probe overhead",
+		How: "One HTTP PRODUCE of 2 KiB non-persistent messages committed every 100, through the whole daemon " +
+			"(executor, SQLite records — the embedded default — with a checkpoint per commit), against the bare put " +
+			"loop on the same backend, alternating in one process (`BenchmarkProduceOverhead`). Embedded: 100,000 " +
+			"messages per command. IBM MQ client on the project's stub: 10 × 5,000 per round (the stub's MAXDEPTH). " +
+			"Ratio = PRODUCE msgs/s ÷ bare msgs/s over a repetition's rounds."}
+	for _, backend := range []string{"embedded", "ibmmq-stub"} {
+		b := "BenchmarkProduceOverhead/" + backend
+		overhead.Figures = append(overhead.Figures,
+			figure(backend+": PRODUCE ÷ bare put loop", b, "ratio", atLeast(0.90)),
+			figure(backend+": bare put loop, msgs/s", b, "bare-msgs/s", nil),
+			figure(backend+": PRODUCE, msgs/s", b, "produce-msgs/s", nil))
+	}
+
+	dedupe := Item{Number: 2, Title: "Dedupe cost",
+		How: "Store round trips counted by a wrapper around the store (`storetest.Counting`) while the idempotency " +
+			"engine handles 300 commands per repetition (`storetest.Benchmark`): a new command (claim + completion), " +
+			"a duplicate of a completed one (replayed from the store), a duplicate arriving while this process runs " +
+			"the command (single-flight), and a duplicate of a completed one with `localCacheSize` > 0. Then DEPTH " +
+			"commands per second over HTTP through the daemon, each store against idempotency disabled " +
+			"(`BenchmarkDepthCommands`)."}
+	stores := []struct{ name, bench string }{
+		{"sqlite", "BenchmarkSQLite"}, {"postgres", "BenchmarkPostgres"}, {"dynamodb", "BenchmarkDynamoDB"}}
+	for _, s := range stores {
+		dedupe.Figures = append(dedupe.Figures,
+			figure(s.name+": new command, round trips", s.bench+"/new/c1", "roundtrips/cmd", exactly(2)),
+			figure(s.name+": new command at concurrency 32, round trips", s.bench+"/new/c32", "roundtrips/cmd", exactly(2)),
+			figure(s.name+": duplicate, round trips", s.bench+"/duplicate/c1", "roundtrips/cmd", exactly(1)),
+			figure(s.name+": duplicate at concurrency 32, round trips", s.bench+"/duplicate/c32", "roundtrips/cmd", exactly(1)),
+			figure(s.name+": duplicate in flight (single-flight), round trips", s.bench+"/inflight-duplicate/c1", "roundtrips/cmd", exactly(0)),
+			figure(s.name+": duplicate from the local cache, round trips", s.bench+"/cached-duplicate/c1", "roundtrips/cmd", exactly(0)))
+	}
+	for _, conc := range []int{1, 16} {
+		without := Ref{fmt.Sprintf("BenchmarkDepthCommands/disabled/c%d", conc), "cmds/s"}
+		dedupe.Figures = append(dedupe.Figures, FigureSpec{Name: fmt.Sprintf("DEPTH without idempotency, c%d, cmds/s", conc), Ref: without})
+		for _, s := range stores {
+			with := Ref{fmt.Sprintf("BenchmarkDepthCommands/%s/c%d", s.name, conc), "cmds/s"}
+			dedupe.Figures = append(dedupe.Figures,
+				FigureSpec{Name: fmt.Sprintf("DEPTH with idempotency on %s, c%d, cmds/s", s.name, conc), Ref: with},
+				ratio(fmt.Sprintf("DEPTH with %s ÷ without, c%d", s.name, conc), with, without))
+		}
+	}
+
+	pacing := Item{Number: 3, Title: "Pacing",
+		How: "Runs of 10 s per repetition on the embedded queue manager; a wrapper around the backend records the " +
+			"time of every put. TEST probe: one putter, one getter (as the TEST command runs), 256-byte messages " +
+			"(`BenchmarkProbePacing`). PRODUCE: one HTTP command of 2 KiB messages, rate × 10 s of them, with " +
+			"`rateLimitPerSec`, through the daemon (SQLite records) while the queue is drained; a PRODUCE still " +
+			"running at 20 s is cancelled and measured on the puts it made (`BenchmarkProducePacing`). Achieved rate " +
+			"= puts after the first ÷ time from the first put to the last. Gap = time between consecutive puts; " +
+			"p99 by nearest rank, over the nominal interval 1/rate."}
+	within1pct := &Goal{Op: "within", Value: 1, Tolerance: 0.01}
+	for _, rate := range []int{1_000, 10_000, 50_000} {
+		probe := fmt.Sprintf("BenchmarkProbePacing/rate=%d", rate)
+		produce := fmt.Sprintf("BenchmarkProducePacing/rate=%d", rate)
+		pacing.Figures = append(pacing.Figures,
+			figure(fmt.Sprintf("TEST %d msg/s: achieved ÷ requested", rate), probe, "ratio", within1pct),
+			figure(fmt.Sprintf("TEST %d msg/s: p99 inter-put gap ÷ interval", rate), probe, "p99gap/interval", atMost(2)),
+			figure(fmt.Sprintf("TEST %d msg/s: probes lost", rate), probe, "lost", nil),
+			figure(fmt.Sprintf("PRODUCE %d msg/s: achieved ÷ requested", rate), produce, "ratio", within1pct),
+			figure(fmt.Sprintf("PRODUCE %d msg/s: p99 inter-put gap ÷ interval", rate), produce, "p99gap/interval", atMost(2)),
+			figure(fmt.Sprintf("PRODUCE %d msg/s: share of runs completed within 20 s", rate), produce, "completed", nil))
+	}
+
+	memory := Item{Number: 4, Title: "Memory",
+		How: "A fresh `mqprobe run` process on the embedded default per repetition; peak RSS is VmHWM from " +
+			"/proc/<pid>/status once the workload is done (`BenchmarkPeakRSS`). PRODUCE: one HTTP command of " +
+			"1,000,000 × 2 KiB; the in-process queue manager holds 5,000 messages (MAXDEPTH), so they are put with " +
+			"`expiryMs` 1 and expire as a remote consumer would take them; the queue (≤ 5,000 × 2 KiB) counts in " +
+			"the figure. CONSUME: 200 commands of `maxMessages` 5,000 (one unit of work each; capture capped at the " +
+			"default 128 KiB per command), each after a PRODUCE of 5,000 fills the queue."}
+	memory.Figures = []FigureSpec{
+		figure("PRODUCE 1,000,000 × 2 KiB: peak RSS, MiB", "BenchmarkPeakRSS/produce-1M", "peak-RSS-MiB", atMost(64)),
+		figure("CONSUME 1,000,000 (200 × 5,000), capture capped: peak RSS, MiB", "BenchmarkPeakRSS/consume-1M", "peak-RSS-MiB", nil),
+		figure("after start-up, before any command: peak RSS, MiB", "BenchmarkPeakRSS/produce-1M", "ready-RSS-MiB", nil),
+	}
+
+	e2e := Item{Number: 5, Title: "End to end",
+		How: "DEPTH commands per second with 1, 8 or 32 in flight, each sender waiting for its answer. Embedded: " +
+			"HTTP against one `mqprobe run` process on the embedded default (`BenchmarkEndToEndEmbedded`). AWS: " +
+			"commands sent to a goaws SQS queue, records in dynalite, result events read from an SQS results queue, " +
+			"against one or three `mqprobe run` processes sharing the queue and the table (`BenchmarkEndToEndAWS`)."}
+	for _, conc := range []int{1, 8, 32} {
+		e2e.Figures = append(e2e.Figures, figure(fmt.Sprintf("embedded, c%d, cmds/s", conc),
+			fmt.Sprintf("BenchmarkEndToEndEmbedded/c%d", conc), "cmds/s", nil))
+	}
+	for _, conc := range []int{1, 8, 32} {
+		e2e.Figures = append(e2e.Figures, figure(fmt.Sprintf("goaws + dynalite, 1 instance, c%d, cmds/s", conc),
+			fmt.Sprintf("BenchmarkEndToEndAWS/instances=1/c%d", conc), "cmds/s", nil))
+	}
+	three := Ref{"BenchmarkEndToEndAWS/instances=3/c32", "cmds/s"}
+	e2e.Figures = append(e2e.Figures,
+		FigureSpec{Name: "goaws + dynalite, 3 instances, c32, cmds/s", Ref: three},
+		ratio("3 instances ÷ 1 instance, c32", three, Ref{"BenchmarkEndToEndAWS/instances=1/c32", "cmds/s"}))
+
+	startup := Item{Number: 6, Title: "Start-up",
+		How: "From starting `mqprobe run` on the embedded default in a fresh directory (the SQLite database is " +
+			"created) to the first 200 from `GET /health/ready`, polled every millisecond (`BenchmarkStartup`)."}
+	startup.Figures = []FigureSpec{figure("process start to /health/ready = 200, ms", "BenchmarkStartup", "startup-ms", nil)}
+
+	return []Item{overhead, dedupe, pacing, memory, e2e, startup}
+}
