@@ -56,18 +56,7 @@ launch() {
 }
 
 # halt stops the server of $dir, if any.
-halt() {
-  [ -f "$dir/pid" ] || return 0
-  local pid
-  pid=$(cat "$dir/pid")
-  kill "$pid" 2>/dev/null || true
-  for _ in $(seq 1 50); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -9 "$pid" 2>/dev/null || true
-  rm -f "$dir/pid"
-}
+halt() { stop_pid "$dir/pid"; }
 
 # answers reports whether the server at $1 serves HTTP (dynalite answers GET /
 # with 200 once it listens).

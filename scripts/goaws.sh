@@ -50,19 +50,7 @@ launch() {
 }
 
 # halt stops the server of $dir, if any.
-halt() {
-  [ -f "$dir/pid" ] || return 0
-  local pid
-  pid=$(cat "$dir/pid")
-  if kill "$pid" 2>/dev/null; then
-    for _ in $(seq 1 50); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -9 "$pid" 2>/dev/null || true
-  fi
-  rm -f "$dir/pid"
-}
+halt() { stop_pid "$dir/pid"; }
 
 case "$cmd" in
 build)

@@ -111,16 +111,7 @@ start)
   ;;
 stop)
   [ -n "$dir" ] || { echo "usage: $0 stop DIR" >&2; exit 2; }
-  if [ -f "$dir/pid" ]; then
-    pid=$(cat "$dir/pid")
-    if kill "$pid" 2>/dev/null; then
-      for _ in $(seq 1 50); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-      done
-      kill -9 "$pid" 2>/dev/null || true
-    fi
-  fi
+  stop_pid "$dir/pid"
   rm -rf "$dir"
   ;;
 *)

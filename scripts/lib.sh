@@ -9,6 +9,22 @@ log() { echo "$(basename "$0"): $*" >&2; }
 # port_free reports whether nothing listens on 127.0.0.1:$1.
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
+# stop_pid FILE ends the process whose pid FILE holds (TERM, KILL after 5 s)
+# and removes FILE; without FILE there is nothing to stop.
+stop_pid() {
+  [ -f "$1" ] || return 0
+  local pid
+  pid=$(cat "$1")
+  if kill "$pid" 2>/dev/null; then
+    for _ in $(seq 1 50); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$1"
+}
+
 # build_tool NAME [NOTE] builds tools/NAME (a Go module of its own, outside
 # mqprobe's dependency graph) into .build/tools/NAME when the binary is
 # missing or older than its sources. It writes a temporary file and renames

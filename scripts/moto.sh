@@ -67,15 +67,7 @@ start)
   exit 1
   ;;
 stop)
-  if [ -f "$dir/pid" ]; then
-    pid=$(cat "$dir/pid")
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 1 50); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -9 "$pid" 2>/dev/null || true
-  fi
+  stop_pid "$dir/pid"
   rm -rf "$dir"
   ;;
 *)
