@@ -24,9 +24,9 @@ import (
 	"github.com/mqprobe/mqprobe/internal/targets"
 )
 
-// api assembles the HTTP API over a real executor, an in-memory store and
-// the embedded queue manager.
-func api(tb testing.TB) http.Handler {
+// api assembles the HTTP API's configuration over a real executor, an
+// in-memory store and the embedded queue manager.
+func api(tb testing.TB) httpapi.Config {
 	tb.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	engine, err := idempotency.New(memory.New(), idempotency.Config{Lease: time.Second}, log)
@@ -51,9 +51,9 @@ func api(tb testing.TB) http.Handler {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return httpapi.Handler(httpapi.Config{Executor: x, Recent: recent, OpenAPI: []byte(`{}`), MaxBodyBytes: 300000,
+	return httpapi.Config{Executor: x, Recent: recent, OpenAPI: []byte(`{}`), MaxBodyBytes: 300000,
 		Tests: tests, Records: engine.Get, Submit: func(context.Context, []byte, map[string]string) (string, error) { return "m-1", nil },
-		Ready: map[string]httpapi.Check{}})
+		Ready: map[string]httpapi.Check{}}
 }
 
 // FuzzHTTPAPI sends arbitrary requests to every route: the API never
@@ -72,17 +72,20 @@ func FuzzHTTPAPI(f *testing.F) {
 	} {
 		f.Add(uint8(i), body, "key-"+string(rune('a'+i)), i%3 == 0)
 	}
-	h := api(f)
+	cfg := api(f)
 	f.Fuzz(func(t *testing.T, route uint8, body, key string, get bool) {
 		path := routes[int(route)%len(routes)]
 		method := http.MethodPost
 		if get {
 			method = http.MethodGet
 		}
-		// Commands may ask to wait or to run long: the caller gives up soon,
-		// which cancels them, as a vanished HTTP client does.
+		// Commands may wait (CONSUME waits 20 s by default) or run long, and
+		// outlive their caller by design: the work context, which a drain
+		// cancels, ends them soon.
 		ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
 		defer cancel()
+		cfg.WorkContext = ctx
+		h := httpapi.Handler(cfg)
 		req := httptest.NewRequestWithContext(ctx, method, "http://mqprobe"+path, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		if key != "" && strings.IndexFunc(key, func(r rune) bool { return r < 0x20 || r == 0x7f }) < 0 {
