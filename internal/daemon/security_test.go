@@ -18,33 +18,21 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/config"
 	"github.com/mqprobe/mqprobe/internal/daemon"
-	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
 )
-
-// connectCounter counts connection attempts reaching the MQ backend.
-type connectCounter struct {
-	mq.Backend
-	n atomic.Int64
-}
-
-func (c *connectCounter) Connect(ctx context.Context, t mq.Target) (mq.Conn, error) {
-	c.n.Add(1)
-	return c.Backend.Connect(ctx, t)
-}
 
 // TestTargetPolicy: commands reach only what the operator allowed, and a
 // refused one never opens a connection.
 func TestTargetPolicy(t *testing.T) {
 	t.Setenv("MQPROBE_TEST_LAB_PASSWORD", "lab-pw")
-	var counter *connectCounter
+	var counter *mqtest.CountingBackend
 	h := start(t, func(s *setup) {
-		counter = &connectCounter{Backend: s.opts.Backend}
+		counter = &mqtest.CountingBackend{Backend: s.opts.Backend}
 		s.opts.Backend = counter
 		s.cfg.Targets.Inline = config.InlineAllowlist{QueueManagers: []string{"QM1"}, Queues: []string{"DEV.QUEUE.1"},
 			Hosts: []string{"*.mq.example.com:1414"}}
@@ -66,7 +54,7 @@ func TestTargetPolicy(t *testing.T) {
 			t.Errorf("%s: %d %s; want 422 TARGET_NOT_ALLOWED naming %s", body, r.status, r.body, says)
 		}
 	}
-	if n := counter.n.Load(); n != 0 {
+	if n := counter.Connects.Load(); n != 0 {
 		t.Fatalf("refused commands opened %d connections", n)
 	}
 	// On the bus the refusal is a rejected result event, never retried.

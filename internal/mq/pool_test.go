@@ -3,30 +3,20 @@ package mq_test
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
+	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
 )
-
-type countingBackend struct {
-	mq.Backend
-	connects atomic.Int64
-}
-
-func (b *countingBackend) Connect(ctx context.Context, t mq.Target) (mq.Conn, error) {
-	b.connects.Add(1)
-	return b.Backend.Connect(ctx, t)
-}
 
 var qm1 = mq.Target{QueueManager: "QM1"}
 
-func newPool(t *testing.T, cfg mq.PoolConfig) (*mq.Pool, *countingBackend, *embedded.Backend) {
+func newPool(t *testing.T, cfg mq.PoolConfig) (*mq.Pool, *mqtest.CountingBackend, *embedded.Backend) {
 	t.Helper()
 	eb := embedded.NewDefault()
-	cb := &countingBackend{Backend: eb}
+	cb := &mqtest.CountingBackend{Backend: eb}
 	if cfg.Backoff.Initial == 0 {
 		cfg.Backoff = mq.Backoff{Initial: time.Millisecond, Max: 5 * time.Millisecond, MaxAttempts: 3}
 	}
@@ -64,8 +54,8 @@ func TestPoolReusesPerTarget(t *testing.T) {
 		pc.Close()
 		pc.Close() // idempotent
 	}
-	if cb.connects.Load() != 1 {
-		t.Fatalf("%d connects for 5 sequential acquires", cb.connects.Load())
+	if cb.Connects.Load() != 1 {
+		t.Fatalf("%d connects for 5 sequential acquires", cb.Connects.Load())
 	}
 	// A different user is a different target; whitespace is not.
 	other := mq.Target{QueueManager: "QM1", User: "other"}
@@ -79,8 +69,8 @@ func TestPoolReusesPerTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	pc.Close()
-	if cb.connects.Load() != 2 {
-		t.Fatalf("%d connects, want 2", cb.connects.Load())
+	if cb.Connects.Load() != 2 {
+		t.Fatalf("%d connects, want 2", cb.Connects.Load())
 	}
 	if st := p.Stats(qm1); st != (mq.PoolStats{Idle: 1}) {
 		t.Fatalf("stats %+v", st)
@@ -188,8 +178,8 @@ func TestPoolConnectGivesUpOnPermanentAndContext(t *testing.T) {
 	p, cb, eb := newPool(t, mq.PoolConfig{})
 	eb.Faults().RefuseConnect(mq.ReasonNotAuthorized)
 	_, err := p.Acquire(context.Background(), qm1)
-	if mq.ReasonOf(err) != mq.ReasonNotAuthorized || cb.connects.Load() != 1 {
-		t.Fatalf("permanent refusal: %v after %d connects; want no retry", err, cb.connects.Load())
+	if mq.ReasonOf(err) != mq.ReasonNotAuthorized || cb.Connects.Load() != 1 {
+		t.Fatalf("permanent refusal: %v after %d connects; want no retry", err, cb.Connects.Load())
 	}
 
 	slow, _, slowBackend := newPool(t, mq.PoolConfig{Backoff: mq.Backoff{Initial: time.Hour, Max: time.Hour, MaxAttempts: -1}})
@@ -216,8 +206,8 @@ func TestPoolIdleTimeout(t *testing.T) {
 		pc.Close()
 		time.Sleep(time.Millisecond) // outlive the idle timeout
 	}
-	if cb.connects.Load() != 2 {
-		t.Fatalf("stale idle connection reused (%d connects)", cb.connects.Load())
+	if cb.Connects.Load() != 2 {
+		t.Fatalf("stale idle connection reused (%d connects)", cb.Connects.Load())
 	}
 }
 

@@ -151,14 +151,16 @@ func wantReason(t testing.TB, err error, want mq.Reason) *mq.Error {
 	return e
 }
 
-// countingBackend counts connects, to prove the pool reuses connections.
-type countingBackend struct {
+// CountingBackend counts connection attempts: to prove the pool reuses
+// connections, or that a refused command never connects.
+type CountingBackend struct {
 	mq.Backend
-	connects atomic.Int64
+	Connects atomic.Int64
 }
 
-func (b *countingBackend) Connect(ctx context.Context, t mq.Target) (mq.Conn, error) {
-	b.connects.Add(1)
+// Connect counts the attempt and passes it on.
+func (b *CountingBackend) Connect(ctx context.Context, t mq.Target) (mq.Conn, error) {
+	b.Connects.Add(1)
 	return b.Backend.Connect(ctx, t)
 }
 

@@ -479,7 +479,7 @@ func testConnectRefused(f *fixture) {
 }
 
 func testPoolReconnect(f *fixture) {
-	counter := &countingBackend{Backend: f.env.Backend}
+	counter := &CountingBackend{Backend: f.env.Backend}
 	var retried []error
 	pool := f.fastPool(counter, func(_ mq.Target, _ int, _ time.Duration, err error) { retried = append(retried, err) })
 	putOne := func(text string) error {
@@ -499,7 +499,7 @@ func testPoolReconnect(f *fixture) {
 			f.t.Fatalf("put through pool: %v", err)
 		}
 	}
-	if n := counter.connects.Load(); n != 1 {
+	if n := counter.Connects.Load(); n != 1 {
 		f.t.Fatalf("10 operations made %d connections, want 1", n)
 	}
 
@@ -510,7 +510,7 @@ func testPoolReconnect(f *fixture) {
 	if len(retried) != 1 || !mq.IsReason(retried[0], mq.ReasonConnectionBroken) {
 		f.t.Errorf("pool retried on %v, want one MQRC_CONNECTION_BROKEN", retried)
 	}
-	if n := counter.connects.Load(); n != 2 {
+	if n := counter.Connects.Load(); n != 2 {
 		f.t.Errorf("connections after break = %d, want 2", n)
 	}
 	if st := pool.Stats(f.env.Target); st.InUse != 0 || st.Idle != 1 {
