@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/mqprobe/mqprobe/internal/secrets"
 )
 
 // FieldError is one broken rule: Key is the dotted key, Rule what it must be.
@@ -357,16 +359,8 @@ func (v *validator) rateLimit(key string, r RateLimitConfig) {
 
 // ref checks a secret reference (SPEC §11); empty means none.
 func (v *validator) ref(key, ref string) {
-	if ref == "" {
-		return
-	}
-	scheme, rest, ok := strings.Cut(ref, ":")
-	switch {
-	case ok && scheme == "env" && rest != "":
-	case ok && scheme == "file" && rest != "":
-	case ok && scheme == "secret" && strings.HasPrefix(rest, "//") && len(rest) > 2:
-	default:
-		// The value itself is not echoed: a password pasted here is a secret.
+	// The value itself is not echoed: a password pasted here is a secret.
+	if ref != "" && !secrets.IsReference(ref) {
 		v.fail(key, "must be a reference env:NAME, file:/path or secret://name")
 	}
 }

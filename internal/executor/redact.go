@@ -2,13 +2,10 @@ package executor
 
 import (
 	"encoding/json"
-	"regexp"
 	"strings"
-)
 
-// secretRefRE is what a password or key store reference looks like; any
-// other value under such a key is taken for a pasted secret.
-var secretRefRE = regexp.MustCompile(`^(env:|file:|secret://)\S+$`)
+	"github.com/mqprobe/mqprobe/internal/secrets"
+)
 
 // redactBody replaces, in a rejected command's JSON body, every value of a
 // key naming a password or key store that is not a reference: a password
@@ -30,7 +27,7 @@ func redactSecrets(v any) (changed bool) {
 	case map[string]any:
 		for k, val := range v {
 			name := strings.ToLower(k)
-			if s, ok := val.(string); ok && (strings.Contains(name, "password") || strings.Contains(name, "keystore")) && !secretRefRE.MatchString(s) {
+			if s, ok := val.(string); ok && (strings.Contains(name, "password") || strings.Contains(name, "keystore")) && !secrets.IsReference(s) {
 				v[k] = "<redacted>"
 				changed = true
 				continue

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -23,6 +24,14 @@ const (
 	SchemeFile   = "file:"
 	SchemeSecret = "secret://"
 )
+
+// referenceRE is the form of a reference, as the command schema's
+// secretRef has it.
+var referenceRE = regexp.MustCompile(`^(env:|file:|secret://)\S+$`)
+
+// IsReference reports whether s has the form of a reference; anything else
+// in a reference's place may be a pasted secret.
+func IsReference(s string) bool { return referenceRE.MatchString(s) }
 
 // ErrUnresolved is wrapped by every error of a reference that does not
 // resolve.

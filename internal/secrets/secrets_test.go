@@ -236,3 +236,12 @@ func TestCacheExpires(t *testing.T) {
 		t.Fatalf("fetches after the TTL = %d, want 2", fetches.Load())
 	}
 }
+
+func TestIsReference(t *testing.T) {
+	for s, want := range map[string]bool{"env:MQ_PW": true, "file:/run/secrets/pw": true, "secret://mq/app#password": true,
+		"hunter2": false, "env:": false, "secret://": false, "file:/a b": false, "vault:kv/mq": false, "": false} {
+		if got := secrets.IsReference(s); got != want {
+			t.Errorf("IsReference(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

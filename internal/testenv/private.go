@@ -22,7 +22,7 @@ type Private struct {
 	env      []string
 }
 
-// StartPrivate starts scripts/<name>.sh (postgres, dynalite or goaws) in a
+// StartPrivate starts scripts/<name>.sh (postgres, dynalite, goaws) in a
 // new state directory, with env (NAME=value) added to the script's
 // environment for every command. A goaws exits by itself once this process
 // is gone.

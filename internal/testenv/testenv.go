@@ -4,12 +4,9 @@
 package testenv
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 )
 
 // RepoRoot is the directory holding go.mod, found from the working directory.
@@ -38,29 +35,20 @@ const PostgresDSNEnv = "MQPROBE_TEST_POSTGRES_DSN"
 // scripts/postgres.sh. stop ends a server it started (and is a no-op
 // otherwise).
 func Postgres() (dsn string, stop func(), err error) {
-	if dsn := os.Getenv(PostgresDSNEnv); dsn != "" {
-		return dsn, func() {}, nil
+	return givenOrPrivate(PostgresDSNEnv, "postgres", "PostgreSQL")
+}
+
+// givenOrPrivate returns the endpoint the variable env names, or that of a
+// private server it starts with scripts/<name>.sh.
+func givenOrPrivate(env, name, what string) (endpoint string, stop func(), err error) {
+	if endpoint := os.Getenv(env); endpoint != "" {
+		return endpoint, func() {}, nil
 	}
-	root, err := RepoRoot()
+	p, err := StartPrivate(name)
 	if err != nil {
-		return "", nil, err
+		return "", nil, fmt.Errorf("%s is neither given by %s nor startable: %w", what, env, err)
 	}
-	dir, err := os.MkdirTemp("", "mqprobe-pg-")
-	if err != nil {
-		return "", nil, err
-	}
-	script := filepath.Join(root, "scripts", "postgres.sh")
-	var stderr bytes.Buffer
-	cmd := exec.Command("bash", script, "start", dir)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		os.RemoveAll(dir)
-		return "", nil, fmt.Errorf("PostgreSQL is neither given by %s nor startable (%s start): %w\n%s",
-			PostgresDSNEnv, script, err, stderr.String())
-	}
-	stop = func() { _ = exec.Command("bash", script, "stop", dir).Run() }
-	return strings.TrimSpace(string(out)), stop, nil
+	return p.Endpoint, p.Stop, nil
 }
 
 // DynamoDBEndpointEnv names the variable that points tests at a running
@@ -72,29 +60,7 @@ const DynamoDBEndpointEnv = "MQPROBE_TEST_DYNAMODB_ENDPOINT"
 // with scripts/dynalite.sh. stop ends a server it started (and is a no-op
 // otherwise).
 func Dynalite() (endpoint string, stop func(), err error) {
-	if endpoint := os.Getenv(DynamoDBEndpointEnv); endpoint != "" {
-		return endpoint, func() {}, nil
-	}
-	root, err := RepoRoot()
-	if err != nil {
-		return "", nil, err
-	}
-	dir, err := os.MkdirTemp("", "mqprobe-dynalite-")
-	if err != nil {
-		return "", nil, err
-	}
-	script := filepath.Join(root, "scripts", "dynalite.sh")
-	var stderr bytes.Buffer
-	cmd := exec.Command("bash", script, "start", dir)
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		_ = exec.Command("bash", script, "stop", dir).Run()
-		return "", nil, fmt.Errorf("DynamoDB is neither given by %s nor startable (%s start): %w\n%s",
-			DynamoDBEndpointEnv, script, err, stderr.String())
-	}
-	stop = func() { _ = exec.Command("bash", script, "stop", dir).Run() }
-	return strings.TrimSpace(string(out)), stop, nil
+	return givenOrPrivate(DynamoDBEndpointEnv, "dynalite", "DynamoDB")
 }
 
 // AWSEndpointEnv names the variable that points tests at a running SQS/SNS
@@ -105,30 +71,5 @@ const AWSEndpointEnv = "MQPROBE_TEST_AWS_ENDPOINT"
 // MQPROBE_TEST_AWS_ENDPOINT, or a private goaws it starts with
 // scripts/goaws.sh. stop ends a server it started (and is a no-op otherwise).
 func Goaws() (endpoint string, stop func(), err error) {
-	if endpoint := os.Getenv(AWSEndpointEnv); endpoint != "" {
-		return endpoint, func() {}, nil
-	}
-	root, err := RepoRoot()
-	if err != nil {
-		return "", nil, err
-	}
-	dir, err := os.MkdirTemp("", "mqprobe-goaws-")
-	if err != nil {
-		return "", nil, err
-	}
-	script := filepath.Join(root, "scripts", "goaws.sh")
-	var stderr bytes.Buffer
-	cmd := exec.Command("bash", script, "start", dir)
-	// The server outlives a test binary that dies before calling stop only
-	// until it notices.
-	cmd.Env = append(os.Environ(), fmt.Sprintf("MQPROBE_GOAWS_EXIT_WITH=%d", os.Getpid()))
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		_ = exec.Command("bash", script, "stop", dir).Run()
-		return "", nil, fmt.Errorf("SQS/SNS is neither given by %s nor startable (%s start): %w\n%s",
-			AWSEndpointEnv, script, err, stderr.String())
-	}
-	stop = func() { _ = exec.Command("bash", script, "stop", dir).Run() }
-	return strings.TrimSpace(string(out)), stop, nil
+	return givenOrPrivate(AWSEndpointEnv, "goaws", "SQS/SNS")
 }
