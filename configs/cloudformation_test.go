@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -318,23 +319,43 @@ func TestCloudFormationPoliciesAreExact(t *testing.T) {
 		}
 	}
 
-	// The daemon's policy: exactly the calls, each on its own resource.
+	// The daemon's policies: exactly the calls, each on its own resource;
+	// the secrets in a policy of their own that exists only with SecretArns.
 	resourceOf := map[string]any{
 		"dynamodb": getAtt("IdempotencyTable", "Arn"), "sqs": getAtt("CommandQueue", "Arn"),
 		"sns": ref("ResultsTopic"), "secretsmanager": ref("SecretArns"),
 	}
+	policyOf := map[string]string{
+		"dynamodb": "MqprobePolicy", "sqs": "MqprobePolicy", "sns": "MqprobePolicy", "secretsmanager": "MqprobeSecretsPolicy",
+	}
+	// Each policy with its condition and the output that names it.
+	daemonPolicies := []struct{ name, condition, output string }{
+		{"MqprobePolicy", "", "PolicyArn"},
+		{"MqprobeSecretsPolicy", "ReadsSecrets", "SecretsPolicyArn"},
+	}
+	wantEqual(t, "condition ReadsSecrets", tmpl["Conditions"].(map[string]any)["ReadsSecrets"],
+		map[string]any{"Fn::Not": []any{map[string]any{"Fn::Equals": []any{map[string]any{"Fn::Join": []any{"", ref("SecretArns")}}, ""}}}})
+	outputs, _ := tmpl["Outputs"].(map[string]any)
 	var granted []string
-	for _, s := range policyStatements(t, map[string]any{"Resources": map[string]any{
-		"MqprobePolicy": tmpl["Resources"].(map[string]any)["MqprobePolicy"]}}) {
-		for _, a := range strs(s.body["Action"]) {
-			granted = append(granted, a)
-			service, _, _ := strings.Cut(a, ":")
-			if !reflect.DeepEqual(s.body["Resource"], resourceOf[service]) {
-				t.Errorf("%s grants %s on %v, want %v", s.where, a, s.body["Resource"], resourceOf[service])
+	for _, p := range daemonPolicies {
+		props(t, tmpl, p.name, "AWS::IAM::ManagedPolicy")
+		wantEqual(t, p.name+" condition", resource(tmpl, p.name)["Condition"], nilIfEmpty(p.condition))
+		out, _ := outputs[p.output].(map[string]any)
+		wantEqual(t, "output "+p.output, out["Value"], ref(p.name))
+		wantEqual(t, "output "+p.output+" condition", out["Condition"], nilIfEmpty(p.condition))
+		for _, s := range policyStatements(t, map[string]any{"Resources": map[string]any{p.name: resource(tmpl, p.name)}}) {
+			for _, a := range strs(s.body["Action"]) {
+				granted = append(granted, a)
+				service, _, _ := strings.Cut(a, ":")
+				if !reflect.DeepEqual(s.body["Resource"], resourceOf[service]) {
+					t.Errorf("%s grants %s on %v, want %v", s.where, a, s.body["Resource"], resourceOf[service])
+				}
+				if policyOf[service] != p.name {
+					t.Errorf("%s grants %s, which belongs in %s", s.where, a, policyOf[service])
+				}
 			}
 		}
 	}
-	props(t, tmpl, "MqprobePolicy", "AWS::IAM::ManagedPolicy")
 	var called []string
 	for a := range daemonCalls {
 		called = append(called, a)
@@ -344,6 +365,114 @@ func TestCloudFormationPoliciesAreExact(t *testing.T) {
 	if !slices.Equal(granted, called) {
 		t.Errorf("the policy grants\n%v\nthe daemon calls\n%v", granted, called)
 	}
+}
+
+// resource returns a resource of the template, its Type and Condition with
+// its Properties.
+func resource(tmpl map[string]any, name string) map[string]any {
+	r, _ := tmpl["Resources"].(map[string]any)[name].(map[string]any)
+	return r
+}
+
+// nilIfEmpty is what a template holds for an absent key named by s.
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// refs lists the resources and parameters v refers to, by Ref, Fn::GetAtt
+// or Fn::Sub.
+func refs(v any) []string {
+	var out []string
+	switch v := v.(type) {
+	case map[string]any:
+		if r, ok := v["Ref"].(string); ok {
+			return []string{r}
+		}
+		if a, ok := v["Fn::GetAtt"].([]any); ok && len(a) > 0 {
+			if r, ok := a[0].(string); ok {
+				return []string{r}
+			}
+		}
+		for k, c := range v {
+			if k == "Fn::Sub" {
+				sub := c
+				if l, ok := c.([]any); ok && len(l) > 0 {
+					sub = l[0]
+					out = append(out, refs(l[1:])...)
+				}
+				if s, ok := sub.(string); ok {
+					for _, m := range subRef.FindAllStringSubmatch(s, -1) {
+						out = append(out, m[1])
+					}
+				}
+				continue
+			}
+			out = append(out, refs(c)...)
+		}
+	case []any:
+		for _, c := range v {
+			out = append(out, refs(c)...)
+		}
+	}
+	return out
+}
+
+// subRef is a reference inside an Fn::Sub string: ${Name} or ${Name.Attr}.
+var subRef = regexp.MustCompile(`\$\{([A-Za-z0-9:]+)[.}]`)
+
+// TestCloudFormationConditionsAreWhole keeps the template deployable where
+// a condition is false: conditions hold whole resources and outputs, never
+// an AWS::NoValue inside a list (AWS drops it; moto keeps a null, and an
+// IAM policy with a null statement is refused), and whatever refers to a
+// conditional resource carries its condition.
+func TestCloudFormationConditionsAreWhole(t *testing.T) {
+	tmpl := loadTemplate(t, "cloudformation.yaml")
+	var walk func(where string, v any)
+	walk = func(where string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, c := range v {
+				walk(where+"."+k, c)
+			}
+		case []any:
+			for i, c := range v {
+				m, _ := c.(map[string]any)
+				if cond, ok := m["Fn::If"].([]any); ok && slices.ContainsFunc(cond[1:], func(b any) bool {
+					return reflect.DeepEqual(b, ref("AWS::NoValue"))
+				}) {
+					t.Errorf("%s[%d] is AWS::NoValue when %v is false", where, i, cond[0])
+				}
+				walk(fmt.Sprintf("%s[%d]", where, i), c)
+			}
+		}
+	}
+	walk("", tmpl)
+
+	resources, _ := tmpl["Resources"].(map[string]any)
+	outputs, _ := tmpl["Outputs"].(map[string]any)
+	conditional := map[string]any{}
+	for name, r := range resources {
+		if c, ok := r.(map[string]any)["Condition"]; ok {
+			conditional[name] = c
+		}
+	}
+	if len(conditional) == 0 {
+		t.Fatal("no resource has a condition, not even MqprobeSecretsPolicy (ReadsSecrets)")
+	}
+	check := func(kind string, all map[string]any) {
+		for name, v := range all {
+			for _, r := range refs(v) {
+				if c, ok := conditional[r]; ok && v.(map[string]any)["Condition"] != c {
+					t.Errorf("%s %s refers to %s without its condition %v", kind, name, r, c)
+				}
+			}
+		}
+	}
+	check("resource", resources)
+	check("output", outputs)
 }
 
 // TestDaemonCallsAreInTheCode keeps daemonCalls honest: each file named

@@ -8,6 +8,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/executor"
+	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/telemetry"
 )
 
@@ -45,6 +48,9 @@ type Config struct {
 	// transport (SQS: its visibility timeout); otherwise the router waits
 	// that long before nacking, as the in-process bus redelivers at once.
 	DelayRedelivery func(msg *message.Message, after time.Duration)
+	// Log receives a line for each command left for redelivery; nil means
+	// slog.Default().
+	Log *slog.Logger
 }
 
 // Router consumes commands from a subscriber and runs them through the
@@ -61,11 +67,14 @@ func New(cfg Config, sub message.Subscriber, x *executor.Executor, log watermill
 	if cfg.WorkContext == nil {
 		cfg.WorkContext = context.Background()
 	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
 	r, err := message.NewRouter(message.RouterConfig{CloseTimeout: cfg.CloseTimeout}, log)
 	if err != nil {
 		return nil, fmt.Errorf("router: %w", err)
 	}
-	r.AddMiddleware(middleware.Recoverer, delayNack(cfg.DelayRedelivery))
+	r.AddMiddleware(middleware.Recoverer, redeliverLater(cfg.DelayRedelivery, cfg.Log))
 	r.AddConsumerHandler("commands", CommandsTopic, sub, executeHandler(cfg.WorkContext, x))
 	return &Router{router: r}, nil
 }
@@ -86,6 +95,9 @@ func (r *Router) Close() error { return r.router.Close() }
 type retryError struct {
 	after time.Duration
 	err   error
+	// expected: nothing is wrong (the command runs elsewhere, or its
+	// target is over its rate limit); otherwise a failure is retried.
+	expected bool
 }
 
 func (e *retryError) Error() string { return fmt.Sprintf("redeliver in %s: %v", e.after, e.err) }
@@ -117,7 +129,8 @@ func executeHandler(work context.Context, x *executor.Executor) message.NoPublis
 		if err == nil {
 			err = errors.New(string(out.Status))
 		}
-		return &retryError{after: out.RetryAfter, err: err}
+		expected := out.Status == result.StatusInProgress || out.HTTPStatus == http.StatusTooManyRequests
+		return &retryError{after: out.RetryAfter, err: err, expected: expected}
 	}
 }
 
@@ -134,26 +147,38 @@ func mergeCancel(msg, work context.Context) (ctx context.Context, release func()
 	}
 }
 
-// delayNack delays the redelivery of a nacked message by what the executor
-// asked for, so a command in progress elsewhere is not redelivered in a
-// tight loop: through the transport when it can, else by waiting.
-func delayNack(transport func(*message.Message, time.Duration)) message.HandlerMiddleware {
+// redeliverLater settles a command the executor left undecided: it logs
+// why and when it comes back (INFO when that is normal, WARN for a failure
+// that is retried), hands the delay to the transport when it can (else
+// waits it out, as the in-process bus redelivers at once), and nacks. The
+// watermill router would log a returned error as ERROR, which is for what
+// needs a person.
+func redeliverLater(transport func(*message.Message, time.Duration), log *slog.Logger) message.HandlerMiddleware {
 	return func(h message.HandlerFunc) message.HandlerFunc {
 		return func(msg *message.Message) ([]*message.Message, error) {
 			msgs, err := h(msg)
 			var re *retryError
-			if !errors.As(err, &re) || re.after <= 0 {
+			if !errors.As(err, &re) {
 				return msgs, err
 			}
-			if transport != nil {
-				transport(msg, re.after)
-				return msgs, err
+			level, what := slog.LevelWarn, "command failed; it is retried"
+			if re.expected {
+				level, what = slog.LevelInfo, "command redelivered later"
 			}
-			select {
-			case <-time.After(re.after):
-			case <-msg.Context().Done():
+			log.Log(msg.Context(), level, what, "message_id", msg.Metadata.Get(MetaMessageID),
+				"key", msg.Metadata.Get(MetaIdempotencyKey), "reason", re.err.Error(), "retry_after", re.after.String())
+			if re.after > 0 {
+				if transport != nil {
+					transport(msg, re.after)
+				} else {
+					select {
+					case <-time.After(re.after):
+					case <-msg.Context().Done():
+					}
+				}
 			}
-			return msgs, err
+			msg.Nack()
+			return nil, nil
 		}
 	}
 }

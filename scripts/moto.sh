@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Runs a private moto server (an AWS emulator; mqprobe uses its Secrets
-# Manager) for tests, listening only on 127.0.0.1 on a free port. moto comes
-# from the machine's Python (moto_server, or python3 -m moto.server); when
-# missing, pip installs moto[server] into .build/tools/moto.
+# Runs a private moto server for tests, listening only on 127.0.0.1 on a
+# free port: the second, independent AWS emulator beside goaws and dynalite
+# (SQS, SNS, DynamoDB, EventBridge, Secrets Manager, CloudFormation). moto 5
+# comes from the machine's Python (python3 -m moto.server) when it has it;
+# otherwise pip installs moto[server] into .build/tools/moto.
 #
 #   scripts/moto.sh start [DIR]   start (or reuse) the server of DIR; prints its endpoint
 #   scripts/moto.sh stop  [DIR]   stop it and remove DIR
 #
-# Exits 3 when no moto can be had (no Python, or no package index).
+# Exits 3 when no moto 5 can be had (no Python, or no package index).
 set -euo pipefail
 
 version=5.2.1
@@ -18,9 +19,7 @@ venv=$root/.build/tools/moto
 
 # moto_command prints the command line that runs moto's server.
 moto_command() {
-  if command -v moto_server >/dev/null; then
-    echo moto_server
-  elif python3 -c 'import moto.server' 2>/dev/null; then
+  if python3 -c 'import sys, moto, moto.server; sys.exit(not moto.__version__.startswith("5."))' 2>/dev/null; then
     echo "python3 -m moto.server"
   elif [ -x "$venv/bin/moto_server" ]; then
     echo "$venv/bin/moto_server"
@@ -40,7 +39,7 @@ start)
     cat "$dir/endpoint"
     exit 0
   fi
-  run=$(moto_command) || { log "moto is not available (no moto_server, and pip could not install it)"; exit 3; }
+  run=$(moto_command) || { log "moto 5 is not available: python3 has no moto 5.x with its server, and pip could not install moto[server]==$version into $venv"; exit 3; }
   rm -rf "$dir"
   mkdir -p "$dir"
   for _ in $(seq 1 20); do

@@ -9,6 +9,23 @@ cd "$root"
 log="$(mktemp /tmp/mqprobe-test-XXXXXX.log)"
 status=0
 
+# The tests see what a container on ECS or EKS sees: none of the variables
+# that change how the AWS SDK or Go's HTTP client behave on this machine
+# (every AWS_* variable, the proxies in either case; the same set as
+# testenv.IsMachineVariable), and no shared AWS config or credentials file.
+# Modules are fetched first, while a proxy the machine needs still applies.
+go mod download
+machine_vars=$(compgen -e | grep -E '^(AWS_|[Hh][Tt][Tt][Pp][Ss]?_[Pp][Rr][Oo][Xx][Yy]$|[Nn][Oo]_[Pp][Rr][Oo][Xx][Yy]$|[Aa][Ll][Ll]_[Pp][Rr][Oo][Xx][Yy]$)' || true)
+if [ -n "$machine_vars" ]; then
+  echo "==> removed from the tests' environment: $(echo "$machine_vars" | tr '\n' ' ')"
+  # shellcheck disable=SC2086 # one name per word
+  unset $machine_vars
+fi
+if [ -e "$HOME/.aws" ]; then
+  echo "==> $HOME/.aws is ignored: the tests use no shared AWS config"
+  export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null
+fi
+
 run() {
   echo "==> go test $*"
   go test -race -count=1 -v "$@" >"$log.part" 2>&1
@@ -49,10 +66,18 @@ echo "==> fault injection (sent, executed, duplicated, lost, rejected)"
 grep -hoE 'FAULT [a-z0-9-]+: .*' "$log" | sort -u | sed 's/^/    /'
 
 echo "==> idempotency store conformance"
-for store in Memory SQLite Postgres DynamoDB; do
-  result=$(grep -E "^--- (PASS|FAIL): TestConformance$store " "$log" | head -1 | awk '{print $2}' | tr -d :)
-  printf '    %-10s %s\n' "$store" "${result:-NOT RUN}"
+for store in Memory SQLite Postgres DynamoDB/dynalite DynamoDB/moto; do
+  result=$(grep -E "^\s*--- (PASS|FAIL): TestConformance$store " "$log" | head -1 | awk '{print $2}' | tr -d :)
+  printf '    %-18s %s\n' "$store" "${result:-NOT RUN}"
   [ "${result:-}" = "PASS" ] || status=1
+done
+
+echo "==> aws-mode suites on each AWS emulator (passed, failed)"
+for emulator in goaws+dynalite moto; do
+  passed=$(grep -cE "^\s*--- PASS: Test[A-Za-z]+/${emulator//+/\\+} " "$log")
+  failed=$(grep -cE "^\s*--- FAIL: Test[A-Za-z]+/${emulator//+/\\+} " "$log")
+  printf '    %-18s %s passed, %s failed\n' "$emulator" "$passed" "$failed"
+  [ "$passed" -gt 0 ] && [ "$failed" -eq 0 ] || status=1
 done
 echo "==> full log: $log"
 exit $status

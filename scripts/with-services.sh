@@ -7,10 +7,10 @@
 #     MQPROBE_TEST_DYNAMODB_ENDPOINT unless that is already set;
 #   - goaws (SQS, SNS) on 127.0.0.1 (scripts/goaws.sh), exported as
 #     MQPROBE_TEST_AWS_ENDPOINT unless that is already set;
-#   - moto (AWS Secrets Manager) on 127.0.0.1 (scripts/moto.sh), exported as
-#     MQPROBE_TEST_SECRETSMANAGER_ENDPOINT unless that is already set; where
-#     no moto can be had the secrets tests use their in-process emulator and
-#     say so;
+#   - moto, the second, independent AWS emulator (SQS, SNS, DynamoDB,
+#     EventBridge, Secrets Manager, CloudFormation), on 127.0.0.1
+#     (scripts/moto.sh), exported as MQPROBE_TEST_MOTO_ENDPOINT unless that is
+#     already set;
 #   - Jaeger (an OTLP receiver) on 127.0.0.1 (scripts/jaeger.sh), exported as
 #     MQPROBE_TEST_OTLP_ENDPOINT, MQPROBE_TEST_OTLP_GRPC_ENDPOINT and
 #     MQPROBE_TEST_JAEGER_QUERY unless those are already set;
@@ -28,10 +28,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# start NAME VAR [env|optional]: unless VAR is set already, starts
-# scripts/NAME.sh on a fresh state directory (stopped on exit) and exports
-# what it prints: as VAR, or, with "env", as the VAR=value lines it prints.
-# With "optional", a server the machine cannot have (exit 3) is skipped.
+# start NAME VAR [env]: unless VAR is set already, starts scripts/NAME.sh on
+# a fresh state directory (stopped on exit) and exports what it prints: as
+# VAR, or, with "env", as the VAR=value lines it prints. A server that
+# cannot be had fails the run.
 start() {
   local name=$1 var=$2 dir out
   [ -n "${!var:-}" ] && return 0
@@ -40,11 +40,10 @@ start() {
   echo "==> starting $name on 127.0.0.1"
   local rc=0
   out="$(bash "$root/scripts/$name.sh" start "$dir")" || rc=$?
-  if [ $rc -eq 3 ] && [ "${3:-}" = optional ]; then
-    echo "==> $name is not available on this machine: its tests use their fallback"
-    return 0
+  if [ $rc -ne 0 ]; then
+    echo "==> FATAL: $name could not be started (exit $rc): the tests need it; see the lines above" >&2
+    exit $rc
   fi
-  [ $rc -eq 0 ] || exit $rc
   if [ "${3:-}" = env ]; then
     set -a
     eval "$out"
@@ -57,7 +56,7 @@ start() {
 start postgres MQPROBE_TEST_POSTGRES_DSN
 start dynalite MQPROBE_TEST_DYNAMODB_ENDPOINT
 start goaws MQPROBE_TEST_AWS_ENDPOINT
-start moto MQPROBE_TEST_SECRETSMANAGER_ENDPOINT optional
+start moto MQPROBE_TEST_MOTO_ENDPOINT
 start jaeger MQPROBE_TEST_JAEGER_QUERY env # built from the module proxy on first use
 
 echo "==> building the IBM MQ client stub"

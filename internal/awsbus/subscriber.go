@@ -1,8 +1,6 @@
 package awsbus
 
 import (
-	"github.com/aws/smithy-go/tracing"
-
 	"context"
 	"errors"
 	"fmt"
@@ -12,8 +10,11 @@ import (
 	"github.com/ThreeDotsLabs/watermill"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/aws/smithy-go/middleware"
+	"github.com/aws/smithy-go/tracing"
 
 	wsqs "github.com/ThreeDotsLabs/watermill-aws/sqs"
 )
@@ -141,6 +142,7 @@ func NewCommandSubscriber(awsCfg aws.Config, cfg SubscriberConfig, logger waterm
 			}, nil
 		},
 		Unmarshaler: unmarshaler{},
+		OptFns:      []func(*sqs.Options){finishReceives(time.Duration(cfg.WaitTimeSeconds)*time.Second + receiveGrace)},
 	}, logger)
 	if err != nil {
 		return nil, fmt.Errorf("SQS command subscriber: %w", err)
@@ -172,8 +174,10 @@ func (s *subscriber) Subscribe(ctx context.Context, _ string) (<-chan *message.M
 		s.running.Done()
 		return nil, err
 	}
-	// The receive loops end when this subscription does; messages in flight
-	// are settled on their own context, so cancelling early loses nothing.
+	// The receive loops end when this subscription does. A receive in flight
+	// then still runs to its end (finishReceives) and what it brings is
+	// handed back at once; messages being handled are settled on their own
+	// context, so ending early loses nothing.
 	recvCtx, stopReceiving := context.WithCancel(context.WithoutCancel(ctx))
 	ctx, stopForwarding := context.WithCancel(ctx)
 	out := make(chan *message.Message)
@@ -222,6 +226,36 @@ func (s *subscriber) forward(ctx context.Context, in <-chan *message.Message, ou
 	stopReceiving()
 	for m := range in {
 		s.release(s.receipt(m, queueURL), m)
+	}
+}
+
+// receiveGrace is how much longer than its long-poll wait a receive may take
+// to come back.
+const receiveGrace = 10 * time.Second
+
+// finishReceives makes a ReceiveMessage call outlive the cancellation of its
+// context, up to bound. SQS answers a long poll whose caller has gone: the
+// messages it hands that poll stay invisible to every consumer for their
+// whole visibility timeout. So a subscription ending (a rolling restart's
+// SIGTERM) stops issuing receives but lets the ones in flight return, and
+// forward hands what they bring back (visibility 0) for another instance.
+func finishReceives(bound time.Duration) func(*sqs.Options) {
+	finish := middleware.InitializeMiddlewareFunc("mqprobeFinishReceive", func(ctx context.Context,
+		in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		if awsmiddleware.GetOperationName(ctx) != "ReceiveMessage" {
+			return next.HandleInitialize(ctx, in)
+		}
+		if err := ctx.Err(); err != nil { // ended before it was issued: issue none
+			return middleware.InitializeOutput{}, middleware.Metadata{}, err
+		}
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), bound)
+		defer cancel()
+		return next.HandleInitialize(ctx, in)
+	})
+	return func(o *sqs.Options) {
+		o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
+			return stack.Initialize.Add(finish, middleware.Before)
+		})
 	}
 }
 

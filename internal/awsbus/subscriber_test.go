@@ -156,7 +156,10 @@ func TestVisibilityExtendedWhileHandlerRuns(t *testing.T) {
 }
 
 func TestRedriveMovesRepeatedlyNackedMessageToDLQ(t *testing.T) {
-	t.Parallel()
+	onEachEmulator(t, redriveMovesRepeatedlyNackedMessageToDLQ)
+}
+
+func redriveMovesRepeatedlyNackedMessageToDLQ(t *testing.T) {
 	dlqURL, dlqARN := newQueue(t, nil)
 	policy, _ := json.Marshal(map[string]string{"maxReceiveCount": "2", "deadLetterTargetArn": dlqARN})
 	url, _ := newQueue(t, map[string]string{"RedrivePolicy": string(policy)})
@@ -272,5 +275,44 @@ func TestRetryAfterMetadata(t *testing.T) {
 		if got := visibilitySeconds(d); got != want {
 			t.Errorf("visibilitySeconds(%s) = %d, want %d", d, got, want)
 		}
+	}
+}
+
+// TestClosingHandsBackWhatReceivesInFlightBring: a rolling restart. A
+// closes while its long polls wait; commands sent just then reach those
+// polls, and must come back to the queue at once for B, not after the
+// 60 s visibility timeout.
+func TestClosingHandsBackWhatReceivesInFlightBring(t *testing.T) {
+	onEachEmulator(t, closingHandsBack)
+}
+
+func closingHandsBack(t *testing.T) {
+	url, _ := newQueue(t, map[string]string{"VisibilityTimeout": "60"})
+	cfg := SubscriberConfig{QueueURL: url, WaitTimeSeconds: 5, VisibilityTimeout: 60 * time.Second, MaxMessages: 2}
+	a, _ := subscribe(t, cfg)
+	time.Sleep(500 * time.Millisecond) // A's receives are waiting on the empty queue
+
+	closed := make(chan time.Duration, 1)
+	began := time.Now()
+	go func() {
+		if err := a.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		closed <- time.Since(began)
+	}()
+	time.Sleep(200 * time.Millisecond)
+	sent := time.Now()
+	want := map[string]bool{send(t, url, "one", nil): true, send(t, url, "two", nil): true}
+
+	_, b := subscribe(t, cfg)
+	bound := time.Duration(cfg.WaitTimeSeconds)*time.Second + 5*time.Second
+	for len(want) > 0 {
+		m := next(t, b, bound-time.Since(sent))
+		delete(want, m.Metadata.Get(MetaMessageID))
+		m.Ack()
+	}
+	t.Logf("both commands reached B %s after they were sent", time.Since(sent).Round(time.Millisecond))
+	if took := <-closed; took > bound {
+		t.Errorf("A took %s to close, more than its receives' wait plus 5 s", took)
 	}
 }

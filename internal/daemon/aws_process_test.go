@@ -47,6 +47,10 @@ import (
 // table, are executed exactly 200 times: 200 × count messages put over all
 // instances, one non-replay result per command and a replay per duplicate.
 func TestThreeInstancesShareQueueAndTable(t *testing.T) {
+	onEachEmulator(t, threeInstancesShareQueueAndTable)
+}
+
+func threeInstancesShareQueueAndTable(t *testing.T, _ *awsEmulator) {
 	const commands, copies, count = 200, 3, 5
 	env := newLocalAWS(t, 50)
 	procs := startDaemonProcesses(t, 3, daemonProcessEnv(env, nil))
@@ -177,6 +181,10 @@ func TestThreeInstancesShareQueueAndTable(t *testing.T) {
 // checkpoint (at most one transaction repeated, and the result says where
 // it resumed) and completes it once.
 func TestFaultKilledInstanceIsTakenOver(t *testing.T) {
+	onEachEmulator(t, faultKilledInstanceIsTakenOver)
+}
+
+func faultKilledInstanceIsTakenOver(t *testing.T, _ *awsEmulator) {
 	const count, txSize = 40, 5
 	env := newLocalAWS(t, 50)
 	procs := startDaemonProcesses(t, 2, daemonProcessEnv(env, map[string]string{
@@ -285,7 +293,9 @@ func awaitTakeover(t *testing.T, env *localAWS, results *resultQueue, key string
 // and is nacked, and keeps failing on redelivery; once the topic (same ARN)
 // and its subscription are back, the next redelivery publishes the stored
 // result as a replay, and the command was executed once.
-func TestPublishFailureIsReplayed(t *testing.T) {
+func TestPublishFailureIsReplayed(t *testing.T) { onEachEmulator(t, publishFailureIsReplayed) }
+
+func publishFailureIsReplayed(t *testing.T, _ *awsEmulator) {
 	const count = 6
 	ctx := context.Background()
 	env := newLocalAWS(t, 50)
@@ -646,18 +656,10 @@ func launchDaemonProcess(bin, dir, logName, name string, vars map[string]string)
 	p.cmd = exec.Command(bin, "run")
 	p.cmd.Dir = dir
 	p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "MQPROBE_") { // the test's own settings are not the daemon's
-			p.cmd.Env = append(p.cmd.Env, kv)
-		}
-	}
 	all := maps.Clone(vars)
-	maps.Copy(all, awsEnv)
 	all["MQPROBE_HTTP_ADDR"] = "127.0.0.1:" + port
 	all["MQPROBE_INSTANCEID"] = name
-	for _, k := range slices.Sorted(maps.Keys(all)) {
-		p.cmd.Env = append(p.cmd.Env, k+"="+all[k])
-	}
+	p.cmd.Env = processEnv(all)
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{}
 	dieWithParent(p.cmd.SysProcAttr)
 	// Pdeathsig follows the thread that forks: keep it one that lives.
@@ -685,6 +687,25 @@ func launchDaemonProcess(bin, dir, logName, name string, vars map[string]string)
 			return p, fmt.Errorf("%s not ready within 30s:\n%s", name, procLogTail(p.log, 4<<10))
 		}
 	}
+}
+
+// processEnv is the environment of an mqprobe process: this one's as a
+// container would have it (no machine variables, such as AWS_CA_BUNDLE or
+// proxies, and none of the test's own MQPROBE_* settings), the current
+// emulator's endpoints and credentials, then vars.
+func processEnv(vars map[string]string) []string {
+	var env []string
+	for _, kv := range testenv.WithoutMachineEnv(os.Environ()) {
+		if !strings.HasPrefix(kv, "MQPROBE_") {
+			env = append(env, kv)
+		}
+	}
+	all := maps.Clone(awsEnv)
+	maps.Copy(all, vars)
+	for _, k := range slices.Sorted(maps.Keys(all)) {
+		env = append(env, k+"="+all[k])
+	}
+	return env
 }
 
 // dieWithParent asks, where the OS can (Linux: Pdeathsig), for SIGKILL to

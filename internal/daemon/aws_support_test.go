@@ -25,14 +25,31 @@ import (
 	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
-// The local AWS every aws-mode test uses: goaws for SQS and SNS, dynalite
-// for DynamoDB, reached through the SDK's standard endpoint variables.
+// The local AWS an aws-mode test talks to, reached through the SDK's
+// standard endpoint variables: goaws (SQS, SNS) with dynalite (DynamoDB),
+// unless onEachEmulator points the test at moto.
 var (
 	sqsClient *sqs.Client
 	snsClient *sns.Client
 	ddbClient *awsdynamodb.Client
 	awsEnv    map[string]string // the variables a daemon process needs
+	current   *awsEmulator
 )
+
+// awsEmulator is one independent implementation of the AWS services aws
+// mode uses.
+type awsEmulator struct {
+	name               string
+	sqs, sns, dynamodb string // endpoints
+	// eventBridge: it models EventBridge rules with SQS targets.
+	eventBridge bool
+	// allOld: a failed PutItem condition returns the item (ALL_OLD), as
+	// DynamoDB does; dynalite ignores it, which costs the store a GetItem.
+	allOld bool
+}
+
+// emulators are goaws+dynalite and moto.
+var emulators []*awsEmulator
 
 func TestMain(m *testing.M) {
 	os.Exit(runWithLocalAWS(m))
@@ -51,21 +68,77 @@ func runWithLocalAWS(m *testing.M) int {
 		return 1
 	}
 	defer stopDynalite()
+	moto, stopMoto, err := testenv.Moto()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "FATAL: aws-mode tests need moto:", err)
+		return 1
+	}
+	defer stopMoto()
+	emulators = []*awsEmulator{
+		{name: "goaws+dynalite", sqs: goaws, sns: goaws, dynamodb: dynalite},
+		{name: "moto", sqs: moto, sns: moto, dynamodb: moto, eventBridge: true, allOld: true},
+	}
+	if err := useEmulator(emulators[0]); err != nil {
+		fmt.Fprintln(os.Stderr, "FATAL:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// useEmulator points the standard AWS variables (so in-process daemons) and
+// the test's clients at e.
+func useEmulator(e *awsEmulator) error {
 	awsEnv = map[string]string{
-		"AWS_ENDPOINT_URL_SQS": goaws, "AWS_ENDPOINT_URL_SNS": goaws, "AWS_ENDPOINT_URL_DYNAMODB": dynalite,
+		"AWS_ENDPOINT_URL_SQS": e.sqs, "AWS_ENDPOINT_URL_SNS": e.sns, "AWS_ENDPOINT_URL_DYNAMODB": e.dynamodb,
 		"AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
 	}
 	for k, v := range awsEnv {
 		os.Setenv(k, v)
 	}
-	// The same configuration the daemon uses, goaws workarounds included.
+	// The same configuration the daemon uses.
 	cfg, err := awsbus.LoadConfig(context.Background())
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "FATAL: aws config:", err)
-		return 1
+		return fmt.Errorf("aws config for %s: %w", e.name, err)
 	}
 	sqsClient, snsClient, ddbClient = sqs.NewFromConfig(cfg), sns.NewFromConfig(cfg), awsdynamodb.NewFromConfig(cfg)
-	return m.Run()
+	current = e
+	return nil
+}
+
+// onEmulator runs f as a subtest on the emulator named name only: for what
+// only it models.
+func onEmulator(t *testing.T, name string, f func(t *testing.T, e *awsEmulator)) {
+	for _, e := range emulators {
+		if e.name == name {
+			runOn(t, e, f)
+			return
+		}
+	}
+	t.Fatalf("no emulator %q", name)
+}
+
+// onEachEmulator runs f as a subtest per emulator (named after it), with
+// the AWS variables and the test's clients pointing at it: one definition
+// of the aws-mode suite, two independent implementations of AWS to agree
+// with. Tests using it must not run in parallel.
+func onEachEmulator(t *testing.T, f func(t *testing.T, e *awsEmulator)) {
+	for _, e := range emulators {
+		runOn(t, e, f)
+	}
+}
+
+func runOn(t *testing.T, e *awsEmulator, f func(t *testing.T, e *awsEmulator)) {
+	t.Run(e.name, func(t *testing.T) {
+		if err := useEmulator(e); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := useEmulator(emulators[0]); err != nil {
+				t.Error(err)
+			}
+		})
+		f(t, e)
+	})
 }
 
 var (

@@ -11,14 +11,20 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awsdynamodb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/eventbridge"
+	ebtypes "github.com/aws/aws-sdk-go-v2/service/eventbridge/types"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	snstypes "github.com/aws/aws-sdk-go-v2/service/sns/types"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/mqprobe/mqprobe/internal/awsbus"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
+	"github.com/mqprobe/mqprobe/internal/idempotency/dynamodb"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 func awsProduce(queue string, count int, extra string) string {
@@ -36,7 +42,9 @@ func cloudEvents(evs []receivedEvent) []result.Event {
 
 // TestSQSOutcomeRows walks SPEC §6 through real SQS and DynamoDB, reading
 // results where subscribers read them: the results queue.
-func TestSQSOutcomeRows(t *testing.T) {
+func TestSQSOutcomeRows(t *testing.T) { onEachEmulator(t, sqsOutcomeRows) }
+
+func sqsOutcomeRows(t *testing.T, _ *awsEmulator) {
 	env := newLocalAWS(t, 10)
 	var failPublish sync.Map
 	h := start(t, inAWSMode(env), func(s *setup) {
@@ -164,7 +172,9 @@ func TestSQSOutcomeRows(t *testing.T) {
 // TestCommandsThroughSNS publishes commands to a topic the command queue
 // subscribes to, with raw delivery on (attributes on the SQS message) and
 // off (the SNS envelope, attributes inside it).
-func TestCommandsThroughSNS(t *testing.T) {
+func TestCommandsThroughSNS(t *testing.T) { onEachEmulator(t, commandsThroughSNS) }
+
+func commandsThroughSNS(t *testing.T, _ *awsEmulator) {
 	env := newLocalAWS(t, 10)
 	h := start(t, inAWSMode(env))
 	results := newResultQueue(t, env.results)
@@ -196,23 +206,109 @@ func TestCommandsThroughSNS(t *testing.T) {
 	}
 }
 
-// TestEventBridgeEventIsKeyedByItsID: a scheduled rule's event, delivered
-// twice, runs once.
+// TestEventBridgeEventIsKeyedByItsID: an EventBridge event delivered twice
+// (EventBridge delivers at least once) runs once, keyed by the event's id.
+// Where the emulator models EventBridge (moto) the event goes through a real
+// rule whose two targets are the command queue; elsewhere it is sent as a
+// rule sends it, twice.
 func TestEventBridgeEventIsKeyedByItsID(t *testing.T) {
+	onEachEmulator(t, eventBridgeEventIsKeyedByItsID)
+}
+
+func eventBridgeEventIsKeyedByItsID(t *testing.T, e *awsEmulator) {
 	env := newLocalAWS(t, 10)
 	h := start(t, inAWSMode(env))
 	results := newResultQueue(t, env.results)
-	event := `{"version":"0","id":"7bf73129-1428-4cd3-a780-95db273d1602","detail-type":"Scheduled Event","source":"aws.scheduler",` +
-		`"account":"123456789012","time":"2026-11-22T12:00:00Z","region":"us-east-1","resources":[],` +
-		`"detail":` + awsProduce("DEV.QUEUE.3", 2, "") + `}`
-	sendCommand(t, env.commands, event, nil)
-	sendCommand(t, env.commands, event, nil)
-	evs := results.wait("7bf73129-1428-4cd3-a780-95db273d1602", 2, 20*time.Second)
+	detail := awsProduce("DEV.QUEUE.3", 2, "")
+	var id string
+	if e.eventBridge {
+		id = putEventThroughRule(t, e, env.commands, detail, 2)
+	} else {
+		id = "7bf73129-1428-4cd3-a780-95db273d1602"
+		event := `{"version":"0","id":"` + id + `","detail-type":"Scheduled Event","source":"aws.scheduler",` +
+			`"account":"123456789012","time":"2026-11-22T12:00:00Z","region":"us-east-1","resources":[],` +
+			`"detail":` + detail + `}`
+		sendCommand(t, env.commands, event, nil)
+		sendCommand(t, env.commands, event, nil)
+	}
+	evs := results.wait(id, 2, 20*time.Second)
 	if fmt.Sprint(summary(cloudEvents(evs))) != fmt.Sprint(map[string]int{"COMPLETED": 1, "COMPLETED/replay": 1}) {
 		t.Errorf("events %v", summary(cloudEvents(evs)))
 	}
 	if d := h.depth("DEV.QUEUE.3"); d != 2 {
 		t.Errorf("depth %d, want 2", d)
+	}
+}
+
+// putEventThroughRule creates a rule on the default event bus with targets
+// copies of the queue, puts one event with detail, and returns the event's
+// id.
+func putEventThroughRule(t *testing.T, e *awsEmulator, queueURL, detail string, targets int) string {
+	t.Helper()
+	ctx := context.Background()
+	cfg, err := awsbus.LoadConfig(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := eventbridge.NewFromConfig(cfg, func(o *eventbridge.Options) { o.BaseEndpoint = aws.String(e.sqs) })
+	rule, detailType := uniqueName(t), "mqprobe command "+uniqueName(t)
+	pattern := fmt.Sprintf(`{"source":["mqprobe.test"],"detail-type":[%q]}`, detailType)
+	if _, err := events.PutRule(ctx, &eventbridge.PutRuleInput{Name: aws.String(rule), EventPattern: aws.String(pattern)}); err != nil {
+		t.Fatalf("PutRule: %v", err)
+	}
+	var ids []string
+	var tgts []ebtypes.Target
+	for i := range targets {
+		ids = append(ids, fmt.Sprintf("commands-%d", i+1))
+		tgts = append(tgts, ebtypes.Target{Id: aws.String(ids[i]), Arn: aws.String(sqsQueueARN(t, queueURL))})
+	}
+	t.Cleanup(func() {
+		_, _ = events.RemoveTargets(ctx, &eventbridge.RemoveTargetsInput{Rule: aws.String(rule), Ids: ids})
+		_, _ = events.DeleteRule(ctx, &eventbridge.DeleteRuleInput{Name: aws.String(rule)})
+	})
+	if _, err := events.PutTargets(ctx, &eventbridge.PutTargetsInput{Rule: aws.String(rule), Targets: tgts}); err != nil {
+		t.Fatalf("PutTargets: %v", err)
+	}
+	out, err := events.PutEvents(ctx, &eventbridge.PutEventsInput{Entries: []ebtypes.PutEventsRequestEntry{{
+		Source: aws.String("mqprobe.test"), DetailType: aws.String(detailType), Detail: aws.String(detail)}}})
+	if err != nil || out.FailedEntryCount != 0 || len(out.Entries) != 1 {
+		t.Fatalf("PutEvents: %v %+v", err, out)
+	}
+	return aws.ToString(out.Entries[0].EventId)
+}
+
+// TestDuplicateCostsOnePutItem: a duplicate command is settled by the one
+// conditional PutItem that claims it (the failed condition returns the
+// record, ALL_OLD), counted on the wire between the daemon and DynamoDB;
+// on an emulator without ALL_OLD, by that PutItem and one GetItem.
+func TestDuplicateCostsOnePutItem(t *testing.T) { onEachEmulator(t, duplicateCostsOnePutItem) }
+
+func duplicateCostsOnePutItem(t *testing.T, e *awsEmulator) {
+	env := newLocalAWS(t, 10)
+	wire := testenv.CountCalls(t, e.dynamodb)
+	cfg, err := awsbus.LoadConfig(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := awsdynamodb.NewFromConfig(cfg, func(o *awsdynamodb.Options) { o.BaseEndpoint = aws.String(wire.URL) })
+	start(t, inAWSMode(env), func(s *setup) { s.opts.Store = dynamodb.New(client, env.table) })
+	results := newResultQueue(t, env.results)
+	body := awsProduce("DEV.QUEUE.3", 3, "")
+	sendCommand(t, env.commands, body, map[string]string{"Idempotency-Key": "dup-cost"})
+	results.wait("dup-cost", 1, 20*time.Second)
+	first := wire.Reset()
+	sendCommand(t, env.commands, body, map[string]string{"Idempotency-Key": "dup-cost"})
+	if evs := results.wait("dup-cost", 2, 20*time.Second); !evs[1].Data.Replay {
+		t.Fatalf("second event %+v, want the replay", evs[1].Data)
+	}
+	dup := wire.Reset()
+	t.Logf("DynamoDB calls on the wire: execution %v, duplicate %v", first, dup)
+	want := map[string]int{"PutItem": 1}
+	if !e.allOld {
+		want["GetItem"] = 1
+	}
+	if fmt.Sprint(dup) != fmt.Sprint(want) {
+		t.Errorf("the duplicate cost %v, want %v", dup, want)
 	}
 }
 

@@ -161,7 +161,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		return nil, err
 	}
 	if d.router, err = router.New(router.Config{CloseTimeout: cfg.HTTP.ShutdownTimeout, WorkContext: d.work,
-		DelayRedelivery: tr.delayRedelivery}, tr.commands, d.exec, watermillLogger(log)); err != nil {
+		DelayRedelivery: tr.delayRedelivery, Log: log}, tr.commands, d.exec, watermillLogger(log)); err != nil {
 		return nil, err
 	}
 	openapi, err := httpapi.OpenAPI(opts.Version)

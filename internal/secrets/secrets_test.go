@@ -2,15 +2,10 @@ package secrets_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,86 +15,23 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
 	"github.com/mqprobe/mqprobe/internal/secrets"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
-// secretsManager returns an AWS config pointing at moto's Secrets Manager
-// (MQPROBE_TEST_SECRETSMANAGER_ENDPOINT, started by scripts/with-services.sh)
-// or, where the machine has no moto, at a small in-process emulator of
-// CreateSecret and GetSecretValue, and counts GetSecretValue calls.
-func secretsManager(t *testing.T) (*secretsmanager.Client, *atomic.Int64) {
+// secretsManager returns a client of moto's Secrets Manager (the server in
+// MQPROBE_TEST_MOTO_ENDPOINT, or a private one) through a proxy that counts
+// the GetSecretValue calls on the wire.
+func secretsManager(t *testing.T) (*secretsmanager.Client, *testenv.WireCounter) {
 	t.Helper()
-	var gets atomic.Int64
-	target := os.Getenv("MQPROBE_TEST_SECRETSMANAGER_ENDPOINT")
-	if target == "" {
-		t.Log("MQPROBE_TEST_SECRETSMANAGER_ENDPOINT is not set (no moto on this machine): using the in-process Secrets Manager emulator")
-		target = emulator(t)
-	}
-	// Counting happens in front of the real endpoint.
-	backend, err := http.NewRequest(http.MethodGet, target, nil)
+	moto, stop, err := testenv.Moto()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the Secrets Manager tests need moto: %v", err)
 	}
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.Header.Get("X-Amz-Target"), ".GetSecretValue") {
-			gets.Add(1)
-		}
-		body, _ := io.ReadAll(r.Body)
-		req, _ := http.NewRequestWithContext(r.Context(), r.Method, backend.URL.String()+r.URL.Path, strings.NewReader(string(body)))
-		req.Header = r.Header.Clone()
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer res.Body.Close()
-		for k, v := range res.Header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(res.StatusCode)
-		_, _ = io.Copy(w, res.Body)
-	}))
-	t.Cleanup(proxy.Close)
+	t.Cleanup(stop)
+	wire := testenv.CountCalls(t, moto)
 	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""),
-		BaseEndpoint: aws.String(proxy.URL)}
-	return secretsmanager.NewFromConfig(cfg), &gets
-}
-
-// emulator serves CreateSecret and GetSecretValue in Secrets Manager's JSON
-// protocol, from memory.
-func emulator(t *testing.T) string {
-	var mu sync.Mutex
-	store := map[string]map[string]any{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var in map[string]any
-		_ = json.NewDecoder(r.Body).Decode(&in)
-		mu.Lock()
-		defer mu.Unlock()
-		w.Header().Set("Content-Type", "application/x-amz-json-1.1")
-		switch strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "secretsmanager.") {
-		case "CreateSecret":
-			name := in["Name"].(string)
-			store[name] = in
-			_ = json.NewEncoder(w).Encode(map[string]any{"Name": name, "ARN": "arn:aws:secretsmanager:us-east-1:0:secret:" + name})
-		case "GetSecretValue":
-			s, ok := store[in["SecretId"].(string)]
-			if !ok {
-				w.WriteHeader(http.StatusBadRequest)
-				_ = json.NewEncoder(w).Encode(map[string]any{"__type": "ResourceNotFoundException", "message": "Secrets Manager can't find the specified secret."})
-				return
-			}
-			out := map[string]any{"Name": s["Name"]}
-			for _, k := range []string{"SecretString", "SecretBinary"} {
-				if v, ok := s[k]; ok {
-					out[k] = v
-				}
-			}
-			_ = json.NewEncoder(w).Encode(out)
-		default:
-			w.WriteHeader(http.StatusBadRequest)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
+		BaseEndpoint: aws.String(wire.URL)}
+	return secretsmanager.NewFromConfig(cfg), wire
 }
 
 func createSecret(t *testing.T, c *secretsmanager.Client, name string, value string, binary []byte) string {
@@ -186,14 +118,14 @@ func TestSecretsManager(t *testing.T) {
 		t.Fatalf("JSON field = %q, %v", got, err)
 	}
 	// Served from the cache: no further GetSecretValue.
-	before := gets.Load()
+	before := gets.Count("GetSecretValue")
 	for range 5 {
 		if _, err := r.Password(ctx, "secret://"+plain); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if gets.Load() != before {
-		t.Errorf("cached secret fetched again: %d GetSecretValue calls, want %d", gets.Load(), before)
+	if gets.Count("GetSecretValue") != before {
+		t.Errorf("cached secret fetched again: %d GetSecretValue calls, want %d", gets.Count("GetSecretValue"), before)
 	}
 	path, err := r.KeyRepository(ctx, "secret://"+keyStore)
 	if err != nil {

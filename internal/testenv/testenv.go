@@ -73,3 +73,17 @@ const AWSEndpointEnv = "MQPROBE_TEST_AWS_ENDPOINT"
 func Goaws() (endpoint string, stop func(), err error) {
 	return givenOrPrivate(AWSEndpointEnv, "goaws", "SQS/SNS")
 }
+
+// MotoEndpointEnv names the variable that points tests at a running moto
+// server: the second, independent AWS emulator (SQS, SNS, DynamoDB,
+// EventBridge, Secrets Manager, CloudFormation behind one endpoint).
+const MotoEndpointEnv = "MQPROBE_TEST_MOTO_ENDPOINT"
+
+// Moto returns the endpoint of a moto server: the one in
+// MQPROBE_TEST_MOTO_ENDPOINT, or a private one it starts with
+// scripts/moto.sh (which installs moto with pip where the machine has none,
+// and fails when it cannot). stop ends a server it started (and is a no-op
+// otherwise).
+func Moto() (endpoint string, stop func(), err error) {
+	return givenOrPrivate(MotoEndpointEnv, "moto", "moto")
+}

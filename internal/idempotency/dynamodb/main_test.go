@@ -19,18 +19,52 @@ import (
 	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
+// endpoint is the DynamoDB a test talks to: dynalite, unless onEachBackend
+// points it at moto.
 var endpoint string
 
+// backend is one independent implementation of DynamoDB.
+type backend struct {
+	name, endpoint string
+	// allOld: a failed condition returns the item (ALL_OLD), as DynamoDB
+	// does; dynalite ignores it.
+	allOld bool
+}
+
+var backends []backend
+
 func TestMain(m *testing.M) {
-	ep, stop, err := testenv.Dynalite()
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dynalite, stopDynalite, err := testenv.Dynalite()
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "FATAL: the DynamoDB store tests need an endpoint: %v\n", err)
-		os.Exit(1)
+		fmt.Fprintf(os.Stderr, "FATAL: the DynamoDB store tests need dynalite: %v\n", err)
+		return 1
 	}
-	endpoint = ep
-	code := m.Run()
-	stop()
-	os.Exit(code)
+	defer stopDynalite()
+	moto, stopMoto, err := testenv.Moto()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FATAL: the DynamoDB store tests need moto: %v\n", err)
+		return 1
+	}
+	defer stopMoto()
+	backends = []backend{{name: "dynalite", endpoint: dynalite}, {name: "moto", endpoint: moto, allOld: true}}
+	endpoint = dynalite
+	return m.Run()
+}
+
+// onEachBackend runs f as a subtest per DynamoDB implementation, with
+// endpoint pointing at it. Tests using it must not run in parallel.
+func onEachBackend(t *testing.T, f func(t *testing.T, b backend)) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			endpoint = b.endpoint
+			t.Cleanup(func() { endpoint = backends[0].endpoint })
+			f(t, b)
+		})
+	}
 }
 
 // newClient returns a client of the test endpoint; opts add to its options.

@@ -1,0 +1,120 @@
+package router
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
+)
+
+// syncBuffer is a log destination safe for concurrent writers.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// oneMessage is a subscriber that delivers one message.
+type oneMessage struct{ msg *message.Message }
+
+func (s oneMessage) Subscribe(ctx context.Context, _ string) (<-chan *message.Message, error) {
+	ch := make(chan *message.Message, 1)
+	ch <- s.msg
+	go func() {
+		<-ctx.Done()
+		close(ch)
+	}()
+	return ch, nil
+}
+
+func (oneMessage) Close() error { return nil }
+
+// TestRedeliveryDecisions runs messages through watermill's router with the
+// middleware New installs, and checks what each handler outcome does to the
+// message: its ack or nack, the delay handed to the transport, and the log
+// line's level (nothing undecided is an ERROR; a handler's own failure is).
+func TestRedeliveryDecisions(t *testing.T) {
+	cases := []struct {
+		name      string
+		err       error
+		wantAck   bool
+		wantDelay time.Duration
+		wantLog   string // level=… and message of the line it must write
+	}{
+		{"done", nil, true, 0, ""},
+		{"running elsewhere", &retryError{after: 2 * time.Second, err: errors.New("QM1#k is being executed"), expected: true},
+			false, 2 * time.Second, `level=INFO msg="command redelivered later"`},
+		{"transient failure", &retryError{after: 5 * time.Second, err: errors.New("MQRC_Q_MGR_QUIESCING (2161)")},
+			false, 5 * time.Second, `level=WARN msg="command failed; it is retried"`},
+		{"handler fault", errors.New("bug"), false, 0, `level=ERROR msg="Handler returned error"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var logs syncBuffer
+			log := slog.New(slog.NewTextHandler(&logs, nil))
+			var delays []time.Duration
+			var mu sync.Mutex
+			transport := func(_ *message.Message, d time.Duration) {
+				mu.Lock()
+				defer mu.Unlock()
+				delays = append(delays, d)
+			}
+			msg := message.NewMessage(watermill.NewUUID(), []byte("{}"))
+			msg.Metadata.Set(MetaMessageID, "m-1")
+			r, err := message.NewRouter(message.RouterConfig{CloseTimeout: time.Second}, watermill.NewSlogLogger(log))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.AddMiddleware(middleware.Recoverer, redeliverLater(transport, log))
+			r.AddConsumerHandler("commands", CommandsTopic, oneMessage{msg}, func(*message.Message) error { return c.err })
+			go func() { _ = r.Run(context.Background()) }()
+			defer r.Close()
+			var acked bool
+			select {
+			case <-msg.Acked():
+				acked = true
+			case <-msg.Nacked():
+			case <-time.After(5 * time.Second):
+				t.Fatal("neither acked nor nacked")
+			}
+			r.Close()
+			if acked != c.wantAck {
+				t.Errorf("acked %v, want %v", acked, c.wantAck)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if c.wantDelay > 0 && (len(delays) == 0 || delays[0] != c.wantDelay) {
+				t.Errorf("delays handed to the transport %v, want %s first", delays, c.wantDelay)
+			}
+			if c.wantDelay == 0 && len(delays) > 0 {
+				t.Errorf("delays handed to the transport %v, want none", delays)
+			}
+			out := logs.String()
+			if c.wantLog != "" && !strings.Contains(out, c.wantLog) {
+				t.Errorf("log lacks %s:\n%s", c.wantLog, out)
+			}
+			if c.wantLog != `level=ERROR msg="Handler returned error"` && strings.Contains(out, "level=ERROR") {
+				t.Errorf("an ERROR line for a command left for redelivery:\n%s", out)
+			}
+		})
+	}
+}
