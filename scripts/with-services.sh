@@ -14,6 +14,7 @@
 #   - Jaeger (an OTLP receiver) on 127.0.0.1 (scripts/jaeger.sh), exported as
 #     MQPROBE_TEST_OTLP_ENDPOINT, MQPROBE_TEST_OTLP_GRPC_ENDPOINT and
 #     MQPROBE_TEST_JAEGER_QUERY unless those are already set;
+#   - the AWS CLI on PATH (installed with pip when the machine has none);
 #   - the IBM MQ client stub (scripts/build-mqstub.sh), with CGO_CFLAGS and
 #     CGO_LDFLAGS pointing at it for `-tags ibmmq` builds.
 #
@@ -58,6 +59,18 @@ start dynalite MQPROBE_TEST_DYNAMODB_ENDPOINT
 start goaws MQPROBE_TEST_AWS_ENDPOINT
 start moto MQPROBE_TEST_MOTO_ENDPOINT
 start jaeger MQPROBE_TEST_JAEGER_QUERY env # built from the module proxy on first use
+
+# The AWS CLI, an outside client the tests hold the README's walkthrough to:
+# the machine's, else pip installs it into .build/tools/awscli.
+if ! command -v aws >/dev/null; then
+  awscli="$root/.build/tools/awscli"
+  if [ ! -x "$awscli/bin/aws" ]; then
+    echo "==> installing the AWS CLI into $awscli"
+    python3 -m venv "$awscli" && "$awscli/bin/pip" install --quiet "awscli==1.45.11" ||
+      { echo "==> FATAL: no aws on PATH, and pip could not install awscli" >&2; exit 1; }
+  fi
+  export PATH="$awscli/bin:$PATH"
+fi
 
 echo "==> building the IBM MQ client stub"
 bash "$root/scripts/build-mqstub.sh" --check
