@@ -31,7 +31,7 @@ test-ibmmq-real:
 	  echo "set MQPROBE_TEST_IBMMQ_QMGR (and _CHANNEL, _CONNNAME, _USER, _PASSWORD, _QUEUE, _QUEUE2): see README"; exit 2; fi
 	$(GO) test -count=1 -v -tags ibmmq ./internal/mq/ibmmq/
 
-## lint: gofmt, go vet and staticcheck, with and without -tags ibmmq
+## lint: gofmt, go vet and staticcheck (with and without -tags ibmmq), go mod tidy, shellcheck
 lint: tools mqstub
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go'))"; \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
@@ -39,6 +39,8 @@ lint: tools mqstub
 	$(TOOLS)/staticcheck ./...
 	eval "$$(bash scripts/build-mqstub.sh --env)" && \
 	  $(GO) vet -tags ibmmq ./... && $(TOOLS)/staticcheck -tags ibmmq ./...
+	@$(GO) mod tidy -diff || { echo "go.mod or go.sum is not tidy: run go mod tidy"; exit 1; }
+	bash scripts/shellcheck.sh
 
 ## bench: the benchmark report (bench/report.md, bench/report.json), with the services it needs
 bench:

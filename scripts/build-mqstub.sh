@@ -22,7 +22,7 @@ mode=build
 case "${1:-}" in
   "") ;;
   --check) mode=check ;;
-  --env) mode=env ;;
+  --env) mode="env" ;;
   -h|--help) sed -n '2,10p' "$self"; exit 0 ;;
   *) echo "usage: $0 [--check|--env]" >&2; exit 2 ;;
 esac

@@ -85,7 +85,11 @@ start)
       cat "$dir/endpoint"
       exit 0
     fi
-    grep -q EADDRINUSE "$dir/server.log" && [ -z "${3:-}" ] || { cat "$dir/server.log" >&2; log "dynalite did not start"; exit 1; }
+    if ! grep -q EADDRINUSE "$dir/server.log" || [ -n "${3:-}" ]; then
+      cat "$dir/server.log" >&2
+      log "dynalite did not start"
+      exit 1
+    fi
   done
   log "no free port found"
   exit 1

@@ -87,11 +87,11 @@ stop)
   rm -rf "$dir"
   ;;
 down)
-  [ -n "$dir" ] && [ -f "$dir/port" ] || { echo "usage: $0 down DIR (of a started server)" >&2; exit 2; }
+  if [ -z "$dir" ] || [ ! -f "$dir/port" ]; then echo "usage: $0 down DIR (of a started server)" >&2; exit 2; fi
   halt
   ;;
 up)
-  [ -n "$dir" ] && [ -f "$dir/port" ] || { echo "usage: $0 up DIR (of a server taken down)" >&2; exit 2; }
+  if [ -z "$dir" ] || [ ! -f "$dir/port" ]; then echo "usage: $0 up DIR (of a server taken down)" >&2; exit 2; fi
   port=$(cat "$dir/port")
   if ! running; then
     launch "$port" || { cat "$dir/goaws.log" >&2; exit 1; }

@@ -30,6 +30,7 @@ healthy() {
     ! port_free "$otlp_http"
 }
 
+# shellcheck disable=SC2046 # the ports file holds the ports, one word each
 running() {
   [ -f "$dir/pid" ] && [ -f "$dir/ports" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null &&
     healthy $(cat "$dir/ports")

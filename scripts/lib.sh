@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers shared by the scripts that run test servers; sourced, not run.
 # Sets root (the repository).
 

@@ -5,7 +5,7 @@
 # Expects scripts/with-services.sh to have provisioned the services.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$root"
+cd "$root" || exit 1
 log="$(mktemp /tmp/mqprobe-test-XXXXXX.log)"
 status=0
 
@@ -73,7 +73,7 @@ for store in Memory SQLite Postgres DynamoDB/dynalite DynamoDB/moto; do
 done
 
 echo "==> aws-mode suites on each AWS emulator (passed, failed)"
-for emulator in goaws+dynalite moto; do
+for emulator in goaws+dynalite goaws dynalite moto; do
   passed=$(grep -cE "^\s*--- PASS: Test[A-Za-z]+/${emulator//+/\\+} " "$log")
   failed=$(grep -cE "^\s*--- FAIL: Test[A-Za-z]+/${emulator//+/\\+} " "$log")
   printf '    %-18s %s passed, %s failed\n' "$emulator" "$passed" "$failed"

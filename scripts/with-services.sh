@@ -66,8 +66,10 @@ if ! command -v aws >/dev/null; then
   awscli="$root/.build/tools/awscli"
   if [ ! -x "$awscli/bin/aws" ]; then
     echo "==> installing the AWS CLI into $awscli"
-    python3 -m venv "$awscli" && "$awscli/bin/pip" install --quiet "awscli==1.45.11" ||
-      { echo "==> FATAL: no aws on PATH, and pip could not install awscli" >&2; exit 1; }
+    if ! { python3 -m venv "$awscli" && "$awscli/bin/pip" install --quiet "awscli==1.45.11"; }; then
+      echo "==> FATAL: no aws on PATH, and pip could not install awscli" >&2
+      exit 1
+    fi
   fi
   export PATH="$awscli/bin:$PATH"
 fi
