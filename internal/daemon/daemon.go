@@ -19,8 +19,6 @@ import (
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
-	"github.com/ThreeDotsLabs/watermill/message"
-	"github.com/ThreeDotsLabs/watermill/pubsub/gochannel"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsdynamodb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/tracing"
@@ -68,9 +66,8 @@ type Daemon struct {
 	backend  mq.Backend
 	pool     *mq.Pool
 	exec     *executor.Executor
-	bus      *gochannel.GoChannel // the in-process bus, in embedded mode
-	commands message.Subscriber   // where commands arrive: bus, or SQS
-	aws      *aws.Config          // loaded on first use
+	bus      *router.Transport // where commands come from and results go: the mode's transport
+	aws      *aws.Config       // loaded on first use
 	router   *router.Router
 	recent   *result.Recent
 	tel      *telemetry.Telemetry
@@ -138,13 +135,18 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		return nil, fmt.Errorf("command: %w", err)
 	}
 
-	tr, err := d.newTransport(ctx)
-	if err != nil {
+	sqs, res := cfg.SQS, cfg.Results
+	if d.bus, err = router.NewTransport(ctx, router.TransportConfig{Mode: cfg.Mode, AWS: d.awsConfig, Logger: watermillLogger(log),
+		SQS: awsbus.SubscriberConfig{QueueURL: sqs.CommandQueue, WaitTimeSeconds: sqs.WaitTimeSeconds,
+			VisibilityTimeout: sqs.VisibilityTimeout, MaxMessages: sqs.MaxMessages, NackDelay: cfg.Bus.NackDelay,
+			// Acks of commands finishing during the drain must still delete.
+			CloseTimeout: cfg.HTTP.ShutdownTimeout + 10*time.Second, TracerProvider: d.awsTracing()},
+		Results: awsbus.PublisherConfig{TopicARN: res.SNSTopicARN, QueueURL: res.SQSQueue, TracerProvider: d.awsTracing()},
+	}); err != nil {
 		return nil, err
 	}
-	d.commands = tr.commands
 	d.recent = result.NewRecent(cfg.Results.Recent, cfg.Results.RecentMaxBytes)
-	var publisher result.Publisher = result.Multi{d.recent, tr.results}
+	var publisher result.Publisher = result.Multi{d.recent, d.bus.Results}
 	if opts.WrapPublisher != nil {
 		publisher = opts.WrapPublisher(publisher)
 	}
@@ -161,7 +163,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		return nil, err
 	}
 	if d.router, err = router.New(router.Config{CloseTimeout: cfg.HTTP.ShutdownTimeout, WorkContext: d.work,
-		DelayRedelivery: tr.delayRedelivery, Log: log}, tr.commands, d.exec, watermillLogger(log)); err != nil {
+		DelayRedelivery: d.bus.DelayRedelivery, Log: log}, d.bus.Commands, d.exec, watermillLogger(log)); err != nil {
 		return nil, err
 	}
 	openapi, err := httpapi.OpenAPI(opts.Version)
@@ -169,13 +171,13 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		return nil, fmt.Errorf("openapi: %w", err)
 	}
 	api := httpapi.Handler(httpapi.Config{
-		Executor: d.exec, Recent: d.recent, Submit: tr.submit, OpenAPI: openapi,
+		Executor: d.exec, Recent: d.recent, Submit: d.bus.Submit, OpenAPI: openapi,
 		MaxBodyBytes: int64(cfg.HTTP.MaxBodyBytes), WorkContext: d.work,
 		Metrics: d.tel.MetricsHandler(), TracerProvider: d.tel.TracerProvider, MeterProvider: d.tel.MeterProvider,
 		Tests: tests, Records: d.engine.Get, AuthToken: cfg.HTTP.AuthToken,
 		Ready: map[string]httpapi.Check{"store": d.storeReady, "router": d.routerReady, "intake": d.intakeReady},
 		Status: httpapi.StatusInfo{Version: opts.Version, Mode: cfg.Mode, Instance: cfg.InstanceID, Started: time.Now(),
-			Backends: map[string]string{"mq": cfg.MQ.Backend, "idempotencyStore": storeName(cfg), "bus": tr.name, "results": tr.resultsName}},
+			Backends: map[string]string{"mq": cfg.MQ.Backend, "idempotencyStore": storeName(cfg), "bus": d.bus.Name, "results": d.bus.ResultsName}},
 	})
 	d.server = &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout: cfg.HTTP.ReadTimeout, WriteTimeout: cfg.HTTP.WriteTimeout,
@@ -249,6 +251,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 
 func (d *Daemon) shutdown() {
 	d.draining.Store(true)
+	d.bus.StopIntake()
 	timeout := d.cfg.HTTP.ShutdownTimeout
 	d.log.Info("draining: intake stopped, waiting for in-flight commands", "deadline", timeout.String())
 	drainCtx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -282,7 +285,7 @@ func (d *Daemon) shutdown() {
 	}
 	// A command handed back above is settled (its redelivery delay set on
 	// SQS) by the subscriber; wait for that before the process goes.
-	if err := d.commands.Close(); err != nil {
+	if err := d.bus.Commands.Close(); err != nil {
 		d.log.Warn("command subscriber close", "error", err)
 	}
 	d.cancelWork(context.Canceled)
@@ -310,22 +313,6 @@ func (d *Daemon) closeResources() {
 			d.log.Warn("telemetry flush", "error", err)
 		}
 	}
-}
-
-// submit publishes a raw command on the in-process bus.
-func (d *Daemon) submit(ctx context.Context, body []byte, meta map[string]string) (string, error) {
-	if d.draining.Load() {
-		return "", errors.New("shutting down: not accepting commands")
-	}
-	msg := message.NewMessage(watermill.NewUUID(), body)
-	for k, v := range meta {
-		msg.Metadata.Set(k, v)
-	}
-	msg.Metadata.Set(router.MetaMessageID, msg.UUID)
-	if err := d.bus.Publish(router.CommandsTopic, msg); err != nil {
-		return "", fmt.Errorf("publish command: %w", err)
-	}
-	return msg.UUID, nil
 }
 
 func (d *Daemon) storeReady(ctx context.Context) error {
