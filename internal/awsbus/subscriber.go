@@ -353,7 +353,9 @@ func (s *subscriber) release(r receipt, m *message.Message) {
 
 // Close stops receiving, waits (up to CloseTimeout) until every delivered
 // message has been acked or nacked and settled, and closes watermill-aws's
-// subscriber.
+// subscriber. Past CloseTimeout it still waits for what is bounded on its
+// own: each SQS call that settles a message (settleTimeout), and a receive
+// in flight (its wait plus receiveGrace) with the release of what it brings.
 func (s *subscriber) Close() error {
 	s.mu.Lock()
 	first := !s.closed

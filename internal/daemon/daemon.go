@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -76,6 +77,10 @@ type Daemon struct {
 
 	work       context.Context // command work; cancelled at the drain deadline
 	cancelWork context.CancelCauseFunc
+	// background holds the goroutines Run starts on work besides the
+	// server and the router (expired-record cleanup): the store closes only
+	// after they end.
+	background sync.WaitGroup
 	draining   atomic.Bool
 }
 
@@ -233,7 +238,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	// whole table every interval would only cost.
 	if d.store != nil && d.cfg.Idempotency.Enabled && d.cfg.Idempotency.CleanupInterval > 0 &&
 		d.cfg.Idempotency.Store != config.StoreDynamoDB {
-		go d.engine.RunCleanup(d.work, d.cfg.Idempotency.CleanupInterval)
+		d.background.Go(func() { d.engine.RunCleanup(d.work, d.cfg.Idempotency.CleanupInterval) })
 	}
 	d.log.Info("mqprobe running", "addr", d.Addr(), "mode", d.cfg.Mode, "mq", d.cfg.MQ.Backend, "store", storeName(d.cfg))
 
@@ -289,6 +294,7 @@ func (d *Daemon) shutdown() {
 		d.log.Warn("command subscriber close", "error", err)
 	}
 	d.cancelWork(context.Canceled)
+	d.background.Wait()
 	d.closeResources()
 	d.log.Info("mqprobe stopped")
 }
