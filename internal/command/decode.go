@@ -13,8 +13,6 @@ import (
 
 	"github.com/gowebpki/jcs"
 	"github.com/jmespath-community/go-jmespath"
-
-	"github.com/mqprobe/mqprobe/internal/idempotency"
 )
 
 // Transport is how a command arrived; it picks the missing-key policy.
@@ -48,7 +46,7 @@ type Decoded struct {
 	// Canonical is the command with defaults applied, without the
 	// transport-only idempotencyKey and expirySeconds, in RFC 8785 form.
 	Canonical []byte
-	// RequestHash is SHA-256 hex of Canonical.
+	// RequestHash is HashCanonical(Canonical): SHA-256 hex of it.
 	RequestHash    string
 	IdempotencyKey string
 	KeySource      KeySource
@@ -147,7 +145,7 @@ func (d *Decoder) Decode(in Input) (Decoded, error) {
 	if err != nil {
 		return Decoded{}, err
 	}
-	hash := idempotency.HashCanonical(canonical) // canonical already: no second RFC 8785 pass
+	hash := HashCanonical(canonical) // canonical already: no second RFC 8785 pass
 	key, source, verr := d.resolveKey(keyRequest{
 		command: cmd, exprInput: exprInput, env: env, in: in, policy: policy, requestHash: hash,
 	})

@@ -179,7 +179,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		Executor: d.exec, Recent: d.recent, Submit: d.bus.Submit, OpenAPI: openapi,
 		MaxBodyBytes: int64(cfg.HTTP.MaxBodyBytes), WorkContext: d.work,
 		Metrics: d.tel.MetricsHandler(), TracerProvider: d.tel.TracerProvider, MeterProvider: d.tel.MeterProvider,
-		Tests: tests, Records: d.engine.Get, AuthToken: cfg.HTTP.AuthToken,
+		Tests: tests, Stored: d.engine, AuthToken: cfg.HTTP.AuthToken,
 		Ready: map[string]httpapi.Check{"store": d.storeReady, "router": d.routerReady, "intake": d.intakeReady},
 		Status: httpapi.StatusInfo{Version: opts.Version, Mode: cfg.Mode, Instance: cfg.InstanceID, Started: time.Now(),
 			Backends: map[string]string{"mq": cfg.MQ.Backend, "idempotencyStore": storeName(cfg), "bus": d.bus.Name, "results": d.bus.ResultsName}},

@@ -100,7 +100,7 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 	}
 	switch {
 	case errors.Is(err, idempotency.ErrInvalidArgument):
-		return x.reject(ctx, j, &result.Error{Code: "INVALID_KEY", Message: err.Error()}, http.StatusBadRequest)
+		return x.reject(ctx, j, &result.Error{Code: result.CodeInvalidKey, Message: err.Error()}, http.StatusBadRequest)
 	case err != nil:
 		return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("claim %s: %w", req.PK(), err))
 	}
@@ -362,7 +362,7 @@ func mqError(err error) *result.Error {
 func validationError(err error) *result.Error {
 	var ve *command.ValidationError
 	if !errors.As(err, &ve) {
-		return &result.Error{Code: "INVALID_COMMAND", Message: err.Error()}
+		return &result.Error{Code: result.CodeInvalidCommand, Message: err.Error()}
 	}
 	e := &result.Error{Code: string(ve.Code), Message: ve.Error()}
 	for _, p := range ve.Problems {

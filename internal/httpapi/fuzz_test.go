@@ -37,6 +37,7 @@ func api(tb testing.TB) httpapi.Config {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	tb.Cleanup(func() { pool.Close() })
 	decoder, err := command.NewDecoder(command.DecoderConfig{MaxBytes: 262144, MissingKeyBus: command.MissingKeyMessageID, MissingKeyHTTP: command.MissingKeyGenerate})
 	if err != nil {
 		tb.Fatal(err)
@@ -52,7 +53,7 @@ func api(tb testing.TB) httpapi.Config {
 		tb.Fatal(err)
 	}
 	return httpapi.Config{Executor: x, Recent: recent, OpenAPI: []byte(`{}`), MaxBodyBytes: 300000,
-		Tests: tests, Records: engine.Get, Submit: func(context.Context, []byte, map[string]string) (string, error) { return "m-1", nil },
+		Tests: tests, Stored: engine, Submit: func(context.Context, []byte, map[string]string) (string, error) { return "m-1", nil },
 		Ready: map[string]httpapi.Check{}}
 }
 

@@ -50,9 +50,9 @@ type Config struct {
 	WorkContext context.Context
 	// Metrics serves GET /metrics; nil disables it.
 	Metrics http.Handler
-	// Tests and Records serve /tests; nil Tests disables them.
-	Tests   TestService
-	Records RecordReader
+	// Tests and Stored serve /tests; nil Tests disables them.
+	Tests  TestService
+	Stored StoredResults
 	// AuthToken, when set, is the bearer token every request but the health
 	// probes must carry.
 	AuthToken string

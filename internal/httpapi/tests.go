@@ -9,7 +9,6 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/executor"
-	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/probe"
 	"github.com/mqprobe/mqprobe/internal/result"
 )
@@ -20,8 +19,12 @@ type TestService interface {
 	Stop(id string) bool
 }
 
-// RecordReader reads an idempotency record (a finished or remote test's).
-type RecordReader func(ctx context.Context, operationType, key string) (idempotency.Record, bool, error)
+// StoredResults reads the recorded outcome of a command by operation type
+// and key (a finished or remote test's); *idempotency.Engine is one. ok is
+// false when there is none or it expired.
+type StoredResults interface {
+	StoredResult(ctx context.Context, operationType, key string) (stored result.Stored, ok bool, err error)
+}
 
 // startTest starts a TEST and answers 202 with its Location as soon as it
 // runs; a finished one with the same key is replayed, a bad one refused.
@@ -67,16 +70,16 @@ func (a *api) test(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, testData(id, result.StatusInProgress, stats, nil))
 		return
 	}
-	rec, ok, err := a.cfg.Records(r.Context(), string(command.Test), id)
+	stored, ok, err := a.cfg.Stored.StoredResult(r.Context(), string(command.Test), id)
 	switch {
 	case err != nil:
 		writeProblem(w, r, http.StatusServiceUnavailable, problem{Type: typeNotDecided, Detail: err.Error()})
 	case !ok:
 		writeProblem(w, r, http.StatusNotFound, problem{Detail: "no test " + id})
-	case rec.Status == idempotency.StatusCompleted:
-		writeRaw(w, http.StatusOK, []byte(rec.ResponsePayload))
-	case rec.Status == idempotency.StatusFailed:
-		writeJSON(w, http.StatusOK, testData(id, result.StatusFailed, nil, &result.Error{Code: "TEST_FAILED", Message: rec.ErrorMessage}))
+	case stored.Status == result.StatusCompleted:
+		writeRaw(w, http.StatusOK, stored.Data)
+	case stored.Status == result.StatusFailed:
+		writeJSON(w, http.StatusOK, testData(id, result.StatusFailed, nil, &result.Error{Code: result.CodeTestFailed, Message: stored.Error}))
 	default: // running on another instance
 		writeJSON(w, http.StatusOK, testData(id, result.StatusInProgress, nil, nil))
 	}

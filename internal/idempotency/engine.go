@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/uuid"
 	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/mqprobe/mqprobe/internal/result"
 )
 
 // Outcome is Begin's decision.
@@ -272,6 +274,18 @@ func (e *Engine) Get(ctx context.Context, operationType, key string) (Record, bo
 		return Record{}, false, nil
 	}
 	return rec, true, nil
+}
+
+// StoredResult reads the outcome recorded for an operation type and key
+// (see Record.Stored), or reports it absent (or expired); errors are Get's.
+// Readers that only need the outcome, such as the HTTP API's GET /tests/{id},
+// use it rather than the record.
+func (e *Engine) StoredResult(ctx context.Context, operationType, key string) (result.Stored, bool, error) {
+	rec, ok, err := e.Get(ctx, operationType, key)
+	if err != nil || !ok {
+		return result.Stored{}, false, err
+	}
+	return rec.Stored(), true, nil
 }
 
 // flights is the in-process single-flight: one store round trip per pk at a

@@ -11,6 +11,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/idempotency/memory"
 	"github.com/mqprobe/mqprobe/internal/idempotency/storetest"
+	"github.com/mqprobe/mqprobe/internal/result"
 )
 
 func newEngine(t *testing.T, store idempotency.Store, cfg idempotency.Config) *idempotency.Engine {
@@ -271,5 +272,47 @@ func TestRecordJSONUsesSpecAttributes(t *testing.T) {
 	}
 	if back != rec {
 		t.Errorf("round trip:\n got  %+v\n want %+v", back, rec)
+	}
+}
+
+// TestStoredResultIsTheOutcomeWithoutTheRecord: readers by key get status,
+// payload and error message, and nothing for an absent or expired record.
+func TestStoredResultIsTheOutcomeWithoutTheRecord(t *testing.T) {
+	clock := storetest.NewClock(time.Now())
+	e := newEngine(t, memory.New(), idempotency.Config{Lease: time.Minute, RecordTTL: time.Hour, Clock: clock})
+	claim := func(key string) *idempotency.Lease {
+		t.Helper()
+		res, err := e.Begin(t.Context(), req(key))
+		if err != nil || res.Outcome != idempotency.Acquired {
+			t.Fatalf("Begin(%s): %v %v", key, res.Outcome, err)
+		}
+		return res.Lease
+	}
+	if _, err := e.Complete(t.Context(), claim("done"), idempotency.Response{Payload: `{"sent":3}`, HTTPStatus: 201}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Fail(t.Context(), claim("failed"), "MQRC_Q_FULL"); err != nil {
+		t.Fatal(err)
+	}
+	claim("running")
+	for key, want := range map[string]result.Stored{
+		"done":    {Status: result.StatusCompleted, Data: json.RawMessage(`{"sent":3}`)},
+		"failed":  {Status: result.StatusFailed, Error: "MQRC_Q_FULL"},
+		"running": {Status: result.StatusInProgress},
+	} {
+		got, ok, err := e.StoredResult(t.Context(), "PRODUCE", key)
+		if err != nil || !ok || got.Status != want.Status || string(got.Data) != string(want.Data) || got.Error != want.Error {
+			t.Errorf("StoredResult(%s) = %+v %v %v, want %+v", key, got, ok, err, want)
+		}
+	}
+	if _, ok, err := e.StoredResult(t.Context(), "PRODUCE", "never"); ok || err != nil {
+		t.Errorf("absent record: ok %v, err %v", ok, err)
+	}
+	if _, _, err := e.StoredResult(t.Context(), "PRODUCE", ""); !errors.Is(err, idempotency.ErrInvalidKey) {
+		t.Errorf("empty key: %v, want ErrInvalidKey", err)
+	}
+	clock.Advance(2 * time.Hour)
+	if _, ok, err := e.StoredResult(t.Context(), "PRODUCE", "done"); ok || err != nil {
+		t.Errorf("expired record: ok %v, err %v", ok, err)
 	}
 }

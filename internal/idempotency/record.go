@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/mqprobe/mqprobe/internal/result"
 )
 
 // Status is the state of an idempotency record.
@@ -40,6 +42,19 @@ type Record struct {
 	// Progress is the holder's last checkpoint (for example a PRODUCE's
 	// committed count), kept across takeovers so a new attempt can resume.
 	Progress string
+}
+
+// Stored is the record as a command outcome, without the claim's
+// bookkeeping (hash, lease, times): a COMPLETED record's response payload, a
+// FAILED record's error message, and IN_PROGRESS for anything else.
+func (r Record) Stored() result.Stored {
+	switch r.Status {
+	case StatusCompleted:
+		return result.Stored{Status: result.StatusCompleted, Data: json.RawMessage(r.ResponsePayload)}
+	case StatusFailed:
+		return result.Stored{Status: result.StatusFailed, Error: r.ErrorMessage}
+	}
+	return result.Stored{Status: result.StatusInProgress}
 }
 
 // TTL is the record's expiry in epoch seconds, the DynamoDB TTL attribute.

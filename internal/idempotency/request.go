@@ -20,7 +20,7 @@ const MaxKeyLength = 255
 type Request struct {
 	OperationType  string // e.g. PRODUCE; the pk is OperationType#IdempotencyKey
 	IdempotencyKey string // 1–255 printable ASCII characters
-	RequestHash    string // fingerprint of the command, see RequestHash
+	RequestHash    string // fingerprint of the command, see command.RequestHash
 	Target         string // "QM1:DEV.QUEUE.1", kept for audit
 	TraceID        string
 

@@ -18,9 +18,11 @@ type PoolConfig struct {
 	// Default 2.
 	MaxIdlePerTarget int
 	// IdleTimeout closes connections idle for longer; default 5 minutes.
+	// The pool checks every IdleTimeout/2, but at most once a second, so an
+	// idle connection is closed within about 1.5 IdleTimeout.
 	IdleTimeout time.Duration
-	// Backoff paces reconnects after transient connect failures and broken
-	// connections.
+	// Backoff paces Acquire's retries of transient connect failures, such
+	// as those reconnecting to a queue manager that broke the connections.
 	Backoff Backoff
 	// OnRetry, if set, is called before each backoff wait with the attempt
 	// that failed. For logs and metrics; it must not block.
@@ -59,8 +61,10 @@ func (c PoolConfig) Validate() error {
 var ErrPoolClosed = errors.New("mq pool: closed")
 
 // Pool shares connections per target, so commands reuse connections instead
-// of connecting per message, and replaces broken ones with backoff. It is
-// safe for concurrent use.
+// of connecting per message. It discards broken connections, and Acquire
+// reconnects with backoff. A background goroutine closes connections idle
+// past IdleTimeout and forgets targets left with no connection, until Close.
+// It is safe for concurrent use.
 type Pool struct {
 	backend Backend
 	cfg     PoolConfig
@@ -68,12 +72,19 @@ type Pool struct {
 	mu      sync.Mutex
 	targets map[Target]*targetPool
 	closed  bool
+
+	stop       chan struct{} // closed by Close to stop the reaper
+	reaperDone chan struct{} // closed when the reaper has returned
 }
 
 type targetPool struct {
-	target Target
-	slots  chan struct{} // one token per connection in use
-	idle   []idleConn    // guarded by Pool.mu; newest last
+	slots chan struct{} // one token per connection in use
+	// Fields below are guarded by Pool.mu.
+	idle []idleConn // newest last
+	// users counts borrowers and Acquire calls under way. The reaper
+	// evicts only at zero: then no slot is taken, so a new targetPool for
+	// the same target cannot let MaxConnsPerTarget be exceeded.
+	users int
 }
 
 type idleConn struct {
@@ -81,14 +92,27 @@ type idleConn struct {
 	since time.Time
 }
 
-// NewPool returns a pool that connects through backend.
+// NewPool returns a pool that connects through backend. Its background
+// goroutine runs until Close, so the pool must be closed when done with.
 func NewPool(backend Backend, cfg PoolConfig) (*Pool, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	cfg.setDefaults()
-	return &Pool{backend: backend, cfg: cfg, targets: make(map[Target]*targetPool)}, nil
+	p := &Pool{
+		backend:    backend,
+		cfg:        cfg,
+		targets:    make(map[Target]*targetPool),
+		stop:       make(chan struct{}),
+		reaperDone: make(chan struct{}),
+	}
+	go p.reaper(max(cfg.IdleTimeout/2, minReapInterval))
+	return p, nil
 }
+
+// minReapInterval bounds how often a short IdleTimeout makes the reaper
+// walk every target.
+const minReapInterval = time.Second
 
 // Acquire returns a connection to t: an idle one if there is one, else a new
 // one, retrying transient connect failures with backoff. Release it with
@@ -98,13 +122,14 @@ func (p *Pool) Acquire(ctx context.Context, t Target) (*PooledConn, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
-	tp, err := p.targetPool(t)
+	tp, err := p.join(t)
 	if err != nil {
 		return nil, err
 	}
 	select {
 	case tp.slots <- struct{}{}:
 	case <-ctx.Done():
+		p.leave(tp, false)
 		return nil, fmt.Errorf("mq pool: waiting for a connection to %s: %w", t, ctx.Err())
 	}
 	if conn := p.popIdle(tp); conn != nil {
@@ -112,33 +137,10 @@ func (p *Pool) Acquire(ctx context.Context, t Target) (*PooledConn, error) {
 	}
 	conn, err := p.connect(ctx, t)
 	if err != nil {
-		<-tp.slots
+		p.leave(tp, true)
 		return nil, err
 	}
 	return &PooledConn{pool: p, tp: tp, conn: conn}, nil
-}
-
-// Do runs fn on a pooled connection. When fn fails because the connection
-// broke, Do drops it, waits per Backoff and runs fn again on a new
-// connection. A broken connection's unit of work was backed out by the queue
-// manager, so fn must do its work under syncpoint (or be safe to repeat).
-func (p *Pool) Do(ctx context.Context, t Target, fn func(context.Context, Conn) error) error {
-	for attempt := 1; ; attempt++ {
-		pc, err := p.Acquire(ctx, t)
-		if err != nil {
-			return err
-		}
-		err = fn(ctx, pc)
-		pc.Close()
-		if err == nil || !IsConnectionBroken(err) || !p.cfg.Backoff.allows(attempt) {
-			return err
-		}
-		delay := p.cfg.Backoff.Delay(attempt)
-		p.onRetry(pc.tp.target, attempt, delay, err)
-		if werr := sleep(ctx, delay); werr != nil {
-			return errors.Join(err, werr)
-		}
-	}
 }
 
 // PoolStats counts one target's connections.
@@ -158,10 +160,22 @@ func (p *Pool) Stats(t Target) PoolStats {
 	return PoolStats{InUse: len(tp.slots), Idle: len(tp.idle)}
 }
 
-// Close disconnects idle connections; connections in use are disconnected
-// when released. Acquire fails afterwards.
+// Targets reports how many targets the pool keeps state for. The background
+// goroutine forgets a target once it has no connection in use or idle and
+// no Acquire under way.
+func (p *Pool) Targets() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.targets)
+}
+
+// Close disconnects idle connections and stops the background goroutine,
+// waiting for it to return; connections in use are disconnected when
+// released. Acquire fails afterwards. Calling Close again does nothing
+// more.
 func (p *Pool) Close() error {
 	p.mu.Lock()
+	first := !p.closed
 	p.closed = true
 	var idle []idleConn
 	for _, tp := range p.targets {
@@ -169,14 +183,59 @@ func (p *Pool) Close() error {
 		tp.idle = nil
 	}
 	p.mu.Unlock()
+	if first {
+		close(p.stop)
+	}
 	var errs []error
 	for _, ic := range idle {
 		errs = append(errs, ic.conn.Close())
 	}
+	<-p.reaperDone
 	return errors.Join(errs...)
 }
 
-func (p *Pool) targetPool(t Target) (*targetPool, error) {
+// reaper calls reap every interval until Close.
+func (p *Pool) reaper(interval time.Duration) {
+	defer close(p.reaperDone)
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-tick.C:
+			p.reap()
+		}
+	}
+}
+
+// reap closes connections idle past IdleTimeout and forgets targets nobody
+// uses, so a daemon that has talked to many targets does not keep them all.
+func (p *Pool) reap() {
+	var stale []Conn
+	p.mu.Lock()
+	cutoff := time.Now().Add(-p.cfg.IdleTimeout)
+	for t, tp := range p.targets {
+		tp.idle = slices.DeleteFunc(tp.idle, func(ic idleConn) bool {
+			if ic.since.Before(cutoff) {
+				stale = append(stale, ic.conn)
+				return true
+			}
+			return false
+		})
+		if len(tp.idle) == 0 && tp.users == 0 {
+			delete(p.targets, t)
+		}
+	}
+	p.mu.Unlock()
+	for _, c := range stale {
+		c.Close() // the connection is being discarded; its close outcome changes nothing
+	}
+}
+
+// join returns t's targetPool, counting the caller as its user until
+// leave or release.
+func (p *Pool) join(t Target) (*targetPool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
@@ -184,10 +243,22 @@ func (p *Pool) targetPool(t Target) (*targetPool, error) {
 	}
 	tp := p.targets[t]
 	if tp == nil {
-		tp = &targetPool{target: t, slots: make(chan struct{}, p.cfg.MaxConnsPerTarget)}
+		tp = &targetPool{slots: make(chan struct{}, p.cfg.MaxConnsPerTarget)}
 		p.targets[t] = tp
 	}
+	tp.users++
 	return tp, nil
+}
+
+// leave ends an Acquire that got no connection, giving back its slot if it
+// took one.
+func (p *Pool) leave(tp *targetPool, slot bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if slot {
+		<-tp.slots
+	}
+	tp.users--
 }
 
 // popIdle takes the most recently used idle connection, closing any that
@@ -258,8 +329,9 @@ func (p *Pool) release(tp *targetPool, conn Conn, broken bool) {
 	default:
 		tp.idle = append(tp.idle, idleConn{conn: conn, since: time.Now()})
 	}
+	<-tp.slots // cannot block: the caller holds a slot
+	tp.users--
 	p.mu.Unlock()
-	<-tp.slots
 	for _, c := range toClose {
 		c.Close() // the connection is being discarded; its close outcome changes nothing
 	}

@@ -3,7 +3,9 @@ package mq_test
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
@@ -17,15 +19,65 @@ func newPool(t *testing.T, cfg mq.PoolConfig) (*mq.Pool, *mqtest.CountingBackend
 	t.Helper()
 	eb := embedded.NewDefault()
 	cb := &mqtest.CountingBackend{Backend: eb}
+	return startPool(t, cb, cfg), cb, eb
+}
+
+// startPool returns a pool over b with a fast backoff, closed at cleanup.
+func startPool(t *testing.T, b mq.Backend, cfg mq.PoolConfig) *mq.Pool {
+	t.Helper()
 	if cfg.Backoff.Initial == 0 {
 		cfg.Backoff = mq.Backoff{Initial: time.Millisecond, Max: 5 * time.Millisecond, MaxAttempts: 3}
 	}
-	p, err := mq.NewPool(cb, cfg)
+	p, err := mq.NewPool(b, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.Close() })
-	return p, cb, eb
+	return p
+}
+
+// closeCounter counts the closes of the connections it makes, each of which
+// takes delay: to see what the pool closes and when.
+type closeCounter struct {
+	mq.Backend
+	delay  time.Duration
+	closes atomic.Int64
+}
+
+func (b *closeCounter) Connect(ctx context.Context, t mq.Target) (mq.Conn, error) {
+	c, err := b.Backend.Connect(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return &countedConn{Conn: c, b: b}, nil
+}
+
+type countedConn struct {
+	mq.Conn
+	b *closeCounter
+}
+
+func (c *countedConn) Close() error {
+	time.Sleep(c.b.delay)
+	c.b.closes.Add(1)
+	return c.Conn.Close()
+}
+
+// newReapPool is a pool whose connections count their closes.
+func newReapPool(t *testing.T, cfg mq.PoolConfig, closeDelay time.Duration) (*mq.Pool, *mqtest.CountingBackend, *closeCounter) {
+	t.Helper()
+	cc := &closeCounter{Backend: embedded.NewDefault(), delay: closeDelay}
+	cb := &mqtest.CountingBackend{Backend: cc}
+	return startPool(t, cb, cfg), cb, cc
+}
+
+func acquire(t *testing.T, p *mq.Pool, target mq.Target) *mq.PooledConn {
+	t.Helper()
+	pc, err := p.Acquire(context.Background(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pc
 }
 
 func depth(t *testing.T, b mq.Backend, queue string) int {
@@ -78,37 +130,39 @@ func TestPoolReusesPerTarget(t *testing.T) {
 }
 
 func TestPoolCapsConnections(t *testing.T) {
-	p, _, _ := newPool(t, mq.PoolConfig{MaxConnsPerTarget: 2, MaxIdlePerTarget: 1})
-	ctx := context.Background()
-	a, err := p.Acquire(ctx, qm1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := p.Acquire(ctx, qm1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
-	defer cancel()
-	if _, err := p.Acquire(short, qm1); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("third acquire: %v, want deadline exceeded", err)
-	}
-	got := make(chan error, 1)
-	go func() {
-		c, err := p.Acquire(ctx, qm1)
-		if err == nil {
-			c.Close()
+	synctest.Test(t, func(t *testing.T) {
+		p, _, _ := newPool(t, mq.PoolConfig{MaxConnsPerTarget: 2, MaxIdlePerTarget: 1})
+		ctx := context.Background()
+		a := acquire(t, p, qm1)
+		b := acquire(t, p, qm1)
+		short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+		defer cancel()
+		if _, err := p.Acquire(short, qm1); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("third acquire: %v, want deadline exceeded", err)
 		}
-		got <- err
-	}()
-	a.Close()
-	if err := <-got; err != nil {
-		t.Fatal(err)
-	}
-	b.Close()
-	if st := p.Stats(qm1); st.InUse != 0 || st.Idle != 1 {
-		t.Fatalf("stats %+v, want 1 idle (MaxIdlePerTarget)", st)
-	}
+		got := make(chan error, 1)
+		go func() {
+			c, err := p.Acquire(ctx, qm1)
+			if err == nil {
+				c.Close()
+			}
+			got <- err
+		}()
+		synctest.Wait()
+		select {
+		case err := <-got:
+			t.Fatalf("third acquire did not wait: %v", err)
+		default:
+		}
+		a.Close()
+		if err := <-got; err != nil {
+			t.Fatal(err)
+		}
+		b.Close()
+		if st := p.Stats(qm1); st.InUse != 0 || st.Idle != 1 {
+			t.Fatalf("stats %+v, want 1 idle (MaxIdlePerTarget)", st)
+		}
+	})
 }
 
 func TestPooledConnCleansUpOnRelease(t *testing.T) {
@@ -150,65 +204,206 @@ func TestPooledConnCleansUpOnRelease(t *testing.T) {
 	}
 }
 
-func TestPoolDoRetriesOnlyBrokenConnections(t *testing.T) {
-	p, _, eb := newPool(t, mq.PoolConfig{})
+func TestPoolDiscardsOnlyBrokenConnections(t *testing.T) {
+	p, cb, eb := newPool(t, mq.PoolConfig{})
 	ctx := context.Background()
-	calls := 0
-	err := p.Do(ctx, qm1, func(context.Context, mq.Conn) error {
-		calls++
-		return mq.NewError(mq.VerbPut, "Q", mq.ReasonQFull)
-	})
-	if mq.ReasonOf(err) != mq.ReasonQFull || calls != 1 {
-		t.Fatalf("Do: %v after %d calls; want Q_FULL after 1", err, calls)
+	pc := acquire(t, p, qm1)
+	if _, err := pc.OpenQueue(ctx, "NO.SUCH.QUEUE", mq.OpenOutput); err == nil || pc.Broken() {
+		t.Fatalf("unknown queue: %v, broken %v; want an error that keeps the connection", err, pc.Broken())
+	}
+	other := acquire(t, p, qm1)
+	pc.Close()
+	other.Close()
+	if st := p.Stats(qm1); st != (mq.PoolStats{Idle: 2}) {
+		t.Fatalf("stats %+v, want both connections kept", st)
 	}
 
-	calls = 0
-	err = p.Do(ctx, qm1, func(ctx context.Context, c mq.Conn) error {
-		calls++
-		eb.Faults().BreakConnections()
-		_, err := c.OpenQueue(ctx, "DEV.QUEUE.1", mq.OpenOutput)
-		return err
-	})
-	if mq.ReasonOf(err) != mq.ReasonConnectionBroken || calls != 3 {
-		t.Fatalf("Do: %v after %d calls; want CONNECTION_BROKEN after 3 (MaxAttempts)", err, calls)
+	eb.Faults().BreakConnections()
+	pc = acquire(t, p, qm1)
+	_, err := pc.OpenQueue(ctx, "DEV.QUEUE.1", mq.OpenOutput)
+	if mq.ReasonOf(err) != mq.ReasonConnectionBroken || !pc.Broken() {
+		t.Fatalf("after break: %v, broken %v", err, pc.Broken())
+	}
+	pc.Close()
+	if st := p.Stats(qm1); st != (mq.PoolStats{}) {
+		t.Fatalf("stats %+v, want the broken connection discarded with the idle one", st)
+	}
+	pc = acquire(t, p, qm1)
+	defer pc.Close()
+	if _, err := pc.OpenQueue(ctx, "DEV.QUEUE.1", mq.OpenOutput); err != nil {
+		t.Fatalf("reconnected: %v", err)
+	}
+	if n := cb.Connects.Load(); n != 3 {
+		t.Fatalf("%d connects, want 3", n)
 	}
 }
 
 func TestPoolConnectGivesUpOnPermanentAndContext(t *testing.T) {
-	p, cb, eb := newPool(t, mq.PoolConfig{})
-	eb.Faults().RefuseConnect(mq.ReasonNotAuthorized)
-	_, err := p.Acquire(context.Background(), qm1)
-	if mq.ReasonOf(err) != mq.ReasonNotAuthorized || cb.Connects.Load() != 1 {
-		t.Fatalf("permanent refusal: %v after %d connects; want no retry", err, cb.Connects.Load())
-	}
+	synctest.Test(t, func(t *testing.T) {
+		p, cb, eb := newPool(t, mq.PoolConfig{})
+		eb.Faults().RefuseConnect(mq.ReasonNotAuthorized)
+		_, err := p.Acquire(context.Background(), qm1)
+		if mq.ReasonOf(err) != mq.ReasonNotAuthorized || cb.Connects.Load() != 1 {
+			t.Fatalf("permanent refusal: %v after %d connects; want no retry", err, cb.Connects.Load())
+		}
 
-	slow, _, slowBackend := newPool(t, mq.PoolConfig{Backoff: mq.Backoff{Initial: time.Hour, Max: time.Hour, MaxAttempts: -1}})
-	slowBackend.Faults().RefuseConnect(mq.ReasonHostNotAvailable)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	_, err = slow.Acquire(ctx, qm1)
-	if !errors.Is(err, context.DeadlineExceeded) || mq.ReasonOf(err) != mq.ReasonHostNotAvailable {
-		t.Fatalf("got %v; want the deadline and the last reason", err)
-	}
-	if st := slow.Stats(qm1); st.InUse != 0 {
-		t.Fatalf("failed acquire kept a slot: %+v", st)
-	}
+		slow, _, slowBackend := newPool(t, mq.PoolConfig{Backoff: mq.Backoff{Initial: time.Hour, Max: time.Hour, MaxAttempts: -1}})
+		slowBackend.Faults().RefuseConnect(mq.ReasonHostNotAvailable)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		_, err = slow.Acquire(ctx, qm1)
+		if !errors.Is(err, context.DeadlineExceeded) || mq.ReasonOf(err) != mq.ReasonHostNotAvailable {
+			t.Fatalf("got %v; want the deadline and the last reason", err)
+		}
+		if st := slow.Stats(qm1); st.InUse != 0 {
+			t.Fatalf("failed acquire kept a slot: %+v", st)
+		}
+		time.Sleep(10 * time.Minute) // a few reaper passes (IdleTimeout/2)
+		if n := p.Targets() + slow.Targets(); n != 0 {
+			t.Fatalf("failed acquires left %d targets behind", n)
+		}
+	})
 }
 
 func TestPoolIdleTimeout(t *testing.T) {
-	p, cb, _ := newPool(t, mq.PoolConfig{IdleTimeout: time.Nanosecond})
-	ctx := context.Background()
-	for range 2 {
-		pc, err := p.Acquire(ctx, qm1)
-		if err != nil {
+	synctest.Test(t, func(t *testing.T) {
+		// The reaper passes at 5s, 10s, 15s...; the acquires fall between.
+		p, cb, _ := newPool(t, mq.PoolConfig{IdleTimeout: 10 * time.Second})
+		acquire(t, p, qm1).Close()
+		time.Sleep(9 * time.Second)
+		acquire(t, p, qm1).Close()
+		if n := cb.Connects.Load(); n != 1 {
+			t.Fatalf("%d connects, want the idle connection reused", n)
+		}
+		// Idle 10.5s, not yet reaped: Acquire must not reuse it either.
+		time.Sleep(10*time.Second + 500*time.Millisecond)
+		acquire(t, p, qm1).Close()
+		if n := cb.Connects.Load(); n != 2 {
+			t.Fatalf("stale idle connection reused (%d connects)", n)
+		}
+	})
+}
+
+func TestPoolReaperClosesIdleAndForgetsTargets(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p, _, cc := newReapPool(t, mq.PoolConfig{IdleTimeout: 10 * time.Second}, 0)
+		other := mq.Target{QueueManager: "QM1", User: "other"}
+		acquire(t, p, qm1).Close()
+		acquire(t, p, other).Close()
+
+		// Reaper passes at 5s and 10s: nothing has idled past 10s yet.
+		time.Sleep(14 * time.Second)
+		if n := cc.closes.Load(); n != 0 || p.Targets() != 2 || p.Stats(qm1).Idle != 1 {
+			t.Fatalf("%d closes, %d targets, stats %+v before the timeout", n, p.Targets(), p.Stats(qm1))
+		}
+		// The pass at 15s closes both, with no Acquire, and forgets both targets.
+		time.Sleep(2 * time.Second)
+		if n := cc.closes.Load(); n != 2 {
+			t.Fatalf("%d idle connections closed, want 2", n)
+		}
+		if n := p.Targets(); n != 0 || p.Stats(qm1) != (mq.PoolStats{}) {
+			t.Fatalf("%d targets kept, stats %+v; want none", n, p.Stats(qm1))
+		}
+	})
+}
+
+func TestPoolReaperKeepsTargetsInUse(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p, cb, cc := newReapPool(t, mq.PoolConfig{MaxConnsPerTarget: 1, IdleTimeout: 2 * time.Second}, 0)
+		held := acquire(t, p, qm1)
+		waited := make(chan error, 1)
+		go func() {
+			pc, err := p.Acquire(context.Background(), qm1)
+			if err == nil {
+				pc.Close()
+			}
+			waited <- err
+		}()
+		// A target whose only user is connecting, through a long backoff.
+		slow := mq.Target{QueueManager: "QM1", User: "slow"}
+		slowEB := embedded.NewDefault()
+		ccSlow := &closeCounter{Backend: slowEB}
+		slowPool := startPool(t, ccSlow, mq.PoolConfig{IdleTimeout: 2 * time.Second,
+			Backoff: mq.Backoff{Initial: 10 * time.Minute, Max: 10 * time.Minute, MaxAttempts: 2}})
+		slowEB.Faults().RefuseConnect(mq.ReasonQMgrNotAvailable)
+		connected := make(chan error, 1)
+		go func() {
+			pc, err := slowPool.Acquire(context.Background(), slow)
+			if err == nil {
+				pc.Close()
+			}
+			connected <- err
+		}()
+
+		time.Sleep(50 * time.Second) // dozens of reaper passes
+		if n := p.Targets(); n != 1 || p.Stats(qm1).InUse != 1 {
+			t.Fatalf("%d targets, stats %+v; want the borrowed target kept", n, p.Stats(qm1))
+		}
+		if n := slowPool.Targets(); n != 1 {
+			t.Fatalf("target being connected to evicted (%d targets)", n)
+		}
+		// Had the target been evicted, a new one would hand out a second
+		// connection.
+		short, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := p.Acquire(short, qm1); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("acquire beyond MaxConnsPerTarget: %v, want deadline exceeded", err)
+		}
+
+		held.Close()
+		if err := <-waited; err != nil {
 			t.Fatal(err)
 		}
-		pc.Close()
-		time.Sleep(time.Millisecond) // outlive the idle timeout
-	}
-	if cb.Connects.Load() != 2 {
-		t.Fatalf("stale idle connection reused (%d connects)", cb.Connects.Load())
-	}
+		if n := cb.Connects.Load(); n != 1 || cc.closes.Load() != 0 {
+			t.Fatalf("%d connects, %d closes; want the one connection handed to the waiter", n, cc.closes.Load())
+		}
+		slowEB.Faults().RefuseConnect(0)
+		if err := <-connected; err != nil {
+			t.Fatal(err)
+		}
+		// Users counted on every path (borrow, wait, give up, connect) are
+		// all gone: both targets go once their idle connection does.
+		time.Sleep(4 * time.Second)
+		if n := p.Targets() + slowPool.Targets(); n != 0 || cc.closes.Load() != 1 || ccSlow.closes.Load() != 1 {
+			t.Fatalf("%d targets, %d+%d closes; want none left and both connections closed",
+				n, cc.closes.Load(), ccSlow.closes.Load())
+		}
+	})
+}
+
+func TestPoolCloseStopsReaper(t *testing.T) {
+	// Besides the checks below, synctest.Test fails if the reaper is still
+	// in the bubble when the test returns.
+	synctest.Test(t, func(t *testing.T) {
+		const closeDelay = time.Second
+		p, _, cc := newReapPool(t, mq.PoolConfig{IdleTimeout: 10 * time.Second}, closeDelay)
+		start := time.Now()
+		acquire(t, p, qm1).Close()
+		borrowed := acquire(t, p, mq.Target{QueueManager: "QM1", User: "other"})
+
+		// The pass at 15s is closing the idle connection until 16s.
+		time.Sleep(15*time.Second + closeDelay/2)
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if waited, n := time.Since(start), cc.closes.Load(); waited != 15*time.Second+closeDelay || n != 1 {
+			t.Fatalf("Close returned at %s with %d closes; want it to wait for the reaper's close at 16s", waited, n)
+		}
+		if err := p.Close(); err != nil {
+			t.Fatalf("second Close: %v", err)
+		}
+		if _, err := p.Acquire(context.Background(), qm1); !errors.Is(err, mq.ErrPoolClosed) {
+			t.Fatalf("got %v, want ErrPoolClosed", err)
+		}
+		time.Sleep(time.Minute)
+		if n := cc.closes.Load(); n != 1 {
+			t.Fatalf("%d closes after Close with nothing released", n)
+		}
+		borrowed.Close()
+		if n := cc.closes.Load(); n != 2 {
+			t.Fatalf("connection released after Close not closed (%d closes)", n)
+		}
+	})
 }
 
 func TestPoolClosed(t *testing.T) {

@@ -101,12 +101,37 @@ type Problem struct {
 	Message string `json:"message"`
 }
 
-// Error codes that are not MQ reason names.
+// Error codes that are not MQ reason names (those are mq.Reason.Code's) nor
+// the decoder's validation codes (command.Code*, used as they are).
 const (
-	CodeKeyReused        = "IDEMPOTENCY_KEY_REUSED"
-	CodeTargetNotFound   = "TARGET_NOT_FOUND"
+	// CodeKeyReused rejects a command whose key's record has another
+	// request hash (409 over HTTP).
+	CodeKeyReused = "IDEMPOTENCY_KEY_REUSED"
+	// CodeTargetNotFound rejects a command naming no target, or a targetRef
+	// that names no profile.
+	CodeTargetNotFound = "TARGET_NOT_FOUND"
+	// CodeTargetNotAllowed rejects a target outside the allowlist or its
+	// profile, an inline target while those are off, or a secret reference
+	// that does not resolve.
 	CodeTargetNotAllowed = "TARGET_NOT_ALLOWED"
-	CodeInternal         = "INTERNAL_ERROR"
-	CodeUnsupported      = "OPERATION_NOT_SUPPORTED"
-	CodeLimitExceeded    = "LIMIT_EXCEEDED"
+	// CodeInternal fails a command whose handler failed without an MQ reason.
+	CodeInternal = "INTERNAL_ERROR"
+	// CodeUnsupported rejects an operation this daemon has no handler for.
+	CodeUnsupported = "OPERATION_NOT_SUPPORTED"
+	// CodeLimitExceeded rejects a command refused by an admission limit
+	// (tests.maxConcurrent, tests.maxDuration); 429 over HTTP.
+	CodeLimitExceeded = "LIMIT_EXCEEDED"
+	// CodeInvalidKey rejects a command whose claim the idempotency engine
+	// refused as an invalid argument (key, operation type, request hash or TTL);
+	// 400 over HTTP. It is the same code as command.CodeInvalidKey, which
+	// the decoder gives keys that are not 1-255 printable ASCII.
+	CodeInvalidKey = "INVALID_KEY"
+	// CodeInvalidCommand rejects a command the decoder refused with an
+	// error that is not a *command.ValidationError (an unknown transport, or
+	// a command it could not canonicalize or type); 400 over HTTP.
+	CodeInvalidCommand = "INVALID_COMMAND"
+	// CodeTestFailed is the error code GET /tests/{id} reports for a TEST
+	// whose record is FAILED; its message is the recorded one. No event
+	// carries it: the run's own failed event has the failure's code.
+	CodeTestFailed = "TEST_FAILED"
 )

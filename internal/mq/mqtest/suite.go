@@ -2,7 +2,6 @@ package mqtest
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -481,37 +480,73 @@ func testConnectRefused(f *fixture) {
 func testPoolReconnect(f *fixture) {
 	counter := &CountingBackend{Backend: f.env.Backend}
 	var retried []error
-	pool := f.fastPool(counter, func(_ mq.Target, _ int, _ time.Duration, err error) { retried = append(retried, err) })
-	putOne := func(text string) error {
-		return pool.Do(f.ctx, f.env.Target, func(ctx context.Context, c mq.Conn) error {
-			q, err := c.OpenQueue(ctx, f.env.Queue, mq.OpenOutput)
-			if err != nil {
-				return err
-			}
-			if _, err := q.Put(ctx, &mq.Message{Payload: []byte(text)}, mq.PutOptions{Syncpoint: true}); err != nil {
-				return err
-			}
-			return c.Commit(ctx)
-		})
+	pool := f.fastPool(counter, func(_ mq.Target, _ int, _ time.Duration, err error) {
+		retried = append(retried, err)
+		f.env.Faults.RefuseConnect(0) // the queue manager is back
+	})
+	// putOne puts and commits on a pooled connection, as handlers do.
+	putOne := func(text string) (broken bool, err error) {
+		pc, err := pool.Acquire(f.ctx, f.env.Target)
+		if err != nil {
+			return false, err
+		}
+		defer pc.Close()
+		q, err := pc.OpenQueue(f.ctx, f.env.Queue, mq.OpenOutput)
+		if err == nil {
+			_, err = q.Put(f.ctx, &mq.Message{Payload: []byte(text)}, mq.PutOptions{Syncpoint: true})
+		}
+		if err == nil {
+			err = pc.Commit(f.ctx)
+		}
+		return pc.Broken(), err
 	}
 	for i := range 10 {
-		if err := putOne(fmt.Sprint("before-", i)); err != nil {
+		if _, err := putOne(fmt.Sprint("before-", i)); err != nil {
 			f.t.Fatalf("put through pool: %v", err)
 		}
 	}
 	if n := counter.Connects.Load(); n != 1 {
 		f.t.Fatalf("10 operations made %d connections, want 1", n)
 	}
+	// A second idle connection, to be discarded along with the one that
+	// turns out broken.
+	a, err := pool.Acquire(f.ctx, f.env.Target)
+	if err != nil {
+		f.t.Fatalf("acquire: %v", err)
+	}
+	b, err := pool.Acquire(f.ctx, f.env.Target)
+	if err != nil {
+		f.t.Fatalf("acquire: %v", err)
+	}
+	a.Close()
+	b.Close()
+	if st := pool.Stats(f.env.Target); st.InUse != 0 || st.Idle != 2 {
+		f.t.Fatalf("pool stats %+v, want 0 in use, 2 idle", st)
+	}
 
+	// The queue manager restarts: connections break, and it refuses
+	// connections until the pool's first backoff.
 	f.env.Faults.BreakConnections()
-	if err := putOne("after"); err != nil {
+	f.env.Faults.RefuseConnect(mq.ReasonQMgrNotAvailable)
+	broken, err := putOne("lost")
+	wantReason(f.t, err, mq.ReasonConnectionBroken)
+	if !broken {
+		f.t.Error("2009 did not mark the pooled connection broken")
+	}
+	if st := pool.Stats(f.env.Target); st.InUse != 0 || st.Idle != 0 {
+		f.t.Errorf("pool stats %+v after a broken connection, want its idle ones discarded too", st)
+	}
+	if n := counter.Connects.Load(); n != 2 || len(retried) != 0 {
+		f.t.Errorf("%d connections and retries %v before reconnecting, want 2 and none", n, retried)
+	}
+	if _, err := putOne("after"); err != nil {
 		f.t.Fatalf("put through pool after break: %v", err)
 	}
-	if len(retried) != 1 || !mq.IsReason(retried[0], mq.ReasonConnectionBroken) {
-		f.t.Errorf("pool retried on %v, want one MQRC_CONNECTION_BROKEN", retried)
+	if len(retried) != 1 || !mq.IsReason(retried[0], mq.ReasonQMgrNotAvailable) {
+		f.t.Errorf("pool retried on %v, want one MQRC_Q_MGR_NOT_AVAILABLE", retried)
 	}
-	if n := counter.Connects.Load(); n != 2 {
-		f.t.Errorf("connections after break = %d, want 2", n)
+	if n := counter.Connects.Load(); n != 4 {
+		f.t.Errorf("connection attempts after break = %d, want 4 (2, a refused one, a new one)", n)
 	}
 	if st := pool.Stats(f.env.Target); st.InUse != 0 || st.Idle != 1 {
 		f.t.Errorf("pool stats %+v, want 0 in use, 1 idle", st)

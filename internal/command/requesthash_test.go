@@ -1,14 +1,14 @@
-package idempotency_test
+package command_test
 
 import (
 	"testing"
 
-	"github.com/mqprobe/mqprobe/internal/idempotency"
+	"github.com/mqprobe/mqprobe/internal/command"
 )
 
 func hashOf(t *testing.T, doc string) string {
 	t.Helper()
-	h, err := idempotency.RequestHash([]byte(doc))
+	h, err := command.RequestHash([]byte(doc))
 	if err != nil {
 		t.Fatalf("RequestHash(%s): %v", doc, err)
 	}
@@ -45,7 +45,7 @@ func TestRequestHashIgnoresSpelling(t *testing.T) {
 
 func TestRequestHashRejectsInvalidJSON(t *testing.T) {
 	for _, bad := range []string{``, `{`, `{"a":1,"a":2}`, `{"a":NaN}`} {
-		if _, err := idempotency.RequestHash([]byte(bad)); err == nil {
+		if _, err := command.RequestHash([]byte(bad)); err == nil {
 			t.Errorf("RequestHash(%q) succeeded, want an error", bad)
 		}
 	}
@@ -54,7 +54,7 @@ func TestRequestHashRejectsInvalidJSON(t *testing.T) {
 func TestHashCanonicalAgreesWithRequestHash(t *testing.T) {
 	doc := `{"b":1.0,"a":{"y":"\u00e9","x":[1e0,2]}}`
 	canonical := `{"a":{"x":[1,2],"y":"é"},"b":1}`
-	if got, want := idempotency.HashCanonical([]byte(canonical)), hashOf(t, doc); got != want {
+	if got, want := command.HashCanonical([]byte(canonical)), hashOf(t, doc); got != want {
 		t.Errorf("HashCanonical = %s, RequestHash = %s", got, want)
 	}
 }

@@ -1,4 +1,4 @@
-package idempotency
+package command
 
 import (
 	"crypto/sha256"
@@ -11,7 +11,8 @@ import (
 // RequestHash fingerprints a JSON command: SHA-256, hex, of its RFC 8785
 // canonical form, so key order, whitespace and number spelling (1, 1.0, 1e0)
 // never make two equal commands differ. The caller removes transport-only
-// fields and applies defaults first.
+// fields and applies defaults first; Decode does both and sets
+// Decoded.RequestHash.
 func RequestHash(command []byte) (string, error) {
 	canonical, err := jcs.Transform(command)
 	if err != nil {

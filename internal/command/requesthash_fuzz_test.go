@@ -1,4 +1,4 @@
-package idempotency_test
+package command_test
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/mqprobe/mqprobe/internal/idempotency"
+	"github.com/mqprobe/mqprobe/internal/command"
 )
 
 // FuzzRequestHash: any input either hashes to 64 hex digits or is refused;
@@ -25,14 +25,14 @@ func FuzzRequestHash(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
-		h, err := idempotency.RequestHash(doc)
+		h, err := command.RequestHash(doc)
 		if err != nil {
 			return
 		}
 		if b, derr := hex.DecodeString(h); derr != nil || len(b) != 32 {
 			t.Fatalf("hash %q of %q is not 64 hex digits", h, doc)
 		}
-		if again, _ := idempotency.RequestHash(doc); again != h {
+		if again, _ := command.RequestHash(doc); again != h {
 			t.Fatalf("hash of %q changed: %s then %s", doc, h, again)
 		}
 		// Re-encoding keeps the value, so it keeps the hash. Documents with
@@ -48,7 +48,7 @@ func FuzzRequestHash(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if h2, err := idempotency.RequestHash(reencoded); err != nil || h2 != h {
+		if h2, err := command.RequestHash(reencoded); err != nil || h2 != h {
 			t.Fatalf("re-encoded %q as %q: hash %s, %v; want %s", doc, reencoded, h2, err, h)
 		}
 	})
