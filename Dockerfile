@@ -16,7 +16,7 @@
 #
 # Inside a container the API must listen beyond loopback, so the image sets
 # MQPROBE_HTTP_ADDR=0.0.0.0:8080, and a non-loopback address requires a bearer
-# token: the daemon refuses to start without MQPROBE_HTTP_AUTHTOKEN (SPEC §11).
+# token: the daemon refuses to start without MQPROBE_HTTP_AUTHTOKEN.
 # /health/live and /health/ready need no token. Environment variables override
 # the config file, so change the address with -e MQPROBE_HTTP_ADDR, not in the file.
 

@@ -4,7 +4,7 @@ package configs
 
 import "embed"
 
-// Schemas holds the command JSON Schemas (SPEC §3) under schemas/.
+// Schemas holds the command JSON Schemas under schemas/.
 //
 //go:embed schemas/*.json
 var Schemas embed.FS

@@ -14,8 +14,8 @@ const (
 	defaultCaptureMaxMessageBytes = 4 * 1024
 )
 
-// CapturedMessage is one consumed or browsed message in CONSUME's result
-// (SPEC §4). PayloadBase64 may be shorter than SizeBytes when capture was
+// CapturedMessage is one consumed or browsed message in CONSUME's result.
+// PayloadBase64 may be shorter than SizeBytes when capture was
 // capped.
 type CapturedMessage struct {
 	MsgIDBase64    string `json:"msgIdBase64"`

@@ -8,7 +8,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/mq"
 )
 
-// ConnectionResult is CONNECTION_TEST's data.result (SPEC §4).
+// ConnectionResult is CONNECTION_TEST's data.result.
 type ConnectionResult struct {
 	Connected    bool    `json:"connected"`
 	QueueManager string  `json:"queueManager"`
@@ -17,8 +17,8 @@ type ConnectionResult struct {
 	ConnectMs    float64 `json:"connectMs"`
 }
 
-// connectionTest connects, inquires the queue manager and disconnects (SPEC
-// §7.4). ConnectMs is the time to obtain a connection from the pool: a new
+// connectionTest connects, inquires the queue manager and disconnects.
+// ConnectMs is the time to obtain a connection from the pool: a new
 // connect when the pool has no idle one, near zero when it reuses one. The
 // inquire proves the queue manager answers either way.
 func connectionTest(ctx context.Context, run Run) (any, error) {

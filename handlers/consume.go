@@ -13,7 +13,7 @@ import (
 // defaultWait is CONSUME's waitSeconds when the command has none.
 const defaultWait = 20 * time.Second
 
-// ConsumeResult is CONSUME's data.result (SPEC §4). Received counts
+// ConsumeResult is CONSUME's data.result. Received counts
 // destructive gets (with ack rollback, gets that were then backed out);
 // Browsed counts browses.
 type ConsumeResult struct {
@@ -58,7 +58,7 @@ type consumer struct {
 	uow       *unitOfWork // the open unit of work, nil between settles
 }
 
-// consume gets or browses a batch (SPEC §7.2).
+// consume gets or browses a batch.
 func consume(ctx context.Context, run Run) (any, error) {
 	c, err := newConsumer(run)
 	if err != nil {

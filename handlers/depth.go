@@ -7,7 +7,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/mq"
 )
 
-// DepthResult is DEPTH's data.result (SPEC §4).
+// DepthResult is DEPTH's data.result.
 type DepthResult struct {
 	CurrentDepth    int `json:"currentDepth"`
 	MaxDepth        int `json:"maxDepth"`
@@ -15,7 +15,7 @@ type DepthResult struct {
 	OpenOutputCount int `json:"openOutputCount"`
 }
 
-// depth inquires the queue's depth and open counts (SPEC §7.3). The depth
+// depth inquires the queue's depth and open counts. The depth
 // includes uncommitted messages, as MQ's CURDEPTH does.
 func depth(ctx context.Context, run Run) (any, error) {
 	var info mq.QueueInfo

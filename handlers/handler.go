@@ -1,5 +1,5 @@
 // Package handlers holds one handler per operation: a validated command and
-// an acquired claim in, MQ work, a result out (SPEC §7). Handlers know
+// an acquired claim in, MQ work, a result out. Handlers know
 // nothing of transports, idempotency stores or result events; the executor
 // gives them a Run and publishes what they return.
 package handlers

@@ -14,7 +14,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/mq"
 )
 
-// ProduceResult is PRODUCE's data.result (SPEC §4). Enqueued, Transactions,
+// ProduceResult is PRODUCE's data.result. Enqueued, Transactions,
 // Bytes and FirstMsgID cover the whole command, earlier attempts included;
 // Elapsed, RatePerSec and LatencyMs cover this attempt's puts.
 type ProduceResult struct {
@@ -65,7 +65,7 @@ type producer struct {
 	lastID      mq.ID
 }
 
-// produce puts a batch (SPEC §7.1): one open, a reused message and body,
+// produce puts a batch: one open, a reused message and body,
 // paced, committed and checkpointed every txSize.
 func produce(ctx context.Context, run Run) (any, error) {
 	p, err := newProducer(run)

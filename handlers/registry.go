@@ -2,7 +2,7 @@ package handlers
 
 import "github.com/mqprobe/mqprobe/internal/command"
 
-// Registry maps each operation to its handler (SPEC §7.1–7.4). TEST and
+// Registry maps each operation to its handler. TEST and
 // STOP_TEST are not here yet.
 func Registry() map[command.Operation]Handler {
 	return map[command.Operation]Handler{

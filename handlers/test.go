@@ -11,7 +11,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/probe"
 )
 
-// Tests runs TEST commands (SPEC §7.5) and keeps what the API shows of
+// Tests runs TEST commands and keeps what the API shows of
 // them while they run: live statistics, and a way to stop them.
 type Tests struct {
 	maxConcurrent int

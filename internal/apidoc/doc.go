@@ -1,5 +1,6 @@
 // Package apidoc builds mqprobe's API documents from the JSON Schemas in
-// configs (the single source of truth of SPEC §3 and §4): the named schema
+// configs (the single source of truth for commands and result events): the
+// named schema
 // components shared by the OpenAPI document of the HTTP API (built by
 // internal/httpapi) and the AsyncAPI 3.0 document of the command bus and
 // result channel (built here), and the YAML form in which both are kept in

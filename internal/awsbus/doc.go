@@ -1,5 +1,5 @@
 // Package awsbus holds the AWS transports of the command bus and the results
-// destination (SPEC §2, §6): a watermill subscriber that takes commands off
+// destination: a watermill subscriber that takes commands off
 // an SQS queue (fed directly, by SNS or by EventBridge), keeps them invisible
 // while they run and redelivers nacked ones after the delay the handler asks
 // for; and a result publisher to an SNS topic or an SQS queue.

@@ -1,4 +1,4 @@
-// Package command owns the command contract of SPEC §3: the JSON Schemas in
+// Package command owns the command contract: the JSON Schemas in
 // configs/schemas (the single source of truth for shapes, ranges and
 // defaults), envelope unwrapping (raw, SNS notification, EventBridge event),
 // idempotency-key sources and missing-key policies, the 256 KiB limit, and
@@ -10,7 +10,7 @@ import "fmt"
 // Operation is a command's operationType.
 type Operation string
 
-// Operations (SPEC §3).
+// Operations.
 const (
 	Produce        Operation = "PRODUCE"
 	Consume        Operation = "CONSUME"
@@ -66,7 +66,7 @@ type Command struct {
 	TestID          string `json:"testId,omitempty"`
 }
 
-// Target names a queue manager and queue inline (SPEC §3).
+// Target names a queue manager and queue inline.
 type Target struct {
 	QueueManager string `json:"queueManager"`
 	Queue        string `json:"queue"`

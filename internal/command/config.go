@@ -16,7 +16,7 @@ type DecoderConfig struct {
 	// MaxBytes caps the raw body, envelope included (default 262144).
 	MaxBytes int `json:"maxBytes" yaml:"maxBytes"`
 	// KeyExpression is an optional JMESPath over the unwrapped message
-	// yielding the idempotency key (source 3 of SPEC §3).
+	// yielding the idempotency key (the third key source, after the command and the transport).
 	KeyExpression string `json:"keyExpression" yaml:"keyExpression"`
 	// MissingKeyBus applies to bus commands without a key (default
 	// messageId: redeliveries dedupe).

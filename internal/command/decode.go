@@ -98,7 +98,7 @@ func (d *Decoder) Schema(op Operation) (json.RawMessage, bool) {
 }
 
 // Decode checks size, parses, unwraps, validates, applies defaults, finds
-// the idempotency key and hashes (SPEC §3, §6). Everything wrong with the
+// the idempotency key and hashes. Everything wrong with the
 // input is a *ValidationError; any other error is an internal fault.
 func (d *Decoder) Decode(in Input) (Decoded, error) {
 	policy, err := d.policy(in.Transport)

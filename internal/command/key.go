@@ -11,7 +11,7 @@ import (
 // KeySource says where a command's idempotency key came from.
 type KeySource string
 
-// Key sources, in precedence order (SPEC §3).
+// Key sources, in precedence order.
 const (
 	KeyFromCommand    KeySource = "command"    // idempotencyKey in the command
 	KeyFromMetadata   KeySource = "metadata"   // Idempotency-Key header or message attribute
@@ -61,7 +61,7 @@ type keyRequest struct {
 	requestHash string
 }
 
-// resolveKey takes the first key found (SPEC §3) and checks it.
+// resolveKey takes the first key found and checks it.
 func (d *Decoder) resolveKey(r keyRequest) (string, KeySource, *ValidationError) {
 	if k, ok := r.command["idempotencyKey"].(string); ok {
 		return k, KeyFromCommand, nil // the schema already checked it

@@ -7,13 +7,13 @@ import (
 	"time"
 )
 
-// Modes (SPEC §2).
+// Modes.
 const (
 	ModeEmbedded = "embedded"
 	ModeAWS      = "aws"
 )
 
-// Idempotency stores (SPEC §5).
+// Idempotency stores.
 const (
 	StoreSQLite   = "sqlite"
 	StorePostgres = "postgres"
@@ -21,13 +21,13 @@ const (
 	StoreMemory   = "memory"
 )
 
-// MQ backends (SPEC §7).
+// MQ backends.
 const (
 	BackendEmbedded = "embedded"
 	BackendIBMMQ    = "ibmmq"
 )
 
-// Missing idempotency key policies (SPEC §3).
+// Missing idempotency key policies.
 const (
 	MissingKeyReject    = "reject"
 	MissingKeyMessageID = "messageId"
@@ -35,7 +35,7 @@ const (
 	MissingKeyGenerate  = "generate"
 )
 
-// Replay policies for results (SPEC §6).
+// Replay policies for results.
 const (
 	ReplayRepublish = "republish"
 	ReplayDrop      = "drop"
@@ -62,7 +62,7 @@ type Config struct {
 	Log         LogConfig         `yaml:"log"`
 }
 
-// HTTPConfig is the HTTP API server (SPEC §8).
+// HTTPConfig is the HTTP API server.
 type HTTPConfig struct {
 	Addr            string        `yaml:"addr" desc:"Listen address host:port; anything but loopback requires http.authToken"`
 	MaxBodyBytes    int           `yaml:"maxBodyBytes" desc:"Largest request body accepted, in bytes (command.maxBytes plus room for envelopes)"`
@@ -85,7 +85,7 @@ type HTTPTLSConfig struct {
 // Enabled reports whether the API serves HTTPS.
 func (t HTTPTLSConfig) Enabled() bool { return t.CertFile != "" }
 
-// IdempotencyConfig is the idempotency engine and its store (SPEC §5).
+// IdempotencyConfig is the idempotency engine and its store.
 type IdempotencyConfig struct {
 	Enabled         bool           `yaml:"enabled" desc:"Deduplicate commands; false runs every delivery (logged loudly)"`
 	Store           string         `yaml:"store" desc:"Record store: sqlite, postgres, dynamodb or memory" default:"sqlite in embedded mode, dynamodb in aws mode"`
@@ -115,7 +115,7 @@ type DynamoDBConfig struct {
 	Table string `yaml:"table" desc:"DynamoDB table (hash key pk, TTL attribute ttl)"`
 }
 
-// MQConfig selects and tunes the MQ backend (SPEC §7).
+// MQConfig selects and tunes the MQ backend.
 type MQConfig struct {
 	Backend  string           `yaml:"backend" desc:"MQ backend: embedded (in-process queue manager) or ibmmq (IBM MQ client, build tag ibmmq)"`
 	Embedded EmbeddedMQConfig `yaml:"embedded"`
@@ -142,7 +142,7 @@ type PoolConfig struct {
 	IdleTimeout       time.Duration `yaml:"idleTimeout" desc:"Idle connections older than this are closed"`
 }
 
-// CommandConfig is command intake (SPEC §3).
+// CommandConfig is command intake.
 type CommandConfig struct {
 	MaxBytes      int              `yaml:"maxBytes" desc:"Largest raw command accepted, in bytes (the SQS limit)"`
 	KeyExpression string           `yaml:"keyExpression" desc:"JMESPath expression over the unwrapped message giving the idempotency key (empty = none)"`
@@ -155,7 +155,7 @@ type MissingKeyConfig struct {
 	HTTP string `yaml:"http" desc:"Policy for HTTP commands without a key: reject, derive or generate"`
 }
 
-// ResultsConfig is where result events go (SPEC §4).
+// ResultsConfig is where result events go.
 type ResultsConfig struct {
 	Replay          string `yaml:"replay" desc:"What a replayed command publishes: republish (the cached result again) or drop"`
 	Recent          int    `yaml:"recent" desc:"Result events GET /results keeps in embedded mode"`
@@ -165,19 +165,19 @@ type ResultsConfig struct {
 	MaxRawBodyBytes int    `yaml:"maxRawBodyBytes" desc:"Raw body bytes kept in a rejected event"`
 }
 
-// ConsumeConfig caps what CONSUME captures into results (SPEC §7.2).
+// ConsumeConfig caps what CONSUME captures into results.
 type ConsumeConfig struct {
 	CaptureMaxBytes        int `yaml:"captureMaxBytes" desc:"Total payload bytes captured into one CONSUME result"`
 	CaptureMaxMessageBytes int `yaml:"captureMaxMessageBytes" desc:"Payload bytes captured per consumed message"`
 }
 
-// TestsConfig limits TEST runs (SPEC §7.5).
+// TestsConfig limits TEST runs.
 type TestsConfig struct {
 	MaxConcurrent int           `yaml:"maxConcurrent" desc:"TEST runs one instance runs at once; more are rejected"`
 	MaxDuration   time.Duration `yaml:"maxDuration" desc:"Longest TEST run accepted"`
 }
 
-// TargetsConfig is what commands may connect to (SPEC §11).
+// TargetsConfig is what commands may connect to.
 type TargetsConfig struct {
 	AllowInline *bool                    `yaml:"allowInline" desc:"Accept inline targets in commands (else only targetRef profiles), within targets.inline" default:"true in embedded mode, false in aws mode"`
 	Inline      InlineAllowlist          `yaml:"inline"`
@@ -210,7 +210,7 @@ type ProfileRateLimit struct {
 	Burst             int `yaml:"burst" desc:"Commands this profile accepts at once (0 = as targets.rateLimit)"`
 }
 
-// SecretsConfig is how secret references resolve (SPEC §11).
+// SecretsConfig is how secret references resolve.
 type SecretsConfig struct {
 	CacheTTL time.Duration `yaml:"cacheTTL" desc:"How long a secret:// value fetched from AWS Secrets Manager is reused (0 = fetch every time)"`
 	KeyDir   string        `yaml:"keyDir" desc:"Private directory (0700) receiving key repositories fetched by secret:// keyStoreRef" default:"<temp dir>/mqprobe-keys"`
@@ -246,7 +246,7 @@ type AuthConfig struct {
 	PasswordRef string `yaml:"passwordRef" secret:"true" desc:"Password reference (env:NAME, file:/path or secret://name), never the password"`
 }
 
-// BusConfig is how the command bus redelivers (SPEC §6).
+// BusConfig is how the command bus redelivers.
 type BusConfig struct {
 	NackDelay time.Duration `yaml:"nackDelay" desc:"How long a nacked command (in progress elsewhere, transient failure, store unavailable) waits before redelivery"`
 }

@@ -1,4 +1,4 @@
-// Package config owns mqprobe's configuration (SPEC §10): the Config
+// Package config owns mqprobe's configuration: the Config
 // struct and its built-in defaults (embedded mode, zero setup), loading one
 // YAML file, overriding it from MQPROBE_* environment variables, validating
 // every setting with errors that name the dotted key, redacting secrets for

@@ -73,7 +73,7 @@ func (c *Config) validateHTTP(v *validator) {
 	if p, perr := strconv.Atoi(port); err != nil || perr != nil || p < 0 || p > 65535 {
 		v.fail("http.addr", "must be host:port (got %q)", h.Addr)
 	} else if !isLoopback(host) && h.AuthToken == "" && h.TLS.ClientCAFile == "" {
-		// SPEC §11: any bind beyond loopback needs a bearer token or mTLS.
+		// Any bind beyond loopback needs a bearer token or mTLS.
 		v.fail("http.authToken", "required (or http.tls.clientCAFile for mTLS) when http.addr is not a loopback address (got %q)", h.Addr)
 	}
 	if (h.TLS.CertFile == "") != (h.TLS.KeyFile == "") {
@@ -205,7 +205,7 @@ func (c *Config) validateTargets(v *validator) {
 	v.patterns("targets.inline.ccdtUrls", in.CCDTURLs, nil)
 	v.patterns("targets.inline.secretRefs", in.SecretRefs, nil)
 	if c.Targets.InlineAllowed() && c.MQ.Backend == BackendIBMMQ && len(in.Hosts) == 0 {
-		// SPEC §11: a command must never make the daemon connect to an arbitrary host.
+		// A command must never make the daemon connect to an arbitrary host.
 		v.fail("targets.inline.hosts", "required when targets.allowInline is true and mq.backend is ibmmq: list the host or host:port patterns inline targets may reach")
 	}
 	v.rateLimit("targets.rateLimit", c.Targets.RateLimit)
@@ -357,7 +357,7 @@ func (v *validator) rateLimit(key string, r RateLimitConfig) {
 	v.nonNegative(key+".burst", r.Burst)
 }
 
-// ref checks a secret reference (SPEC §11); empty means none.
+// ref checks a secret reference; empty means none.
 func (v *validator) ref(key, ref string) {
 	// The value itself is not echoed: a password pasted here is a secret.
 	if ref != "" && !secrets.IsReference(ref) {

@@ -31,7 +31,7 @@ func outcomeName(out Outcome) string {
 		result.StatusRejected: "rejected"}[out.Status]
 }
 
-// audit writes the one line per command SPEC §11 asks for and counts it:
+// audit writes the one audit line per command and counts it:
 // key, operation, target, outcome, attempt and (from ctx) the trace id.
 func (x *Executor) audit(ctx context.Context, j *job, out Outcome) {
 	name := outcomeName(out)

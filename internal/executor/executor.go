@@ -1,4 +1,4 @@
-// Package executor runs one command through SPEC §6: decode, validate, key,
+// Package executor runs one command from arrival to outcome: decode, validate, key,
 // hash, claim, act on the claim's outcome, record and publish the result. It
 // is the one path both the bus (router) and the HTTP API use, and it decides
 // for each command exactly one outcome and whether its message is acked.
@@ -153,7 +153,7 @@ type Outcome struct {
 	// Ack: the bus message is done. Otherwise redeliver after RetryAfter.
 	Ack        bool
 	RetryAfter time.Duration
-	// HTTPStatus is the status an HTTP caller gets (SPEC §8), and Body its
+	// HTTPStatus is the status an HTTP caller gets, and Body its
 	// body for completed, failed and replayed commands: the recorded bytes,
 	// so every replay answers exactly what the first execution answered.
 	HTTPStatus int

@@ -1,4 +1,4 @@
-// Package httpapi serves the HTTP API of SPEC §8: synchronous commands
+// Package httpapi serves the HTTP API: synchronous commands
 // through the same executor as the bus, results, health, status and the
 // OpenAPI document.
 package httpapi

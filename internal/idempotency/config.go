@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Config tunes the engine. The zero value, after setDefaults, is the SPEC §5
+// Config tunes the engine. The zero value, after setDefaults, is the documented
 // default: enabled, 24 h records clamped to 30 d, 30 s leases, no local cache.
 type Config struct {
 	// Disabled turns deduplication off: every Begin is Acquired and nothing

@@ -5,7 +5,7 @@
 // that every persistence adapter (memory, SQL, DynamoDB) implements with the
 // same handful of primitive operations.
 //
-// The decision table is SPEC §5:
+// The decision table:
 //
 //	stored state when Begin arrives      same hash      different hash
 //	none, or expiresAt passed            Acquired       Acquired

@@ -17,7 +17,7 @@ import (
 // Outcome is Begin's decision.
 type Outcome int
 
-// Begin outcomes (SPEC §5).
+// Begin outcomes.
 const (
 	// Acquired: the caller holds the record and must run the command, then
 	// Complete or Fail it.

@@ -18,8 +18,8 @@ const (
 	StatusFailed     Status = "FAILED"
 )
 
-// Record is one idempotency record. Its JSON form uses the attribute names of
-// SPEC §5: ISO-8601 createdAt/updatedAt/expiresAt, epoch-seconds ttl and
+// Record is one idempotency record. Its JSON form uses the record's attribute
+// names and formats: ISO-8601 createdAt/updatedAt/expiresAt, epoch-seconds ttl and
 // epoch-milliseconds leaseExpiresAt.
 type Record struct {
 	PK              string
@@ -102,7 +102,7 @@ type recordJSON struct {
 	Progress        string `json:"progress,omitempty"`
 }
 
-// MarshalJSON writes the record with SPEC §5 attribute names and formats.
+// MarshalJSON writes the record with its attribute names and formats.
 func (r Record) MarshalJSON() ([]byte, error) {
 	return json.Marshal(recordJSON{
 		PK: r.PK, OperationType: r.OperationType, IdempotencyKey: r.IdempotencyKey,

@@ -13,7 +13,7 @@ const (
 	ArgTTL            = "ttl"
 )
 
-// MaxKeyLength is the longest idempotency key accepted (SPEC §3).
+// MaxKeyLength is the longest idempotency key accepted.
 const MaxKeyLength = 255
 
 // Request asks the engine to claim one command.

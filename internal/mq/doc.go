@@ -1,4 +1,4 @@
-// Package mq is the MQ port (SPEC §7): what the handlers need from IBM MQ,
+// Package mq is the MQ port: what the handlers need from IBM MQ,
 // independent of how it is reached.
 //
 // It owns:
@@ -10,7 +10,7 @@
 //   - Message: the MQMD fields, properties and payload, designed for reuse so
 //     put/get loops do not allocate per message;
 //   - Error and Reason: MQ completion and reason codes with IBM's names and
-//     the transient/permanent classification of SPEC §6;
+//     the transient/permanent classification that decides retry or failure;
 //   - Pool: connections shared per target, replaced with exponential backoff
 //     and jitter when they break.
 //

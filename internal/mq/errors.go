@@ -64,7 +64,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // Code is the reason's IBM name, for result events' error.code.
 func (e *Error) Code() string { return e.Reason.Code() }
 
-// Transient reports whether the command may succeed if retried later (SPEC §6).
+// Transient reports whether the command may succeed if retried later.
 func (e *Error) Transient() bool { return e.Reason.Transient() }
 
 // AsError returns the *Error in err's chain, if any.

@@ -60,7 +60,7 @@ type Message struct {
 	PutTime      time.Time
 	BackoutCount int32
 
-	// Properties are MQ message properties (SPEC: command headers).
+	// Properties are MQ message properties.
 	Properties Properties
 	// Payload is the message data. On Get it is filled from Payload[:0],
 	// growing only when the message is larger than its capacity.

@@ -82,7 +82,7 @@ func (o OpenOption) Validate() error {
 	return nil
 }
 
-// QueueInfo holds the queue attributes DEPTH reports (SPEC §7.3).
+// QueueInfo holds the queue attributes DEPTH reports.
 type QueueInfo struct {
 	Name            string
 	CurrentDepth    int // CURDEPTH: committed and uncommitted messages
@@ -92,7 +92,7 @@ type QueueInfo struct {
 	MaxMsgLength    int // MAXMSGL, bytes
 }
 
-// QueueManagerInfo holds what CONNECTION_TEST reports (SPEC §7.4).
+// QueueManagerInfo holds what CONNECTION_TEST reports.
 type QueueManagerInfo struct {
 	Name         string
 	CommandLevel int // e.g. 940 for 9.4.0

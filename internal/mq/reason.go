@@ -84,8 +84,8 @@ func (r Reason) String() string {
 }
 
 // Transient reports whether retrying the same command later may succeed
-// without anyone changing its content (SPEC §6: Fail, nack with backoff,
-// redrive to a DLQ after maxReceiveCount). Anything not listed is permanent:
+// without anyone changing its content (recorded as failed, nacked with
+// backoff, redriven to a DLQ after maxReceiveCount). Anything not listed is permanent:
 // an unknown code is more likely a defect than an outage, and a permanent
 // failure is reported instead of retried forever.
 //

@@ -1,4 +1,4 @@
-// Package probe is the round-trip measuring engine of TEST (SPEC §7.5):
+// Package probe is the round-trip measuring engine of TEST:
 // putters send sequence-numbered, timestamped probe messages tagged with
 // the run's CorrelId at a paced rate, getters take them back from the same
 // queue or a reply queue, and a tracker turns what comes back into sent,

@@ -1,4 +1,4 @@
-// Package result owns result events (SPEC §4): the CloudEvents 1.0 envelope
+// Package result owns result events: the CloudEvents 1.0 envelope
 // and its data, the publisher port they leave through, and the recent-results
 // buffer GET /results reads in embedded mode.
 package result

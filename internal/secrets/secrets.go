@@ -1,6 +1,6 @@
 // Package secrets resolves secret references — env:NAME, file:/path and
 // secret://name (AWS Secrets Manager) — into values, caching fetched
-// secrets for a while. Errors name the reference, never a value (SPEC §11).
+// secrets for a while. Errors name the reference, never a value.
 package secrets
 
 import (

@@ -2,7 +2,7 @@
 // target checked against the operator's allowlist, or a server-side profile
 // named by targetRef, turned into an MQ connection target and queue before
 // any connection is attempted, with secrets resolved and a per-target rate
-// limit applied (SPEC §11).
+// limit applied.
 package targets
 
 import (

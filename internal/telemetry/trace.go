@@ -47,7 +47,7 @@ func Fail(span trace.Span, err error, attrs ...attribute.KeyValue) {
 }
 
 // Messaging attribute keys of the OpenTelemetry semantic conventions and
-// mqprobe's own (SPEC §9).
+// mqprobe's own.
 const (
 	AttrMessagingSystem        = attribute.Key("messaging.system")
 	AttrMessagingOperationType = attribute.Key("messaging.operation.type")

@@ -1,11 +1,11 @@
-// Package dynamodb is the idempotency store on Amazon DynamoDB (seed 000: table
+// Package dynamodb is the idempotency store on Amazon DynamoDB (table
 // mq-probe-idempotency, hash key pk, PAY_PER_REQUEST, native TTL on ttl). It
 // owns the table's provisioning (EnsureTable), the mapping of records to items
-// with the attribute names of SPEC §5, the conditional writes that make Begin
+// with the record's attribute names, the conditional writes that make Begin
 // and the fenced updates atomic, and a request counter for tests and
 // benchmarks.
 //
-// Items carry one attribute beyond SPEC §5: expiresAtMs, expiresAt in epoch
+// Items carry one attribute beyond the record's: expiresAtMs, expiresAt in epoch
 // milliseconds. Conditions compare it instead of the ISO-8601 expiresAt,
 // because comparing formatted strings breaks as soon as one writer formats
 // differently (offset, precision).

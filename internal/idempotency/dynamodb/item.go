@@ -10,7 +10,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 )
 
-// Attribute names: SPEC §5 plus expiresAtMs (see the package comment).
+// Attribute names: the record's plus expiresAtMs (see the package comment).
 const (
 	attrPK              = "pk"
 	attrOperationType   = "operationType"

@@ -13,7 +13,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 )
 
-// DefaultTable is the table of seed 000.
+// DefaultTable is the table mqprobe uses unless configured otherwise.
 const DefaultTable = "mq-probe-idempotency"
 
 // Store is an idempotency.Store on one DynamoDB table.

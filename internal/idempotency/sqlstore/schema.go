@@ -10,7 +10,7 @@ import (
 // migrations are applied in order, each once, recorded in
 // mqprobe_schema_version. Never edit one that has shipped: append.
 var migrations = []string{
-	// 1: seed 002's idempotency_record, keyed by pk and extended with SPEC §5.
+	// 1: idempotency_record, keyed by pk, with every record attribute.
 	`CREATE TABLE IF NOT EXISTS idempotency_record (
 		pk               VARCHAR(300) PRIMARY KEY,
 		operation_type   VARCHAR(40)  NOT NULL,

@@ -15,7 +15,7 @@ import (
 
 // Benchmark measures a store through the engine and counts its round trips
 // per command (the "roundtrips/cmd" metric, from Counting, not estimated):
-//   - new: a fresh command's Begin and Complete (SPEC §5 goal: 2);
+//   - new: a fresh command's Begin and Complete (goal: 2 round trips);
 //   - duplicate: a copy of a completed command, replayed from the store (1);
 //   - inflight-duplicate: a copy arriving while this process still runs the
 //     command, answered by the single-flight (0);

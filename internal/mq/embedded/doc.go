@@ -1,5 +1,5 @@
 // Package embedded is an in-process queue manager behind the mq port, for
-// the zero-setup embedded mode and for tests (SPEC §7).
+// the zero-setup embedded mode and for tests.
 //
 // It behaves as IBM MQ does where the port can observe it: priority then
 // FIFO delivery, expiry (expired messages are never returned and are purged

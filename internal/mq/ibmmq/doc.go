@@ -1,6 +1,6 @@
 //go:build ibmmq
 
-// Package ibmmq is the mq port's IBM MQ backend (SPEC §7): it connects to
+// Package ibmmq is the mq port's IBM MQ backend: it connects to
 // queue managers as an MQ client through github.com/ibm-messaging/mq-golang
 // and maps the port's calls onto the MQI one for one.
 //

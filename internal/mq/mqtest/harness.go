@@ -1,5 +1,4 @@
-// Package mqtest is the one test suite every mq.Backend must pass (SPEC §7,
-// §12): the embedded queue manager runs it in-process, the IBM MQ adapter
+// Package mqtest is the one test suite every mq.Backend must pass: the embedded queue manager runs it in-process, the IBM MQ adapter
 // runs it over the project's MQ client stub and, when configured, a real
 // queue manager. It also holds the put/get benchmarks both backends share.
 package mqtest
