@@ -120,8 +120,9 @@ func newSQSTransport(ctx context.Context, cfg TransportConfig) (*Transport, erro
 // StopIntake makes Submit refuse new commands (a drain has begun).
 func (t *Transport) StopIntake() { t.closing.Store(true) }
 
-// Close stops the in-process bus. The command subscriber is closed by the
-// router that consumes it.
+// Close stops intake and the in-process bus. It does not close Commands:
+// its consumer does (the router on Close, the daemon once the drain has
+// settled every message).
 func (t *Transport) Close() error {
 	t.StopIntake()
 	if t.bus != nil {

@@ -10,17 +10,21 @@ log="$(mktemp /tmp/mqprobe-test-XXXXXX.log)"
 status=0
 
 # The tests see what a container on ECS or EKS sees: none of the variables
-# that change how the AWS SDK or Go's HTTP client behave on this machine
-# (every AWS_* variable, the proxies in either case; the same set as
-# testenv.IsMachineVariable), and no shared AWS config or credentials file.
-# Modules are fetched first, while a proxy the machine needs still applies.
+# that change how the AWS SDK or Go's HTTP client behave on this machine —
+# AWS_CA_BUNDLE, AWS_PROFILE, AWS_DEFAULT_PROFILE, AWS_CONFIG_FILE,
+# AWS_SHARED_CREDENTIALS_FILE, HTTP_PROXY, HTTPS_PROXY, NO_PROXY, ALL_PROXY
+# (either case) and every other AWS_* variable; the same set as
+# testenv.IsMachineVariable, which the AWS packages' TestMains also clear —
+# and no shared AWS config or credentials file. Modules are fetched first,
+# while a proxy the machine needs still applies.
 go mod download
 machine_vars=$(compgen -e | grep -E '^(AWS_|[Hh][Tt][Tt][Pp][Ss]?_[Pp][Rr][Oo][Xx][Yy]$|[Nn][Oo]_[Pp][Rr][Oo][Xx][Yy]$|[Aa][Ll][Ll]_[Pp][Rr][Oo][Xx][Yy]$)' || true)
 if [ -n "$machine_vars" ]; then
   echo "==> removed from the tests' environment: $(echo "$machine_vars" | tr '\n' ' ')"
-  # shellcheck disable=SC2086 # one name per word
-  unset $machine_vars
 fi
+# shellcheck disable=SC2086 # one name per word
+unset AWS_CA_BUNDLE AWS_PROFILE AWS_DEFAULT_PROFILE AWS_CONFIG_FILE AWS_SHARED_CREDENTIALS_FILE \
+  HTTP_PROXY HTTPS_PROXY NO_PROXY ALL_PROXY http_proxy https_proxy no_proxy all_proxy $machine_vars
 if [ -e "$HOME/.aws" ]; then
   echo "==> $HOME/.aws is ignored: the tests use no shared AWS config"
   export AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null

@@ -22,6 +22,7 @@ import (
 // TestSendThroughSQSAndWait: in aws mode send publishes to the command
 // queue and waits for the result on the results queue.
 func TestSendThroughSQSAndWait(t *testing.T) {
+	testenv.ClearMachineEnv(t)
 	endpoint, stop, err := testenv.Goaws()
 	if err != nil {
 		t.Fatal(err)

@@ -2,21 +2,10 @@ package awsbus
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
-	"net"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,14 +22,14 @@ import (
 // a shared config file. Each makes real SQS and SNS calls; the TLS cases go
 // through an HTTPS endpoint whose certificate only the bundle trusts.
 func TestLoadConfigOnRealDefaults(t *testing.T) {
-	ca := newTestCA(t)
+	ca := testenv.NewCA(t)
 	for _, e := range emulators {
 		t.Run(e.name, func(t *testing.T) { loadConfigCases(t, ca, e.endpoint) })
 	}
 }
 
-func loadConfigCases(t *testing.T, ca *testCA, endpoint string) {
-	tlsEndpoint := ca.httpsProxy(t, endpoint)
+func loadConfigCases(t *testing.T, ca *testenv.CA, endpoint string) {
+	tlsEndpoint := ca.HTTPSProxy(t, endpoint)
 	cases := []struct {
 		name     string
 		endpoint string
@@ -48,11 +37,11 @@ func loadConfigCases(t *testing.T, ca *testCA, endpoint string) {
 	}{
 		{"SDK defaults", endpoint, func(*testing.T) map[string]string { return nil }},
 		{"AWS_CA_BUNDLE", tlsEndpoint, func(*testing.T) map[string]string {
-			return map[string]string{"AWS_CA_BUNDLE": ca.bundle}
+			return map[string]string{"AWS_CA_BUNDLE": ca.Bundle}
 		}},
 		{"AWS_PROFILE with ca_bundle in a shared config file", tlsEndpoint, func(t *testing.T) map[string]string {
 			file := filepath.Join(t.TempDir(), "config")
-			profile := fmt.Sprintf("[profile mqprobe]\nregion = us-east-1\nca_bundle = %s\n", ca.bundle)
+			profile := fmt.Sprintf("[profile mqprobe]\nregion = us-east-1\nca_bundle = %s\n", ca.Bundle)
 			if err := os.WriteFile(file, []byte(profile), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -130,59 +119,16 @@ func roundTrip(t *testing.T, cfg aws.Config) {
 	_, _ = snsc.DeleteTopic(context.Background(), &sns.DeleteTopicInput{TopicArn: topic.TopicArn})
 }
 
-// testCA is a certificate authority written as a PEM bundle.
-type testCA struct {
-	cert   *x509.Certificate
-	key    *ecdsa.PrivateKey
-	bundle string // its certificate, PEM
-}
-
-func newTestCA(t *testing.T) *testCA {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
+// TestRunsWithoutMachineVariables: however the tests were started, TestMain
+// took away what a container would not have (AWS_CA_BUNDLE, profiles,
+// proxies); only what the tests set themselves remains.
+func TestRunsWithoutMachineVariables(t *testing.T) {
+	set := map[string]bool{"AWS_REGION": true, "AWS_ACCESS_KEY_ID": true, "AWS_SECRET_ACCESS_KEY": true,
+		"AWS_ENDPOINT_URL_SQS": true, "AWS_ENDPOINT_URL_SNS": true}
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if testenv.IsMachineVariable(name) && !set[name] {
+			t.Errorf("%s is in the tests' environment", name)
+		}
 	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "mqprobe test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true,
-		BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bundle := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(bundle, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return &testCA{cert: cert, key: key, bundle: bundle}
-}
-
-// httpsProxy serves target over HTTPS on 127.0.0.1 with a certificate the
-// CA signed, and returns its URL.
-func (ca *testCA) httpsProxy(t *testing.T, target string) string {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, NotBefore: time.Now().Add(-time.Hour),
-		NotAfter: time.Now().Add(time.Hour), ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewUnstartedServer(httputil.NewSingleHostReverseProxy(u))
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	return srv.URL
 }

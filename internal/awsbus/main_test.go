@@ -37,6 +37,7 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	testenv.UnsetMachineEnv()
 	goaws, stopGoaws, err := testenv.Goaws()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -51,10 +52,8 @@ func run(m *testing.M) int {
 	defer stopMoto()
 	emulators = []emulator{{"goaws", goaws}, {"moto", moto}}
 	os.Setenv("AWS_REGION", "us-east-1")
-	if os.Getenv("AWS_ACCESS_KEY_ID") == "" {
-		os.Setenv("AWS_ACCESS_KEY_ID", "test")
-		os.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	}
+	os.Setenv("AWS_ACCESS_KEY_ID", "test")
+	os.Setenv("AWS_SECRET_ACCESS_KEY", "test")
 	if err := use(emulators[0]); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

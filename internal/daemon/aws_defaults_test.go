@@ -2,15 +2,7 @@ package daemon_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -38,7 +30,7 @@ func TestAWSModeOnRealDefaults(t *testing.T) { onEachEmulator(t, awsModeOnRealDe
 func awsModeOnRealDefaults(t *testing.T, _ *awsEmulator) {
 	for name, extra := range map[string]map[string]string{
 		"SDK defaults":  nil,
-		"AWS_CA_BUNDLE": {"AWS_CA_BUNDLE": writeCABundle(t)},
+		"AWS_CA_BUNDLE": {"AWS_CA_BUNDLE": testenv.NewCA(t).Bundle},
 	} {
 		t.Run(name, func(t *testing.T) {
 			env := newLocalAWS(t, 10)
@@ -69,27 +61,6 @@ func runMqprobe(t *testing.T, vars map[string]string, args ...string) (string, e
 	cmd.Env = processEnv(vars)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
-}
-
-// writeCABundle writes a PEM bundle holding one CA certificate and returns
-// its path.
-func writeCABundle(t *testing.T) string {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "mqprobe test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 // TestRollingRestartStrandsNothing: instance A gets SIGTERM while its long

@@ -56,6 +56,7 @@ func TestMain(m *testing.M) {
 }
 
 func runWithLocalAWS(m *testing.M) int {
+	testenv.UnsetMachineEnv()
 	goaws, stopGoaws, err := testenv.Goaws()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "FATAL: aws-mode tests need goaws:", err)

@@ -21,9 +21,20 @@ func IsMachineVariable(name string) bool {
 	return strings.HasPrefix(name, "AWS_")
 }
 
+// UnsetMachineEnv unsets every machine variable (IsMachineVariable) in this
+// process. The TestMain of each package whose tests reach AWS calls it
+// first, so they see a container's environment however they were started.
+func UnsetMachineEnv() {
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); IsMachineVariable(name) {
+			os.Unsetenv(name)
+		}
+	}
+}
+
 // ClearMachineEnv unsets every machine variable (IsMachineVariable) for the
-// rest of the test and restores them when it ends. Like t.Setenv it cannot
-// be used in parallel tests.
+// rest of the test and restores them when it ends: for a test that sets
+// some of them itself. Like t.Setenv it cannot be used in parallel tests.
 func ClearMachineEnv(t testing.TB) {
 	t.Helper()
 	for _, kv := range os.Environ() {

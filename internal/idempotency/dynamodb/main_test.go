@@ -38,6 +38,7 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	testenv.UnsetMachineEnv()
 	dynalite, stopDynalite, err := testenv.Dynalite()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "FATAL: the DynamoDB store tests need dynalite: %v\n", err)
