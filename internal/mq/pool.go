@@ -160,15 +160,6 @@ func (p *Pool) Stats(t Target) PoolStats {
 	return PoolStats{InUse: len(tp.slots), Idle: len(tp.idle)}
 }
 
-// Targets reports how many targets the pool keeps state for. The background
-// goroutine forgets a target once it has no connection in use or idle and
-// no Acquire under way.
-func (p *Pool) Targets() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.targets)
-}
-
 // Close disconnects idle connections and stops the background goroutine,
 // waiting for it to return; connections in use are disconnected when
 // released. Acquire fails afterwards. Calling Close again does nothing
