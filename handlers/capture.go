@@ -8,12 +8,6 @@ import (
 	"github.com/mqprobe/mqprobe/internal/mq"
 )
 
-// Capture defaults, used when Limits leaves them zero.
-const (
-	defaultCaptureMaxBytes        = 128 * 1024
-	defaultCaptureMaxMessageBytes = 4 * 1024
-)
-
 // CapturedMessage is one consumed or browsed message in CONSUME's result.
 // PayloadBase64 may be shorter than SizeBytes when capture was
 // capped.
@@ -37,15 +31,8 @@ type capture struct {
 	messages                []CapturedMessage
 }
 
-func newCapture(l Limits) *capture {
-	c := &capture{perMessage: l.CaptureMaxMessageBytes, total: l.CaptureMaxBytes, messages: []CapturedMessage{}}
-	if c.perMessage <= 0 {
-		c.perMessage = defaultCaptureMaxMessageBytes
-	}
-	if c.total <= 0 {
-		c.total = defaultCaptureMaxBytes
-	}
-	return c
+func newCapture(l CaptureLimits) *capture {
+	return &capture{perMessage: l.MaxMessageBytes, total: l.MaxBytes, messages: []CapturedMessage{}}
 }
 
 func (c *capture) add(m *mq.Message) {

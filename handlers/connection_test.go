@@ -6,6 +6,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
+	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
 )
 
 func TestConnectionTestReportsQueueManager(t *testing.T) {
@@ -34,7 +35,7 @@ func TestConnectionTestReportsReason(t *testing.T) {
 	f := newFixture(t)
 	f.backend.Faults().RefuseConnect(mq.ReasonNotAuthorized)
 	_, err := connectionTest(f.ctx, f.run(command.Command{OperationType: command.ConnectionTest}))
-	wantReason(t, err, mq.ReasonNotAuthorized)
+	mqtest.WantReason(t, err, mq.ReasonNotAuthorized)
 }
 
 func TestConnectionTestUnknownQueueManager(t *testing.T) {
@@ -42,5 +43,5 @@ func TestConnectionTestUnknownQueueManager(t *testing.T) {
 	run := f.run(command.Command{OperationType: command.ConnectionTest})
 	run.Target.QueueManager = "QMX"
 	_, err := connectionTest(f.ctx, run)
-	wantReason(t, err, mq.ReasonQMgrNotAvailable)
+	mqtest.WantReason(t, err, mq.ReasonQMgrNotAvailable)
 }

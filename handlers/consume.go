@@ -10,9 +10,6 @@ import (
 	"github.com/mqprobe/mqprobe/internal/mq"
 )
 
-// defaultWait is CONSUME's waitSeconds when the command has none.
-const defaultWait = 20 * time.Second
-
 // ConsumeResult is CONSUME's data.result. Received counts
 // destructive gets (with ack rollback, gets that were then backed out);
 // Browsed counts browses.
@@ -58,9 +55,14 @@ type consumer struct {
 	uow       *unitOfWork // the open unit of work, nil between settles
 }
 
-// consume gets or browses a batch.
-func consume(ctx context.Context, run Run) (any, error) {
-	c, err := newConsumer(run)
+// consumeWithin is CONSUME: it gets or browses a batch, copying payloads
+// into the result within limits.
+func consumeWithin(limits CaptureLimits) Handler {
+	return func(ctx context.Context, run Run) (any, error) { return consume(ctx, run, limits) }
+}
+
+func consume(ctx context.Context, run Run, limits CaptureLimits) (any, error) {
+	c, err := newConsumer(run, limits)
 	if err != nil {
 		return nil, fmt.Errorf("consume: %w", err)
 	}
@@ -89,21 +91,20 @@ func consume(ctx context.Context, run Run) (any, error) {
 	return r, nil
 }
 
-func newConsumer(run Run) (*consumer, error) {
+func newConsumer(run Run, limits CaptureLimits) (*consumer, error) {
 	cmd := run.Command
 	c := &consumer{
 		run:    run,
 		max:    max(cmd.MaxMessages, 1),
-		wait:   defaultWait,
 		browse: cmd.BrowseOnly,
-		chunk:  defaultTxSize,
-		cap:    newCapture(run.Limits),
+		cap:    newCapture(limits),
 	}
+	// The schema gave waitSeconds and transaction their defaults.
 	if cmd.WaitSeconds != nil {
 		c.wait = time.Duration(*cmd.WaitSeconds) * time.Second
 	}
 	tx := cmd.Transaction != nil && cmd.Transaction.Enabled
-	if cmd.Transaction != nil && cmd.Transaction.TxSize >= 1 {
+	if cmd.Transaction != nil {
 		c.chunk = cmd.Transaction.TxSize
 	}
 	switch {

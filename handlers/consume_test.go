@@ -9,11 +9,13 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
 )
 
 func consumeCmd(maxMessages, waitSeconds int) command.Command {
@@ -32,7 +34,7 @@ func withTx(cmd command.Command, txSize int) command.Command {
 
 func runConsume(t *testing.T, f *fixture, run Run) ConsumeResult {
 	t.Helper()
-	res, err := consume(f.ctx, run)
+	res, err := consume(f.ctx, run, defaultCapture())
 	if err != nil {
 		t.Fatalf("consume: %v", err)
 	}
@@ -157,19 +159,21 @@ func TestConsumeSelectsByMsgID(t *testing.T) {
 // TestConsumeWaitsForTheFirstMessageOnly: the first get waits for a late
 // put; the later ones do not wait, so an almost empty queue returns early.
 func TestConsumeWaitsForTheFirstMessageOnly(t *testing.T) {
-	f := newFixture(t)
-	go func() {
-		time.Sleep(100 * time.Millisecond)
-		f.putN(1)
-	}()
-	start := time.Now()
-	r := runConsume(t, f, f.run(consumeCmd(5, 10)))
-	if r.Received != 1 {
-		t.Fatalf("received %d, want 1", r.Received)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Fatalf("took %s: waited after the first message", d)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t)
+		go func() {
+			time.Sleep(100 * time.Millisecond)
+			f.putN(1)
+		}()
+		start := time.Now()
+		r := runConsume(t, f, f.run(consumeCmd(5, 10)))
+		if r.Received != 1 {
+			t.Fatalf("received %d, want 1", r.Received)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("took %s: waited after the first message", d)
+		}
+	})
 }
 
 func TestConsumeEmptyQueueIsNotAnError(t *testing.T) {
@@ -211,7 +215,7 @@ func TestConsumeAckNoneGetsOutsideSyncpoint(t *testing.T) {
 	cmd := withTx(consumeCmd(5, 0), 2)
 	cmd.Ack = command.AckNone
 	f.failCheckpoint = failOnCall(2, idempotency.ErrLeaseLost)
-	_, err := consume(f.ctx, f.run(cmd))
+	_, err := consume(f.ctx, f.run(cmd), defaultCapture())
 	if !errors.Is(err, idempotency.ErrLeaseLost) {
 		t.Fatalf("got %v", err)
 	}
@@ -223,9 +227,11 @@ func TestConsumeCapsCapture(t *testing.T) {
 	for range 4 {
 		f.put(&mq.Message{Payload: bytes.Repeat([]byte("x"), 20)})
 	}
-	run := f.run(consumeCmd(4, 0))
-	run.Limits = Limits{CaptureMaxMessageBytes: 10, CaptureMaxBytes: 25}
-	r := runConsume(t, f, run)
+	res, err := consume(f.ctx, f.run(consumeCmd(4, 0)), CaptureLimits{MaxMessageBytes: 10, MaxBytes: 25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.(ConsumeResult)
 	if r.Received != 4 || !r.Truncated {
 		t.Fatalf("result %+v", r)
 	}
@@ -269,7 +275,7 @@ func consumeInterrupted(t *testing.T, f *fixture) []mq.ID {
 	t.Helper()
 	ids := f.putN(250)
 	f.failCheckpoint = failOnCall(2, idempotency.ErrLeaseLost)
-	_, err := consume(f.ctx, f.run(withTx(consumeCmd(250, 0), 100)))
+	_, err := consume(f.ctx, f.run(withTx(consumeCmd(250, 0), 100)), defaultCapture())
 	if !errors.Is(err, idempotency.ErrLeaseLost) {
 		t.Fatalf("got %v, want lease lost", err)
 	}
@@ -316,25 +322,27 @@ func TestConsumeResumes(t *testing.T) {
 }
 
 func TestConsumeStopsWhenLeaseIsLostDuringWait(t *testing.T) {
-	f := newFixture(t)
-	ctx, cancel := context.WithCancelCause(f.ctx)
-	time.AfterFunc(50*time.Millisecond, func() { cancel(idempotency.ErrLeaseLost) })
-	start := time.Now()
-	_, err := consume(ctx, f.run(withTx(consumeCmd(5, 30), 2)))
-	if !errors.Is(err, idempotency.ErrLeaseLost) {
-		t.Fatalf("got %v, want lease lost", err)
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Fatalf("returned after %s", d)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t)
+		ctx, cancel := context.WithCancelCause(f.ctx)
+		time.AfterFunc(50*time.Millisecond, func() { cancel(idempotency.ErrLeaseLost) })
+		start := time.Now()
+		_, err := consume(ctx, f.run(withTx(consumeCmd(5, 30), 2)), defaultCapture())
+		if !errors.Is(err, idempotency.ErrLeaseLost) {
+			t.Fatalf("got %v, want lease lost", err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("returned after %s", d)
+		}
+	})
 }
 
 func TestConsumeGetFailureBacksOut(t *testing.T) {
 	f := newFixture(t)
 	f.putN(5)
 	f.backend.Faults().FailNth(mq.VerbGet, 3, mq.ReasonGetInhibited)
-	_, err := consume(f.ctx, f.run(withTx(consumeCmd(5, 0), 5)))
-	wantReason(t, err, mq.ReasonGetInhibited)
+	_, err := consume(f.ctx, f.run(withTx(consumeCmd(5, 0), 5)), defaultCapture())
+	mqtest.WantReason(t, err, mq.ReasonGetInhibited)
 	f.wantDepth(5)
 }
 
@@ -342,12 +350,12 @@ func TestConsumeUnknownQueue(t *testing.T) {
 	f := newFixture(t)
 	run := f.run(consumeCmd(1, 0))
 	run.Queue = "NO.SUCH.QUEUE"
-	_, err := consume(f.ctx, run)
-	wantReason(t, err, mq.ReasonUnknownObjectName)
+	_, err := consume(f.ctx, run, defaultCapture())
+	mqtest.WantReason(t, err, mq.ReasonUnknownObjectName)
 }
 
 func TestCaptureRestoreChargesTheBudget(t *testing.T) {
-	c := newCapture(Limits{CaptureMaxBytes: 10, CaptureMaxMessageBytes: 10})
+	c := newCapture(CaptureLimits{MaxBytes: 10, MaxMessageBytes: 10})
 	for _, n := range []int{0, 1, 2, 3, 7} {
 		c.restore([]CapturedMessage{{PayloadBase64: base64.StdEncoding.EncodeToString(make([]byte, n))}}, false)
 	}
@@ -358,4 +366,11 @@ func TestCaptureRestoreChargesTheBudget(t *testing.T) {
 	if got := c.messages[len(c.messages)-1].PayloadBase64; got != "" || !c.truncated {
 		t.Fatalf("captured %q past the budget", got)
 	}
+}
+
+// defaultCapture is the daemon's capture limits when none are configured.
+func defaultCapture() CaptureLimits {
+	var c Config
+	c.setDefaults()
+	return c.Capture
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
+	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
 )
 
 func TestDepthReportsQueueAttributes(t *testing.T) {
@@ -35,5 +36,5 @@ func TestDepthUnknownQueue(t *testing.T) {
 	run := f.run(command.Command{OperationType: command.Depth})
 	run.Queue = "NO.SUCH.QUEUE"
 	_, err := depth(f.ctx, run)
-	wantReason(t, err, mq.ReasonUnknownObjectName)
+	mqtest.WantReason(t, err, mq.ReasonUnknownObjectName)
 }

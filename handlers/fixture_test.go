@@ -170,14 +170,6 @@ func (f *fixture) drain() []mq.Message {
 	}
 }
 
-func wantReason(t *testing.T, err error, want mq.Reason) {
-	t.Helper()
-	e, ok := mq.AsError(err)
-	if !ok || e.Reason != want {
-		t.Fatalf("got error %v, want *mq.Error with %s", err, want)
-	}
-}
-
 // jsonKeys marshals v and returns its top-level keys.
 func jsonKeys(t *testing.T, v any) map[string]json.RawMessage {
 	t.Helper()

@@ -29,7 +29,6 @@ type Run struct {
 	// lease: it fails (errors.Is idempotency.ErrLeaseLost) once the claim is
 	// gone, and the handler must then back out and return.
 	Checkpoint func(ctx context.Context, progress string) error
-	Limits     Limits
 	// Metrics records MQ operations; nil records nothing.
 	Metrics *telemetry.Metrics
 	// Key is the command's idempotency key: a TEST's id.
@@ -42,14 +41,6 @@ type Run struct {
 // Connector lends connections; *mq.Pool is one.
 type Connector interface {
 	Acquire(ctx context.Context, t mq.Target) (*mq.PooledConn, error)
-}
-
-// Limits bound what a handler keeps in memory and in the record.
-type Limits struct {
-	// CaptureMaxBytes caps CONSUME's captured payload bytes per command (all
-	// messages together); CaptureMaxMessageBytes caps one message's.
-	CaptureMaxBytes        int
-	CaptureMaxMessageBytes int
 }
 
 // Handler executes one operation. ctx is cancelled (cause

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/isoduration"
 	"github.com/mqprobe/mqprobe/internal/mq"
 )
@@ -99,10 +98,11 @@ func produce(ctx context.Context, run Run) (any, error) {
 
 func newProducer(run Run) (*producer, error) {
 	cmd := run.Command
-	batch := command.Batch{Count: 1, Transaction: command.Transaction{TxSize: defaultTxSize}}
-	if cmd.Batch != nil {
-		batch = *cmd.Batch
+	if cmd.Batch == nil || cmd.Batch.Transaction.TxSize < 1 {
+		// The schema requires batch and gives txSize its default.
+		return nil, errors.New("batch with transaction.txSize >= 1 is required")
 	}
+	batch := *cmd.Batch
 	rng, err := newRNG()
 	if err != nil {
 		return nil, err
@@ -115,14 +115,10 @@ func newProducer(run Run) (*producer, error) {
 	if err != nil {
 		return nil, err
 	}
-	txSize := batch.Transaction.TxSize
-	if txSize < 1 {
-		txSize = defaultTxSize
-	}
 	return &producer{
 		run:     run,
 		count:   batch.Count,
-		txSize:  txSize,
+		txSize:  batch.Transaction.TxSize,
 		tx:      batch.Transaction.Enabled,
 		md:      md,
 		payload: pl,

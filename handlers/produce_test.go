@@ -12,11 +12,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
 )
 
 func produceCmd(count, size int, tx bool, txSize int) command.Command {
@@ -235,59 +237,64 @@ func TestProduceTemplate(t *testing.T) {
 // TestProducePacing checks lower bounds only (a slow machine is late, never
 // early): put i never happens before put 0 + i/rate minus one interval, and
 // no window of puts is denser than the rate allows plus the one-interval
-// lateness the schedule tolerates.
+// lateness the schedule tolerates. The puts run on the fake clock of a
+// synctest bubble.
 func TestProducePacing(t *testing.T) {
-	const count, rate = 200, 1000
-	const interval = time.Second / rate
-	f := newFixture(t)
-	cmd := produceCmd(count, 8, true, 50)
-	cmd.Batch.RateLimitPerSec = ptr(rate)
-	start := time.Now()
-	r := runProduce(t, f, f.run(cmd))
-	if elapsed := time.Since(start); elapsed < (count-1)*interval {
-		t.Fatalf("200 puts at 1000/s took %s", elapsed)
-	}
-	if r.RatePerSec > rate*1.05 {
-		t.Fatalf("rate %.1f/s above the limit %d/s", r.RatePerSec, rate)
-	}
-	got := f.drain()
-	t0 := got[0].PutTime
-	for i := 1; i < len(got); i++ {
-		if early := time.Duration(i)*interval - got[i].PutTime.Sub(t0); early > interval {
-			t.Fatalf("put %d came %s ahead of schedule", i, early)
+	synctest.Test(t, func(t *testing.T) {
+		const count, rate = 200, 1000
+		const interval = time.Second / rate
+		f := newFixture(t)
+		cmd := produceCmd(count, 8, true, 50)
+		cmd.Batch.RateLimitPerSec = ptr(rate)
+		start := time.Now()
+		r := runProduce(t, f, f.run(cmd))
+		if elapsed := time.Since(start); elapsed < (count-1)*interval {
+			t.Fatalf("200 puts at 1000/s took %s", elapsed)
 		}
-		for j := i + 1; j < len(got); j++ {
-			allowed := time.Duration(j-i-2) * interval // one interval of lateness, one of clock granularity
-			if gap := got[j].PutTime.Sub(got[i].PutTime); gap < allowed {
-				t.Fatalf("puts %d..%d within %s: a burst", i, j, gap)
+		if r.RatePerSec > rate*1.05 {
+			t.Fatalf("rate %.1f/s above the limit %d/s", r.RatePerSec, rate)
+		}
+		got := f.drain()
+		t0 := got[0].PutTime
+		for i := 1; i < len(got); i++ {
+			if early := time.Duration(i)*interval - got[i].PutTime.Sub(t0); early > interval {
+				t.Fatalf("put %d came %s ahead of schedule", i, early)
+			}
+			for j := i + 1; j < len(got); j++ {
+				allowed := time.Duration(j-i-2) * interval // one interval of lateness, one of clock granularity
+				if gap := got[j].PutTime.Sub(got[i].PutTime); gap < allowed {
+					t.Fatalf("puts %d..%d within %s: a burst", i, j, gap)
+				}
 			}
 		}
-	}
+	})
 }
 
 func TestPacerDoesNotBurstAfterStall(t *testing.T) {
-	p := newPacer(ptr(1000))
-	ctx := context.Background()
-	if err := p.wait(ctx); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(20 * time.Millisecond) // a stalled put: 20 intervals late
-	start := time.Now()
-	for range 5 {
+	synctest.Test(t, func(t *testing.T) {
+		p := newPacer(ptr(1000))
+		ctx := context.Background()
 		if err := p.wait(ctx); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if d := time.Since(start); d < 4*time.Millisecond {
-		t.Fatalf("5 events after a stall took %s: caught up in a burst", d)
-	}
+		time.Sleep(20 * time.Millisecond) // a stalled put: 20 intervals late
+		start := time.Now()
+		for range 5 {
+			if err := p.wait(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if d := time.Since(start); d < 4*time.Millisecond {
+			t.Fatalf("5 events after a stall took %s: caught up in a burst", d)
+		}
+	})
 }
 
 func TestProduceFailureBacksOutOpenTransaction(t *testing.T) {
 	f := newFixture(t)
 	f.backend.Faults().FailNth(mq.VerbPut, 150, mq.ReasonQFull)
 	_, err := produce(f.ctx, f.run(produceCmd(300, 32, true, 100)))
-	wantReason(t, err, mq.ReasonQFull)
+	mqtest.WantReason(t, err, mq.ReasonQFull)
 	f.wantDepth(100)
 	if p := decodeProduceProgress(t, f.lastProgress()); p.Committed != 100 || p.Transactions != 1 {
 		t.Fatalf("progress %+v", p)
@@ -336,36 +343,38 @@ func TestProduceStopsWhenCheckpointLosesLease(t *testing.T) {
 }
 
 func TestProduceLeaseLossMidTransactionBacksOut(t *testing.T) {
-	f := newFixture(t)
-	const txSize = 50
-	cmd := produceCmd(1000, 32, true, txSize)
-	cmd.Batch.RateLimitPerSec = ptr(500)
-	ctx, cancel := context.WithCancelCause(f.ctx)
-	defer cancel(nil)
-	watcher := f.conn()
-	lost := make(chan time.Time, 1)
-	go func() { // lose the lease once the second transaction is under way
-		for ctx.Err() == nil {
-			info, err := mq.InquireQueue(ctx, watcher, testQueue)
-			if err != nil || info.CurrentDepth >= txSize+txSize/2 {
-				break
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t)
+		const txSize = 50
+		cmd := produceCmd(1000, 32, true, txSize)
+		cmd.Batch.RateLimitPerSec = ptr(500)
+		ctx, cancel := context.WithCancelCause(f.ctx)
+		defer cancel(nil)
+		watcher := f.conn()
+		lost := make(chan time.Time, 1)
+		go func() { // lose the lease once the second transaction is under way
+			for ctx.Err() == nil {
+				info, err := mq.InquireQueue(ctx, watcher, testQueue)
+				if err != nil || info.CurrentDepth >= txSize+txSize/2 {
+					break
+				}
+				time.Sleep(time.Millisecond)
 			}
-			time.Sleep(time.Millisecond)
+			lost <- time.Now()
+			cancel(idempotency.ErrLeaseLost)
+		}()
+		_, err := produce(ctx, f.run(cmd))
+		if !errors.Is(err, idempotency.ErrLeaseLost) || !errors.Is(err, context.Canceled) {
+			t.Fatalf("got %v, want lease lost", err)
 		}
-		lost <- time.Now()
-		cancel(idempotency.ErrLeaseLost)
-	}()
-	_, err := produce(ctx, f.run(cmd))
-	if !errors.Is(err, idempotency.ErrLeaseLost) || !errors.Is(err, context.Canceled) {
-		t.Fatalf("got %v, want lease lost", err)
-	}
-	if d := time.Since(<-lost); d > 5*time.Second { // generous: only a hang fails
-		t.Fatalf("kept producing for %s after the lease was lost", d)
-	}
-	committed := decodeProduceProgress(t, f.lastProgress()).Committed
-	if d := f.depth(); d != committed || d%txSize != 0 || d >= 1000 {
-		t.Fatalf("depth %d after lease loss, last checkpoint %d", d, committed)
-	}
+		if d := time.Since(<-lost); d > 5*time.Second { // generous: only a hang fails
+			t.Fatalf("kept producing for %s after the lease was lost", d)
+		}
+		committed := decodeProduceProgress(t, f.lastProgress()).Committed
+		if d := f.depth(); d != committed || d%txSize != 0 || d >= 1000 {
+			t.Fatalf("depth %d after lease loss, last checkpoint %d", d, committed)
+		}
+	})
 }
 
 func TestProduceUnknownQueue(t *testing.T) {
@@ -373,7 +382,7 @@ func TestProduceUnknownQueue(t *testing.T) {
 	run := f.run(produceCmd(1, 1, false, 1))
 	run.Queue = "NO.SUCH.QUEUE"
 	_, err := produce(f.ctx, run)
-	wantReason(t, err, mq.ReasonUnknownObjectName)
+	mqtest.WantReason(t, err, mq.ReasonUnknownObjectName)
 }
 
 // TestProduceAllocatesNothingPerMessage: memory stays constant in count

@@ -9,9 +9,6 @@ import (
 	"github.com/mqprobe/mqprobe/internal/mq"
 )
 
-// defaultTxSize is the checkpoint interval when a command names none.
-const defaultTxSize = 100
-
 // openQueue borrows a connection and opens run.Queue on it. The caller
 // closes the connection, which also closes the queue. A connection found
 // broken at open (the queue manager restarted since it was pooled) is

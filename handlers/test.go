@@ -14,8 +14,7 @@ import (
 // Tests runs TEST commands and keeps what the API shows of
 // them while they run: live statistics, and a way to stop them.
 type Tests struct {
-	maxConcurrent int
-	maxDuration   time.Duration
+	limits TestLimits
 
 	mu   sync.Mutex
 	runs map[string]*testRun // by test id (the idempotency key)
@@ -30,9 +29,8 @@ type testRun struct {
 // liveEvery is how fresh the statistics of a running test are.
 const liveEvery = 500 * time.Millisecond
 
-// NewTests allows maxConcurrent runs at once, each at most maxDuration.
-func NewTests(maxConcurrent int, maxDuration time.Duration) *Tests {
-	return &Tests{maxConcurrent: maxConcurrent, maxDuration: maxDuration, runs: map[string]*testRun{}}
+func newTests(limits TestLimits) *Tests {
+	return &Tests{limits: limits, runs: map[string]*testRun{}}
 }
 
 // LimitError refuses a TEST over the configured limits.
@@ -46,17 +44,17 @@ func (t *Tests) Admit(cmd command.Command) error {
 	if cmd.OperationType != command.Test {
 		return nil
 	}
-	if d := time.Duration(cmd.DurationSeconds) * time.Second; d > t.maxDuration {
-		return &LimitError{fmt.Sprintf("durationSeconds %d exceeds tests.maxDuration (%s)", cmd.DurationSeconds, t.maxDuration)}
+	if d := time.Duration(cmd.DurationSeconds) * time.Second; d > t.limits.MaxDuration {
+		return &LimitError{fmt.Sprintf("durationSeconds %d exceeds tests.maxDuration (%s)", cmd.DurationSeconds, t.limits.MaxDuration)}
 	}
 	if cmd.DurationSeconds == 0 && cmd.Batch != nil && cmd.Batch.RateLimitPerSec != nil {
-		if d := time.Duration(cmd.Count) * time.Second / time.Duration(*cmd.Batch.RateLimitPerSec); d > t.maxDuration {
-			return &LimitError{fmt.Sprintf("count %d at %d/s would run %s, over tests.maxDuration (%s)", cmd.Count, *cmd.Batch.RateLimitPerSec, d, t.maxDuration)}
+		if d := time.Duration(cmd.Count) * time.Second / time.Duration(*cmd.Batch.RateLimitPerSec); d > t.limits.MaxDuration {
+			return &LimitError{fmt.Sprintf("count %d at %d/s would run %s, over tests.maxDuration (%s)", cmd.Count, *cmd.Batch.RateLimitPerSec, d, t.limits.MaxDuration)}
 		}
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if len(t.runs) >= t.maxConcurrent {
+	if len(t.runs) >= t.limits.MaxConcurrent {
 		return &LimitError{fmt.Sprintf("%d tests are running, the most tests.maxConcurrent allows", len(t.runs))}
 	}
 	return nil

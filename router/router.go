@@ -38,7 +38,8 @@ const (
 
 // Config tunes the router.
 type Config struct {
-	// CloseTimeout bounds how long Close waits for in-flight commands.
+	// CloseTimeout bounds how long Close waits for in-flight commands
+	// (0: watermill's default, 30s).
 	CloseTimeout time.Duration
 	// WorkContext carries commands' work: cancelled when the drain deadline
 	// passes, which makes running handlers back out and release their claims.
@@ -61,9 +62,6 @@ type Router struct {
 
 // New builds a router that feeds messages from sub (on CommandsTopic) to x.
 func New(cfg Config, sub message.Subscriber, x *executor.Executor, log watermill.LoggerAdapter) (*Router, error) {
-	if cfg.CloseTimeout == 0 {
-		cfg.CloseTimeout = 30 * time.Second
-	}
 	if cfg.WorkContext == nil {
 		cfg.WorkContext = context.Background()
 	}
@@ -107,7 +105,9 @@ func (e *retryError) Unwrap() error { return e.err }
 // executor says the command is done, otherwise nacked for redelivery.
 func executeHandler(work context.Context, x *executor.Executor) message.NoPublishHandlerFunc {
 	return func(msg *message.Message) error {
-		ctx, release := mergeCancel(msg.Context(), work)
+		// The router cancels message contexts as soon as it closes, while
+		// in-flight commands get until the drain deadline (work).
+		ctx, release := executor.MergeCancel(msg.Context(), work)
 		defer release()
 		// The publisher's trace continues through this command.
 		ctx = telemetry.WithTraceParent(ctx, msg.Metadata.Get(MetaTraceParent))
@@ -131,19 +131,6 @@ func executeHandler(work context.Context, x *executor.Executor) message.NoPublis
 		}
 		expected := out.Status == result.StatusInProgress || out.HTTPStatus == http.StatusTooManyRequests
 		return &retryError{after: out.RetryAfter, err: err, expected: expected}
-	}
-}
-
-// mergeCancel keeps msg's values but is cancelled only by work: the router
-// cancels message contexts as soon as it closes, while in-flight commands
-// get until the drain deadline.
-// Call release when the message is done.
-func mergeCancel(msg, work context.Context) (ctx context.Context, release func()) {
-	ctx, cancel := context.WithCancelCause(context.WithoutCancel(msg))
-	stop := context.AfterFunc(work, func() { cancel(context.Cause(work)) })
-	return ctx, func() {
-		stop()
-		cancel(nil)
 	}
 }
 

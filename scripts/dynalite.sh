@@ -43,24 +43,13 @@ launch() {
   node "$cli" --host 127.0.0.1 --port "$port" $(cat "$dir/args") >>"$dir/server.log" 2>&1 </dev/null &
   pid=$!
   echo "$pid" >"$dir/pid"
-  for _ in $(seq 1 100); do
-    if answers "$endpoint"; then
-      echo "$endpoint" >"$dir/endpoint"
-      return 0
-    fi
-    kill -0 "$pid" 2>/dev/null || return 1
-    sleep 0.1
-  done
-  kill "$pid" 2>/dev/null || true
-  return 1
+  # dynalite answers GET / with 200 once it listens.
+  wait_ready "$pid" 10 "dynalite on port $port" http_ok "$endpoint/" || return 1
+  echo "$endpoint" >"$dir/endpoint"
 }
 
 # halt stops the server of $dir, if any.
 halt() { stop_pid "$dir/pid"; }
-
-# answers reports whether the server at $1 serves HTTP (dynalite answers GET /
-# with 200 once it listens).
-answers() { curl -fsS -o /dev/null --max-time 1 "$1/" 2>/dev/null; }
 
 case "$cmd" in
 start)

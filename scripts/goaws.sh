@@ -24,7 +24,7 @@ dir=${2:-}
 
 build() { build_tool goaws; }
 
-healthy() { curl -fsS -m 2 -o /dev/null "http://127.0.0.1:$1/health" 2>/dev/null; }
+healthy() { http_ok "http://127.0.0.1:$1/health"; }
 
 running() {
   [ -f "$dir/pid" ] && [ -f "$dir/port" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null && healthy "$(cat "$dir/port")"
@@ -39,14 +39,7 @@ launch() {
   pid=$!
   echo "$pid" >"$dir/pid"
   echo "$port" >"$dir/port"
-  for _ in $(seq 1 100); do
-    healthy "$port" && return 0
-    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 1; }
-    sleep 0.1
-  done
-  kill "$pid" 2>/dev/null || true
-  log "goaws did not answer on port $port within 10s"
-  return 1
+  wait_ready "$pid" 10 "goaws on port $port" healthy "$port"
 }
 
 # halt stops the server of $dir, if any.

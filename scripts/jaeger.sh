@@ -26,7 +26,7 @@ listeners=(otlp_http otlp_grpc query_http query_grpc collector_grpc collector_ht
 # healthy: the query API answers and the OTLP/HTTP port accepts connections.
 healthy() {
   local otlp_http=$1 query_http=$3
-  curl -fsS -m 2 -o /dev/null "http://127.0.0.1:$query_http/api/services" 2>/dev/null &&
+  http_ok "http://127.0.0.1:$query_http/api/services" &&
     ! port_free "$otlp_http"
 }
 
@@ -65,14 +65,7 @@ launch() {
   pid=$!
   echo "$pid" >"$dir/pid"
   echo "$*" >"$dir/ports"
-  for _ in $(seq 1 150); do
-    healthy "$@" && return 0
-    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 1; }
-    sleep 0.1
-  done
-  kill "$pid" 2>/dev/null || true
-  log "jaeger did not answer on port $3 within 15s"
-  return 1
+  wait_ready "$pid" 15 "jaeger on port $3" healthy "$@"
 }
 
 # pick_ports prints ${#listeners[@]} distinct ports that are free right now.

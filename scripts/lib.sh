@@ -10,6 +10,27 @@ log() { echo "$(basename "$0"): $*" >&2; }
 # port_free reports whether nothing listens on 127.0.0.1:$1.
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
+# http_ok URL reports whether URL answers with a 2xx status (within 2 s).
+http_ok() { curl -fsS -m 2 -o /dev/null "$1" 2>/dev/null; }
+
+# wait_ready PID SECONDS WHAT CHECK [ARGS...] waits until CHECK ARGS succeeds
+# (e.g. http_ok URL), trying every 0.1 s, for the server PID that this shell
+# has just started in the background. It fails when PID exits first (and
+# reaps it), or, after killing PID, when SECONDS pass; then it logs that
+# WHAT did not answer.
+wait_ready() {
+  local pid=$1 tries=$(($2 * 10)) seconds=$2 what=$3
+  shift 3
+  for _ in $(seq 1 "$tries"); do
+    "$@" && return 0
+    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 1; }
+    sleep 0.1
+  done
+  kill "$pid" 2>/dev/null || true
+  log "$what did not answer within ${seconds}s"
+  return 1
+}
+
 # stop_pid FILE ends the process whose pid FILE holds (TERM, KILL after 5 s)
 # and removes FILE; without FILE there is nothing to stop.
 stop_pid() {

@@ -50,16 +50,11 @@ start)
     pid=$!
     echo "$pid" >"$dir/pid"
     endpoint="http://127.0.0.1:$port"
-    for _ in $(seq 1 150); do
-      if curl -fsS -o /dev/null --max-time 1 "$endpoint/moto-api/" 2>/dev/null; then
-        echo "$endpoint" >"$dir/endpoint"
-        echo "$endpoint"
-        exit 0
-      fi
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill "$pid" 2>/dev/null || true
+    if wait_ready "$pid" 15 "moto on port $port" http_ok "$endpoint/moto-api/"; then
+      echo "$endpoint" >"$dir/endpoint"
+      echo "$endpoint"
+      exit 0
+    fi
     grep -q "Address already in use" "$dir/server.log" || { cat "$dir/server.log" >&2; log "moto did not start"; exit 1; }
   done
   log "no free port found"

@@ -3,20 +3,35 @@
 # stub (-tags ibmmq). Prints each package's result and each idempotency
 # store's conformance result; on failure, the failing tests' output.
 # Expects scripts/with-services.sh to have provisioned the services.
+#
+#   scripts/run-tests.sh          every test, with -race, then the fuzz targets (make test)
+#   scripts/run-tests.sh -short   go test -short, without -race or fuzzing (make test-short):
+#                                 the tests that take more than about 5 s skip themselves
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root" || exit 1
 log="$(mktemp /tmp/mqprobe-test-XXXXXX.log)"
 status=0
+short=false
+case "${1:-}" in
+"") ;;
+-short) short=true ;;
+*) echo "usage: $0 [-short]" >&2; exit 2 ;;
+esac
+test_flags=(-race -count=1 -v)
+if $short; then
+  test_flags=(-short -count=1 -v)
+fi
 
 # The tests see what a container on ECS or EKS sees: none of the variables
 # that change how the AWS SDK or Go's HTTP client behave on this machine —
 # AWS_CA_BUNDLE, AWS_PROFILE, AWS_DEFAULT_PROFILE, AWS_CONFIG_FILE,
 # AWS_SHARED_CREDENTIALS_FILE, HTTP_PROXY, HTTPS_PROXY, NO_PROXY, ALL_PROXY
 # (either case) and every other AWS_* variable; the same set as
-# testenv.IsMachineVariable, which the AWS packages' TestMains also clear —
-# and no shared AWS config or credentials file. Modules are fetched first,
-# while a proxy the machine needs still applies.
+# testenv.IsMachineVariable, which the TestMains of internal/daemon,
+# internal/daemon/awsmode, internal/awsbus and internal/idempotency/dynamodb
+# also clear — and no shared AWS config or credentials file. Modules are
+# fetched first, while a proxy the machine needs still applies.
 go mod download
 machine_vars=$(compgen -e | grep -E '^(AWS_|[Hh][Tt][Tt][Pp][Ss]?_[Pp][Rr][Oo][Xx][Yy]$|[Nn][Oo]_[Pp][Rr][Oo][Xx][Yy]$|[Aa][Ll][Ll]_[Pp][Rr][Oo][Xx][Yy]$)' || true)
 if [ -n "$machine_vars" ]; then
@@ -31,8 +46,8 @@ if [ -e "$HOME/.aws" ]; then
 fi
 
 run() {
-  echo "==> go test $*"
-  go test -race -count=1 -v "$@" >"$log.part" 2>&1
+  echo "==> go test ${test_flags[*]} $*"
+  go test "${test_flags[@]}" "$@" >"$log.part" 2>&1
   local rc=$?
   cat "$log.part" >>"$log"
   grep -E '^(ok|FAIL|---|panic:)|^\s+--- FAIL' "$log.part" | grep -v '^--- PASS' || true
@@ -45,26 +60,31 @@ run() {
 
 run ./...
 # The ibmmq build tag adds the IBM MQ adapter, its probe runs and the
-# daemon's ibmmq backend; the daemon's other tests would only repeat.
+# daemon's ibmmq backend (its tests in internal/daemon; the MQ fault tests
+# on the client stub in internal/daemon and, over SQS, internal/daemon/awsmode);
+# the daemon's other tests would only repeat.
 if [ -n "${CGO_LDFLAGS:-}" ]; then
   run -tags ibmmq ./internal/mq/... ./internal/probe/...
-  run -tags ibmmq -run 'IBMMQ|Stub' ./internal/daemon/
+  run -tags ibmmq -run 'IBMMQ|Stub' ./internal/daemon/ ./internal/daemon/awsmode/
 fi
 
 # Fuzzing: each target for a bounded time (MQPROBE_FUZZTIME, 30s by default).
 # Inputs that broke a target are written under its testdata/fuzz and fail
 # the run; the checked-in corpora there run with every plain `go test`.
-fuzztime=${MQPROBE_FUZZTIME:-30s}
-for target in ./internal/command:FuzzDecode ./internal/command:FuzzRequestHash ./internal/httpapi:FuzzHTTPAPI; do
-  pkg=${target%%:*} name=${target##*:}
-  echo "==> go test -fuzz $name $pkg ($fuzztime)"
-  if ! go test -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" "$pkg" >"$log.part" 2>&1; then
-    status=1
-    tail -40 "$log.part"
-  fi
-  cat "$log.part" >>"$log"
-  grep -E '^fuzz: elapsed' "$log.part" | tail -1
-done
+# Not with -short.
+if ! $short; then
+  fuzztime=${MQPROBE_FUZZTIME:-30s}
+  for target in ./internal/command:FuzzDecode ./internal/command:FuzzRequestHash ./internal/httpapi:FuzzHTTPAPI; do
+    pkg=${target%%:*} name=${target##*:}
+    echo "==> go test -fuzz $name $pkg ($fuzztime)"
+    if ! go test -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" "$pkg" >"$log.part" 2>&1; then
+      status=1
+      tail -40 "$log.part"
+    fi
+    cat "$log.part" >>"$log"
+    grep -E '^fuzz: elapsed' "$log.part" | tail -1
+  done
+fi
 
 echo "==> fault injection (sent, executed, duplicated, lost, rejected)"
 grep -hoE 'FAULT [a-z0-9-]+: .*' "$log" | sort -u | sed 's/^/    /'

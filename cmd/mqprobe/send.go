@@ -108,37 +108,17 @@ func runSend(cmd *cobra.Command, op string) error {
 	if aws, err := awsSend(cmd, body); aws || err != nil {
 		return err
 	}
-	addr, _ := cmd.Flags().GetString("addr")
-	if addr == "" {
-		cfg, err := loadConfig(cmd)
-		if err != nil {
-			return err
-		}
-		addr = cfg.HTTP.Addr
-	}
-	timeout, _ := cmd.Flags().GetDuration("timeout")
-	req, err := http.NewRequestWithContext(cmd.Context(), http.MethodPost, "http://"+addr+sendRoutes[op], bytes.NewReader(body))
+	dc, err := newDaemonClient(cmd)
 	if err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	if key, _ := cmd.Flags().GetString("key"); key != "" {
-		req.Header.Set("Idempotency-Key", key)
-	}
-	if exp, _ := cmd.Flags().GetInt("expiry-seconds"); exp != 0 {
-		req.Header.Set("Idempotency-Expiry-Seconds", fmt.Sprint(exp))
-	}
-	if token := os.Getenv("MQPROBE_HTTP_AUTHTOKEN"); token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := (&http.Client{Timeout: timeout}).Do(req)
-	if err != nil {
-		return &exitError{code: exitFailed, err: fmt.Errorf("is the daemon running (mqprobe run)? %w", err)}
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return &exitError{code: exitFailed, err: fmt.Errorf("reading the response: %w", err)}
+	// Relative to the address, as a path in --addr is kept.
+	resp, out, err := dc.do(cmd.Context(), http.MethodPost, strings.TrimPrefix(sendRoutes[op], "/"), body, idempotencyHeader(cmd))
+	switch {
+	case err != nil && resp != nil:
+		return &exitError{code: exitFailed, err: err}
+	case err != nil:
+		return unreachable(err)
 	}
 	var pretty bytes.Buffer
 	if json.Indent(&pretty, out, "", "  ") != nil {

@@ -131,75 +131,22 @@ func specOf(body []byte) testSpec {
 	return testSpec{Duration: time.Duration(c.DurationSeconds) * time.Second, Count: c.Count}
 }
 
-// testClient talks to the daemon's /tests API.
-type testClient struct {
-	base  *url.URL
-	http  *http.Client
-	token string
-}
-
-func (tc *testClient) do(ctx context.Context, method, ref string, body []byte, header http.Header) (*http.Response, []byte, error) {
-	u, err := tc.base.Parse(ref)
-	if err != nil {
-		return nil, nil, err
-	}
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), bytes.NewReader(body))
-	if err != nil {
-		return nil, nil, err
-	}
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if tc.token != "" {
-		req.Header.Set("Authorization", "Bearer "+tc.token)
-	}
-	resp, err := tc.http.Do(req)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, nil, fmt.Errorf("reading the response: %w", err)
-	}
-	return resp, out, nil
-}
-
 func runSendTest(cmd *cobra.Command, _ []string) error {
 	body, err := testBody(cmd)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
 	flags := cmd.Flags()
-	addr, _ := flags.GetString("addr")
-	if addr == "" {
-		cfg, err := loadConfig(cmd)
-		if err != nil {
-			return err
-		}
-		addr = cfg.HTTP.Addr
-	}
-	base, err := url.Parse("http://" + addr + "/")
+	tc, err := newDaemonClient(cmd)
 	if err != nil {
-		return &exitError{code: exitUsage, err: fmt.Errorf("--addr %s: %w", addr, err)}
+		return err
 	}
 	timeout, _ := flags.GetDuration("timeout")
-	tc := &testClient{base: base, http: &http.Client{Timeout: timeout}, token: os.Getenv("MQPROBE_HTTP_AUTHTOKEN")}
-	header := http.Header{}
-	if key, _ := flags.GetString("key"); key != "" {
-		header.Set("Idempotency-Key", key)
-	}
-	if exp, _ := flags.GetInt("expiry-seconds"); exp != 0 {
-		header.Set("Idempotency-Expiry-Seconds", fmt.Sprint(exp))
-	}
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	ctx := cmd.Context()
-	resp, data, err := tc.do(ctx, http.MethodPost, "tests", body, header)
+	resp, data, err := tc.do(ctx, http.MethodPost, "tests", body, idempotencyHeader(cmd))
 	if err != nil {
-		return &exitError{code: exitFailed, err: fmt.Errorf("is the daemon running (mqprobe run)? %w", err)}
+		return unreachable(err)
 	}
 	replay := resp.Header.Get("Idempotent-Replay") == "true"
 	wait, _ := flags.GetBool("wait")
@@ -281,7 +228,7 @@ func testLocation(resp *http.Response, data []byte) (loc, id string, err error) 
 // waitTest polls loc until the run is no longer IN_PROGRESS and returns the
 // last answer. When ctx ends (Ctrl-C) it asks the daemon to stop the run and
 // keeps waiting; a second interrupt stops the waiting.
-func waitTest(ctx context.Context, tc *testClient, loc, id string, pp *progressPrinter, errOut io.Writer, timeout time.Duration) (int, []byte, error) {
+func waitTest(ctx context.Context, tc *daemonClient, loc, id string, pp *progressPrinter, errOut io.Writer, timeout time.Duration) (int, []byte, error) {
 	bg := context.WithoutCancel(ctx)
 	interrupted := ctx.Done()
 	var again chan os.Signal

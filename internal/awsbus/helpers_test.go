@@ -16,6 +16,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 var (
@@ -36,20 +38,7 @@ func uniqueName(t *testing.T) string {
 // and ARN.
 func newQueue(t *testing.T, attrs map[string]string) (url, arn string) {
 	t.Helper()
-	ctx := context.Background()
-	out, err := sqsClient.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(uniqueName(t)), Attributes: attrs})
-	if err != nil {
-		t.Fatalf("create queue: %v", err)
-	}
-	url = aws.ToString(out.QueueUrl)
-	t.Cleanup(func() { _, _ = sqsClient.DeleteQueue(ctx, &sqs.DeleteQueueInput{QueueUrl: aws.String(url)}) })
-	got, err := sqsClient.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
-		QueueUrl: aws.String(url), AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameQueueArn},
-	})
-	if err != nil {
-		t.Fatalf("queue ARN: %v", err)
-	}
-	return url, got.Attributes[string(types.QueueAttributeNameQueueArn)]
+	return testenv.NewQueue(t, sqsClient, uniqueName(t), attrs)
 }
 
 // newTopic creates a topic, deleted when the test ends, and returns its ARN.

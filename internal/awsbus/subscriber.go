@@ -19,6 +19,14 @@ import (
 	wsqs "github.com/ThreeDotsLabs/watermill-aws/sqs"
 )
 
+// Defaults of SubscriberConfig.
+const (
+	DefaultWaitTimeSeconds   = MaxWaitTimeSeconds
+	DefaultVisibilityTimeout = 60 * time.Second
+	DefaultMaxMessages       = 10
+	DefaultCloseTimeout      = 30 * time.Second
+)
+
 // SubscriberConfig configures the command subscriber.
 type SubscriberConfig struct {
 	// QueueURL is the command queue's URL, or its name. The queue must
@@ -32,7 +40,7 @@ type SubscriberConfig struct {
 	// seconds, 3s–12h (default 60s).
 	VisibilityTimeout time.Duration
 	// MaxMessages is how many commands the subscriber holds at once (default
-	// 1), each taken by its own receive loop one message at a time: a
+	// 10), each taken by its own receive loop one message at a time: a
 	// watermill-aws subscription hands a received batch over one message at
 	// a time, and the messages waiting behind a long command would neither
 	// be extended nor survive a nack.
@@ -51,16 +59,16 @@ type SubscriberConfig struct {
 
 func (c *SubscriberConfig) setDefaults() {
 	if c.WaitTimeSeconds == 0 {
-		c.WaitTimeSeconds = 20
+		c.WaitTimeSeconds = DefaultWaitTimeSeconds
 	}
 	if c.VisibilityTimeout == 0 {
-		c.VisibilityTimeout = 60 * time.Second
+		c.VisibilityTimeout = DefaultVisibilityTimeout
 	}
 	if c.MaxMessages == 0 {
-		c.MaxMessages = 1
+		c.MaxMessages = DefaultMaxMessages
 	}
 	if c.CloseTimeout == 0 {
-		c.CloseTimeout = 30 * time.Second
+		c.CloseTimeout = DefaultCloseTimeout
 	}
 }
 
@@ -69,17 +77,17 @@ func (c SubscriberConfig) validate() error {
 	if c.QueueURL == "" {
 		errs = append(errs, errors.New("QueueURL is required"))
 	}
-	if c.WaitTimeSeconds < 1 || c.WaitTimeSeconds > 20 {
-		errs = append(errs, fmt.Errorf("WaitTimeSeconds %d is outside 1–20", c.WaitTimeSeconds))
+	if c.WaitTimeSeconds < 1 || c.WaitTimeSeconds > MaxWaitTimeSeconds {
+		errs = append(errs, fmt.Errorf("WaitTimeSeconds %d is outside 1–%d", c.WaitTimeSeconds, MaxWaitTimeSeconds))
 	}
-	if c.VisibilityTimeout < 3*time.Second || c.VisibilityTimeout > maxVisibility ||
+	if c.VisibilityTimeout < 3*time.Second || c.VisibilityTimeout > MaxVisibilityTimeout ||
 		c.VisibilityTimeout%time.Second != 0 {
 		errs = append(errs, fmt.Errorf("VisibilityTimeout %s is not whole seconds within 3s–12h", c.VisibilityTimeout))
 	}
 	if c.MaxMessages < 1 {
 		errs = append(errs, fmt.Errorf("MaxMessages %d is below 1", c.MaxMessages))
 	}
-	if c.NackDelay < 0 || c.NackDelay > maxVisibility {
+	if c.NackDelay < 0 || c.NackDelay > MaxVisibilityTimeout {
 		errs = append(errs, fmt.Errorf("NackDelay %s is outside 0–12h", c.NackDelay))
 	}
 	if c.CloseTimeout < 0 {

@@ -10,8 +10,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 )
 
-// maxVisibility is SQS's longest visibility timeout.
-const maxVisibility = 12 * time.Hour
+// SQS's limits: the longest visibility timeout and long-poll wait.
+const (
+	MaxVisibilityTimeout = 12 * time.Hour
+	MaxWaitTimeSeconds   = 20
+)
 
 // settleTimeout bounds each visibility change and delete. They run on a
 // context the subscription's end does not cancel, so that a command finishing
@@ -21,7 +24,7 @@ const settleTimeout = 10 * time.Second
 // visibilitySeconds converts d to SQS's whole seconds, rounding up so a
 // message never reappears before d, and clamping to SQS's range.
 func visibilitySeconds(d time.Duration) int32 {
-	d = min(max(d, 0), maxVisibility)
+	d = min(max(d, 0), MaxVisibilityTimeout)
 	return int32(math.Ceil(d.Seconds()))
 }
 

@@ -67,10 +67,10 @@ type Decoder struct {
 
 // NewDecoder validates cfg, applies its defaults and loads the schemas.
 func NewDecoder(cfg DecoderConfig) (*Decoder, error) {
+	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("command decoder config: %w", err)
 	}
-	cfg.setDefaults()
 	reg, err := loadRegistry()
 	if err != nil {
 		return nil, fmt.Errorf("command schemas: %w", err)

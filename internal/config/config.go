@@ -5,6 +5,14 @@ import (
 	"encoding/hex"
 	"os"
 	"time"
+
+	"github.com/mqprobe/mqprobe/handlers"
+	"github.com/mqprobe/mqprobe/internal/awsbus"
+	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/executor"
+	"github.com/mqprobe/mqprobe/internal/idempotency"
+	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/mq/embedded"
 )
 
 // Modes.
@@ -25,20 +33,6 @@ const (
 const (
 	BackendEmbedded = "embedded"
 	BackendIBMMQ    = "ibmmq"
-)
-
-// Missing idempotency key policies.
-const (
-	MissingKeyReject    = "reject"
-	MissingKeyMessageID = "messageId"
-	MissingKeyDerive    = "derive"
-	MissingKeyGenerate  = "generate"
-)
-
-// Replay policies for results.
-const (
-	ReplayRepublish = "republish"
-	ReplayDrop      = "drop"
 )
 
 // Config is the whole daemon configuration. Field tags: yaml is the key
@@ -151,18 +145,18 @@ type CommandConfig struct {
 
 // MissingKeyConfig is what happens when a command carries no idempotency key.
 type MissingKeyConfig struct {
-	Bus  string `yaml:"bus" desc:"Policy for bus commands without a key: reject, messageId, derive or generate"`
-	HTTP string `yaml:"http" desc:"Policy for HTTP commands without a key: reject, derive or generate"`
+	Bus  command.MissingKeyPolicy `yaml:"bus" desc:"Policy for bus commands without a key: reject, messageId, derive or generate"`
+	HTTP command.MissingKeyPolicy `yaml:"http" desc:"Policy for HTTP commands without a key: reject, derive or generate"`
 }
 
 // ResultsConfig is where result events go.
 type ResultsConfig struct {
-	Replay          string `yaml:"replay" desc:"What a replayed command publishes: republish (the cached result again) or drop"`
-	Recent          int    `yaml:"recent" desc:"Result events GET /results keeps in embedded mode"`
-	RecentMaxBytes  int    `yaml:"recentMaxBytes" desc:"Bytes of result events GET /results keeps at most (oldest dropped first; a CONSUME lists every message it took)"`
-	SNSTopicARN     string `yaml:"snsTopicArn" desc:"SNS topic receiving result events (aws mode)"`
-	SQSQueue        string `yaml:"sqsQueue" desc:"SQS queue (name or URL) receiving result events (aws mode)"`
-	MaxRawBodyBytes int    `yaml:"maxRawBodyBytes" desc:"Raw body bytes kept in a rejected event"`
+	Replay          executor.ReplayMode `yaml:"replay" desc:"What a replayed command publishes: republish (the cached result again) or drop"`
+	Recent          int                 `yaml:"recent" desc:"Result events GET /results keeps in embedded mode"`
+	RecentMaxBytes  int                 `yaml:"recentMaxBytes" desc:"Bytes of result events GET /results keeps at most (oldest dropped first; a CONSUME lists every message it took)"`
+	SNSTopicARN     string              `yaml:"snsTopicArn" desc:"SNS topic receiving result events (aws mode)"`
+	SQSQueue        string              `yaml:"sqsQueue" desc:"SQS queue (name or URL) receiving result events (aws mode)"`
+	MaxRawBodyBytes int                 `yaml:"maxRawBodyBytes" desc:"Raw body bytes kept in a rejected event"`
 }
 
 // ConsumeConfig caps what CONSUME captures into results.
@@ -266,7 +260,8 @@ type LogConfig struct {
 }
 
 // defaults is the built-in configuration before the mode-dependent settings
-// are resolved (see resolve). Load starts from it and overlays the file and
+// are resolved (see setDefaults). The values that a package's own Config
+// also defaults come from that package, so the two never disagree. Load starts from it and overlays the file and
 // the environment, so explicit zero values (writeTimeout: 0) survive.
 func defaults() *Config {
 	return &Config{
@@ -276,13 +271,13 @@ func defaults() *Config {
 			MaxBodyBytes:    300000,
 			ReadTimeout:     10 * time.Second,
 			ShutdownTimeout: 30 * time.Second,
-			InProgressWait:  10 * time.Second,
+			InProgressWait:  executor.DefaultHTTPWait,
 		},
 		Idempotency: IdempotencyConfig{
 			Enabled:         true,
-			RecordTTL:       24 * time.Hour,
-			MaxRecordTTL:    720 * time.Hour,
-			Lease:           30 * time.Second,
+			RecordTTL:       idempotency.DefaultRecordTTL,
+			MaxRecordTTL:    idempotency.DefaultMaxRecordTTL,
+			Lease:           idempotency.DefaultLease,
 			CleanupInterval: time.Hour,
 			SQLite:          SQLiteConfig{Path: "./data/mqprobe.db"},
 			DynamoDB:        DynamoDBConfig{Table: "mq-probe-idempotency"},
@@ -290,35 +285,28 @@ func defaults() *Config {
 		MQ: MQConfig{
 			Backend: BackendEmbedded,
 			Embedded: EmbeddedMQConfig{QueueManagers: []QueueManagerConfig{{
-				Name:         "QM1",
-				Queues:       []string{"DEV.QUEUE.1", "DEV.QUEUE.2", "DEV.QUEUE.3", "DEV.DEAD.LETTER.QUEUE"},
-				MaxDepth:     defaultMaxDepth,
-				MaxMsgLength: defaultMaxMsgLength,
+				Name:         embedded.DefaultQueueManager,
+				Queues:       append([]string(nil), embedded.DefaultQueues...),
+				MaxDepth:     embedded.DefaultMaxDepth,
+				MaxMsgLength: embedded.DefaultMaxMsgLength,
 			}}},
-			Pool: PoolConfig{MaxConnsPerTarget: 8, MaxIdlePerTarget: 2, IdleTimeout: 5 * time.Minute},
+			Pool: PoolConfig{MaxConnsPerTarget: mq.DefaultMaxConnsPerTarget, MaxIdlePerTarget: mq.DefaultMaxIdlePerTarget, IdleTimeout: mq.DefaultIdleTimeout},
 		},
 		Command: CommandConfig{
-			MaxBytes:   262144,
-			MissingKey: MissingKeyConfig{Bus: MissingKeyMessageID, HTTP: MissingKeyGenerate},
+			MaxBytes:   command.DefaultMaxBytes,
+			MissingKey: MissingKeyConfig{Bus: command.MissingKeyMessageID, HTTP: command.MissingKeyGenerate},
 		},
-		Results: ResultsConfig{Replay: ReplayRepublish, Recent: 1000, RecentMaxBytes: 32 << 20, MaxRawBodyBytes: 4096},
-		Tests:   TestsConfig{MaxConcurrent: 4, MaxDuration: time.Hour},
-		Consume: ConsumeConfig{CaptureMaxBytes: 131072, CaptureMaxMessageBytes: 4096},
-		SQS:     SQSConfig{WaitTimeSeconds: 20, VisibilityTimeout: 60 * time.Second, MaxMessages: 10},
-		Bus: BusConfig{
-			NackDelay: 5 * time.Second,
-		},
+		Results: ResultsConfig{Replay: executor.ReplayRepublish, Recent: 1000, RecentMaxBytes: 32 << 20, MaxRawBodyBytes: executor.DefaultMaxRawBodyBytes},
+		Tests:   TestsConfig{MaxConcurrent: handlers.DefaultTestsMaxConcurrent, MaxDuration: handlers.DefaultTestsMaxDuration},
+		Consume: ConsumeConfig{CaptureMaxBytes: handlers.DefaultCaptureMaxBytes, CaptureMaxMessageBytes: handlers.DefaultCaptureMaxMessageBytes},
+		SQS: SQSConfig{WaitTimeSeconds: awsbus.DefaultWaitTimeSeconds, VisibilityTimeout: awsbus.DefaultVisibilityTimeout,
+			MaxMessages: awsbus.DefaultMaxMessages},
+		Bus:     BusConfig{NackDelay: executor.DefaultRetryDelay},
 		Log:     LogConfig{Level: "info", Format: "json"},
 		Targets: TargetsConfig{RateLimit: RateLimitConfig{Burst: 10}},
 		Secrets: SecretsConfig{CacheTTL: 5 * time.Minute},
 	}
 }
-
-// Per-queue-manager defaults, as on a fresh IBM MQ developer queue manager.
-const (
-	defaultMaxDepth     = 5000
-	defaultMaxMsgLength = 4194304
-)
 
 // Default returns the built-in configuration: embedded mode, valid with no
 // file and no environment.
@@ -348,10 +336,10 @@ func (c *Config) setDefaults() {
 	for i := range c.MQ.Embedded.QueueManagers {
 		qm := &c.MQ.Embedded.QueueManagers[i]
 		if qm.MaxDepth == 0 {
-			qm.MaxDepth = defaultMaxDepth
+			qm.MaxDepth = embedded.DefaultMaxDepth
 		}
 		if qm.MaxMsgLength == 0 {
-			qm.MaxMsgLength = defaultMaxMsgLength
+			qm.MaxMsgLength = embedded.DefaultMaxMsgLength
 		}
 	}
 }

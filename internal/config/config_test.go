@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/apidoc"
+	"github.com/mqprobe/mqprobe/internal/command"
 )
 
 // writeYAML puts text in a temporary file and returns its path.
@@ -343,7 +344,7 @@ func TestValidateRules(t *testing.T) {
 		{"mq.pool.idleTimeout", func(c *Config) { c.MQ.Pool.IdleTimeout = -1 }, "negative"},
 		{"command.maxBytes", func(c *Config) { c.Command.MaxBytes = 0 }, "greater than 0"},
 		{"command.missingKey.bus", func(c *Config) { c.Command.MissingKey.Bus = "ignore" }, "reject, messageId, derive, generate"},
-		{"command.missingKey.http", func(c *Config) { c.Command.MissingKey.HTTP = MissingKeyMessageID }, "reject, derive, generate"},
+		{"command.missingKey.http", func(c *Config) { c.Command.MissingKey.HTTP = command.MissingKeyMessageID }, "reject, derive, generate"},
 		{"results.replay", func(c *Config) { c.Results.Replay = "again" }, "republish, drop"},
 		{"results.recent", func(c *Config) { c.Results.Recent = -1 }, "negative"},
 		{"results.maxRawBodyBytes", func(c *Config) { c.Results.MaxRawBodyBytes = -1 }, "negative"},

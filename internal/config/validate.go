@@ -11,6 +11,10 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/mqprobe/mqprobe/internal/awsbus"
+	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/executor"
+	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/secrets"
 )
 
@@ -25,15 +29,12 @@ func (e *FieldError) Error() string { return e.Key + ": " + e.Rule }
 // Limits imposed by IBM MQ and SQS, so bad values fail at start and not at
 // the first command.
 const (
-	mqNameMax       = 48        // queue manager and queue names
-	mqChannelMax    = 20        // channel names
-	mqMaxMsgLength  = 104857600 // 100 MiB, the largest MAXMSGL
-	mqMaxDepth      = 999999999 // the largest MAXDEPTH
-	sqsMaxWait      = 20        // ReceiveMessage WaitTimeSeconds
-	sqsMaxBatch     = 10        // ReceiveMessage MaxNumberOfMessages
-	sqsMaxVisibleTo = 12 * time.Hour
-	minLease        = 30 * time.Millisecond // as the idempotency engine enforces
-	instanceIDMax   = 128
+	mqNameMax      = 48        // queue manager and queue names
+	mqChannelMax   = 20        // channel names
+	mqMaxMsgLength = 104857600 // 100 MiB, the largest MAXMSGL
+	mqMaxDepth     = 999999999 // the largest MAXDEPTH
+	sqsMaxBatch    = 10        // ReceiveMessage MaxNumberOfMessages
+	instanceIDMax  = 128
 )
 
 var (
@@ -49,7 +50,7 @@ var (
 // *FieldError values), each naming the dotted key.
 func (c *Config) Validate() error {
 	v := &validator{}
-	v.oneOf("mode", c.Mode, ModeEmbedded, ModeAWS)
+	oneOf(v, "mode", c.Mode, ModeEmbedded, ModeAWS)
 	switch {
 	case c.InstanceID == "":
 		v.fail("instanceId", "must not be empty")
@@ -62,8 +63,8 @@ func (c *Config) Validate() error {
 	c.validateCommand(v)
 	c.validateTargets(v)
 	c.validateBus(v)
-	v.oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error")
-	v.oneOf("log.format", c.Log.Format, "json", "text")
+	oneOf(v, "log.level", c.Log.Level, "debug", "info", "warn", "error")
+	oneOf(v, "log.format", c.Log.Format, "json", "text")
 	return errors.Join(v.errs...)
 }
 
@@ -106,14 +107,14 @@ func isLoopback(host string) bool {
 
 func (c *Config) validateIdempotency(v *validator) {
 	id := c.Idempotency
-	v.oneOf("idempotency.store", id.Store, StoreSQLite, StorePostgres, StoreDynamoDB, StoreMemory)
+	oneOf(v, "idempotency.store", id.Store, StoreSQLite, StorePostgres, StoreDynamoDB, StoreMemory)
 	v.positiveDuration("idempotency.recordTTL", id.RecordTTL)
 	v.positiveDuration("idempotency.maxRecordTTL", id.MaxRecordTTL)
 	if id.MaxRecordTTL > 0 && id.RecordTTL > id.MaxRecordTTL {
 		v.fail("idempotency.recordTTL", "must not exceed idempotency.maxRecordTTL (%s) (got %s)", formatDuration(id.MaxRecordTTL), formatDuration(id.RecordTTL))
 	}
-	if id.Lease < minLease {
-		v.fail("idempotency.lease", "must be at least %s (got %s)", minLease, formatDuration(id.Lease))
+	if id.Lease < idempotency.MinLease {
+		v.fail("idempotency.lease", "must be at least %s (got %s)", idempotency.MinLease, formatDuration(id.Lease))
 	}
 	v.nonNegative("idempotency.localCacheSize", id.LocalCacheSize)
 	v.positiveDuration("idempotency.cleanupInterval", id.CleanupInterval)
@@ -134,7 +135,7 @@ func (c *Config) validateIdempotency(v *validator) {
 }
 
 func (c *Config) validateMQ(v *validator) {
-	v.oneOf("mq.backend", c.MQ.Backend, BackendEmbedded, BackendIBMMQ)
+	oneOf(v, "mq.backend", c.MQ.Backend, BackendEmbedded, BackendIBMMQ)
 	qms := c.MQ.Embedded.QueueManagers
 	if c.MQ.Backend == BackendEmbedded && len(qms) == 0 {
 		v.fail("mq.embedded.queueManagers", "at least one queue manager is required when mq.backend is embedded")
@@ -172,12 +173,12 @@ func (c *Config) validateMQ(v *validator) {
 
 func (c *Config) validateCommand(v *validator) {
 	v.positive("command.maxBytes", c.Command.MaxBytes)
-	v.oneOf("command.missingKey.bus", c.Command.MissingKey.Bus, MissingKeyReject, MissingKeyMessageID, MissingKeyDerive, MissingKeyGenerate)
+	oneOf(v, "command.missingKey.bus", c.Command.MissingKey.Bus, command.MissingKeyReject, command.MissingKeyMessageID, command.MissingKeyDerive, command.MissingKeyGenerate)
 	// HTTP requests have no transport message id to fall back on.
-	v.oneOf("command.missingKey.http", c.Command.MissingKey.HTTP, MissingKeyReject, MissingKeyDerive, MissingKeyGenerate)
+	oneOf(v, "command.missingKey.http", c.Command.MissingKey.HTTP, command.MissingKeyReject, command.MissingKeyDerive, command.MissingKeyGenerate)
 
 	r := c.Results
-	v.oneOf("results.replay", r.Replay, ReplayRepublish, ReplayDrop)
+	oneOf(v, "results.replay", r.Replay, executor.ReplayRepublish, executor.ReplayDrop)
 	v.nonNegative("results.recent", r.Recent)
 	v.nonNegative("results.recentMaxBytes", r.RecentMaxBytes)
 	v.nonNegative("results.maxRawBodyBytes", r.MaxRawBodyBytes)
@@ -275,13 +276,13 @@ func (c *Config) validateBus(v *validator) {
 	if c.Mode == ModeAWS && s.CommandQueue == "" {
 		v.fail("sqs.commandQueue", "required when mode is aws")
 	}
-	v.between("sqs.waitTimeSeconds", s.WaitTimeSeconds, 0, sqsMaxWait)
+	v.between("sqs.waitTimeSeconds", s.WaitTimeSeconds, 0, awsbus.MaxWaitTimeSeconds)
 	v.between("sqs.maxMessages", s.MaxMessages, 1, sqsMaxBatch)
 	// SQS counts visibility in whole seconds, up to 12 hours.
-	if s.VisibilityTimeout < 0 || s.VisibilityTimeout > sqsMaxVisibleTo || s.VisibilityTimeout%time.Second != 0 {
+	if s.VisibilityTimeout < 0 || s.VisibilityTimeout > awsbus.MaxVisibilityTimeout || s.VisibilityTimeout%time.Second != 0 {
 		v.fail("sqs.visibilityTimeout", "must be whole seconds between 0s and 12h (got %s)", formatDuration(s.VisibilityTimeout))
 	}
-	if d := c.Bus.NackDelay; d < 0 || d > sqsMaxVisibleTo {
+	if d := c.Bus.NackDelay; d < 0 || d > awsbus.MaxVisibilityTimeout {
 		v.fail("bus.nackDelay", "must be between 0s and 12h (got %s)", formatDuration(d))
 	}
 }
@@ -293,9 +294,13 @@ func (v *validator) fail(key, format string, args ...any) {
 	v.errs = append(v.errs, &FieldError{Key: key, Rule: fmt.Sprintf(format, args...)})
 }
 
-func (v *validator) oneOf(key, got string, allowed ...string) {
+func oneOf[T ~string](v *validator, key string, got T, allowed ...T) {
 	if !slices.Contains(allowed, got) {
-		v.fail(key, "must be one of %s (got %q)", strings.Join(allowed, ", "), got)
+		names := make([]string, len(allowed))
+		for i, a := range allowed {
+			names[i] = string(a)
+		}
+		v.fail(key, "must be one of %s (got %q)", strings.Join(names, ", "), got)
 	}
 }
 

@@ -3,80 +3,16 @@ package daemon_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/config"
-	"github.com/mqprobe/mqprobe/internal/idempotency/dynamodb"
+	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
-	"github.com/mqprobe/mqprobe/internal/testenv"
 )
-
-// benchClient keeps an idle connection per concurrent sender (the default
-// transport keeps two per host): reconnecting is not what is measured.
-var benchClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 2 * time.Minute}
-
-// benchPost posts body and returns the status and response body.
-func benchPost(base, path, body string, headers ...string) (int, []byte, error) {
-	return benchPostContext(context.Background(), base, path, body, headers...)
-}
-
-// benchPostContext is benchPost giving up when ctx ends.
-func benchPostContext(ctx context.Context, base, path, body string, headers ...string) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+path, strings.NewReader(body))
-	if err != nil {
-		return 0, nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := benchClient.Do(req)
-	if err != nil {
-		return 0, nil, fmt.Errorf("POST %s: %w", path, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, data, err
-}
-
-// closedLoop runs n operations with conc of them in flight at a time and
-// reports cmds/s. The first error stops it and fails b.
-func closedLoop(b *testing.B, conc, n int, op func() error) {
-	b.Helper()
-	var (
-		next   atomic.Int64
-		wg     sync.WaitGroup
-		failed atomic.Value
-	)
-	b.ResetTimer()
-	began := time.Now()
-	for range conc {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for next.Add(1) <= int64(n) {
-				if err := op(); err != nil {
-					failed.CompareAndSwap(nil, err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	elapsed := time.Since(began)
-	b.StopTimer()
-	if err, _ := failed.Load().(error); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportMetric(float64(n)/elapsed.Seconds(), "cmds/s")
-}
 
 // open connects to QM1 directly, bypassing the daemon, and opens queue.
 func open(b testing.TB, backend mq.Backend, queue string, opts mq.OpenOption) (mq.Conn, mq.Queue) {
@@ -170,13 +106,13 @@ func BenchmarkProduceOverhead(b *testing.B) {
 	for _, oc := range overheadCases {
 		b.Run(oc.name, func(b *testing.B) {
 			backend := oc.backend(b)
-			h := start(b, func(s *setup) {
-				s.opts.Backend = backend
-				s.cfg.Idempotency.Store = config.StoreSQLite
-				s.cfg.Idempotency.SQLite.Path = b.TempDir() + "/bench.db"
-				s.opts.Store = nil
+			h := daemontest.Start(b, func(s *daemontest.Setup) {
+				s.Opts.Backend = backend
+				s.Cfg.Idempotency.Store = config.StoreSQLite
+				s.Cfg.Idempotency.SQLite.Path = b.TempDir() + "/bench.db"
+				s.Opts.Store = nil
 			})
-			body := fmt.Sprintf(`{%s,"batch":{"count":%d,"messageSizeBytes":2048,"transaction":{"enabled":true,"txSize":100}}}`, target, oc.count)
+			body := fmt.Sprintf(`{%s,"batch":{"count":%d,"messageSizeBytes":2048,"transaction":{"enabled":true,"txSize":100}}}`, daemontest.Target, oc.count)
 			var seq atomic.Int64
 			round := func() (bare, produce time.Duration) {
 				for range oc.commands {
@@ -186,7 +122,7 @@ func BenchmarkProduceOverhead(b *testing.B) {
 					bare += bareProduce(b, backend, "DEV.QUEUE.2", oc.count)
 					drain(b, backend, "DEV.QUEUE.2")
 					startAt := time.Now()
-					status, resp, err := benchPost(h.base, "/messages/produce", body, "Idempotency-Key", fmt.Sprint("overhead-", seq.Add(1)))
+					status, resp, err := daemontest.BenchPost(h.Base, "/messages/produce", body, "Idempotency-Key", fmt.Sprint("overhead-", seq.Add(1)))
 					produce += time.Since(startAt)
 					if err != nil || status != http.StatusCreated {
 						b.Fatalf("produce: %d %s %v", status, resp, err)
@@ -208,51 +144,5 @@ func BenchmarkProduceOverhead(b *testing.B) {
 			b.ReportMetric(msgs/produceTotal.Seconds(), "produce-msgs/s")
 			b.ReportMetric(bareTotal.Seconds()/produceTotal.Seconds(), "ratio")
 		})
-	}
-}
-
-// BenchmarkDepthCommands: DEPTH commands per second over HTTP through the
-// daemon (executor included) at concurrency 1 and 16, with idempotency on
-// each store and with it disabled.
-func BenchmarkDepthCommands(b *testing.B) {
-	dsn, stopPostgres, err := testenv.Postgres()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(stopPostgres)
-	table := uniqueName(b) + "-table"
-	if _, err := dynamodb.New(ddbClient, table).EnsureTable(context.Background()); err != nil {
-		b.Fatalf("create table: %v", err)
-	}
-	stores := []struct {
-		name string
-		set  func(b *testing.B, c *config.IdempotencyConfig)
-	}{
-		{"sqlite", func(b *testing.B, c *config.IdempotencyConfig) {
-			c.Store, c.SQLite.Path = config.StoreSQLite, b.TempDir()+"/bench.db"
-		}},
-		{"postgres", func(_ *testing.B, c *config.IdempotencyConfig) { c.Store, c.Postgres.DSN = config.StorePostgres, dsn }},
-		{"dynamodb", func(_ *testing.B, c *config.IdempotencyConfig) {
-			c.Store, c.DynamoDB.Table = config.StoreDynamoDB, table
-		}},
-		{"disabled", func(_ *testing.B, c *config.IdempotencyConfig) { c.Enabled = false }},
-	}
-	body := `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"}}`
-	for _, st := range stores {
-		for _, conc := range []int{1, 16} {
-			b.Run(fmt.Sprintf("%s/c%d", st.name, conc), func(b *testing.B) {
-				h := start(b, func(s *setup) {
-					st.set(b, &s.cfg.Idempotency)
-					s.opts.Store = nil
-				})
-				closedLoop(b, conc, b.N, func() error {
-					status, resp, err := benchPost(h.base, "/queue/depth", body)
-					if err == nil && status != http.StatusOK {
-						err = fmt.Errorf("depth: %d %s", status, resp)
-					}
-					return err
-				})
-			})
-		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/config"
+	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/idempotency/memory"
 )
@@ -45,17 +46,17 @@ func (s *slowCleanupStore) Close() error {
 // before it closes the store under it.
 func TestShutdownWaitsForCleanupBeforeClosingTheStore(t *testing.T) {
 	store := &slowCleanupStore{Store: memory.New(), started: make(chan struct{}, 1)}
-	h := start(t, func(s *setup) {
-		s.cfg.Idempotency.Store = config.StoreSQLite // a store without native expiry: cleanup runs
-		s.cfg.Idempotency.CleanupInterval = 10 * time.Millisecond
-		s.opts.Store = store
+	h := daemontest.Start(t, func(s *daemontest.Setup) {
+		s.Cfg.Idempotency.Store = config.StoreSQLite // a store without native expiry: cleanup runs
+		s.Cfg.Idempotency.CleanupInterval = 10 * time.Millisecond
+		s.Opts.Store = store
 	})
 	select {
 	case <-store.started:
 	case <-time.After(10 * time.Second):
 		t.Fatal("no cleanup ran")
 	}
-	h.shutdown()
+	h.Shutdown()
 	if store.closedInstead.Load() {
 		t.Error("the store was closed while its cleanup was still running")
 	}

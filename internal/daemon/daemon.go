@@ -135,7 +135,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		return nil, fmt.Errorf("mq.pool: %w", err)
 	}
 	decoder, err := command.NewDecoder(command.DecoderConfig{MaxBytes: cfg.Command.MaxBytes, KeyExpression: cfg.Command.KeyExpression,
-		MissingKeyBus: command.MissingKeyPolicy(cfg.Command.MissingKey.Bus), MissingKeyHTTP: command.MissingKeyPolicy(cfg.Command.MissingKey.HTTP)})
+		MissingKeyBus: cfg.Command.MissingKey.Bus, MissingKeyHTTP: cfg.Command.MissingKey.HTTP})
 	if err != nil {
 		return nil, fmt.Errorf("command: %w", err)
 	}
@@ -155,14 +155,17 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	if opts.WrapPublisher != nil {
 		publisher = opts.WrapPublisher(publisher)
 	}
-	tests := handlers.NewTests(cfg.Tests.MaxConcurrent, cfg.Tests.MaxDuration)
-	registry := handlers.Registry()
-	registry[command.Test], registry[command.StopTest] = tests.Test, tests.StopTest
+	ops, err := handlers.New(handlers.Config{
+		Capture: handlers.CaptureLimits{MaxBytes: cfg.Consume.CaptureMaxBytes, MaxMessageBytes: cfg.Consume.CaptureMaxMessageBytes},
+		Tests:   handlers.TestLimits{MaxConcurrent: cfg.Tests.MaxConcurrent, MaxDuration: cfg.Tests.MaxDuration},
+	})
+	if err != nil {
+		return nil, err
+	}
 	if d.exec, err = executor.New(executor.Config{
-		Source: "mqprobe/" + cfg.InstanceID, Replay: executor.ReplayMode(cfg.Results.Replay),
+		Source: "mqprobe/" + cfg.InstanceID, Replay: cfg.Results.Replay,
 		MaxRawBodyBytes: cfg.Results.MaxRawBodyBytes, RetryDelay: cfg.Bus.NackDelay, HTTPWait: cfg.HTTP.InProgressWait,
-		Limits: handlers.Limits{CaptureMaxBytes: cfg.Consume.CaptureMaxBytes, CaptureMaxMessageBytes: cfg.Consume.CaptureMaxMessageBytes},
-	}, executor.Deps{Decoder: decoder, Engine: d.engine, Handlers: registry, Targets: targets.NewResolver(targetsConfig(cfg, d.secretsResolver())), Admit: tests.Admit,
+	}, executor.Deps{Decoder: decoder, Engine: d.engine, Handlers: ops.Handlers, Targets: targets.NewResolver(targetsConfig(cfg, d.secretsResolver())), Admit: ops.Admit,
 		Conns: d.pool, Publisher: publisher, Log: log,
 		Tracer: d.tel.Tracer("github.com/mqprobe/mqprobe/internal/executor"), Metrics: d.tel.Metrics}); err != nil {
 		return nil, err
@@ -179,7 +182,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		Executor: d.exec, Recent: d.recent, Submit: d.bus.Submit, OpenAPI: openapi,
 		MaxBodyBytes: int64(cfg.HTTP.MaxBodyBytes), WorkContext: d.work,
 		Metrics: d.tel.MetricsHandler(), TracerProvider: d.tel.TracerProvider, MeterProvider: d.tel.MeterProvider,
-		Tests: tests, Stored: d.engine, AuthToken: cfg.HTTP.AuthToken,
+		Tests: ops.Tests, Stored: d.engine, AuthToken: cfg.HTTP.AuthToken,
 		Ready: map[string]httpapi.Check{"store": d.storeReady, "router": d.routerReady, "intake": d.intakeReady},
 		Status: httpapi.StatusInfo{Version: opts.Version, Mode: cfg.Mode, Instance: cfg.InstanceID, Started: time.Now(),
 			Backends: map[string]string{"mq": cfg.MQ.Backend, "idempotencyStore": storeName(cfg), "bus": d.bus.Name, "results": d.bus.ResultsName}},

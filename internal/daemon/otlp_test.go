@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
@@ -29,12 +30,12 @@ func TestTracesReachAnOTLPReceiver(t *testing.T) {
 			t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", tc.endpoint)
 			t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", tc.protocol)
 			t.Setenv("OTEL_EXPORTER_OTLP_INSECURE", "true")
-			h := start(t)
-			r := h.post("/messages/produce", produceBody(10, ""), "traceparent", "00-"+tc.traceID+"-00f067aa0ba902b7-01")
-			if r.status != http.StatusCreated {
-				t.Fatalf("produce: %d %s", r.status, r.body)
+			h := daemontest.Start(t)
+			r := h.Post("/messages/produce", produceBody(10, ""), "traceparent", "00-"+tc.traceID+"-00f067aa0ba902b7-01")
+			if r.Status != http.StatusCreated {
+				t.Fatalf("produce: %d %s", r.Status, r.Body)
 			}
-			h.shutdown() // flushes the batch exporter
+			h.Shutdown() // flushes the batch exporter
 			names, err := testenv.AwaitJaegerTrace(jaeger.Query, tc.traceID, 6, 15*time.Second)
 			if err != nil {
 				t.Fatalf("trace in Jaeger: %v", err)

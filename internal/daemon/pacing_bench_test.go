@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/config"
+	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
 	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
@@ -38,23 +39,23 @@ func BenchmarkProducePacing(b *testing.B) {
 	for _, rate := range []int{1_000, 10_000, 50_000} {
 		b.Run(fmt.Sprintf("rate=%d", rate), func(b *testing.B) {
 			count := rate * seconds
-			body := fmt.Sprintf(`{%s,"batch":{"count":%d,"messageSizeBytes":2048,"rateLimitPerSec":%d}}`, target, count, rate)
+			body := fmt.Sprintf(`{%s,"batch":{"count":%d,"messageSizeBytes":2048,"rateLimitPerSec":%d}}`, daemontest.Target, count, rate)
 			var ratio, gap, completed float64
 			for i := range b.N {
 				backend := embedded.NewDefault()
 				puts := mqtest.NewPutClock(count)
-				h := start(b, func(s *setup) {
-					s.opts.Backend = mqtest.TimedBackend{Backend: backend, Clock: puts}
-					s.cfg.Idempotency.Store = config.StoreSQLite
-					s.cfg.Idempotency.SQLite.Path = b.TempDir() + "/bench.db"
-					s.opts.Store = nil
+				h := daemontest.Start(b, func(s *daemontest.Setup) {
+					s.Opts.Backend = mqtest.TimedBackend{Backend: backend, Clock: puts}
+					s.Cfg.Idempotency.Store = config.StoreSQLite
+					s.Cfg.Idempotency.SQLite.Path = b.TempDir() + "/bench.db"
+					s.Opts.Store = nil
 				})
 				stopDrain := drainConcurrently(b, backend, "DEV.QUEUE.1")
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Duration(seconds)*time.Second)
-				status, resp, err := benchPostContext(ctx, h.base, "/messages/produce", body, "Idempotency-Key", fmt.Sprint("pacing-", i))
+				status, resp, err := daemontest.BenchPostContext(ctx, h.Base, "/messages/produce", body, "Idempotency-Key", fmt.Sprint("pacing-", i))
 				timedOut := ctx.Err() != nil
 				cancel()
-				h.shutdown()
+				h.Shutdown()
 				drained, drainErr := stopDrain()
 				times := puts.Sorted()
 				switch {

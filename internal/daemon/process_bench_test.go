@@ -4,106 +4,32 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 )
 
 // The benchmarks here run real `mqprobe run` processes (the binary
-// mqprobeBinary builds), each in a fresh directory on a free loopback
+// daemontest.Binary builds), each in a fresh directory on a free loopback
 // port: peak memory and start-up are properties of a process, and end to
 // end means what a user runs.
-
-// startBenchProcess starts `mqprobe run` with vars (plus its address) in a
-// fresh directory and returns it once GET /health/ready answers 200,
-// with the time from starting the process to that answer. The process is
-// stopped (SIGTERM) when b ends.
-func startBenchProcess(b *testing.B, name string, vars map[string]string) (*daemonProcess, time.Duration) {
-	b.Helper()
-	bin := mqprobeBinary(b)
-	dir := b.TempDir()
-	port, err := freeLoopbackPort()
-	if err != nil {
-		b.Fatal(err)
-	}
-	p := &daemonProcess{name: name, base: "http://127.0.0.1:" + port, log: filepath.Join(dir, "stderr.log"), exited: make(chan struct{})}
-	logFile, err := os.Create(p.log)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer logFile.Close()
-	p.cmd = exec.Command(bin, "run")
-	p.cmd.Dir = dir
-	p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "MQPROBE_") { // the benchmark's own settings are not the daemon's
-			p.cmd.Env = append(p.cmd.Env, kv)
-		}
-	}
-	all := maps.Clone(vars)
-	all["MQPROBE_HTTP_ADDR"] = "127.0.0.1:" + port
-	for _, k := range slices.Sorted(maps.Keys(all)) {
-		p.cmd.Env = append(p.cmd.Env, k+"="+all[k])
-	}
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{}
-	dieWithParent(p.cmd.SysProcAttr)
-	runtime.LockOSThread() // Pdeathsig follows the thread that forks
-	began := time.Now()
-	err = p.cmd.Start()
-	runtime.UnlockOSThread()
-	if err != nil {
-		b.Fatalf("start %s: %v", bin, err)
-	}
-	go func() {
-		p.err = p.cmd.Wait()
-		close(p.exited)
-	}()
-	b.Cleanup(func() {
-		p.stop(syscall.SIGTERM)
-		if b.Failed() {
-			b.Logf("%s stderr:\n%s", name, procLogTail(p.log, 8<<10))
-		}
-	})
-	// Polled every millisecond: the start-up figure is read off this loop.
-	probe := &http.Client{Timeout: time.Second}
-	deadline := began.Add(30 * time.Second)
-	for {
-		if resp, err := probe.Get(p.base + "/health/ready"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return p, time.Since(began)
-			}
-		}
-		select {
-		case <-p.exited:
-			b.Fatalf("%s exited before it was ready (%v):\n%s", name, p.err, procLogTail(p.log, 4<<10))
-		case <-time.After(time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("%s not ready within 30s:\n%s", name, procLogTail(p.log, 4<<10))
-		}
-	}
-}
 
 // embeddedProcessVars is the embedded default: nothing set but quiet logs.
 var embeddedProcessVars = map[string]string{"MQPROBE_LOG_LEVEL": "warn"}
 
 // peakRSSMiB is the process's peak resident set size (VmHWM), in MiB.
-func peakRSSMiB(b *testing.B, p *daemonProcess) float64 {
+func peakRSSMiB(b *testing.B, p *daemontest.Process) float64 {
 	b.Helper()
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", p.Cmd.Process.Pid))
 	if err != nil {
-		b.Fatalf("peak RSS of %s: %v", p.name, err)
+		b.Fatalf("peak RSS of %s: %v", p.Name, err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -116,21 +42,21 @@ func peakRSSMiB(b *testing.B, p *daemonProcess) float64 {
 			return kb / 1024
 		}
 	}
-	b.Fatalf("no VmHWM in /proc/%d/status (%v)", p.cmd.Process.Pid, sc.Err())
+	b.Fatalf("no VmHWM in /proc/%d/status (%v)", p.Cmd.Process.Pid, sc.Err())
 	return 0
 }
 
 // postJSON posts body to p and decodes the answer's result into out; any
 // status but want fails b.
-func postJSON(b *testing.B, p *daemonProcess, path, body string, want int, out any) {
+func postJSON(b *testing.B, p *daemontest.Process, path, body string, want int, out any) {
 	b.Helper()
-	status, resp, err := benchPost(p.base, path, body)
+	status, resp, err := daemontest.BenchPost(p.Base, path, body)
 	if err != nil || status != want {
-		b.Fatalf("%s %s: %d %s %v", p.name, path, status, resp, err)
+		b.Fatalf("%s %s: %d %s %v", p.Name, path, status, resp, err)
 	}
 	var env struct{ Result json.RawMessage }
 	if err := json.Unmarshal(resp, &env); err != nil || json.Unmarshal(env.Result, out) != nil {
-		b.Fatalf("%s %s: unexpected answer %.300s (%v)", p.name, path, resp, err)
+		b.Fatalf("%s %s: unexpected answer %.300s (%v)", p.Name, path, resp, err)
 	}
 }
 
@@ -149,16 +75,16 @@ func BenchmarkPeakRSS(b *testing.B) {
 	const queue = `"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"}`
 	workloads := []struct {
 		name string
-		run  func(b *testing.B, p *daemonProcess)
+		run  func(b *testing.B, p *daemontest.Process)
 	}{
-		{"produce-1M", func(b *testing.B, p *daemonProcess) {
+		{"produce-1M", func(b *testing.B, p *daemontest.Process) {
 			var res struct{ Enqueued int }
 			postJSON(b, p, "/messages/produce", `{`+queue+`,"batch":{"count":1000000,"messageSizeBytes":2048},"mqProps":{"expiryMs":1}}`, http.StatusCreated, &res)
 			if res.Enqueued != 1_000_000 {
 				b.Fatalf("enqueued %d, want 1000000", res.Enqueued)
 			}
 		}},
-		{"consume-1M", func(b *testing.B, p *daemonProcess) {
+		{"consume-1M", func(b *testing.B, p *daemontest.Process) {
 			const rounds, per = 200, 5000
 			for i := range rounds {
 				var put struct{ Enqueued int }
@@ -178,11 +104,11 @@ func BenchmarkPeakRSS(b *testing.B) {
 		b.Run(w.name, func(b *testing.B) {
 			var peak, ready float64
 			for i := range b.N {
-				p, _ := startBenchProcess(b, fmt.Sprintf("rss-%s-%d", w.name, i), embeddedProcessVars)
+				p, _ := daemontest.StartBenchProcess(b, fmt.Sprintf("rss-%s-%d", w.name, i), embeddedProcessVars)
 				ready += peakRSSMiB(b, p)
 				w.run(b, p)
 				peak += peakRSSMiB(b, p)
-				p.stop(syscall.SIGTERM)
+				p.Stop(syscall.SIGTERM)
 			}
 			b.ReportMetric(peak/float64(b.N), "peak-RSS-MiB")
 			b.ReportMetric(ready/float64(b.N), "ready-RSS-MiB")
@@ -196,9 +122,9 @@ func BenchmarkPeakRSS(b *testing.B) {
 func BenchmarkStartup(b *testing.B) {
 	var total time.Duration
 	for i := range b.N {
-		p, took := startBenchProcess(b, fmt.Sprintf("startup-%d", i), embeddedProcessVars)
+		p, took := daemontest.StartBenchProcess(b, fmt.Sprintf("startup-%d", i), embeddedProcessVars)
 		total += took
-		p.stop(syscall.SIGTERM)
+		p.Stop(syscall.SIGTERM)
 	}
 	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "startup-ms")
 }
@@ -207,13 +133,13 @@ func BenchmarkStartup(b *testing.B) {
 // one embedded-default process (SQLite records), with 1, 8 and 32 commands
 // in flight.
 func BenchmarkEndToEndEmbedded(b *testing.B) {
-	p, _ := startBenchProcess(b, "e2e-embedded", embeddedProcessVars)
+	p, _ := daemontest.StartBenchProcess(b, "e2e-embedded", embeddedProcessVars)
 	body := `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"}}`
 	var seq atomic.Int64
 	for _, conc := range []int{1, 8, 32} {
 		b.Run(fmt.Sprintf("c%d", conc), func(b *testing.B) {
-			closedLoop(b, conc, b.N, func() error {
-				status, resp, err := benchPost(p.base, "/queue/depth", body, "Idempotency-Key", fmt.Sprint("e2e-", seq.Add(1)))
+			daemontest.ClosedLoop(b, conc, b.N, func() error {
+				status, resp, err := daemontest.BenchPost(p.Base, "/queue/depth", body, "Idempotency-Key", fmt.Sprint("e2e-", seq.Add(1)))
 				if err == nil && status != http.StatusOK {
 					err = fmt.Errorf("depth: %d %s", status, resp)
 				}

@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/mqprobe/mqprobe/internal/config"
+	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 )
 
 // knownPassword is the secret the redaction test looks for everywhere.
@@ -46,7 +47,7 @@ func TestRedaction(t *testing.T) { runRedaction(t, nil) }
 // failures and a password pasted where a reference belongs, then searches
 // the logs (debug level), the store's database file, every result event and
 // HTTP answer, every span and /metrics for it.
-func runRedaction(t *testing.T, mod func(*setup)) {
+func runRedaction(t *testing.T, mod func(*daemontest.Setup)) {
 	dir := t.TempDir()
 	pwFile := filepath.Join(dir, "password")
 	if err := os.WriteFile(pwFile, []byte(knownPassword+"\n"), 0o600); err != nil {
@@ -55,13 +56,13 @@ func runRedaction(t *testing.T, mod func(*setup)) {
 	logs := &lockedBuffer{}
 	rec := tracetest.NewSpanRecorder()
 	dbPath := filepath.Join(dir, "records.db")
-	h := start(t, func(s *setup) {
-		s.opts.Log = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		s.opts.SpanProcessors = []sdktrace.SpanProcessor{rec}
-		s.cfg.Idempotency.Store = config.StoreSQLite
-		s.cfg.Idempotency.SQLite.Path = dbPath
-		s.opts.Store = nil
-		s.cfg.Targets.Profiles = map[string]config.TargetProfile{
+	h := daemontest.Start(t, func(s *daemontest.Setup) {
+		s.Opts.Log = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		s.Opts.SpanProcessors = []sdktrace.SpanProcessor{rec}
+		s.Cfg.Idempotency.Store = config.StoreSQLite
+		s.Cfg.Idempotency.SQLite.Path = dbPath
+		s.Opts.Store = nil
+		s.Cfg.Targets.Profiles = map[string]config.TargetProfile{
 			"secured": {QueueManager: "QM1", Queue: "DEV.QUEUE.2", AllowedQueues: []string{"DEV.*"},
 				Auth: config.AuthConfig{User: "app", PasswordRef: "file:" + pwFile}},
 		}
@@ -72,10 +73,10 @@ func runRedaction(t *testing.T, mod func(*setup)) {
 	var answers strings.Builder
 	call := func(path, body string, want int) {
 		t.Helper()
-		r := h.post(path, body, "Idempotency-Key", fmt.Sprintf("redact-%d", strings.Count(answers.String(), "\n")))
-		fmt.Fprintf(&answers, "%s %s %v\n", r.body, r.header, r.status)
-		if r.status != want {
-			t.Errorf("%s %s: %d %s; want %d", path, body, r.status, r.body, want)
+		r := h.Post(path, body, "Idempotency-Key", fmt.Sprintf("redact-%d", strings.Count(answers.String(), "\n")))
+		fmt.Fprintf(&answers, "%s %s %v\n", r.Body, r.Header, r.Status)
+		if r.Status != want {
+			t.Errorf("%s %s: %d %s; want %d", path, body, r.Status, r.Body, want)
 		}
 	}
 	call("/messages/produce", `{"targetRef":"secured","batch":{"count":20,"messageSizeBytes":256,"transaction":{"enabled":true,"txSize":5}},"headers":{"k":"v"}}`, http.StatusCreated)
@@ -88,16 +89,16 @@ func runRedaction(t *testing.T, mod func(*setup)) {
 	// A password pasted into passwordRef is refused, and not repeated.
 	call("/queue/depth", `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1","auth":{"user":"app","passwordRef":"`+knownPassword+`"}}}`, http.StatusUnprocessableEntity)
 	r := startTest(t, h, `{"targetRef":"secured","count":50,"batch":{"messageSizeBytes":64,"rateLimitPerSec":500}}`, "redact-probe")
-	if r.status != http.StatusAccepted {
-		t.Fatalf("POST /tests: %d %s", r.status, r.body)
+	if r.Status != http.StatusAccepted {
+		t.Fatalf("POST /tests: %d %s", r.Status, r.Body)
 	}
-	h.awaitTest(t, "redact-probe")
-	_, _, testView := h.get("/tests/redact-probe")
+	awaitTest(t, h, "redact-probe")
+	_, _, testView := h.Get("/tests/redact-probe")
 	call("/commands", `{"operationType":"STOP_TEST","testId":"redact-probe"}`, http.StatusAccepted)
-	_, _, results := h.get("/results?limit=1000")
-	_, _, metrics := h.get("/metrics")
-	_, _, status := h.get("/status")
-	h.shutdown()
+	_, _, results := h.Get("/results?limit=1000")
+	_, _, metrics := h.Get("/metrics")
+	_, _, status := h.Get("/status")
+	h.Shutdown()
 
 	var spans strings.Builder
 	for _, s := range rec.Ended() {

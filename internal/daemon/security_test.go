@@ -23,6 +23,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/config"
 	"github.com/mqprobe/mqprobe/internal/daemon"
+	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
 )
 
@@ -31,12 +32,12 @@ import (
 func TestTargetPolicy(t *testing.T) {
 	t.Setenv("MQPROBE_TEST_LAB_PASSWORD", "lab-pw")
 	var counter *mqtest.CountingBackend
-	h := start(t, func(s *setup) {
-		counter = &mqtest.CountingBackend{Backend: s.opts.Backend}
-		s.opts.Backend = counter
-		s.cfg.Targets.Inline = config.InlineAllowlist{QueueManagers: []string{"QM1"}, Queues: []string{"DEV.QUEUE.1"},
+	h := daemontest.Start(t, func(s *daemontest.Setup) {
+		counter = &mqtest.CountingBackend{Backend: s.Opts.Backend}
+		s.Opts.Backend = counter
+		s.Cfg.Targets.Inline = config.InlineAllowlist{QueueManagers: []string{"QM1"}, Queues: []string{"DEV.QUEUE.1"},
 			Hosts: []string{"*.mq.example.com:1414"}}
-		s.cfg.Targets.Profiles = map[string]config.TargetProfile{
+		s.Cfg.Targets.Profiles = map[string]config.TargetProfile{
 			"lab":    {QueueManager: "QM1", Queue: "DEV.QUEUE.2", AllowedQueues: []string{"DEV.QUEUE.3"}, Auth: config.AuthConfig{User: "app", PasswordRef: "env:MQPROBE_TEST_LAB_PASSWORD"}},
 			"broken": {QueueManager: "QM1", Queue: "DEV.QUEUE.2", Auth: config.AuthConfig{User: "app", PasswordRef: "env:MQPROBE_TEST_UNSET_PASSWORD"}},
 		}
@@ -48,18 +49,18 @@ func TestTargetPolicy(t *testing.T) {
 		`{"targetRef":"broken"}`: "env:MQPROBE_TEST_UNSET_PASSWORD",
 	}
 	for body, says := range refused {
-		r := h.post("/queue/depth", body)
-		p := r.json(t)
-		if r.status != http.StatusUnprocessableEntity || p["code"] != "TARGET_NOT_ALLOWED" || !strings.Contains(p["detail"].(string), says) {
-			t.Errorf("%s: %d %s; want 422 TARGET_NOT_ALLOWED naming %s", body, r.status, r.body, says)
+		r := h.Post("/queue/depth", body)
+		p := r.JSON(t)
+		if r.Status != http.StatusUnprocessableEntity || p["code"] != "TARGET_NOT_ALLOWED" || !strings.Contains(p["detail"].(string), says) {
+			t.Errorf("%s: %d %s; want 422 TARGET_NOT_ALLOWED naming %s", body, r.Status, r.Body, says)
 		}
 	}
 	if n := counter.Connects.Load(); n != 0 {
 		t.Fatalf("refused commands opened %d connections", n)
 	}
 	// On the bus the refusal is a rejected result event, never retried.
-	h.submit(`{"operationType":"DEPTH","idempotencyKey":"bus-refused","targetRef":"lab","queue":"SYSTEM.ADMIN.COMMAND.QUEUE"}`)
-	if got := summary(h.waitResults("bus-refused", 1)); got["REJECTED/TARGET_NOT_ALLOWED"] != 1 || len(got) != 1 {
+	h.Submit(`{"operationType":"DEPTH","idempotencyKey":"bus-refused","targetRef":"lab","queue":"SYSTEM.ADMIN.COMMAND.QUEUE"}`)
+	if got := daemontest.Summary(h.WaitResults("bus-refused", 1)); got["REJECTED/TARGET_NOT_ALLOWED"] != 1 || len(got) != 1 {
 		t.Errorf("bus refusal: %v", got)
 	}
 	// What is allowed runs: the profile's queue, an allowed queue, an allowed inline target.
@@ -68,50 +69,50 @@ func TestTargetPolicy(t *testing.T) {
 		`{"targetRef":"lab","queue":"DEV.QUEUE.3"}`:               "QM1:DEV.QUEUE.3",
 		`{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"}}`: "QM1:DEV.QUEUE.1",
 	} {
-		r := h.post("/queue/depth", body)
-		if r.status != http.StatusOK || r.json(t)["target"] != queue {
-			t.Errorf("%s: %d %s; want 200 on %s", body, r.status, r.body, queue)
+		r := h.Post("/queue/depth", body)
+		if r.Status != http.StatusOK || r.JSON(t)["target"] != queue {
+			t.Errorf("%s: %d %s; want 200 on %s", body, r.Status, r.Body, queue)
 		}
 	}
 	// A queue without targetRef is a schema error naming the rule.
-	r := h.post("/queue/depth", `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"},"queue":"DEV.QUEUE.2"}`)
-	if r.status != http.StatusUnprocessableEntity || !strings.Contains(string(r.body), "targetRef") {
-		t.Errorf("queue with an inline target: %d %s", r.status, r.body)
+	r := h.Post("/queue/depth", `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"},"queue":"DEV.QUEUE.2"}`)
+	if r.Status != http.StatusUnprocessableEntity || !strings.Contains(string(r.Body), "targetRef") {
+		t.Errorf("queue with an inline target: %d %s", r.Status, r.Body)
 	}
 }
 
 // TestRateLimit: a target over its token bucket gets 429 with Retry-After
 // over HTTP and is redelivered on the bus; replays are not limited.
 func TestRateLimit(t *testing.T) {
-	h := start(t, func(s *setup) {
-		s.cfg.Targets.Profiles = map[string]config.TargetProfile{
+	h := daemontest.Start(t, func(s *daemontest.Setup) {
+		s.Cfg.Targets.Profiles = map[string]config.TargetProfile{
 			"slow": {QueueManager: "QM1", Queue: "DEV.QUEUE.1", RateLimit: config.ProfileRateLimit{CommandsPerSecond: 2, Burst: 2}},
 		}
 	})
 	body := `{"targetRef":"slow"}`
 	for i := range 2 {
-		if r := h.post("/queue/depth", body, "Idempotency-Key", "rl-"+strconv.Itoa(i)); r.status != http.StatusOK {
-			t.Fatalf("command %d within the burst: %d %s", i, r.status, r.body)
+		if r := h.Post("/queue/depth", body, "Idempotency-Key", "rl-"+strconv.Itoa(i)); r.Status != http.StatusOK {
+			t.Fatalf("command %d within the burst: %d %s", i, r.Status, r.Body)
 		}
 	}
-	r := h.post("/queue/depth", body, "Idempotency-Key", "rl-2")
-	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") != "1" || r.json(t)["type"] != "https://mqprobe.dev/problems/rate-limited" {
-		t.Fatalf("third command in the burst: %d Retry-After %q %s; want 429 with Retry-After 1", r.status, r.header.Get("Retry-After"), r.body)
+	r := h.Post("/queue/depth", body, "Idempotency-Key", "rl-2")
+	if r.Status != http.StatusTooManyRequests || r.Header.Get("Retry-After") != "1" || r.JSON(t)["type"] != "https://mqprobe.dev/problems/rate-limited" {
+		t.Fatalf("third command in the burst: %d Retry-After %q %s; want 429 with Retry-After 1", r.Status, r.Header.Get("Retry-After"), r.Body)
 	}
 	// Nothing was recorded for the refused command: it runs once admitted.
-	if got := h.results("rl-2"); len(got) != 0 {
+	if got := h.Results("rl-2"); len(got) != 0 {
 		t.Fatalf("a rate-limited command left result events: %+v", got)
 	}
 	// A replay costs the target nothing, so it is answered at once.
-	if r := h.post("/queue/depth", body, "Idempotency-Key", "rl-0"); r.status != http.StatusOK || r.header.Get("Idempotent-Replay") != "true" {
-		t.Fatalf("replay under the limit: %d %s", r.status, r.body)
+	if r := h.Post("/queue/depth", body, "Idempotency-Key", "rl-0"); r.Status != http.StatusOK || r.Header.Get("Idempotent-Replay") != "true" {
+		t.Fatalf("replay under the limit: %d %s", r.Status, r.Body)
 	}
 	// On the bus an over-limit command comes back later and runs once.
 	for i := range 4 {
-		h.submit(`{"operationType":"DEPTH","targetRef":"slow"}`, "Idempotency-Key", "rl-bus-"+strconv.Itoa(i))
+		h.Submit(`{"operationType":"DEPTH","targetRef":"slow"}`, "Idempotency-Key", "rl-bus-"+strconv.Itoa(i))
 	}
 	for i := range 4 {
-		if got := summary(h.waitResults("rl-bus-"+strconv.Itoa(i), 1)); got["COMPLETED"] != 1 || len(got) != 1 {
+		if got := daemontest.Summary(h.WaitResults("rl-bus-"+strconv.Itoa(i), 1)); got["COMPLETED"] != 1 || len(got) != 1 {
 			t.Errorf("bus command %d under the rate limit: %v", i, got)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/config"
+	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
 )
 
@@ -21,39 +22,39 @@ func TestDrainReleasesClaimAndRestartResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	dbPath := filepath.Join(t.TempDir(), "mqprobe.db")
-	onSQLite := func(s *setup) {
-		s.cfg.Idempotency.Store = config.StoreSQLite
-		s.cfg.Idempotency.SQLite.Path = dbPath
-		s.opts.Store = nil
-		s.opts.Backend = backend
-		s.cfg.HTTP.ShutdownTimeout = 300 * time.Millisecond
+	onSQLite := func(s *daemontest.Setup) {
+		s.Cfg.Idempotency.Store = config.StoreSQLite
+		s.Cfg.Idempotency.SQLite.Path = dbPath
+		s.Opts.Store = nil
+		s.Opts.Backend = backend
+		s.Cfg.HTTP.ShutdownTimeout = 300 * time.Millisecond
 	}
-	body := fmt.Sprintf(`{%s,"batch":{"count":40,"messageSizeBytes":64,"rateLimitPerSec":40,"transaction":{"enabled":true,"txSize":5}}}`, target)
+	body := fmt.Sprintf(`{%s,"batch":{"count":40,"messageSizeBytes":64,"rateLimitPerSec":40,"transaction":{"enabled":true,"txSize":5}}}`, daemontest.Target)
 
-	first := start(t, onSQLite)
-	answered := make(chan response, 1)
-	go func() { answered <- first.post("/messages/produce", body, "Idempotency-Key", "drain-1") }()
+	first := daemontest.Start(t, onSQLite)
+	answered := make(chan daemontest.Response, 1)
+	go func() { answered <- first.Post("/messages/produce", body, "Idempotency-Key", "drain-1") }()
 	time.Sleep(450 * time.Millisecond) // about 18 puts: 3 commits, one transaction open
-	first.shutdown()
-	if r := <-answered; r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" {
-		t.Fatalf("interrupted request: %d %s", r.status, r.body)
+	first.Shutdown()
+	if r := <-answered; r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" {
+		t.Fatalf("interrupted request: %d %s", r.Status, r.Body)
 	}
 
-	second := start(t, onSQLite)
-	committed := second.depth("DEV.QUEUE.1")
+	second := daemontest.Start(t, onSQLite)
+	committed := second.Depth("DEV.QUEUE.1")
 	if committed == 0 || committed%5 != 0 || committed >= 40 {
 		t.Fatalf("depth after drain %d: want whole committed transactions only", committed)
 	}
-	r := second.post("/messages/produce", body, "Idempotency-Key", "drain-1")
-	d := r.json(t)
-	if r.status != http.StatusCreated || d["attempt"] != float64(2) {
-		t.Fatalf("resume: %d %s", r.status, r.body)
+	r := second.Post("/messages/produce", body, "Idempotency-Key", "drain-1")
+	d := r.JSON(t)
+	if r.Status != http.StatusCreated || d["attempt"] != float64(2) {
+		t.Fatalf("resume: %d %s", r.Status, r.Body)
 	}
 	res := d["result"].(map[string]any)
 	if res["resumedFrom"] != float64(committed) {
 		t.Errorf("resumedFrom %v, want %d", res["resumedFrom"], committed)
 	}
-	if depth := second.depth("DEV.QUEUE.1"); depth != 40 {
+	if depth := second.Depth("DEV.QUEUE.1"); depth != 40 {
 		t.Errorf("depth %d after resume, want exactly 40", depth)
 	}
 }

@@ -14,42 +14,9 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/mq"
 )
-
-// The publisher's trace: a caller sends this traceparent and expects every
-// span of the command, the result event and the MQ messages in its trace.
-const (
-	callerTraceID     = "4bf92f3577b34da6a3ce929d0e0e4736"
-	callerTraceParent = "00-" + callerTraceID + "-00f067aa0ba902b7-01"
-)
-
-func recording(rec *tracetest.SpanRecorder) func(*setup) {
-	return func(s *setup) { s.opts.SpanProcessors = []sdktrace.SpanProcessor{rec} }
-}
-
-// tree renders the spans of one trace as "parent > child" lines, sorted,
-// so a test can compare the whole shape.
-func tree(t *testing.T, spans []sdktrace.ReadOnlySpan, traceID string) []string {
-	t.Helper()
-	names := map[trace.SpanID]string{}
-	for _, s := range spans {
-		names[s.SpanContext().SpanID()] = s.Name()
-	}
-	var lines []string
-	for _, s := range spans {
-		if got := s.SpanContext().TraceID().String(); got != traceID {
-			t.Errorf("span %q is in trace %s, want %s", s.Name(), got, traceID)
-		}
-		parent := names[s.Parent().SpanID()]
-		if parent == "" {
-			parent = "(caller)"
-		}
-		lines = append(lines, parent+" > "+s.Name())
-	}
-	sort.Strings(lines)
-	return lines
-}
 
 func attr(s sdktrace.ReadOnlySpan, key string) string {
 	for _, a := range s.Attributes() {
@@ -62,13 +29,13 @@ func attr(s sdktrace.ReadOnlySpan, key string) string {
 
 func TestTraceOfAProduceOverHTTP(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
-	h := start(t, recording(rec))
-	body := fmt.Sprintf(`{%s,"batch":{"count":250,"messageSizeBytes":64,"transaction":{"enabled":true,"txSize":100}}}`, target)
-	r := h.post("/messages/produce", body, "Idempotency-Key", "traced-1", "traceparent", callerTraceParent)
-	if r.status != http.StatusCreated {
-		t.Fatalf("produce: %d %s", r.status, r.body)
+	h := daemontest.Start(t, daemontest.Recording(rec))
+	body := fmt.Sprintf(`{%s,"batch":{"count":250,"messageSizeBytes":64,"transaction":{"enabled":true,"txSize":100}}}`, daemontest.Target)
+	r := h.Post("/messages/produce", body, "Idempotency-Key", "traced-1", "traceparent", daemontest.CallerTraceParent)
+	if r.Status != http.StatusCreated {
+		t.Fatalf("produce: %d %s", r.Status, r.Body)
 	}
-	got := tree(t, rec.Ended(), callerTraceID)
+	got := daemontest.Tree(t, rec.Ended(), daemontest.CallerTraceID)
 	// Checkpoints after each commit are children of process, like the
 	// final complete.
 	want := []string{
@@ -117,11 +84,11 @@ func TestTraceOfAProduceOverHTTP(t *testing.T) {
 	}
 
 	// The result event and every message carry the caller's trace.
-	evs := h.results("traced-1")
-	if len(evs) != 1 || !strings.Contains(evs[0].TraceParent, callerTraceID) {
+	evs := h.Results("traced-1")
+	if len(evs) != 1 || !strings.Contains(evs[0].TraceParent, daemontest.CallerTraceID) {
 		t.Errorf("result event traceparent %q", evs[0].TraceParent)
 	}
-	conn, q := open(t, h.backend, "DEV.QUEUE.1", mq.OpenBrowse)
+	conn, q := open(t, h.Backend, "DEV.QUEUE.1", mq.OpenBrowse)
 	defer conn.Close()
 	defer q.Close()
 	msg := &mq.Message{}
@@ -133,7 +100,7 @@ func TestTraceOfAProduceOverHTTP(t *testing.T) {
 		if err := q.Get(t.Context(), msg, mq.GetOptions{Browse: browse}); err != nil {
 			t.Fatal(err)
 		}
-		if tp, _ := msg.Properties["traceparent"].(string); !strings.Contains(tp, callerTraceID) {
+		if tp, _ := msg.Properties["traceparent"].(string); !strings.Contains(tp, daemontest.CallerTraceID) {
 			t.Fatalf("message %d traceparent %q", i, tp)
 		}
 	}
@@ -141,16 +108,16 @@ func TestTraceOfAProduceOverHTTP(t *testing.T) {
 
 func TestTraceOfAReplayHasNoMQSpans(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
-	h := start(t, recording(rec))
+	h := daemontest.Start(t, daemontest.Recording(rec))
 	body := produceBody(5, "")
-	h.post("/messages/produce", body, "Idempotency-Key", "traced-replay")
+	h.Post("/messages/produce", body, "Idempotency-Key", "traced-replay")
 	before := len(rec.Ended())
-	r := h.post("/messages/produce", body, "Idempotency-Key", "traced-replay", "traceparent", callerTraceParent)
-	if r.header.Get("Idempotent-Replay") != "true" {
-		t.Fatalf("second request was not a replay: %d %s", r.status, r.body)
+	r := h.Post("/messages/produce", body, "Idempotency-Key", "traced-replay", "traceparent", daemontest.CallerTraceParent)
+	if r.Header.Get("Idempotent-Replay") != "true" {
+		t.Fatalf("second request was not a replay: %d %s", r.Status, r.Body)
 	}
 	spans := rec.Ended()[before:]
-	got := tree(t, spans, callerTraceID)
+	got := daemontest.Tree(t, spans, daemontest.CallerTraceID)
 	want := []string{"(caller) > POST /messages/produce", "POST /messages/produce > process",
 		"idempotency > idempotency.store begin", "process > idempotency", "process > publish results"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -164,17 +131,17 @@ func TestTraceOfAReplayHasNoMQSpans(t *testing.T) {
 }
 
 func TestMetricsAfterKnownTraffic(t *testing.T) {
-	h := start(t)
+	h := daemontest.Start(t)
 	body := produceBody(40, "")
-	h.post("/messages/produce", body, "Idempotency-Key", "m-1")
-	h.post("/messages/produce", body, "Idempotency-Key", "m-1")               // replay
-	h.post("/messages/produce", produceBody(3, ""), "Idempotency-Key", "m-1") // conflict
-	h.post("/messages/produce", produceBody(0, ""))                           // rejected
-	h.post("/messages/consume", fmt.Sprintf(`{%s,"maxMessages":15,"waitSeconds":0}`, target))
-	h.post("/queue/depth", `{"target":{"queueManager":"QM1","queue":"NO.SUCH.QUEUE"}}`) // failed
-	h.depth("DEV.QUEUE.1")
+	h.Post("/messages/produce", body, "Idempotency-Key", "m-1")
+	h.Post("/messages/produce", body, "Idempotency-Key", "m-1")               // replay
+	h.Post("/messages/produce", produceBody(3, ""), "Idempotency-Key", "m-1") // conflict
+	h.Post("/messages/produce", produceBody(0, ""))                           // rejected
+	h.Post("/messages/consume", fmt.Sprintf(`{%s,"maxMessages":15,"waitSeconds":0}`, daemontest.Target))
+	h.Post("/queue/depth", `{"target":{"queueManager":"QM1","queue":"NO.SUCH.QUEUE"}}`) // failed
+	h.Depth("DEV.QUEUE.1")
 
-	status, _, text := h.get("/metrics")
+	status, _, text := h.Get("/metrics")
 	if status != http.StatusOK {
 		t.Fatalf("/metrics: %d", status)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/result"
 )
 
@@ -20,9 +21,10 @@ type testView struct {
 	} `json:"result"`
 }
 
-func (h *harness) testView(t *testing.T, id string) testView {
+// getTest reads GET /tests/{id}.
+func getTest(t *testing.T, h *daemontest.Harness, id string) testView {
 	t.Helper()
-	status, _, body := h.get("/tests/" + id)
+	status, _, body := h.Get("/tests/" + id)
 	if status != http.StatusOK {
 		t.Fatalf("GET /tests/%s: %d %s", id, status, body)
 	}
@@ -34,11 +36,11 @@ func (h *harness) testView(t *testing.T, id string) testView {
 }
 
 // awaitTest polls GET /tests/{id} until the run ends.
-func (h *harness) awaitTest(t *testing.T, id string) testView {
+func awaitTest(t *testing.T, h *daemontest.Harness, id string) testView {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		if v := h.testView(t, id); v.Status != "IN_PROGRESS" {
+		if v := getTest(t, h, id); v.Status != "IN_PROGRESS" {
 			return v
 		}
 		if time.Now().After(deadline) {
@@ -48,38 +50,38 @@ func (h *harness) awaitTest(t *testing.T, id string) testView {
 	}
 }
 
-func startTest(t *testing.T, h *harness, body, key string) response {
+func startTest(t *testing.T, h *daemontest.Harness, body, key string) daemontest.Response {
 	t.Helper()
-	return h.post("/tests", body, "Idempotency-Key", key)
+	return h.Post("/tests", body, "Idempotency-Key", key)
 }
 
 func TestProbeRunOverHTTP(t *testing.T) {
-	h := start(t)
-	body := fmt.Sprintf(`{%s,"count":300,"batch":{"messageSizeBytes":128,"rateLimitPerSec":200},"progressSeconds":1}`, target)
+	h := daemontest.Start(t)
+	body := fmt.Sprintf(`{%s,"count":300,"batch":{"messageSizeBytes":128,"rateLimitPerSec":200},"progressSeconds":1}`, daemontest.Target)
 	r := startTest(t, h, body, "probe-1")
-	if r.status != http.StatusAccepted || r.header.Get("Location") != "/tests/probe-1" {
-		t.Fatalf("POST /tests: %d %v %s", r.status, r.header, r.body)
+	if r.Status != http.StatusAccepted || r.Header.Get("Location") != "/tests/probe-1" {
+		t.Fatalf("POST /tests: %d %v %s", r.Status, r.Header, r.Body)
 	}
-	if v := h.testView(t, "probe-1"); v.Status != "IN_PROGRESS" {
+	if v := getTest(t, h, "probe-1"); v.Status != "IN_PROGRESS" {
 		t.Errorf("while running: %+v", v)
 	}
-	v := h.awaitTest(t, "probe-1")
+	v := awaitTest(t, h, "probe-1")
 	if v.Status != "COMPLETED" || v.Result.Sent != 300 || v.Result.Received != 300 || v.Result.Lost != 0 || v.Result.Duplicated != 0 || v.Result.LatencyMs.Max <= 0 {
 		t.Fatalf("final: %+v %+v", v, v.Result)
 	}
-	evs := h.results("probe-1")
+	evs := h.Results("probe-1")
 	if len(evs) < 2 || evs[0].Type != result.TypeProgress || evs[len(evs)-1].Type != result.TypeCompleted {
 		t.Errorf("events: want progress then completed, got %d events", len(evs))
 	}
 	// The same key replays the finished run.
 	replay := startTest(t, h, body, "probe-1")
-	if replay.status != http.StatusOK || replay.header.Get("Idempotent-Replay") != "true" {
-		t.Errorf("replay: %d %s", replay.status, replay.body)
+	if replay.Status != http.StatusOK || replay.Header.Get("Idempotent-Replay") != "true" {
+		t.Errorf("replay: %d %s", replay.Status, replay.Body)
 	}
-	if d := h.depth("DEV.QUEUE.1"); d != 0 {
+	if d := h.Depth("DEV.QUEUE.1"); d != 0 {
 		t.Errorf("probe messages left on the queue: %d", d)
 	}
-	_, _, metrics := h.get("/metrics")
+	_, _, metrics := h.Get("/metrics")
 	for _, want := range []string{
 		`mqprobe_probe_success{queue="DEV.QUEUE.1",queue_manager="QM1"} 1`,
 		`mqprobe_probe_round_trip_seconds_count{queue="DEV.QUEUE.1",queue_manager="QM1"} 300`,
@@ -91,43 +93,46 @@ func TestProbeRunOverHTTP(t *testing.T) {
 }
 
 func TestProbeDetectsInjectedLossAndDuplication(t *testing.T) {
-	h := start(t)
-	h.backend.Faults().DropNth(50)
-	h.backend.Faults().DuplicateNth(80)
-	body := fmt.Sprintf(`{%s,"count":200,"batch":{"rateLimitPerSec":1000}}`, target)
+	if testing.Short() {
+		t.Skip("slow: the probe waits out its 5 s loss timeout for the dropped message")
+	}
+	h := daemontest.Start(t)
+	h.Backend.Faults().DropNth(50)
+	h.Backend.Faults().DuplicateNth(80)
+	body := fmt.Sprintf(`{%s,"count":200,"batch":{"rateLimitPerSec":1000}}`, daemontest.Target)
 	startTest(t, h, body, "probe-faults")
-	v := h.awaitTest(t, "probe-faults")
+	v := awaitTest(t, h, "probe-faults")
 	if v.Result.Lost != 1 || v.Result.Duplicated != 1 || v.Result.Received != 199 {
 		t.Errorf("lost %d duplicated %d received %d, want 1, 1, 199", v.Result.Lost, v.Result.Duplicated, v.Result.Received)
 	}
 }
 
 func TestProbeStopsAndLimits(t *testing.T) {
-	h := start(t, func(s *setup) { s.cfg.Tests.MaxConcurrent = 1; s.cfg.Tests.MaxDuration = time.Minute })
-	long := fmt.Sprintf(`{%s,"durationSeconds":30,"batch":{"rateLimitPerSec":200}}`, target)
-	if r := startTest(t, h, long, "probe-long"); r.status != http.StatusAccepted {
-		t.Fatalf("start: %d %s", r.status, r.body)
+	h := daemontest.Start(t, func(s *daemontest.Setup) { s.Cfg.Tests.MaxConcurrent = 1; s.Cfg.Tests.MaxDuration = time.Minute })
+	long := fmt.Sprintf(`{%s,"durationSeconds":30,"batch":{"rateLimitPerSec":200}}`, daemontest.Target)
+	if r := startTest(t, h, long, "probe-long"); r.Status != http.StatusAccepted {
+		t.Fatalf("start: %d %s", r.Status, r.Body)
 	}
-	over := startTest(t, h, fmt.Sprintf(`{%s,"durationSeconds":5}`, target), "probe-second")
-	if over.status != http.StatusTooManyRequests || over.json(t)["code"] != "LIMIT_EXCEEDED" {
-		t.Errorf("second test: %d %s", over.status, over.body)
+	over := startTest(t, h, fmt.Sprintf(`{%s,"durationSeconds":5}`, daemontest.Target), "probe-second")
+	if over.Status != http.StatusTooManyRequests || over.JSON(t)["code"] != "LIMIT_EXCEEDED" {
+		t.Errorf("second test: %d %s", over.Status, over.Body)
 	}
-	tooLong := startTest(t, h, fmt.Sprintf(`{%s,"durationSeconds":120}`, target), "probe-too-long")
-	if tooLong.status != http.StatusTooManyRequests {
-		t.Errorf("over maxDuration: %d %s", tooLong.status, tooLong.body)
+	tooLong := startTest(t, h, fmt.Sprintf(`{%s,"durationSeconds":120}`, daemontest.Target), "probe-too-long")
+	if tooLong.Status != http.StatusTooManyRequests {
+		t.Errorf("over maxDuration: %d %s", tooLong.Status, tooLong.Body)
 	}
 	time.Sleep(300 * time.Millisecond)
 	// STOP_TEST over the bus, as a scheduler would send it.
-	h.submit(`{"operationType":"STOP_TEST","testId":"probe-long"}`, "Idempotency-Key", "stop-1")
-	v := h.awaitTest(t, "probe-long")
+	h.Submit(`{"operationType":"STOP_TEST","testId":"probe-long"}`, "Idempotency-Key", "stop-1")
+	v := awaitTest(t, h, "probe-long")
 	if v.Status != "COMPLETED" || !v.Result.Stopped || v.Result.Lost != 0 || v.Result.Sent == 0 || v.Result.Sent != v.Result.Received {
 		t.Errorf("stopped run: %+v %+v", v, v.Result)
 	}
-	if e := h.waitResults("stop-1", 1)[0]; string(e.Data.Result) != `{"testId":"probe-long","stopped":true}` {
+	if e := h.WaitResults("stop-1", 1)[0]; string(e.Data.Result) != `{"testId":"probe-long","stopped":true}` {
 		t.Errorf("STOP_TEST result %s", e.Data.Result)
 	}
 	// HTTP stop of a run that is not running here.
-	if r := h.post("/tests/probe-long/stop", ""); r.status != http.StatusNotFound {
-		t.Errorf("stop of a finished run: %d", r.status)
+	if r := h.Post("/tests/probe-long/stop", ""); r.Status != http.StatusNotFound {
+		t.Errorf("stop of a finished run: %d", r.Status)
 	}
 }

@@ -186,7 +186,7 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 	cmd := j.dec.Command
 	run := handlers.Run{
 		Command: cmd, Target: j.target.Target, Queue: j.target.Queue, Conns: x.Conns,
-		Progress: lease.Progress(), Limits: x.cfg.Limits, Metrics: x.Metrics, Key: j.dec.IdempotencyKey,
+		Progress: lease.Progress(), Metrics: x.Metrics, Key: j.dec.IdempotencyKey,
 		Checkpoint: func(ctx context.Context, progress string) error { return x.Engine.Checkpoint(ctx, lease, progress) },
 		Report:     func(ctx context.Context, res any) { x.progress(ctx, j, claim.Record.Attempt, res) },
 	}

@@ -32,7 +32,15 @@ const (
 	ReplayDrop      ReplayMode = "drop"      // publish nothing
 )
 
-// Config tunes an Executor.
+// Defaults of Config.
+const (
+	DefaultMaxRawBodyBytes = 4096
+	DefaultRetryDelay      = 5 * time.Second
+	DefaultHTTPWait        = 10 * time.Second
+)
+
+// Config tunes an Executor. Zero fields take the defaults above; Replay
+// defaults to ReplayRepublish.
 type Config struct {
 	// Source is the CloudEvents source, "mqprobe/<instance>".
 	Source string
@@ -45,7 +53,6 @@ type Config struct {
 	// HTTPWait is how long an HTTP caller whose command is running elsewhere
 	// waits for its result before getting 409 with Retry-After.
 	HTTPWait time.Duration
-	Limits   handlers.Limits
 }
 
 func (c *Config) setDefaults() {
@@ -56,20 +63,21 @@ func (c *Config) setDefaults() {
 		c.Replay = ReplayRepublish
 	}
 	if c.MaxRawBodyBytes == 0 {
-		c.MaxRawBodyBytes = 4096
+		c.MaxRawBodyBytes = DefaultMaxRawBodyBytes
 	}
 	if c.RetryDelay == 0 {
-		c.RetryDelay = 5 * time.Second
+		c.RetryDelay = DefaultRetryDelay
 	}
 	if c.HTTPWait == 0 {
-		c.HTTPWait = 10 * time.Second
+		c.HTTPWait = DefaultHTTPWait
 	}
 }
 
 // Deps are what an Executor drives.
 type Deps struct {
-	Decoder   *command.Decoder
-	Engine    *idempotency.Engine
+	Decoder *command.Decoder
+	Engine  *idempotency.Engine
+	// Handlers and Admit come from handlers.New.
 	Handlers  map[command.Operation]handlers.Handler
 	Targets   *targets.Resolver
 	Conns     handlers.Connector

@@ -89,8 +89,12 @@ func newFixture(t *testing.T, decoder *command.Decoder, replay executor.ReplayMo
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pool.Close() })
+	ops, err := handlers.New(handlers.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	f.exec, err = executor.New(executor.Config{Source: "mqprobe/test", Replay: replay, MaxRawBodyBytes: rawBodyCap, RetryDelay: retryDelay},
-		executor.Deps{Decoder: decoder, Engine: engine, Handlers: handlers.Registry(),
+		executor.Deps{Decoder: decoder, Engine: engine, Handlers: ops.Handlers, Admit: ops.Admit,
 			Targets: targets.NewResolver(targets.Config{AllowInline: true}), Conns: pool,
 			Publisher: result.PublisherFunc(f.publish), Log: quiet})
 	if err != nil {

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -30,7 +29,7 @@ func (a *api) command(op command.Operation) http.HandlerFunc {
 			return
 		}
 		// The command outlives a vanished caller: a retry then replays it.
-		ctx, release := mergeCancel(r.Context(), a.cfg.WorkContext)
+		ctx, release := executor.MergeCancel(r.Context(), a.cfg.WorkContext)
 		defer release()
 		out := a.cfg.Executor.Execute(ctx, command.Input{
 			Body: body, Transport: command.TransportHTTP, Operation: op,
@@ -141,14 +140,4 @@ func (a *api) submit(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Location", "/results?idempotencyKey="+url.QueryEscape(key))
 	writeJSON(w, http.StatusAccepted, map[string]string{"messageId": id})
-}
-
-// mergeCancel keeps parent's values but is cancelled only by work.
-func mergeCancel(parent, work context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
-	stop := context.AfterFunc(work, func() { cancel(context.Cause(work)) })
-	return ctx, func() {
-		stop()
-		cancel(nil)
-	}
 }

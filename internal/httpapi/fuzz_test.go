@@ -42,18 +42,19 @@ func api(tb testing.TB) httpapi.Config {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tests := handlers.NewTests(2, 2*time.Second)
-	registry := handlers.Registry()
-	registry[command.Test], registry[command.StopTest] = tests.Test, tests.StopTest
+	ops, err := handlers.New(handlers.Config{Tests: handlers.TestLimits{MaxConcurrent: 2, MaxDuration: 2 * time.Second}})
+	if err != nil {
+		tb.Fatal(err)
+	}
 	recent := result.NewRecent(100, 1<<20)
 	x, err := executor.New(executor.Config{Source: "mqprobe/fuzz", Replay: executor.ReplayRepublish, HTTPWait: 50 * time.Millisecond},
-		executor.Deps{Decoder: decoder, Engine: engine, Handlers: registry, Admit: tests.Admit, Log: log, Publisher: recent, Conns: pool,
+		executor.Deps{Decoder: decoder, Engine: engine, Handlers: ops.Handlers, Admit: ops.Admit, Log: log, Publisher: recent, Conns: pool,
 			Targets: targets.NewResolver(targets.Config{AllowInline: true, Profiles: map[string]targets.Profile{"p": {QueueManager: "QM1", Queue: "DEV.QUEUE.1"}}})})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return httpapi.Config{Executor: x, Recent: recent, OpenAPI: []byte(`{}`), MaxBodyBytes: 300000,
-		Tests: tests, Stored: engine, Submit: func(context.Context, []byte, map[string]string) (string, error) { return "m-1", nil },
+		Tests: ops.Tests, Stored: engine, Submit: func(context.Context, []byte, map[string]string) (string, error) { return "m-1", nil },
 		Ready: map[string]httpapi.Check{}}
 }
 

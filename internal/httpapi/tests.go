@@ -37,7 +37,7 @@ func (a *api) startTest(w http.ResponseWriter, r *http.Request) {
 	if key == "" {
 		key = uuid.NewString() // the test id; a key in the body wins
 	}
-	ctx, release := mergeCancel(r.Context(), a.cfg.WorkContext)
+	ctx, release := executor.MergeCancel(r.Context(), a.cfg.WorkContext)
 	started := make(chan string, 1)
 	ctx = executor.WithStartNotice(ctx, func(k string) { started <- k })
 	done := make(chan executor.Outcome, 1)

@@ -6,6 +6,15 @@ import (
 	"time"
 )
 
+// Defaults of Config, and the shortest lease: heartbeats every third of it
+// must stay meaningful against store latency.
+const (
+	DefaultRecordTTL    = 24 * time.Hour
+	DefaultMaxRecordTTL = 30 * 24 * time.Hour
+	DefaultLease        = 30 * time.Second
+	MinLease            = 30 * time.Millisecond
+)
+
 // Config tunes the engine. The zero value, after setDefaults, is the documented
 // default: enabled, 24 h records clamped to 30 d, 30 s leases, no local cache.
 type Config struct {
@@ -28,13 +37,13 @@ type Config struct {
 
 func (c *Config) setDefaults() {
 	if c.RecordTTL == 0 {
-		c.RecordTTL = 24 * time.Hour
+		c.RecordTTL = DefaultRecordTTL
 	}
 	if c.MaxRecordTTL == 0 {
-		c.MaxRecordTTL = 30 * 24 * time.Hour
+		c.MaxRecordTTL = DefaultMaxRecordTTL
 	}
 	if c.Lease == 0 {
-		c.Lease = 30 * time.Second
+		c.Lease = DefaultLease
 	}
 	if c.Clock == nil {
 		c.Clock = SystemClock
@@ -53,8 +62,8 @@ func (c Config) Validate() error {
 	if c.MaxRecordTTL > 0 && c.RecordTTL > c.MaxRecordTTL {
 		errs = append(errs, fmt.Errorf("idempotency.recordTTL (%s) must not exceed idempotency.maxRecordTTL (%s)", c.RecordTTL, c.MaxRecordTTL))
 	}
-	if c.Lease != 0 && c.Lease < 30*time.Millisecond {
-		errs = append(errs, fmt.Errorf("idempotency.lease must be at least 30ms (got %s)", c.Lease))
+	if c.Lease != 0 && c.Lease < MinLease {
+		errs = append(errs, fmt.Errorf("idempotency.lease must be at least %s (got %s)", MinLease, c.Lease))
 	}
 	if c.LocalCacheSize < 0 {
 		errs = append(errs, fmt.Errorf("idempotency.localCacheSize must not be negative (got %d)", c.LocalCacheSize))

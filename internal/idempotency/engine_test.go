@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/idempotency"
@@ -29,101 +30,108 @@ func req(key string) idempotency.Request {
 
 // TestHoldRenewsLeaseBeyondItsPeriod runs a function for several lease
 // periods: heartbeats keep the claim, so a second process sees InProgress.
+// The periods pass on the fake clock of a synctest bubble.
 func TestHoldRenewsLeaseBeyondItsPeriod(t *testing.T) {
-	store := &storetest.Counting{Store: memory.New()}
-	cfg := idempotency.Config{Lease: 90 * time.Millisecond}
-	e := newEngine(t, store, cfg)
-	res, err := e.Begin(t.Context(), req("hold"))
-	if err != nil || res.Outcome != idempotency.Acquired {
-		t.Fatalf("Begin: %v %v", res.Outcome, err)
-	}
-	err = e.Hold(t.Context(), res.Lease, func(ctx context.Context) error {
-		deadline := time.Now().Add(4 * cfg.Lease)
-		for time.Now().Before(deadline) {
-			other := newEngine(t, store, cfg)
-			r, err := other.Begin(ctx, req("hold"))
-			if err != nil || r.Outcome != idempotency.InProgress {
-				t.Errorf("second process during Hold: %v %v, want in progress", r.Outcome, err)
-				return nil
-			}
-			time.Sleep(cfg.Lease / 4)
+	synctest.Test(t, func(t *testing.T) {
+		store := &storetest.Counting{Store: memory.New()}
+		cfg := idempotency.Config{Lease: 90 * time.Millisecond}
+		e := newEngine(t, store, cfg)
+		res, err := e.Begin(t.Context(), req("hold"))
+		if err != nil || res.Outcome != idempotency.Acquired {
+			t.Fatalf("Begin: %v %v", res.Outcome, err)
 		}
-		return ctx.Err()
+		err = e.Hold(t.Context(), res.Lease, func(ctx context.Context) error {
+			deadline := time.Now().Add(4 * cfg.Lease)
+			for time.Now().Before(deadline) {
+				other := newEngine(t, store, cfg)
+				r, err := other.Begin(ctx, req("hold"))
+				if err != nil || r.Outcome != idempotency.InProgress {
+					t.Errorf("second process during Hold: %v %v, want in progress", r.Outcome, err)
+					return nil
+				}
+				time.Sleep(cfg.Lease / 4)
+			}
+			return ctx.Err()
+		})
+		if err != nil {
+			t.Fatalf("Hold: %v", err)
+		}
+		if store.Updates.Load() < 6 {
+			t.Errorf("%d heartbeats over four lease periods, want at least 6 (every lease/3)", store.Updates.Load())
+		}
+		if _, err := e.Complete(t.Context(), res.Lease, idempotency.Response{Payload: `{}`}); err != nil {
+			t.Fatalf("Complete after Hold: %v", err)
+		}
 	})
-	if err != nil {
-		t.Fatalf("Hold: %v", err)
-	}
-	if store.Updates.Load() < 6 {
-		t.Errorf("%d heartbeats over four lease periods, want at least 6 (every lease/3)", store.Updates.Load())
-	}
-	if _, err := e.Complete(t.Context(), res.Lease, idempotency.Response{Payload: `{}`}); err != nil {
-		t.Fatalf("Complete after Hold: %v", err)
-	}
 }
 
 // TestHoldCancelsTheMomentTheLeaseIsLost lets another process take the
 // record over; the holder's next heartbeat must cancel its function.
 func TestHoldCancelsTheMomentTheLeaseIsLost(t *testing.T) {
-	clock := storetest.NewClock(time.Now())
-	holderStore := &storetest.Counting{Store: memory.New()}
-	gate := make(chan struct{})
-	holderStore.BeforeUpdate = func(idempotency.Update) error { <-gate; return nil }
-	cfg := idempotency.Config{Lease: 60 * time.Millisecond, Clock: clock}
-	holder := newEngine(t, holderStore, cfg)
-	res, err := holder.Begin(t.Context(), req("zombie"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	thief := newEngine(t, holderStore.Store, cfg)
-	clock.Advance(time.Minute)
-	if r, err := thief.Begin(t.Context(), req("zombie")); err != nil || r.Outcome != idempotency.Acquired {
-		t.Fatalf("takeover: %v %v", r.Outcome, err)
-	}
-	close(gate) // the holder's heartbeat now reaches the store and is fenced
+	synctest.Test(t, func(t *testing.T) {
+		clock := storetest.NewClock(time.Now())
+		holderStore := &storetest.Counting{Store: memory.New()}
+		gate := make(chan struct{})
+		holderStore.BeforeUpdate = func(idempotency.Update) error { <-gate; return nil }
+		cfg := idempotency.Config{Lease: 60 * time.Millisecond, Clock: clock}
+		holder := newEngine(t, holderStore, cfg)
+		res, err := holder.Begin(t.Context(), req("zombie"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		thief := newEngine(t, holderStore.Store, cfg)
+		clock.Advance(time.Minute)
+		if r, err := thief.Begin(t.Context(), req("zombie")); err != nil || r.Outcome != idempotency.Acquired {
+			t.Fatalf("takeover: %v %v", r.Outcome, err)
+		}
+		close(gate) // the holder's heartbeat now reaches the store and is fenced
 
-	var cause error
-	start := time.Now()
-	err = holder.Hold(t.Context(), res.Lease, func(ctx context.Context) error {
-		select {
-		case <-ctx.Done():
-			cause = context.Cause(ctx)
-			return ctx.Err()
-		case <-time.After(10 * time.Second):
-			return errors.New("function was never cancelled")
+		var cause error
+		start := time.Now()
+		err = holder.Hold(t.Context(), res.Lease, func(ctx context.Context) error {
+			select {
+			case <-ctx.Done():
+				cause = context.Cause(ctx)
+				return ctx.Err()
+			case <-time.After(10 * time.Second):
+				return errors.New("function was never cancelled")
+			}
+		})
+		if !errors.Is(err, idempotency.ErrLeaseLost) || !errors.Is(cause, idempotency.ErrLeaseLost) {
+			t.Fatalf("Hold = %v (cause %v), want ErrLeaseLost", err, cause)
+		}
+		if waited := time.Since(start); waited > 2*time.Second {
+			t.Errorf("cancelled after %v; the first heartbeat (lease/3) should have done it", waited)
+		}
+		if _, err := holder.Complete(t.Context(), res.Lease, idempotency.Response{}); !errors.Is(err, idempotency.ErrLeaseLost) {
+			t.Errorf("Complete after a lost lease: %v, want ErrLeaseLost", err)
 		}
 	})
-	if !errors.Is(err, idempotency.ErrLeaseLost) || !errors.Is(cause, idempotency.ErrLeaseLost) {
-		t.Fatalf("Hold = %v (cause %v), want ErrLeaseLost", err, cause)
-	}
-	if waited := time.Since(start); waited > 2*time.Second {
-		t.Errorf("cancelled after %v; the first heartbeat (lease/3) should have done it", waited)
-	}
-	if _, err := holder.Complete(t.Context(), res.Lease, idempotency.Response{}); !errors.Is(err, idempotency.ErrLeaseLost) {
-		t.Errorf("Complete after a lost lease: %v, want ErrLeaseLost", err)
-	}
 }
 
 // TestHoldGivesUpWhenTheStoreStaysDown: renewals fail, and once the lease it
 // last confirmed has run out the function is cancelled.
 func TestHoldGivesUpWhenTheStoreStaysDown(t *testing.T) {
-	store := &storetest.Counting{Store: memory.New()}
-	down := errors.New("connection refused")
-	store.BeforeUpdate = func(idempotency.Update) error { return down }
-	e := newEngine(t, store, idempotency.Config{Lease: 90 * time.Millisecond})
-	res, err := e.Begin(t.Context(), req("outage"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = e.Hold(t.Context(), res.Lease, func(ctx context.Context) error {
-		<-ctx.Done()
-		return ctx.Err()
+	synctest.Test(t, func(t *testing.T) {
+		store := &storetest.Counting{Store: memory.New()}
+		down := errors.New("connection refused")
+		store.BeforeUpdate = func(idempotency.Update) error { return down }
+		e := newEngine(t, store, idempotency.Config{Lease: 90 * time.Millisecond})
+		res, err := e.Begin(t.Context(), req("outage"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = e.Hold(t.Context(), res.Lease, func(ctx context.Context) error {
+			<-ctx.Done()
+			return ctx.Err()
+		})
+		if !errors.Is(err, idempotency.ErrLeaseLost) || !errors.Is(err, idempotency.ErrStoreUnavailable) || !errors.Is(err, down) {
+			t.Fatalf("Hold = %v, want lease lost because the store is unavailable", err)
+		}
+		if store.Updates.Load() < 2 {
+			t.Errorf("only %d renewal attempts before giving up", store.Updates.Load())
+		}
 	})
-	if !errors.Is(err, idempotency.ErrLeaseLost) || !errors.Is(err, idempotency.ErrStoreUnavailable) || !errors.Is(err, down) {
-		t.Fatalf("Hold = %v, want lease lost because the store is unavailable", err)
-	}
-	if store.Updates.Load() < 2 {
-		t.Errorf("only %d renewal attempts before giving up", store.Updates.Load())
-	}
 }
 
 func TestStoreFailuresAreTyped(t *testing.T) {
@@ -141,27 +149,29 @@ func TestStoreFailuresAreTyped(t *testing.T) {
 // TestCompleteRetriesATransientStoreFailure: a COMPLETED write that fails
 // once is retried within the lease rather than left IN_PROGRESS.
 func TestCompleteRetriesATransientStoreFailure(t *testing.T) {
-	store := &storetest.Counting{Store: memory.New()}
-	e := newEngine(t, store, idempotency.Config{Lease: time.Second})
-	res, err := e.Begin(t.Context(), req("retry"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	failures := 2
-	store.BeforeUpdate = func(idempotency.Update) error {
-		if failures > 0 {
-			failures--
-			return errors.New("timeout")
+	synctest.Test(t, func(t *testing.T) {
+		store := &storetest.Counting{Store: memory.New()}
+		e := newEngine(t, store, idempotency.Config{Lease: time.Second})
+		res, err := e.Begin(t.Context(), req("retry"))
+		if err != nil {
+			t.Fatal(err)
 		}
-		return nil
-	}
-	rec, err := e.Complete(t.Context(), res.Lease, idempotency.Response{Payload: `{"ok":true}`, HTTPStatus: 201})
-	if err != nil || rec.Status != idempotency.StatusCompleted {
-		t.Fatalf("Complete: %v %v", rec.Status, err)
-	}
-	if store.Updates.Load() != 3 {
-		t.Errorf("%d update calls, want 3", store.Updates.Load())
-	}
+		failures := 2
+		store.BeforeUpdate = func(idempotency.Update) error {
+			if failures > 0 {
+				failures--
+				return errors.New("timeout")
+			}
+			return nil
+		}
+		rec, err := e.Complete(t.Context(), res.Lease, idempotency.Response{Payload: `{"ok":true}`, HTTPStatus: 201})
+		if err != nil || rec.Status != idempotency.StatusCompleted {
+			t.Fatalf("Complete: %v %v", rec.Status, err)
+		}
+		if store.Updates.Load() != 3 {
+			t.Errorf("%d update calls, want 3", store.Updates.Load())
+		}
+	})
 }
 
 // TestCheckpointRetriesATransientStoreFailure: a checkpoint of committed

@@ -9,6 +9,13 @@ import (
 	"time"
 )
 
+// Defaults of PoolConfig.
+const (
+	DefaultMaxConnsPerTarget = 8
+	DefaultMaxIdlePerTarget  = 2
+	DefaultIdleTimeout       = 5 * time.Minute
+)
+
 // PoolConfig tunes a Pool.
 type PoolConfig struct {
 	// MaxConnsPerTarget caps the connections to one target; Acquire waits
@@ -31,13 +38,13 @@ type PoolConfig struct {
 
 func (c *PoolConfig) setDefaults() {
 	if c.MaxConnsPerTarget == 0 {
-		c.MaxConnsPerTarget = 8
+		c.MaxConnsPerTarget = DefaultMaxConnsPerTarget
 	}
 	if c.MaxIdlePerTarget == 0 {
-		c.MaxIdlePerTarget = 2
+		c.MaxIdlePerTarget = DefaultMaxIdlePerTarget
 	}
 	if c.IdleTimeout == 0 {
-		c.IdleTimeout = 5 * time.Minute
+		c.IdleTimeout = DefaultIdleTimeout
 	}
 	c.Backoff.setDefaults()
 }
@@ -95,10 +102,10 @@ type idleConn struct {
 // NewPool returns a pool that connects through backend. Its background
 // goroutine runs until Close, so the pool must be closed when done with.
 func NewPool(backend Backend, cfg PoolConfig) (*Pool, error) {
+	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	cfg.setDefaults()
 	p := &Pool{
 		backend:    backend,
 		cfg:        cfg,

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -145,28 +146,30 @@ func TestSecretsManager(t *testing.T) {
 }
 
 func TestCacheExpires(t *testing.T) {
-	var fetches atomic.Int64
-	f := fetcherFunc(func(context.Context, string) (secrets.Secret, error) {
-		fetches.Add(1)
-		return secrets.Secret{String: "v"}, nil
-	})
-	r := secrets.NewResolver(secrets.Config{Fetcher: f, CacheTTL: 50 * time.Millisecond})
-	ctx := context.Background()
-	for range 3 {
+	synctest.Test(t, func(t *testing.T) {
+		var fetches atomic.Int64
+		f := fetcherFunc(func(context.Context, string) (secrets.Secret, error) {
+			fetches.Add(1)
+			return secrets.Secret{String: "v"}, nil
+		})
+		r := secrets.NewResolver(secrets.Config{Fetcher: f, CacheTTL: 50 * time.Millisecond})
+		ctx := context.Background()
+		for range 3 {
+			if _, err := r.Password(ctx, "secret://a"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if fetches.Load() != 1 {
+			t.Fatalf("fetches within the TTL = %d, want 1", fetches.Load())
+		}
+		time.Sleep(60 * time.Millisecond)
 		if _, err := r.Password(ctx, "secret://a"); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if fetches.Load() != 1 {
-		t.Fatalf("fetches within the TTL = %d, want 1", fetches.Load())
-	}
-	time.Sleep(60 * time.Millisecond)
-	if _, err := r.Password(ctx, "secret://a"); err != nil {
-		t.Fatal(err)
-	}
-	if fetches.Load() != 2 {
-		t.Fatalf("fetches after the TTL = %d, want 2", fetches.Load())
-	}
+		if fetches.Load() != 2 {
+			t.Fatalf("fetches after the TTL = %d, want 2", fetches.Load())
+		}
+	})
 }
 
 func TestIsReference(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/secrets"
 )
 
@@ -80,14 +81,14 @@ func (r Resolved) String() string { return r.Target.QueueManager + ":" + r.Queue
 
 // Error refuses a target; Code is the result's error code.
 type Error struct {
-	Code    string // TARGET_NOT_FOUND, TARGET_NOT_ALLOWED
+	Code    string // result.CodeTargetNotFound or result.CodeTargetNotAllowed
 	Message string
 }
 
 func (e *Error) Error() string { return e.Message }
 
 func notAllowed(format string, args ...any) error {
-	return &Error{Code: "TARGET_NOT_ALLOWED", Message: fmt.Sprintf(format, args...)}
+	return &Error{Code: result.CodeTargetNotAllowed, Message: fmt.Sprintf(format, args...)}
 }
 
 // Resolver resolves targets against a Config and holds their rate limiters.
@@ -112,7 +113,7 @@ func (r *Resolver) Resolve(ctx context.Context, cmd command.Command) (Resolved, 
 		return r.resolveRef(ctx, cmd)
 	}
 	if cmd.Target == nil {
-		return Resolved{}, &Error{Code: "TARGET_NOT_FOUND", Message: "the command names neither target nor targetRef"}
+		return Resolved{}, &Error{Code: result.CodeTargetNotFound, Message: "the command names neither target nor targetRef"}
 	}
 	if !r.cfg.AllowInline {
 		return Resolved{}, notAllowed("inline targets are not allowed here (targets.allowInline is false): use a targetRef")
@@ -140,7 +141,7 @@ func (r *Resolver) Resolve(ctx context.Context, cmd command.Command) (Resolved, 
 func (r *Resolver) resolveRef(ctx context.Context, cmd command.Command) (Resolved, error) {
 	p, ok := r.cfg.Profiles[cmd.TargetRef]
 	if !ok {
-		return Resolved{}, &Error{Code: "TARGET_NOT_FOUND", Message: fmt.Sprintf("targetRef %q names no configured target profile", cmd.TargetRef)}
+		return Resolved{}, &Error{Code: result.CodeTargetNotFound, Message: fmt.Sprintf("targetRef %q names no configured target profile", cmd.TargetRef)}
 	}
 	if cmd.Queue != "" {
 		if !p.allows(cmd.Queue) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
@@ -54,13 +55,6 @@ func (e *env) open(c mq.Conn, name string, opts mq.OpenOption) mq.Queue {
 	return q
 }
 
-func wantReason(t *testing.T, err error, want mq.Reason) {
-	t.Helper()
-	if got := mq.ReasonOf(err); got != want {
-		t.Fatalf("got %v, want %s", err, want)
-	}
-}
-
 func TestDefaultQueueManager(t *testing.T) {
 	e := newEnv(t)
 	c := e.connect()
@@ -104,14 +98,14 @@ func TestConfiguredQueueManagers(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = q.Put(ctx, &mq.Message{Payload: make([]byte, 11)}, mq.PutOptions{})
-	wantReason(t, err, mq.ReasonMsgTooBigForQ)
+	mqtest.WantReason(t, err, mq.ReasonMsgTooBigForQ)
 	if _, err := q.Put(ctx, &mq.Message{Payload: make([]byte, 10)}, mq.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = q.Put(ctx, &mq.Message{}, mq.PutOptions{})
-	wantReason(t, err, mq.ReasonQFull)
+	mqtest.WantReason(t, err, mq.ReasonQFull)
 	_, err = a.OpenQueue(ctx, "DEV.QUEUE.1", mq.OpenOutput)
-	wantReason(t, err, mq.ReasonUnknownObjectName)
+	mqtest.WantReason(t, err, mq.ReasonUnknownObjectName)
 
 	// QMB got the default queues; its own MAXMSGL is below theirs.
 	bc, err := b.Connect(ctx, mq.Target{QueueManager: "QMB"})
@@ -124,7 +118,7 @@ func TestConfiguredQueueManagers(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = bq.Put(ctx, &mq.Message{Payload: make([]byte, 6)}, mq.PutOptions{})
-	wantReason(t, err, mq.ReasonMsgTooBigForQMgr)
+	mqtest.WantReason(t, err, mq.ReasonMsgTooBigForQMgr)
 }
 
 func TestConfigValidation(t *testing.T) {
@@ -146,15 +140,15 @@ func TestExclusiveInput(t *testing.T) {
 	c := e.connect()
 	ex := e.open(c, "DEV.QUEUE.1", mq.OpenInputExclusive)
 	_, err := c.OpenQueue(e.ctx, "DEV.QUEUE.1", mq.OpenInputShared)
-	wantReason(t, err, mq.ReasonObjectInUse)
+	mqtest.WantReason(t, err, mq.ReasonObjectInUse)
 	if err := ex.Close(); err != nil {
 		t.Fatal(err)
 	}
 	e.open(c, "DEV.QUEUE.1", mq.OpenInputShared)
 	_, err = c.OpenQueue(e.ctx, "DEV.QUEUE.1", mq.OpenInputExclusive)
-	wantReason(t, err, mq.ReasonObjectInUse)
+	mqtest.WantReason(t, err, mq.ReasonObjectInUse)
 	_, err = c.OpenQueue(e.ctx, "DEV.QUEUE.1", mq.OpenInputShared|mq.OpenInputExclusive)
-	wantReason(t, err, mq.ReasonOptionsError)
+	mqtest.WantReason(t, err, mq.ReasonOptionsError)
 }
 
 func TestInvalidCalls(t *testing.T) {
@@ -190,9 +184,9 @@ func TestInvalidCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := out.Put(e.ctx, &mq.Message{}, mq.PutOptions{})
-	wantReason(t, err, mq.ReasonHconnError)
+	mqtest.WantReason(t, err, mq.ReasonHconnError)
 	_, err = c.OpenQueue(e.ctx, "DEV.QUEUE.1", mq.OpenOutput)
-	wantReason(t, err, mq.ReasonHconnError)
+	mqtest.WantReason(t, err, mq.ReasonHconnError)
 }
 
 func TestSyncpointLimit(t *testing.T) {
@@ -209,7 +203,7 @@ func TestSyncpointLimit(t *testing.T) {
 		}
 	}
 	_, err = out.Put(e.ctx, &mq.Message{}, mq.PutOptions{Syncpoint: true})
-	wantReason(t, err, mq.ReasonSyncpointLimitReached)
+	mqtest.WantReason(t, err, mq.ReasonSyncpointLimitReached)
 	if err := c.Commit(e.ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -218,98 +212,99 @@ func TestSyncpointLimit(t *testing.T) {
 	}
 }
 
-// waitForWaiters blocks until n gets wait on the queue: the test then knows
-// the next put happens during the wait, with no sleep.
+// waitForWaiters waits until every other goroutine of the test's synctest
+// bubble is blocked, then checks that n gets wait on the queue: the test
+// then knows the next put happens during the wait, with no sleep.
 func waitForWaiters(t *testing.T, b *Backend, queue string, n int) {
 	t.Helper()
+	synctest.Wait()
 	q := b.defaultQM.queues[queue]
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		q.mu.Lock()
-		w := q.waiters
-		q.mu.Unlock()
-		if w >= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d waiters, want %d", w, n)
-		}
-		time.Sleep(time.Millisecond)
+	q.mu.Lock()
+	w := q.waiters
+	q.mu.Unlock()
+	if w < n {
+		t.Fatalf("%d waiters, want %d", w, n)
 	}
 }
 
 func TestPutWakesWaitingGets(t *testing.T) {
-	e := newEnv(t)
-	const getters = 3
-	results := make(chan string, getters)
-	for i := range getters {
-		in := e.open(e.connect(), "DEV.QUEUE.1", mq.OpenInputShared)
-		go func() {
-			var msg mq.Message
-			if err := in.Get(e.ctx, &msg, mq.GetOptions{Wait: time.Minute}); err != nil {
-				results <- fmt.Sprintf("getter %d: %v", i, err)
-				return
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t)
+		const getters = 3
+		results := make(chan string, getters)
+		for i := range getters {
+			in := e.open(e.connect(), "DEV.QUEUE.1", mq.OpenInputShared)
+			go func() {
+				var msg mq.Message
+				if err := in.Get(e.ctx, &msg, mq.GetOptions{Wait: time.Minute}); err != nil {
+					results <- fmt.Sprintf("getter %d: %v", i, err)
+					return
+				}
+				results <- string(msg.Payload)
+			}()
+		}
+		waitForWaiters(t, e.b, "DEV.QUEUE.1", getters)
+		c := e.connect()
+		out := e.open(c, "DEV.QUEUE.1", mq.OpenOutput)
+		// Uncommitted puts wake nobody; the commit does.
+		for i := range getters {
+			if _, err := out.Put(e.ctx, &mq.Message{Payload: fmt.Appendf(nil, "m%d", i)}, mq.PutOptions{Syncpoint: true}); err != nil {
+				t.Fatal(err)
 			}
-			results <- string(msg.Payload)
-		}()
-	}
-	waitForWaiters(t, e.b, "DEV.QUEUE.1", getters)
-	c := e.connect()
-	out := e.open(c, "DEV.QUEUE.1", mq.OpenOutput)
-	// Uncommitted puts wake nobody; the commit does.
-	for i := range getters {
-		if _, err := out.Put(e.ctx, &mq.Message{Payload: fmt.Appendf(nil, "m%d", i)}, mq.PutOptions{Syncpoint: true}); err != nil {
+		}
+		if len(results) != 0 {
+			t.Fatal("a get returned an uncommitted message")
+		}
+		if err := c.Commit(e.ctx); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if len(results) != 0 {
-		t.Fatal("a get returned an uncommitted message")
-	}
-	if err := c.Commit(e.ctx); err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]bool{}
-	for range getters {
-		got[<-results] = true
-	}
-	if len(got) != getters || !got["m0"] || !got["m1"] || !got["m2"] {
-		t.Fatalf("getters received %v", got)
-	}
+		got := map[string]bool{}
+		for range getters {
+			got[<-results] = true
+		}
+		if len(got) != getters || !got["m0"] || !got["m1"] || !got["m2"] {
+			t.Fatalf("getters received %v", got)
+		}
+	})
 }
 
 func TestBreakFailsWaitingGet(t *testing.T) {
-	e := newEnv(t)
-	in := e.open(e.connect(), "DEV.QUEUE.1", mq.OpenInputShared)
-	done := make(chan error, 1)
-	go func() {
-		var msg mq.Message
-		done <- in.Get(e.ctx, &msg, mq.GetOptions{Wait: time.Minute})
-	}()
-	waitForWaiters(t, e.b, "DEV.QUEUE.1", 1)
-	e.b.Faults().BreakConnections()
-	wantReason(t, <-done, mq.ReasonConnectionBroken)
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t)
+		in := e.open(e.connect(), "DEV.QUEUE.1", mq.OpenInputShared)
+		done := make(chan error, 1)
+		go func() {
+			var msg mq.Message
+			done <- in.Get(e.ctx, &msg, mq.GetOptions{Wait: time.Minute})
+		}()
+		waitForWaiters(t, e.b, "DEV.QUEUE.1", 1)
+		e.b.Faults().BreakConnections()
+		mqtest.WantReason(t, <-done, mq.ReasonConnectionBroken)
+	})
 }
 
 func TestContextEndsWait(t *testing.T) {
-	e := newEnv(t)
-	in := e.open(e.connect(), "DEV.QUEUE.1", mq.OpenInputShared)
-	ctx, cancel := context.WithCancel(e.ctx)
-	done := make(chan error, 1)
-	go func() {
-		var msg mq.Message
-		done <- in.Get(ctx, &msg, mq.GetOptions{Wait: time.Minute})
-	}()
-	waitForWaiters(t, e.b, "DEV.QUEUE.1", 1)
-	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Fatalf("got %v, want context.Canceled", err)
-	}
-	q := e.b.defaultQM.queues["DEV.QUEUE.1"]
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.waiters != 0 {
-		t.Fatalf("%d waiters left registered", q.waiters)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t)
+		in := e.open(e.connect(), "DEV.QUEUE.1", mq.OpenInputShared)
+		ctx, cancel := context.WithCancel(e.ctx)
+		done := make(chan error, 1)
+		go func() {
+			var msg mq.Message
+			done <- in.Get(ctx, &msg, mq.GetOptions{Wait: time.Minute})
+		}()
+		waitForWaiters(t, e.b, "DEV.QUEUE.1", 1)
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Fatalf("got %v, want context.Canceled", err)
+		}
+		q := e.b.defaultQM.queues["DEV.QUEUE.1"]
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		if q.waiters != 0 {
+			t.Fatalf("%d waiters left registered", q.waiters)
+		}
+	})
 }
 
 func TestBrowseSeesHigherPriorityOnlyAfterFirst(t *testing.T) {
@@ -405,7 +400,7 @@ func TestResetEmptiesQueuesAndClearsFaults(t *testing.T) {
 	f.FailNth(mq.VerbPut, 1, mq.ReasonResourceProblem)
 	f.Reset()
 	_, err := out.Put(e.ctx, &mq.Message{}, mq.PutOptions{})
-	wantReason(t, err, mq.ReasonConnectionBroken)
+	mqtest.WantReason(t, err, mq.ReasonConnectionBroken)
 	c2 := e.connect()
 	out2 := e.open(c2, "DEV.QUEUE.1", mq.OpenOutput|mq.OpenInquire)
 	for range 2 {

@@ -15,6 +15,7 @@ import (
 	mqi "github.com/ibm-messaging/mq-golang/v5/ibmmq"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
 )
 
 // Tests of what the adapter adds to the MQI, beyond the shared suite. They
@@ -58,13 +59,6 @@ func (e *adapterEnv) put(q mq.Queue, msg *mq.Message) {
 	}
 }
 
-func wantReason(t *testing.T, err error, want mq.Reason) {
-	t.Helper()
-	if got := mq.ReasonOf(err); got != want {
-		t.Fatalf("got %v, want %s", err, want)
-	}
-}
-
 func TestBrowseRereadsTruncatedMessage(t *testing.T) {
 	e := newAdapterEnv(t)
 	c := e.connect()
@@ -92,7 +86,7 @@ func TestBrowseRereadsTruncatedMessage(t *testing.T) {
 			t.Fatalf("browse %d returned %d bytes, want %d", i, len(msg.Payload), len(want))
 		}
 	}
-	wantReason(t, br.Get(e.ctx, &msg, mq.GetOptions{Browse: mq.BrowseNext}), mq.ReasonNoMsgAvailable)
+	mqtest.WantReason(t, br.Get(e.ctx, &msg, mq.GetOptions{Browse: mq.BrowseNext}), mq.ReasonNoMsgAvailable)
 	if info, err := br.Inquire(e.ctx); err != nil || info.CurrentDepth != len(sent) {
 		t.Fatalf("depth after browsing = %+v, %v; want %d", info, err, len(sent))
 	}
@@ -173,13 +167,13 @@ func TestRejectsWhatThePortForbids(t *testing.T) {
 		{mq.Message{Properties: mq.Properties{"n": 1}}, mq.ReasonPropertyTypeError},
 	} {
 		_, err := q.Put(e.ctx, &tc.msg, mq.PutOptions{})
-		wantReason(t, err, tc.want)
+		mqtest.WantReason(t, err, tc.want)
 	}
 	var msg mq.Message
-	wantReason(t, q.Get(e.ctx, &msg, mq.GetOptions{Browse: mq.BrowseFirst, Syncpoint: true}), mq.ReasonOptionsError)
-	wantReason(t, q.Get(e.ctx, &msg, mq.GetOptions{Wait: -time.Second}), mq.ReasonWaitIntervalError)
+	mqtest.WantReason(t, q.Get(e.ctx, &msg, mq.GetOptions{Browse: mq.BrowseFirst, Syncpoint: true}), mq.ReasonOptionsError)
+	mqtest.WantReason(t, q.Get(e.ctx, &msg, mq.GetOptions{Wait: -time.Second}), mq.ReasonWaitIntervalError)
 	_, err := e.connect().OpenQueue(e.ctx, e.queue, mq.OpenInputShared|mq.OpenInputExclusive)
-	wantReason(t, err, mq.ReasonOptionsError)
+	mqtest.WantReason(t, err, mq.ReasonOptionsError)
 }
 
 func TestClosedHandles(t *testing.T) {
@@ -192,7 +186,7 @@ func TestClosedHandles(t *testing.T) {
 	if err := q.Close(); err != nil {
 		t.Fatalf("close queue: %v", err)
 	}
-	wantReason(t, q.Close(), mq.ReasonHobjError)
+	mqtest.WantReason(t, q.Close(), mq.ReasonHobjError)
 	if err := c.Close(); err != nil {
 		t.Fatalf("disconnect: %v", err)
 	}
@@ -200,7 +194,7 @@ func TestClosedHandles(t *testing.T) {
 		t.Fatalf("second disconnect: %v", err)
 	}
 	_, err = c.OpenQueue(e.ctx, e.queue, mq.OpenOutput)
-	wantReason(t, err, mq.ReasonHconnError)
+	mqtest.WantReason(t, err, mq.ReasonHconnError)
 }
 
 func TestConnectRejectsInvalidTarget(t *testing.T) {

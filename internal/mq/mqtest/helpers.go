@@ -88,7 +88,7 @@ func (f *fixture) noMessage(q mq.Queue, opts mq.GetOptions) {
 	f.t.Helper()
 	var msg mq.Message
 	err := q.Get(f.ctx, &msg, opts)
-	wantReason(f.t, err, mq.ReasonNoMsgAvailable)
+	WantReason(f.t, err, mq.ReasonNoMsgAvailable)
 }
 
 func (f *fixture) inquire(c mq.Conn, name string) mq.QueueInfo {
@@ -135,8 +135,9 @@ func (f *fixture) fastPool(b mq.Backend, onRetry func(mq.Target, int, time.Durat
 	return p
 }
 
-// wantReason asserts err is an *mq.Error with the reason.
-func wantReason(t testing.TB, err error, want mq.Reason) *mq.Error {
+// WantReason fails the test unless err is, or wraps, an *mq.Error with the
+// reason want, and returns that error for further checks.
+func WantReason(t testing.TB, err error, want mq.Reason) *mq.Error {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("got no error, want %s", want)

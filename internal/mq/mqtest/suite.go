@@ -190,7 +190,7 @@ func testBrowse(f *fixture) {
 
 	var msg mq.Message
 	err := out.Get(f.ctx, &msg, mq.GetOptions{Browse: mq.BrowseFirst})
-	wantReason(f.t, err, mq.ReasonNotOpenForBrowse)
+	WantReason(f.t, err, mq.ReasonNotOpenForBrowse)
 }
 
 func testSelection(f *fixture) {
@@ -324,7 +324,7 @@ func testGetWait(f *fixture) {
 func testUnknownQueue(f *fixture) {
 	c := f.connect()
 	_, err := c.OpenQueue(f.ctx, f.env.MissingQueue, mq.OpenOutput)
-	e := wantReason(f.t, err, mq.ReasonUnknownObjectName)
+	e := WantReason(f.t, err, mq.ReasonUnknownObjectName)
 	if e.Transient() || mq.IsTransient(err) {
 		f.t.Error("2085 classified transient")
 	}
@@ -346,7 +346,7 @@ func testQueueFull(f *fixture) {
 		f.put(aOut, fmt.Sprint(i), mq.PutOptions{}, nil)
 	}
 	_, err := aOut.Put(f.ctx, &mq.Message{Payload: []byte("x")}, mq.PutOptions{})
-	if e := wantReason(f.t, err, mq.ReasonQFull); e.Transient() {
+	if e := WantReason(f.t, err, mq.ReasonQFull); e.Transient() {
 		f.t.Error("2053 classified transient: a full queue is reported, not retried")
 	}
 	f.wantDepth(a, f.env.Queue, 3)
@@ -360,7 +360,7 @@ func testQueueFull(f *fixture) {
 	f.put(aOut, "u1", mq.PutOptions{Syncpoint: true}, nil)
 	f.put(aOut, "u2", mq.PutOptions{Syncpoint: true}, nil)
 	_, err = bOut.Put(f.ctx, &mq.Message{Payload: []byte("x")}, mq.PutOptions{})
-	wantReason(f.t, err, mq.ReasonQFull)
+	WantReason(f.t, err, mq.ReasonQFull)
 	f.backout(a)
 	f.put(bOut, "fits", mq.PutOptions{}, nil)
 }
@@ -371,7 +371,7 @@ func testMessageTooBig(f *fixture) {
 	in := f.open(c, f.env.Queue, mq.OpenInputShared)
 	big := bytes.Repeat([]byte{'x'}, f.env.MaxMsgLength+1)
 	_, err := out.Put(f.ctx, &mq.Message{Payload: big}, mq.PutOptions{})
-	if e := wantReason(f.t, err, mq.ReasonMsgTooBigForQ); e.Transient() {
+	if e := WantReason(f.t, err, mq.ReasonMsgTooBigForQ); e.Transient() {
 		f.t.Error("2030 classified transient")
 	}
 	f.wantDepth(c, f.env.Queue, 0)
@@ -427,7 +427,7 @@ func testInquireQueue(f *fixture) {
 			info.CurrentDepth, info.OpenInputCount, info.OpenOutputCount)
 	}
 	_, err = in1.Inquire(f.ctx)
-	wantReason(f.t, err, mq.ReasonHobjError)
+	WantReason(f.t, err, mq.ReasonHobjError)
 }
 
 func testInquireQueueManager(f *fixture) {
@@ -448,7 +448,7 @@ func testConnectRefused(f *fixture) {
 	for _, rc := range []mq.Reason{mq.ReasonHostNotAvailable, mq.ReasonQMgrNotAvailable} {
 		f.env.Faults.RefuseConnect(rc)
 		_, err := f.env.Backend.Connect(f.ctx, f.env.Target)
-		if e := wantReason(f.t, err, rc); !e.Transient() || !mq.IsConnectionBroken(err) {
+		if e := WantReason(f.t, err, rc); !e.Transient() || !mq.IsConnectionBroken(err) {
 			f.t.Errorf("%s not classified transient connection failure", rc)
 		}
 	}
@@ -457,7 +457,7 @@ func testConnectRefused(f *fixture) {
 	var retries int
 	pool := f.fastPool(f.env.Backend, func(mq.Target, int, time.Duration, error) { retries++ })
 	_, err := pool.Acquire(f.ctx, f.env.Target)
-	wantReason(f.t, err, mq.ReasonQMgrNotAvailable)
+	WantReason(f.t, err, mq.ReasonQMgrNotAvailable)
 	if retries != 2 {
 		f.t.Errorf("pool retried %d times, want 2 (3 attempts)", retries)
 	}
@@ -474,7 +474,7 @@ func testConnectRefused(f *fixture) {
 	unknown := f.env.Target
 	unknown.QueueManager = "NOSUCHQM"
 	_, err = f.env.Backend.Connect(f.ctx, unknown)
-	wantReason(f.t, err, mq.ReasonQMgrNotAvailable)
+	WantReason(f.t, err, mq.ReasonQMgrNotAvailable)
 }
 
 func testPoolReconnect(f *fixture) {
@@ -529,7 +529,7 @@ func testPoolReconnect(f *fixture) {
 	f.env.Faults.BreakConnections()
 	f.env.Faults.RefuseConnect(mq.ReasonQMgrNotAvailable)
 	broken, err := putOne("lost")
-	wantReason(f.t, err, mq.ReasonConnectionBroken)
+	WantReason(f.t, err, mq.ReasonConnectionBroken)
 	if !broken {
 		f.t.Error("2009 did not mark the pooled connection broken")
 	}
@@ -559,7 +559,7 @@ func testPoolReconnect(f *fixture) {
 	}
 	f.env.Faults.BreakConnections()
 	_, err = pc.OpenQueue(f.ctx, f.env.Queue, mq.OpenOutput)
-	if e := wantReason(f.t, err, mq.ReasonConnectionBroken); !e.Transient() || !pc.Broken() {
+	if e := WantReason(f.t, err, mq.ReasonConnectionBroken); !e.Transient() || !pc.Broken() {
 		f.t.Error("2009 not classified as a transient broken connection")
 	}
 	pc.Close()
@@ -575,7 +575,7 @@ func testFailNthPut(f *fixture) {
 	f.env.Faults.FailNth(OpPut, 2, mq.ReasonResourceProblem)
 	f.put(out, "1", mq.PutOptions{}, nil)
 	_, err := out.Put(f.ctx, &mq.Message{Payload: []byte("2")}, mq.PutOptions{})
-	wantReason(f.t, err, mq.ReasonResourceProblem)
+	WantReason(f.t, err, mq.ReasonResourceProblem)
 	f.put(out, "3", mq.PutOptions{}, nil)
 	f.wantDepth(c, f.env.Queue, 2)
 	f.getText(in, mq.GetOptions{}, "1")
@@ -590,7 +590,7 @@ func testFailNthGet(f *fixture) {
 	f.env.Faults.FailNth(OpGet, 1, mq.ReasonUnexpectedError)
 	var msg mq.Message
 	err := in.Get(f.ctx, &msg, mq.GetOptions{})
-	wantReason(f.t, err, mq.ReasonUnexpectedError)
+	WantReason(f.t, err, mq.ReasonUnexpectedError)
 	f.wantDepth(c, f.env.Queue, 1)
 	f.getText(in, mq.GetOptions{}, "only")
 }
@@ -607,7 +607,7 @@ func testFailNthCommit(f *fixture) {
 	f.put(out, "lost-1", mq.PutOptions{Syncpoint: true}, nil)
 	f.put(out, "lost-2", mq.PutOptions{Syncpoint: true}, nil)
 	err := a.Commit(f.ctx)
-	if e := wantReason(f.t, err, mq.ReasonBackedOut); !e.Transient() {
+	if e := WantReason(f.t, err, mq.ReasonBackedOut); !e.Transient() {
 		f.t.Error("2003 classified permanent")
 	}
 	// The failed commit backed out: the puts vanished, the get came back.

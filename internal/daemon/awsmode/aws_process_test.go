@@ -1,19 +1,15 @@
-package daemon_test
+package awsmode_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -29,6 +25,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/idempotency/dynamodb"
 	"github.com/mqprobe/mqprobe/internal/idempotency/storetest"
@@ -47,6 +44,9 @@ import (
 // table, are executed exactly 200 times: 200 × count messages put over all
 // instances, one non-replay result per command and a replay per duplicate.
 func TestThreeInstancesShareQueueAndTable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: 600 commands through three daemon processes on each emulator (~2 min)")
+	}
 	onEachEmulator(t, threeInstancesShareQueueAndTable)
 }
 
@@ -62,7 +62,7 @@ func threeInstancesShareQueueAndTable(t *testing.T, _ *awsEmulator) {
 		keys[i] = fmt.Sprintf("three-%s-%03d", run, i)
 	}
 	body := func(i int) string {
-		return fmt.Sprintf(`{"operationType":"PRODUCE",%s,"batch":{"count":%d,"messageSizeBytes":64},"tags":{"n":"%d"}}`, target, count, i)
+		return fmt.Sprintf(`{"operationType":"PRODUCE",%s,"batch":{"count":%d,"messageSizeBytes":64},"tags":{"n":"%d"}}`, daemontest.Target, count, i)
 	}
 	began := time.Now()
 	var (
@@ -154,7 +154,7 @@ func threeInstancesShareQueueAndTable(t *testing.T, _ *awsEmulator) {
 	total := 0
 	depths := make([]int, len(procs))
 	for i, p := range procs {
-		depths[i] = p.depth(t, "DEV.QUEUE.1")
+		depths[i] = p.Depth(t, "DEV.QUEUE.1")
 		total += depths[i]
 	}
 	t.Logf("messages put per instance: %v", depths)
@@ -163,10 +163,10 @@ func threeInstancesShareQueueAndTable(t *testing.T, _ *awsEmulator) {
 	}
 	for i, d := range depths {
 		if d == 0 {
-			t.Errorf("instance %s executed nothing (depths %v): the work was not shared", procs[i].name, depths)
+			t.Errorf("instance %s executed nothing (depths %v): the work was not shared", procs[i].Name, depths)
 		}
-		if n := executedBy["mqprobe/"+procs[i].name]; d != n*count {
-			t.Errorf("instance %s: depth %d, want %d: %d executions reported × %d", procs[i].name, d, n*count, n, count)
+		if n := executedBy["mqprobe/"+procs[i].Name]; d != n*count {
+			t.Errorf("instance %s: depth %d, want %d: %d executions reported × %d", procs[i].Name, d, n*count, n, count)
 		}
 	}
 	if n := sqsQueueMessages(t, env.deadLetters); n != 0 {
@@ -181,6 +181,9 @@ func threeInstancesShareQueueAndTable(t *testing.T, _ *awsEmulator) {
 // checkpoint (at most one transaction repeated, and the result says where
 // it resumed) and completes it once.
 func TestFaultKilledInstanceIsTakenOver(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: a killed process's visibility timeout and lease run out, on each emulator (~15 s)")
+	}
 	onEachEmulator(t, faultKilledInstanceIsTakenOver)
 }
 
@@ -194,18 +197,18 @@ func faultKilledInstanceIsTakenOver(t *testing.T, _ *awsEmulator) {
 	results := newResultQueue(t, env.results)
 	key := fmt.Sprintf("takeover-%d", time.Now().UnixNano()%1e9)
 	body := fmt.Sprintf(`{"operationType":"PRODUCE",%s,"batch":{"count":%d,"messageSizeBytes":64,"rateLimitPerSec":20,"transaction":{"enabled":true,"txSize":%d}}}`,
-		target, count, txSize)
+		daemontest.Target, count, txSize)
 	sent := time.Now()
 	sendCommand(t, env.commands, body, map[string]string{"Idempotency-Key": key})
 
 	// Two commits mean the first checkpoint is written (a checkpoint
 	// follows its commit, and the next transaction follows the checkpoint).
-	var victim, survivor *daemonProcess
+	var victim, survivor *daemontest.Process
 	seen := 0
 	deadline := time.Now().Add(30 * time.Second)
 	for victim == nil {
 		for i, p := range procs {
-			if d := p.depth(t, "DEV.QUEUE.1"); d >= 2*txSize {
+			if d := p.Depth(t, "DEV.QUEUE.1"); d >= 2*txSize {
 				victim, survivor, seen = p, procs[1-i], d
 				break
 			}
@@ -218,14 +221,14 @@ func faultKilledInstanceIsTakenOver(t *testing.T, _ *awsEmulator) {
 		}
 	}
 	if seen >= count {
-		t.Fatalf("instance %s finished (depth %d) before it could be killed: the command is too fast", victim.name, seen)
+		t.Fatalf("instance %s finished (depth %d) before it could be killed: the command is too fast", victim.Name, seen)
 	}
-	victim.kill(t)
+	victim.Kill(t)
 	killed := time.Now()
-	t.Logf("killed %s at depth %d, %s after sending", victim.name, seen, killed.Sub(sent).Round(time.Millisecond))
+	t.Logf("killed %s at depth %d, %s after sending", victim.Name, seen, killed.Sub(sent).Round(time.Millisecond))
 
 	tk := awaitTakeover(t, env, results, key, survivor, count, 30*time.Second)
-	t.Logf("completed %s after the kill; %s resumed from %d", time.Since(killed).Round(time.Millisecond), survivor.name, tk.from)
+	t.Logf("completed %s after the kill; %s resumed from %d", time.Since(killed).Round(time.Millisecond), survivor.Name, tk.from)
 	// At the kill at least `seen` were committed; all but the last
 	// transaction had been checkpointed.
 	if tk.from < seen-txSize || tk.from >= count || tk.from%txSize != 0 || tk.from <= 0 {
@@ -234,26 +237,26 @@ func faultKilledInstanceIsTakenOver(t *testing.T, _ *awsEmulator) {
 	}
 	// Messages the victim was seen to put past the checkpoint, committed or
 	// not: the survivor put again those the victim had committed.
-	reportFault(t, "sigkill-mid-produce", tk.figures, faultFigures{Sent: 1, Executed: 1},
+	daemontest.ReportFault(t, "sigkill-mid-produce", tk.figures, daemontest.FaultFigures{Sent: 1, Executed: 1},
 		"attempt", tk.attempt, "resumedFrom", tk.from, "seenPutBeyondCheckpoint", max(seen-tk.from, 0), "txSize", txSize)
 }
 
 // takeover is what the survivor of a handed-over PRODUCE reported.
 type takeover struct {
 	from, attempt int
-	figures       faultFigures
+	figures       daemontest.FaultFigures
 }
 
 // awaitTakeover waits for key's result and checks that survivor completed it
 // on attempt 2, resuming from a checkpoint, with the count of messages it
 // reports and holds (a dead instance's embedded queues die with it), and
 // that the record, the command queue and the result events say it ran once.
-func awaitTakeover(t *testing.T, env *localAWS, results *resultQueue, key string, survivor *daemonProcess, count int, timeout time.Duration) takeover {
+func awaitTakeover(t *testing.T, env *localAWS, results *resultQueue, key string, survivor *daemontest.Process, count int, timeout time.Duration) takeover {
 	t.Helper()
 	e := results.wait(key, 1, timeout)[0]
-	if e.Data.Status != result.StatusCompleted || e.Data.Replay || e.Data.Attempt != 2 || e.Source != "mqprobe/"+survivor.name {
+	if e.Data.Status != result.StatusCompleted || e.Data.Replay || e.Data.Attempt != 2 || e.Source != "mqprobe/"+survivor.Name {
 		t.Fatalf("result %s replay=%v attempt %d source %s error %+v; want COMPLETED on attempt 2 by %s, not a replay",
-			e.Data.Status, e.Data.Replay, e.Data.Attempt, e.Source, e.Data.Error, survivor.name)
+			e.Data.Status, e.Data.Replay, e.Data.Attempt, e.Source, e.Data.Error, survivor.Name)
 	}
 	var res struct {
 		Enqueued    int
@@ -263,7 +266,7 @@ func awaitTakeover(t *testing.T, env *localAWS, results *resultQueue, key string
 		t.Fatalf("result %s: no resumedFrom (%v)", e.Data.Result, err)
 	}
 	from := *res.ResumedFrom
-	survivorPut := survivor.depth(t, "DEV.QUEUE.1")
+	survivorPut := survivor.Depth(t, "DEV.QUEUE.1")
 	if res.Enqueued != count || survivorPut != count-from {
 		t.Errorf("enqueued %d (cumulative over attempts), survivor holds %d; want %d and %d − resumedFrom %d",
 			res.Enqueued, survivorPut, count, count, from)
@@ -274,7 +277,7 @@ func awaitTakeover(t *testing.T, env *localAWS, results *resultQueue, key string
 	}
 	waitSQSQueueDrained(t, env.commands, 15*time.Second)
 	results.quiet(key, 1, time.Second)
-	tk := takeover{from: from, attempt: e.Data.Attempt, figures: faultFigures{Sent: 1}}
+	tk := takeover{from: from, attempt: e.Data.Attempt, figures: daemontest.FaultFigures{Sent: 1}}
 	switch executions := countReceivedEvents(results.of(key), func(e receivedEvent) bool {
 		return e.Data.Status == result.StatusCompleted && !e.Data.Replay
 	}); {
@@ -293,7 +296,12 @@ func awaitTakeover(t *testing.T, env *localAWS, results *resultQueue, key string
 // and is nacked, and keeps failing on redelivery; once the topic (same ARN)
 // and its subscription are back, the next redelivery publishes the stored
 // result as a replay, and the command was executed once.
-func TestPublishFailureIsReplayed(t *testing.T) { onEachEmulator(t, publishFailureIsReplayed) }
+func TestPublishFailureIsReplayed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: redeliveries while the results topic is gone, on each emulator (~11 s)")
+	}
+	onEachEmulator(t, publishFailureIsReplayed)
+}
 
 func publishFailureIsReplayed(t *testing.T, _ *awsEmulator) {
 	const count = 6
@@ -328,12 +336,12 @@ func publishFailureIsReplayed(t *testing.T, _ *awsEmulator) {
 		attempts  []result.Data
 		published []error
 	)
-	h := start(t, inAWSMode(env), func(s *setup) {
-		s.cfg.Results.SQSQueue = ""
-		s.cfg.Results.SNSTopicARN = topic
-		s.cfg.Bus.NackDelay = 500 * time.Millisecond
-		s.cfg.Idempotency.LocalCacheSize = 0 // every redelivery reaches the store, and the gate
-		s.opts.Store.(*storetest.Counting).BeforeBegin = func(c idempotency.Claim) error {
+	h := daemontest.Start(t, inAWSMode(env), func(s *daemontest.Setup) {
+		s.Cfg.Results.SQSQueue = ""
+		s.Cfg.Results.SNSTopicARN = topic
+		s.Cfg.Bus.NackDelay = 500 * time.Millisecond
+		s.Cfg.Idempotency.LocalCacheSize = 0 // every redelivery reaches the store, and the gate
+		s.Opts.Store.(*storetest.Counting).BeforeBegin = func(c idempotency.Claim) error {
 			if c.IdempotencyKey != key {
 				return nil
 			}
@@ -345,7 +353,7 @@ func publishFailureIsReplayed(t *testing.T, _ *awsEmulator) {
 			admitted++
 			return nil
 		}
-		s.opts.WrapPublisher = func(p result.Publisher) result.Publisher {
+		s.Opts.WrapPublisher = func(p result.Publisher) result.Publisher {
 			return result.PublisherFunc(func(ctx context.Context, e result.Event) error {
 				err := p.Publish(ctx, e)
 				if e.Data.IdempotencyKey == key {
@@ -358,12 +366,12 @@ func publishFailureIsReplayed(t *testing.T, _ *awsEmulator) {
 		}
 	})
 	results := newResultQueue(t, env.results)
-	_ = h.depth("DEV.QUEUE.1") // the daemon works and the topic takes events
+	_ = h.Depth("DEV.QUEUE.1") // the daemon works and the topic takes events
 
 	if _, err := snsClient.DeleteTopic(ctx, &sns.DeleteTopicInput{TopicArn: aws.String(topic)}); err != nil {
 		t.Fatalf("delete topic: %v", err)
 	}
-	body := fmt.Sprintf(`{"operationType":"PRODUCE",%s,"batch":{"count":%d,"messageSizeBytes":64}}`, target, count)
+	body := fmt.Sprintf(`{"operationType":"PRODUCE",%s,"batch":{"count":%d,"messageSizeBytes":64}}`, daemontest.Target, count)
 	sendCommand(t, env.commands, body, map[string]string{"Idempotency-Key": key})
 
 	// The execution and at least one replay fail to publish.
@@ -441,7 +449,7 @@ func publishFailureIsReplayed(t *testing.T, _ *awsEmulator) {
 	}
 	waitSQSQueueDrained(t, env.commands, 15*time.Second)
 	results.quiet(key, 1, time.Second)
-	if d := h.depth("DEV.QUEUE.1"); d != count {
+	if d := h.Depth("DEV.QUEUE.1"); d != count {
 		t.Errorf("depth %d, want %d: executed exactly once", d, count)
 	}
 	a, p, _ = snapshot()
@@ -458,53 +466,6 @@ func publishFailureIsReplayed(t *testing.T, _ *awsEmulator) {
 }
 
 // --- daemon processes ---
-
-var daemonBinary struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// mqprobeBinary builds ./cmd/mqprobe once per test run into the
-// repository's build directory (.build/test/mqprobe, git-ignored): a
-// temporary file renamed into place, so concurrent runs never execute a
-// half-written binary.
-func mqprobeBinary(t testing.TB) string {
-	t.Helper()
-	daemonBinary.once.Do(func() {
-		root, err := testenv.RepoRoot()
-		if err != nil {
-			daemonBinary.err = err
-			return
-		}
-		dir := filepath.Join(root, ".build", "test")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			daemonBinary.err = err
-			return
-		}
-		tmp := filepath.Join(dir, fmt.Sprintf("mqprobe.tmp.%d", os.Getpid()))
-		began := time.Now()
-		cmd := exec.Command("go", "build", "-o", tmp, "./cmd/mqprobe")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			os.Remove(tmp)
-			daemonBinary.err = fmt.Errorf("go build ./cmd/mqprobe: %v\n%s", err, out)
-			return
-		}
-		final := filepath.Join(dir, "mqprobe")
-		if err := os.Rename(tmp, final); err != nil {
-			os.Remove(tmp)
-			daemonBinary.err = err
-			return
-		}
-		daemonBinary.path = final
-		fmt.Fprintf(os.Stderr, "built %s in %s\n", final, time.Since(began).Round(time.Millisecond))
-	})
-	if daemonBinary.err != nil {
-		t.Fatalf("daemon binary: %v", daemonBinary.err)
-	}
-	return daemonBinary.path
-}
 
 // daemonProcessEnv is the configuration of a daemon process on env, as
 // MQPROBE_* variables (plus extra); the port and instance are added per
@@ -528,35 +489,23 @@ func daemonProcessEnv(env *localAWS, extra map[string]string) map[string]string 
 	return vars
 }
 
-// daemonProcess is one `mqprobe run` process.
-type daemonProcess struct {
-	name   string
-	base   string // http://127.0.0.1:port
-	cmd    *exec.Cmd
-	log    string // its stderr
-	exited chan struct{}
-	err    error // cmd.Wait's, once exited is closed
-	// stoppedByTest is set by stop: an exit after it is expected.
-	stoppedByTest atomic.Bool
-}
-
 // startDaemonProcesses starts n daemon processes at once with vars and waits
 // until each is ready. A cleanup stops them all with SIGTERM (SIGKILL after
 // 20s) and prints their logs if the test failed; a watchdog kills them
 // before the test binary's own timeout would leave them orphaned.
-func startDaemonProcesses(t *testing.T, n int, vars map[string]string) []*daemonProcess {
+func startDaemonProcesses(t *testing.T, n int, vars map[string]string) []*daemontest.Process {
 	t.Helper()
-	bin := mqprobeBinary(t)
+	bin := daemontest.Binary(t)
 	dir := t.TempDir()
-	procs := make([]*daemonProcess, n)
-	var started []*daemonProcess
+	procs := make([]*daemontest.Process, n)
+	var started []*daemontest.Process
 	var mu sync.Mutex
 	stopAll := func(sig os.Signal) {
 		mu.Lock()
 		ps := slices.Clone(started)
 		mu.Unlock()
 		for _, p := range ps {
-			p.stop(sig)
+			p.Stop(sig)
 		}
 	}
 	var watchdog *time.Timer
@@ -570,15 +519,15 @@ func startDaemonProcesses(t *testing.T, n int, vars map[string]string) []*daemon
 		mu.Lock()
 		ps := slices.Clone(started)
 		mu.Unlock()
-		died := map[*daemonProcess]bool{}
+		died := map[*daemontest.Process]bool{}
 		for _, p := range procs {
 			if p == nil {
 				continue
 			}
 			select {
-			case <-p.exited:
-				if died[p] = !p.killedByTest() && !p.stoppedByTest.Load(); died[p] {
-					t.Errorf("%s died during the test: %v", p.name, p.err)
+			case <-p.Exited:
+				if died[p] = !p.KilledByTest() && !p.StoppedByTest.Load(); died[p] {
+					t.Errorf("%s died during the test: %v", p.Name, p.Err)
 				}
 			default:
 			}
@@ -588,16 +537,16 @@ func startDaemonProcesses(t *testing.T, n int, vars map[string]string) []*daemon
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				p.stop(syscall.SIGTERM)
+				p.Stop(syscall.SIGTERM)
 			}()
 		}
 		wg.Wait()
 		for _, p := range ps {
-			if p.err != nil && !p.killedByTest() && !died[p] && slices.Contains(procs, p) {
-				t.Errorf("%s: exited with %v after SIGTERM", p.name, p.err)
+			if p.Err != nil && !p.KilledByTest() && !died[p] && slices.Contains(procs, p) {
+				t.Errorf("%s: exited with %v after SIGTERM", p.Name, p.Err)
 			}
 			if t.Failed() {
-				t.Logf("%s (%s) stderr:\n%s", p.name, p.base, procLogTail(p.log, 32<<10))
+				t.Logf("%s (%s) stderr:\n%s", p.Name, p.Base, daemontest.LogTail(p.Log, 32<<10))
 			}
 		}
 	})
@@ -625,7 +574,7 @@ func startDaemonProcesses(t *testing.T, n int, vars map[string]string) []*daemon
 				}
 				if p != nil {
 					select {
-					case <-p.exited: // died early (port taken?): retry
+					case <-p.Exited: // died early (port taken?): retry
 					default:
 						return // alive but not ready: give up
 					}
@@ -642,49 +591,49 @@ func startDaemonProcesses(t *testing.T, n int, vars map[string]string) []*daemon
 
 // launchDaemonProcess starts one process and waits (up to 30s) until it is
 // ready. It returns the process whenever one was started.
-func launchDaemonProcess(bin, dir, logName, name string, vars map[string]string) (*daemonProcess, error) {
-	port, err := freeLoopbackPort()
+func launchDaemonProcess(bin, dir, logName, name string, vars map[string]string) (*daemontest.Process, error) {
+	port, err := daemontest.FreeLoopbackPort()
 	if err != nil {
 		return nil, err
 	}
-	p := &daemonProcess{name: name, base: "http://127.0.0.1:" + port, log: filepath.Join(dir, logName+".log"), exited: make(chan struct{})}
-	logFile, err := os.Create(p.log)
+	p := &daemontest.Process{Name: name, Base: "http://127.0.0.1:" + port, Log: filepath.Join(dir, logName+".log"), Exited: make(chan struct{})}
+	logFile, err := os.Create(p.Log)
 	if err != nil {
 		return nil, err
 	}
 	defer logFile.Close()
-	p.cmd = exec.Command(bin, "run")
-	p.cmd.Dir = dir
-	p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
+	p.Cmd = exec.Command(bin, "run")
+	p.Cmd.Dir = dir
+	p.Cmd.Stdout, p.Cmd.Stderr = logFile, logFile
 	all := maps.Clone(vars)
 	all["MQPROBE_HTTP_ADDR"] = "127.0.0.1:" + port
 	all["MQPROBE_INSTANCEID"] = name
-	p.cmd.Env = processEnv(all)
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{}
-	dieWithParent(p.cmd.SysProcAttr)
+	p.Cmd.Env = processEnv(all)
+	p.Cmd.SysProcAttr = &syscall.SysProcAttr{}
+	daemontest.DieWithParent(p.Cmd.SysProcAttr)
 	// Pdeathsig follows the thread that forks: keep it one that lives.
 	runtime.LockOSThread()
-	err = p.cmd.Start()
+	err = p.Cmd.Start()
 	runtime.UnlockOSThread()
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
 	go func() {
-		p.err = p.cmd.Wait()
-		close(p.exited)
+		p.Err = p.Cmd.Wait()
+		close(p.Exited)
 	}()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if status, _, _ := p.get("/health/ready"); status == http.StatusOK {
+		if status, _, _ := p.Get("/health/ready"); status == http.StatusOK {
 			return p, nil
 		}
 		select {
-		case <-p.exited:
-			return p, fmt.Errorf("%s exited before it was ready (%v):\n%s", name, p.err, procLogTail(p.log, 4<<10))
+		case <-p.Exited:
+			return p, fmt.Errorf("%s exited before it was ready (%v):\n%s", name, p.Err, daemontest.LogTail(p.Log, 4<<10))
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return p, fmt.Errorf("%s not ready within 30s:\n%s", name, procLogTail(p.log, 4<<10))
+			return p, fmt.Errorf("%s not ready within 30s:\n%s", name, daemontest.LogTail(p.Log, 4<<10))
 		}
 	}
 }
@@ -706,112 +655,6 @@ func processEnv(vars map[string]string) []string {
 		env = append(env, k+"="+all[k])
 	}
 	return env
-}
-
-// dieWithParent asks, where the OS can (Linux: Pdeathsig), for SIGKILL to
-// the child when the test binary dies without its cleanups (killed, or its
-// output pipe closed): no daemon outlives a run. Set by name, as the field
-// exists only on some systems; elsewhere the cleanups and the watchdog of
-// startDaemonProcesses are all there is.
-func dieWithParent(attr *syscall.SysProcAttr) {
-	if f := reflect.ValueOf(attr).Elem().FieldByName("Pdeathsig"); f.IsValid() && f.CanSet() && f.Type() == reflect.TypeOf(syscall.SIGKILL) {
-		f.Set(reflect.ValueOf(syscall.SIGKILL))
-	}
-}
-
-func freeLoopbackPort() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	_, port, err := net.SplitHostPort(l.Addr().String())
-	return port, err
-}
-
-// stop signals the process unless it has exited, and waits for it, killing
-// it if it is still there after 20s.
-func (p *daemonProcess) stop(sig os.Signal) {
-	select {
-	case <-p.exited:
-		return
-	default:
-	}
-	p.stoppedByTest.Store(true)
-	_ = p.cmd.Process.Signal(sig)
-	select {
-	case <-p.exited:
-	case <-time.After(20 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.exited
-	}
-}
-
-// kill ends the process with SIGKILL, as a crash would.
-func (p *daemonProcess) kill(t testing.TB) {
-	t.Helper()
-	if err := p.cmd.Process.Kill(); err != nil {
-		t.Fatalf("kill %s: %v", p.name, err)
-	}
-	<-p.exited
-}
-
-// killedByTest reports whether the process ended on SIGKILL (kill, or stop
-// after its grace period).
-func (p *daemonProcess) killedByTest() bool {
-	var ee *exec.ExitError
-	if !errors.As(p.err, &ee) {
-		return false
-	}
-	ws, ok := ee.Sys().(syscall.WaitStatus)
-	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
-}
-
-var processHTTP = &http.Client{Timeout: 10 * time.Second}
-
-func (p *daemonProcess) get(path string) (int, []byte, error) {
-	resp, err := processHTTP.Get(p.base + path)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	return resp.StatusCode, body, err
-}
-
-// depth reads a queue's depth on this process's queue manager, through its
-// API.
-func (p *daemonProcess) depth(t testing.TB, queue string) int {
-	t.Helper()
-	resp, err := processHTTP.Post(p.base+"/queue/depth", "application/json",
-		strings.NewReader(fmt.Sprintf(`{"target":{"queueManager":"QM1","queue":%q}}`, queue)))
-	if err != nil {
-		t.Fatalf("%s: depth: %v", p.name, err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	var out struct {
-		Result struct{ CurrentDepth *int }
-	}
-	if err := json.Unmarshal(body, &out); err != nil || resp.StatusCode != http.StatusOK || out.Result.CurrentDepth == nil {
-		t.Fatalf("%s: depth: %d %s", p.name, resp.StatusCode, body)
-	}
-	return *out.Result.CurrentDepth
-}
-
-// procLogTail is the end of a file, at most n bytes.
-func procLogTail(path string, n int) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Sprintf("(%v)", err)
-	}
-	if len(data) > n {
-		data = append([]byte("…"), data[len(data)-n:]...)
-	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return "(empty)"
-	}
-	return string(data)
 }
 
 // --- queues ---

@@ -1,4 +1,4 @@
-package daemon_test
+package awsmode_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/awsbus"
 	"github.com/mqprobe/mqprobe/internal/config"
+	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/idempotency/dynamodb"
 	"github.com/mqprobe/mqprobe/internal/idempotency/sqlstore"
@@ -25,6 +26,9 @@ import (
 // port with the same data. Nothing may run without a record, and every
 // command must complete exactly once after the recovery.
 func TestFaultStoreDown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: a 10 s store outage in a 200-command stream, on PostgreSQL and dynalite (~30 s)")
+	}
 	ctx := context.Background()
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
@@ -33,9 +37,9 @@ func TestFaultStoreDown(t *testing.T) {
 		if err != nil {
 			t.Fatalf("open the private PostgreSQL: %v", err)
 		}
-		runStoreOutage(t, "store-postgres-down", srv, store, func(s *setup) {
-			s.cfg.Idempotency.Store = config.StorePostgres
-			s.cfg.Idempotency.Postgres.DSN = srv.Endpoint
+		runStoreOutage(t, "store-postgres-down", srv, store, func(s *daemontest.Setup) {
+			s.Cfg.Idempotency.Store = config.StorePostgres
+			s.Cfg.Idempotency.Postgres.DSN = srv.Endpoint
 		})
 	})
 	t.Run("dynamodb", func(t *testing.T) {
@@ -51,16 +55,16 @@ func TestFaultStoreDown(t *testing.T) {
 		if _, err := store.EnsureTable(ctx); err != nil {
 			t.Fatalf("create table on the private dynalite: %v", err)
 		}
-		runStoreOutage(t, "store-dynamodb-down", srv, store, func(s *setup) {
-			s.cfg.Idempotency.Store = config.StoreDynamoDB
-			s.cfg.Idempotency.DynamoDB.Table = table
+		runStoreOutage(t, "store-dynamodb-down", srv, store, func(s *daemontest.Setup) {
+			s.Cfg.Idempotency.Store = config.StoreDynamoDB
+			s.Cfg.Idempotency.DynamoDB.Table = table
 		})
 	})
 }
 
 // runStoreOutage sends a stream of paced PRODUCEs over SQS to a daemon on
 // store, takes srv down for 10 s in the middle of it, and counts.
-func runStoreOutage(t *testing.T, name string, srv *testenv.Private, store idempotency.Store, useStore func(*setup)) {
+func runStoreOutage(t *testing.T, name string, srv *testenv.Private, store idempotency.Store, useStore func(*daemontest.Setup)) {
 	const (
 		commands, count, txSize, rate = 200, 4, 2, 20
 		concurrency                   = 4 // commands a daemon runs at once (sqs.maxMessages)
@@ -72,14 +76,14 @@ func runStoreOutage(t *testing.T, name string, srv *testenv.Private, store idemp
 	// below the receive count that would move it to the dead-letter queue.
 	env := newLocalAWS(t, 100)
 	watched := &failureCountingStore{Store: store}
-	h := start(t, inAWSMode(env), func(s *setup) {
+	h := daemontest.Start(t, inAWSMode(env), func(s *daemontest.Setup) {
 		useStore(s)
-		s.opts.Store = watched
-		s.cfg.SQS.MaxMessages = concurrency
+		s.Opts.Store = watched
+		s.Cfg.SQS.MaxMessages = concurrency
 	})
 	results := newResultQueue(t, env.results)
 
-	run := faultRun()
+	run := daemontest.FaultRun()
 	keys := make([]string, commands)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("%s-%s-%03d", name, run, i)
@@ -87,7 +91,7 @@ func runStoreOutage(t *testing.T, name string, srv *testenv.Private, store idemp
 	sent := make(chan error, 1)
 	go func() {
 		for _, key := range keys {
-			if err := trySendCommand(env.commands, faultProduce(key, "DEV.QUEUE.1", count, txSize, rate), map[string]string{"Idempotency-Key": key}); err != nil {
+			if err := trySendCommand(env.commands, daemontest.FaultProduce(key, "DEV.QUEUE.1", count, txSize, rate), map[string]string{"Idempotency-Key": key}); err != nil {
 				sent <- fmt.Errorf("send %s: %w", key, err)
 				return
 			}
@@ -104,9 +108,9 @@ func runStoreOutage(t *testing.T, name string, srv *testenv.Private, store idemp
 	failuresAtDown := watched.failures.Load()
 	// Commands claimed before the outage may finish their puts; nothing
 	// else may put while no record can be written.
-	depthAtDown := queueDepth(t, h.backend, "DEV.QUEUE.1")
+	depthAtDown := daemontest.QueueDepth(t, h.Backend, "DEV.QUEUE.1")
 	time.Sleep(downFor)
-	depthAtUp := queueDepth(t, h.backend, "DEV.QUEUE.1")
+	depthAtUp := daemontest.QueueDepth(t, h.Backend, "DEV.QUEUE.1")
 	failedCalls := watched.failures.Load() - failuresAtDown
 	if err := srv.Up(); err != nil {
 		t.Fatalf("bring the store back: %v", err)
@@ -136,13 +140,13 @@ func runStoreOutage(t *testing.T, name string, srv *testenv.Private, store idemp
 	waitSQSQueueDrained(t, env.commands, 30*time.Second)
 	results.collectFor(t, time.Second) // anything published late
 
-	puts := putsByKey(t, h.backend, "DEV.QUEUE.1")
+	puts := putsByKey(t, h.Backend, "DEV.QUEUE.1")
 	got, problems := tally(keys, count, puts, eventsByKey(cloudEvents(results.received())))
 	reportProblems(t, problems)
 	// Every effect on MQ has its record, completed.
 	for key := range puts {
 		if key == "" {
-			t.Errorf("%d messages on DEV.QUEUE.1 without a %s property", puts[key], faultKeyProperty)
+			t.Errorf("%d messages on DEV.QUEUE.1 without a %s property", puts[key], daemontest.FaultKeyProperty)
 			continue
 		}
 		rec, ok, err := store.Get(ctx, "PRODUCE#"+key)
@@ -153,6 +157,6 @@ func runStoreOutage(t *testing.T, name string, srv *testenv.Private, store idemp
 	if n := sqsQueueMessages(t, env.deadLetters); n != 0 {
 		t.Errorf("%d commands in the dead-letter queue", n)
 	}
-	reportFault(t, name, got, faultFigures{Sent: commands, Executed: commands},
+	daemontest.ReportFault(t, name, got, daemontest.FaultFigures{Sent: commands, Executed: commands},
 		"storeDownSeconds", downFor.Seconds(), "failedStoreCalls", failedCalls)
 }

@@ -1,4 +1,4 @@
-package daemon_test
+package awsmode_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/mqprobe/mqprobe/internal/awsbus"
+	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/idempotency/dynamodb"
 	"github.com/mqprobe/mqprobe/internal/result"
 )
@@ -29,6 +30,9 @@ import (
 // recovers and drains it, each command once. (Commands waiting inside a
 // queue across the restart would be lost by goaws itself, not the daemon.)
 func TestFaultGoawsRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: a 5 s goaws outage and the backlog it leaves (~15 s)")
+	}
 	const (
 		before, backlog, count = 20, 50, 3
 		outage                 = 5 * time.Second
@@ -60,17 +64,17 @@ func TestFaultGoawsRestart(t *testing.T) {
 		t.Fatalf("create table: %v", err)
 	}
 	receiveErrors := &logCounter{substr: "Cannot connect receive messages"}
-	h := start(t, inAWSMode(env), func(s *setup) { s.opts.Log = slog.New(receiveErrors) })
+	h := daemontest.Start(t, inAWSMode(env), func(s *daemontest.Setup) { s.Opts.Log = slog.New(receiveErrors) })
 	results := &privateResults{t: t, client: client, url: env.results}
 
-	run := faultRun()
+	run := daemontest.FaultRun()
 	keys := make([]string, before+backlog)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("%s-%s-%03d", name, run, i)
 	}
 	send := func(key string) error {
 		_, err := client.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(env.commands),
-			MessageBody: aws.String(faultProduce(key, "DEV.QUEUE.1", count, count, 0)),
+			MessageBody: aws.String(daemontest.FaultProduce(key, "DEV.QUEUE.1", count, count, 0)),
 			MessageAttributes: map[string]sqstypes.MessageAttributeValue{
 				"Idempotency-Key": {DataType: aws.String("String"), StringValue: aws.String(key)}}})
 		return err
@@ -137,9 +141,9 @@ func TestFaultGoawsRestart(t *testing.T) {
 	waitDrained(t, client, env.commands, 15*time.Second)
 	results.collectFor(time.Second) // anything published late
 
-	got, problems := tally(keys, count, putsByKey(t, h.backend, "DEV.QUEUE.1"), results.byKey())
+	got, problems := tally(keys, count, putsByKey(t, h.Backend, "DEV.QUEUE.1"), results.byKey())
 	reportProblems(t, problems)
-	reportFault(t, name, got, faultFigures{Sent: len(keys), Executed: len(keys)},
+	daemontest.ReportFault(t, name, got, daemontest.FaultFigures{Sent: len(keys), Executed: len(keys)},
 		"backlog", backlog, "outageSeconds", outage.Seconds(), "failedSends", sent.failed, "failedReceives", receiveErrors.n.Load())
 }
 

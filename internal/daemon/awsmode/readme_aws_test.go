@@ -1,4 +1,4 @@
-package daemon_test
+package awsmode_test
 
 import (
 	"context"
@@ -26,7 +26,12 @@ import (
 // and HOME, against the resources `make dev-aws` creates and a daemon on
 // configs/aws-local.yaml. The one change is the walkthrough's endpoint line,
 // pointed at the emulator.
-func TestREADMEAWSWalkthrough(t *testing.T) { onEachEmulator(t, readmeAWSWalkthrough) }
+func TestREADMEAWSWalkthrough(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: the README's AWS CLI walkthrough on each emulator (~20-60 s)")
+	}
+	onEachEmulator(t, readmeAWSWalkthrough)
+}
 
 func readmeAWSWalkthrough(t *testing.T, e *awsEmulator) {
 	cli, err := exec.LookPath("aws")
@@ -122,10 +127,10 @@ func devAWSResources(t *testing.T) string {
 	}
 	clear()
 	t.Cleanup(clear)
-	_, dlqARN := newQueue(t, "mqprobe-commands-dlq", nil)
-	newQueue(t, "mqprobe-commands", map[string]string{"VisibilityTimeout": "60",
+	_, dlqARN := testenv.NewQueue(t, sqsClient, "mqprobe-commands-dlq", nil)
+	testenv.NewQueue(t, sqsClient, "mqprobe-commands", map[string]string{"VisibilityTimeout": "60",
 		"RedrivePolicy": `{"deadLetterTargetArn":"` + dlqARN + `","maxReceiveCount":"5"}`})
-	_, resultsARN := newQueue(t, "mqprobe-results", nil)
+	_, resultsARN := testenv.NewQueue(t, sqsClient, "mqprobe-results", nil)
 	topic, err := snsClient.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String("mqprobe-results")})
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package daemon_test
+package awsmode_test
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/mqprobe/mqprobe/internal/awsbus"
+	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/idempotency/dynamodb"
 	"github.com/mqprobe/mqprobe/internal/mq"
@@ -42,13 +43,18 @@ func cloudEvents(evs []receivedEvent) []result.Event {
 
 // TestSQSOutcomeRows walks SPEC §6 through real SQS and DynamoDB, reading
 // results where subscribers read them: the results queue.
-func TestSQSOutcomeRows(t *testing.T) { onEachEmulator(t, sqsOutcomeRows) }
+func TestSQSOutcomeRows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: every outcome row over SQS, waiting out redeliveries, on both emulators (~30 s)")
+	}
+	onEachEmulator(t, sqsOutcomeRows)
+}
 
 func sqsOutcomeRows(t *testing.T, _ *awsEmulator) {
 	env := newLocalAWS(t, 10)
 	var failPublish sync.Map
-	h := start(t, inAWSMode(env), func(s *setup) {
-		s.opts.WrapPublisher = func(p result.Publisher) result.Publisher {
+	h := daemontest.Start(t, inAWSMode(env), func(s *daemontest.Setup) {
+		s.Opts.WrapPublisher = func(p result.Publisher) result.Publisher {
 			return result.PublisherFunc(func(ctx context.Context, e result.Event) error {
 				if v, ok := failPublish.Load(e.Data.IdempotencyKey); ok && v.(int) > 0 {
 					failPublish.Store(e.Data.IdempotencyKey, v.(int)-1)
@@ -69,10 +75,10 @@ func sqsOutcomeRows(t *testing.T, _ *awsEmulator) {
 		sendCommand(t, env.commands, awsProduce("DEV.QUEUE.3", 8, ""), map[string]string{"Idempotency-Key": "sqs-1"})
 		evs := results.wait("sqs-1", 3, wait)
 		want := map[string]int{"COMPLETED": 1, "COMPLETED/replay": 1, "REJECTED/IDEMPOTENCY_KEY_REUSED": 1}
-		if fmt.Sprint(summary(cloudEvents(evs))) != fmt.Sprint(want) {
-			t.Errorf("events %v, want %v", summary(cloudEvents(evs)), want)
+		if fmt.Sprint(daemontest.Summary(cloudEvents(evs))) != fmt.Sprint(want) {
+			t.Errorf("events %v, want %v", daemontest.Summary(cloudEvents(evs)), want)
 		}
-		if d := h.depth("DEV.QUEUE.3"); d != 7 {
+		if d := h.Depth("DEV.QUEUE.3"); d != 7 {
 			t.Errorf("depth %d, want 7", d)
 		}
 		for _, e := range evs {
@@ -100,22 +106,22 @@ func sqsOutcomeRows(t *testing.T, _ *awsEmulator) {
 	})
 
 	t.Run("in progress is redelivered until it replays", func(t *testing.T) {
-		before := h.depth("DEV.QUEUE.2")
+		before := h.Depth("DEV.QUEUE.2")
 		body := awsProduce("DEV.QUEUE.2", 8, `,"rateLimitPerSec":4`)
 		sendCommand(t, env.commands, body, map[string]string{"Idempotency-Key": "sqs-slow"})
 		time.Sleep(300 * time.Millisecond)
 		sendCommand(t, env.commands, body, map[string]string{"Idempotency-Key": "sqs-slow"})
 		evs := results.wait("sqs-slow", 2, wait)
-		if fmt.Sprint(summary(cloudEvents(evs))) != fmt.Sprint(map[string]int{"COMPLETED": 1, "COMPLETED/replay": 1}) {
-			t.Errorf("events %v", summary(cloudEvents(evs)))
+		if fmt.Sprint(daemontest.Summary(cloudEvents(evs))) != fmt.Sprint(map[string]int{"COMPLETED": 1, "COMPLETED/replay": 1}) {
+			t.Errorf("events %v", daemontest.Summary(cloudEvents(evs)))
 		}
-		if d := h.depth("DEV.QUEUE.2"); d != before+8 {
+		if d := h.Depth("DEV.QUEUE.2"); d != before+8 {
 			t.Errorf("depth grew by %d, want exactly 8", d-before)
 		}
 	})
 
 	t.Run("transient failure publishes nothing, the redelivery completes", func(t *testing.T) {
-		h.backend.Faults().FailNth(mq.VerbPut, 1, mq.ReasonQMgrQuiescing)
+		h.Backend.Faults().FailNth(mq.VerbPut, 1, mq.ReasonQMgrQuiescing)
 		sendCommand(t, env.commands, awsProduce("DEV.QUEUE.2", 5, ""), map[string]string{"Idempotency-Key": "sqs-transient"})
 		e := results.wait("sqs-transient", 1, wait)[0]
 		if e.Data.Status != result.StatusCompleted || e.Data.Attempt != 2 {
@@ -136,7 +142,7 @@ func sqsOutcomeRows(t *testing.T, _ *awsEmulator) {
 	t.Run("store unavailable runs nothing until it is back", func(t *testing.T) {
 		var mu sync.Mutex
 		down := true
-		h.store.BeforeBegin = func(c idempotency.Claim) error {
+		h.Store.BeforeBegin = func(c idempotency.Claim) error {
 			mu.Lock()
 			defer mu.Unlock()
 			if down && strings.HasSuffix(c.PK, "#sqs-down") {
@@ -144,7 +150,7 @@ func sqsOutcomeRows(t *testing.T, _ *awsEmulator) {
 			}
 			return nil
 		}
-		defer func() { h.store.BeforeBegin = nil }()
+		defer func() { h.Store.BeforeBegin = nil }()
 		sendCommand(t, env.commands, `{"operationType":"DEPTH","target":{"queueManager":"QM1","queue":"DEV.QUEUE.3"}}`, map[string]string{"Idempotency-Key": "sqs-down"})
 		results.quiet("sqs-down", 0, 1500*time.Millisecond)
 		mu.Lock()
@@ -157,13 +163,13 @@ func sqsOutcomeRows(t *testing.T, _ *awsEmulator) {
 
 	t.Run("failed publish is redelivered and replayed, not re-executed", func(t *testing.T) {
 		failPublish.Store("sqs-pub", 1)
-		before := h.depth("DEV.QUEUE.1")
+		before := h.Depth("DEV.QUEUE.1")
 		sendCommand(t, env.commands, awsProduce("DEV.QUEUE.1", 4, ""), map[string]string{"Idempotency-Key": "sqs-pub"})
 		e := results.wait("sqs-pub", 1, wait)[0]
 		if e.Data.Status != result.StatusCompleted || !e.Data.Replay {
 			t.Errorf("event %+v, want the replay of the recorded completion", e.Data)
 		}
-		if d := h.depth("DEV.QUEUE.1"); d != before+4 {
+		if d := h.Depth("DEV.QUEUE.1"); d != before+4 {
 			t.Errorf("depth grew by %d, want 4", d-before)
 		}
 	})
@@ -176,10 +182,10 @@ func TestCommandsThroughSNS(t *testing.T) { onEachEmulator(t, commandsThroughSNS
 
 func commandsThroughSNS(t *testing.T, _ *awsEmulator) {
 	env := newLocalAWS(t, 10)
-	h := start(t, inAWSMode(env))
+	h := daemontest.Start(t, inAWSMode(env))
 	results := newResultQueue(t, env.results)
 	ctx := context.Background()
-	_, queueARN := newQueue(t, env.commandsName, nil) // CreateQueue is idempotent: the ARN
+	_, queueARN := testenv.NewQueue(t, sqsClient, env.commandsName, nil) // CreateQueue is idempotent: the ARN
 	for _, raw := range []bool{true, false} {
 		topic, err := snsClient.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String(uniqueName(t))})
 		if err != nil {
@@ -201,7 +207,7 @@ func commandsThroughSNS(t *testing.T, _ *awsEmulator) {
 			t.Errorf("raw=%v: event %+v", raw, e.Data)
 		}
 	}
-	if d := h.depth("DEV.QUEUE.3"); d != 6 {
+	if d := h.Depth("DEV.QUEUE.3"); d != 6 {
 		t.Errorf("depth %d, want 6", d)
 	}
 }
@@ -212,12 +218,15 @@ func commandsThroughSNS(t *testing.T, _ *awsEmulator) {
 // rule whose two targets are the command queue; elsewhere it is sent as a
 // rule sends it, twice.
 func TestEventBridgeEventIsKeyedByItsID(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: an event delivered twice, through a real EventBridge rule on moto (~6 s)")
+	}
 	onEachEmulator(t, eventBridgeEventIsKeyedByItsID)
 }
 
 func eventBridgeEventIsKeyedByItsID(t *testing.T, e *awsEmulator) {
 	env := newLocalAWS(t, 10)
-	h := start(t, inAWSMode(env))
+	h := daemontest.Start(t, inAWSMode(env))
 	results := newResultQueue(t, env.results)
 	detail := awsProduce("DEV.QUEUE.3", 2, "")
 	var id string
@@ -232,10 +241,10 @@ func eventBridgeEventIsKeyedByItsID(t *testing.T, e *awsEmulator) {
 		sendCommand(t, env.commands, event, nil)
 	}
 	evs := results.wait(id, 2, 20*time.Second)
-	if fmt.Sprint(summary(cloudEvents(evs))) != fmt.Sprint(map[string]int{"COMPLETED": 1, "COMPLETED/replay": 1}) {
-		t.Errorf("events %v", summary(cloudEvents(evs)))
+	if fmt.Sprint(daemontest.Summary(cloudEvents(evs))) != fmt.Sprint(map[string]int{"COMPLETED": 1, "COMPLETED/replay": 1}) {
+		t.Errorf("events %v", daemontest.Summary(cloudEvents(evs)))
 	}
-	if d := h.depth("DEV.QUEUE.3"); d != 2 {
+	if d := h.Depth("DEV.QUEUE.3"); d != 2 {
 		t.Errorf("depth %d, want 2", d)
 	}
 }
@@ -291,7 +300,7 @@ func duplicateCostsOnePutItem(t *testing.T, e *awsEmulator) {
 		t.Fatal(err)
 	}
 	client := awsdynamodb.NewFromConfig(cfg, func(o *awsdynamodb.Options) { o.BaseEndpoint = aws.String(wire.URL) })
-	start(t, inAWSMode(env), func(s *setup) { s.opts.Store = dynamodb.New(client, env.table) })
+	daemontest.Start(t, inAWSMode(env), func(s *daemontest.Setup) { s.Opts.Store = dynamodb.New(client, env.table) })
 	results := newResultQueue(t, env.results)
 	body := awsProduce("DEV.QUEUE.3", 3, "")
 	sendCommand(t, env.commands, body, map[string]string{"Idempotency-Key": "dup-cost"})
@@ -319,11 +328,11 @@ func TestTraceThroughSQS(t *testing.T) {
 	env := newLocalAWS(t, 10)
 	rec := tracetest.NewSpanRecorder()
 	// The daemon builds its own, instrumented, DynamoDB client.
-	start(t, inAWSMode(env), recording(rec), func(s *setup) { s.opts.Store = nil })
+	daemontest.Start(t, inAWSMode(env), daemontest.Recording(rec), func(s *daemontest.Setup) { s.Opts.Store = nil })
 	results := newResultQueue(t, env.results)
-	sendCommand(t, env.commands, awsProduce("DEV.QUEUE.1", 150, ""), map[string]string{"Idempotency-Key": "sqs-traced", "traceparent": callerTraceParent})
+	sendCommand(t, env.commands, awsProduce("DEV.QUEUE.1", 150, ""), map[string]string{"Idempotency-Key": "sqs-traced", "traceparent": daemontest.CallerTraceParent})
 	e := results.wait("sqs-traced", 1, 20*time.Second)[0]
-	if !strings.Contains(e.TraceParent, callerTraceID) || !strings.Contains(e.Attributes["traceparent"], callerTraceID) {
+	if !strings.Contains(e.TraceParent, daemontest.CallerTraceID) || !strings.Contains(e.Attributes["traceparent"], daemontest.CallerTraceID) {
 		t.Errorf("result traceparent %q / attribute %q", e.TraceParent, e.Attributes["traceparent"])
 	}
 	// The process span ends after its result is out; wait for it.
@@ -332,7 +341,7 @@ func TestTraceThroughSQS(t *testing.T) {
 		inTrace = inTrace[:0]
 		ended := false
 		for _, s := range rec.Ended() {
-			if s.SpanContext().TraceID().String() == callerTraceID {
+			if s.SpanContext().TraceID().String() == daemontest.CallerTraceID {
 				inTrace = append(inTrace, s)
 				ended = ended || s.Name() == "process"
 			}
@@ -341,7 +350,7 @@ func TestTraceThroughSQS(t *testing.T) {
 			break
 		}
 	}
-	got := tree(t, inTrace, callerTraceID)
+	got := daemontest.Tree(t, inTrace, daemontest.CallerTraceID)
 	for _, want := range []string{
 		"(caller) > process",
 		"process > idempotency",

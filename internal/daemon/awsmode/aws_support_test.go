@@ -1,4 +1,4 @@
-package daemon_test
+package awsmode_test
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/awsbus"
 	"github.com/mqprobe/mqprobe/internal/config"
+	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/idempotency/dynamodb"
 	"github.com/mqprobe/mqprobe/internal/idempotency/storetest"
 	"github.com/mqprobe/mqprobe/internal/result"
@@ -51,6 +52,9 @@ type awsEmulator struct {
 // emulators are goaws+dynalite and moto.
 var emulators []*awsEmulator
 
+// TestMain clears the machine environment (testenv.UnsetMachineEnv) and
+// runs the tests with goaws, dynalite and moto: those the MQPROBE_TEST_*
+// endpoint variables name, or private ones it starts and stops.
 func TestMain(m *testing.M) {
 	os.Exit(runWithLocalAWS(m))
 }
@@ -168,13 +172,13 @@ type localAWS struct {
 func newLocalAWS(t testing.TB, maxReceiveCount int) *localAWS {
 	t.Helper()
 	env := &localAWS{}
-	dlqURL, dlqARN := newQueue(t, uniqueName(t)+"-dlq", nil)
+	dlqURL, dlqARN := testenv.NewQueue(t, sqsClient, uniqueName(t)+"-dlq", nil)
 	env.deadLetters = dlqURL
 	redrive := fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":"%d"}`, dlqARN, maxReceiveCount)
 	env.commandsName = uniqueName(t) + "-commands"
-	env.commands, _ = newQueue(t, env.commandsName, map[string]string{"RedrivePolicy": redrive, "VisibilityTimeout": "5"})
+	env.commands, _ = testenv.NewQueue(t, sqsClient, env.commandsName, map[string]string{"RedrivePolicy": redrive, "VisibilityTimeout": "5"})
 	env.resultsName = uniqueName(t) + "-results"
-	env.results, _ = newQueue(t, env.resultsName, nil)
+	env.results, _ = testenv.NewQueue(t, sqsClient, env.resultsName, nil)
 	env.table = uniqueName(t) + "-table"
 	if _, err := dynamodb.New(ddbClient, env.table).EnsureTable(context.Background()); err != nil {
 		t.Fatalf("create table: %v", err)
@@ -182,39 +186,22 @@ func newLocalAWS(t testing.TB, maxReceiveCount int) *localAWS {
 	return env
 }
 
-func newQueue(t testing.TB, name string, attrs map[string]string) (url, arn string) {
-	t.Helper()
-	ctx := context.Background()
-	out, err := sqsClient.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: attrs})
-	if err != nil {
-		t.Fatalf("create queue %s: %v", name, err)
-	}
-	url = aws.ToString(out.QueueUrl)
-	t.Cleanup(func() { _, _ = sqsClient.DeleteQueue(ctx, &sqs.DeleteQueueInput{QueueUrl: aws.String(url)}) })
-	got, err := sqsClient.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url),
-		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})
-	if err != nil {
-		t.Fatalf("queue ARN: %v", err)
-	}
-	return url, got.Attributes[string(sqstypes.QueueAttributeNameQueueArn)]
-}
-
 // inAWSMode runs the daemon on env: commands from SQS, results to SQS,
 // records in DynamoDB (counted, so tests can break the store).
-func inAWSMode(env *localAWS) func(*setup) {
-	return func(s *setup) {
-		s.cfg.Mode = config.ModeAWS
-		s.cfg.SQS.CommandQueue = env.commandsName
-		s.cfg.SQS.WaitTimeSeconds = 1
-		s.cfg.SQS.VisibilityTimeout = 5 * time.Second
-		s.cfg.SQS.MaxMessages = 4
-		s.cfg.Results.SQSQueue = env.resultsName
-		s.cfg.Idempotency.Store = config.StoreDynamoDB
-		s.cfg.Idempotency.DynamoDB.Table = env.table
-		s.cfg.Bus.NackDelay = time.Second
+func inAWSMode(env *localAWS) func(*daemontest.Setup) {
+	return func(s *daemontest.Setup) {
+		s.Cfg.Mode = config.ModeAWS
+		s.Cfg.SQS.CommandQueue = env.commandsName
+		s.Cfg.SQS.WaitTimeSeconds = 1
+		s.Cfg.SQS.VisibilityTimeout = 5 * time.Second
+		s.Cfg.SQS.MaxMessages = 4
+		s.Cfg.Results.SQSQueue = env.resultsName
+		s.Cfg.Idempotency.Store = config.StoreDynamoDB
+		s.Cfg.Idempotency.DynamoDB.Table = env.table
+		s.Cfg.Bus.NackDelay = time.Second
 		allow := true
-		s.cfg.Targets.AllowInline = &allow
-		s.opts.Store = &storetest.Counting{Store: dynamodb.New(ddbClient, env.table)}
+		s.Cfg.Targets.AllowInline = &allow
+		s.Opts.Store = &storetest.Counting{Store: dynamodb.New(ddbClient, env.table)}
 	}
 }
 

@@ -1,4 +1,4 @@
-package daemon_test
+package awsmode_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/result"
 )
 
@@ -64,19 +65,22 @@ var malformedKinds = []malformedKind{
 // timeout, and the daemon counts 1,000 outcomes, no more), and the daemon
 // stays healthy and runs a valid command afterwards.
 func TestFaultMalformedMessages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: 1,000 malformed messages, then a visibility timeout waited out (~11 s)")
+	}
 	const (
 		messages   = 1000
 		visibility = 3 * time.Second
 		name       = "malformed-messages"
 	)
 	env := newLocalAWS(t, 3)
-	h := start(t, inAWSMode(env), func(s *setup) {
-		s.cfg.Command.MaxBytes = malformedMaxBytes
-		s.cfg.SQS.MaxMessages = 10
-		s.cfg.SQS.VisibilityTimeout = visibility
+	h := daemontest.Start(t, inAWSMode(env), func(s *daemontest.Setup) {
+		s.Cfg.Command.MaxBytes = malformedMaxBytes
+		s.Cfg.SQS.MaxMessages = 10
+		s.Cfg.SQS.VisibilityTimeout = visibility
 	})
 	results := newResultQueue(t, env.results)
-	run := faultRun()
+	run := daemontest.FaultRun()
 	prefix := fmt.Sprintf("%s-%s-", name, run)
 
 	// messageIndex recovers i from the key of message i (or the too-long
@@ -123,7 +127,7 @@ func TestFaultMalformedMessages(t *testing.T) {
 	}
 
 	perMessage := make([][]result.Data, messages)
-	var got faultFigures
+	var got daemontest.FaultFigures
 	for _, e := range results.received() {
 		if i, ok := messageIndex(e.Data.IdempotencyKey); ok {
 			perMessage[i] = append(perMessage[i], e.Data)
@@ -150,7 +154,7 @@ func TestFaultMalformedMessages(t *testing.T) {
 	for problem, n := range wrongCode {
 		t.Errorf("%d rejections of the wrong code, want the kind's own: %s", n, problem)
 	}
-	outcomes := h.status(t).Commands
+	outcomes := daemonStatus(t, h).Commands
 	handled := 0
 	for _, n := range outcomes {
 		handled += n
@@ -160,32 +164,32 @@ func TestFaultMalformedMessages(t *testing.T) {
 	}
 
 	// Still healthy, and still working.
-	if code, _, body := h.get("/health/ready"); code != http.StatusOK {
+	if code, _, body := h.Get("/health/ready"); code != http.StatusOK {
 		t.Fatalf("not ready after the malformed messages: %d %s", code, body)
 	}
 	key := prefix + "valid"
-	sendCommand(t, env.commands, faultProduce(key, "DEV.QUEUE.1", 5, 5, 0), map[string]string{"Idempotency-Key": key})
+	sendCommand(t, env.commands, daemontest.FaultProduce(key, "DEV.QUEUE.1", 5, 5, 0), map[string]string{"Idempotency-Key": key})
 	got.Sent++
 	if e := results.wait(key, 1, 20*time.Second)[0]; e.Data.Status == result.StatusCompleted && !e.Data.Replay {
 		got.Executed++
 	} else {
 		t.Errorf("valid command after the malformed ones: %s replay=%v %+v", e.Data.Status, e.Data.Replay, e.Data.Error)
 	}
-	if puts := putsByKey(t, h.backend, "DEV.QUEUE.1"); puts[key] != 5 || len(puts) != 1 {
+	if puts := putsByKey(t, h.Backend, "DEV.QUEUE.1"); puts[key] != 5 || len(puts) != 1 {
 		t.Errorf("DEV.QUEUE.1 holds %v, want the valid command's 5 messages only", puts)
 	}
-	reportFault(t, name, got, faultFigures{Sent: messages + 1, Executed: 1, Rejected: messages},
+	daemontest.ReportFault(t, name, got, daemontest.FaultFigures{Sent: messages + 1, Executed: 1, Rejected: messages},
 		"kinds", len(malformedKinds))
 }
 
-// statusInfo is what GET /status says about commands.
+// statusInfo is what GET /status says about commands; daemonStatus reads it.
 type statusInfo struct {
 	Commands map[string]int
 }
 
-func (h *harness) status(t *testing.T) statusInfo {
+func daemonStatus(t *testing.T, h *daemontest.Harness) statusInfo {
 	t.Helper()
-	code, _, body := h.get("/status")
+	code, _, body := h.Get("/status")
 	var s statusInfo
 	if err := json.Unmarshal(body, &s); code != http.StatusOK || err != nil {
 		t.Fatalf("status: %d %s (%v)", code, body, err)

@@ -1,4 +1,4 @@
-package daemon_test
+package awsmode_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/result"
 )
 
@@ -34,7 +35,7 @@ func BenchmarkEndToEndAWS(b *testing.B) {
 			maps.Copy(vars, awsEnv)
 			for i := range instances.n {
 				vars["MQPROBE_INSTANCEID"] = fmt.Sprintf("bench-%d", i+1)
-				startBenchProcess(b, vars["MQPROBE_INSTANCEID"], vars)
+				daemontest.StartBenchProcess(b, vars["MQPROBE_INSTANCEID"], vars)
 			}
 			results := newResultWaiter(b, env.results)
 			body := `{"operationType":"DEPTH","target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"}}`
@@ -42,7 +43,7 @@ func BenchmarkEndToEndAWS(b *testing.B) {
 			var seq atomic.Int64
 			for _, conc := range instances.concs {
 				b.Run(fmt.Sprintf("c%d", conc), func(b *testing.B) {
-					closedLoop(b, conc, b.N, func() error {
+					daemontest.ClosedLoop(b, conc, b.N, func() error {
 						key := fmt.Sprintf("bench-%s-%d", run, seq.Add(1))
 						done := results.expect(key)
 						if err := trySendCommand(env.commands, body, map[string]string{"Idempotency-Key": key}); err != nil {

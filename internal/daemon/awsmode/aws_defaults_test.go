@@ -1,4 +1,4 @@
-package daemon_test
+package awsmode_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/mqprobe/mqprobe/internal/awsbus"
+	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/testenv"
 )
@@ -25,7 +26,12 @@ import (
 // environment (no AWS_CA_BUNDLE, profile, shared config or proxy), and
 // again with AWS_CA_BUNDLE naming a bundle. Each creates its table and
 // completes a command end to end.
-func TestAWSModeOnRealDefaults(t *testing.T) { onEachEmulator(t, awsModeOnRealDefaults) }
+func TestAWSModeOnRealDefaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: store init and a daemon process, twice on each emulator (~15 s)")
+	}
+	onEachEmulator(t, awsModeOnRealDefaults)
+}
 
 func awsModeOnRealDefaults(t *testing.T, _ *awsEmulator) {
 	for name, extra := range map[string]map[string]string{
@@ -56,7 +62,7 @@ func runMqprobe(t *testing.T, vars map[string]string, args ...string) (string, e
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, mqprobeBinary(t), args...)
+	cmd := exec.CommandContext(ctx, daemontest.Binary(t), args...)
 	cmd.Dir = t.TempDir()
 	cmd.Env = processEnv(vars)
 	out, err := cmd.CombinedOutput()
@@ -68,7 +74,12 @@ func runMqprobe(t *testing.T, vars map[string]string, args ...string) (string, e
 // has received them and will not start them. They must come back at once
 // for instance B, started after them: each completes within the polls' wait
 // plus 5 s, not after the 60 s visibility timeout.
-func TestRollingRestartStrandsNothing(t *testing.T) { onEachEmulator(t, rollingRestartStrandsNothing) }
+func TestRollingRestartStrandsNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: two daemon processes and a 5 s long poll on each emulator (~13 s)")
+	}
+	onEachEmulator(t, rollingRestartStrandsNothing)
+}
 
 func rollingRestartStrandsNothing(t *testing.T, _ *awsEmulator) {
 	const wait, visibility = 5 * time.Second, 60 * time.Second
@@ -82,8 +93,8 @@ func rollingRestartStrandsNothing(t *testing.T, _ *awsEmulator) {
 	a := startDaemonProcesses(t, 1, vars)[0]
 	time.Sleep(time.Second) // A's receives are waiting on the empty queue
 
-	a.stoppedByTest.Store(true)
-	if err := a.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	a.StoppedByTest.Store(true)
+	if err := a.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	signalled := time.Now()
@@ -98,15 +109,15 @@ func rollingRestartStrandsNothing(t *testing.T, _ *awsEmulator) {
 	bound := wait + 5*time.Second
 	for _, key := range keys {
 		e := results.wait(key, 1, bound-time.Since(sent))[0]
-		if e.Data.Status != result.StatusCompleted || e.Source != "mqprobe/"+b.name {
-			t.Errorf("%s: %s by %s, want COMPLETED by %s", key, e.Data.Status, e.Source, b.name)
+		if e.Data.Status != result.StatusCompleted || e.Source != "mqprobe/"+b.Name {
+			t.Errorf("%s: %s by %s, want COMPLETED by %s", key, e.Data.Status, e.Source, b.Name)
 		}
 	}
 	t.Logf("all %d commands completed by B %s after they were sent", len(keys), time.Since(sent).Round(time.Millisecond))
 	select {
-	case <-a.exited:
-		if a.err != nil {
-			t.Errorf("A exited with %v after SIGTERM", a.err)
+	case <-a.Exited:
+		if a.Err != nil {
+			t.Errorf("A exited with %v after SIGTERM", a.Err)
 		}
 		t.Logf("A exited %s after SIGTERM", time.Since(signalled).Round(time.Millisecond))
 	case <-time.After(bound):
@@ -120,6 +131,9 @@ func rollingRestartStrandsNothing(t *testing.T, _ *awsEmulator) {
 // queue subscribed to the results topic to read results from (moto does
 // not create the template's own subscription: see its template test).
 func TestDaemonRunsOnTheCloudFormationStack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: deploys the CloudFormation stack into moto twice (~8 s)")
+	}
 	onEmulator(t, "moto", func(t *testing.T, _ *awsEmulator) {
 		for name, secrets := range map[string]string{"without SecretArns": "",
 			"with SecretArns": "arn:aws:secretsmanager:us-east-1:123456789012:secret:mqprobe/qm1-AbCdEf"} {
@@ -153,7 +167,7 @@ func daemonOnStack(t *testing.T, secretArns string) {
 		}
 	})
 
-	resultsURL, resultsARN := newQueue(t, name+"-mine", nil)
+	resultsURL, resultsARN := testenv.NewQueue(t, sqsClient, name+"-mine", nil)
 	if _, err := snsClient.Subscribe(ctx, &sns.SubscribeInput{TopicArn: aws.String(outputs["ResultsTopicArn"]), Protocol: aws.String("sqs"),
 		Endpoint: aws.String(resultsARN), Attributes: map[string]string{"RawMessageDelivery": "true"}}); err != nil {
 		t.Fatal(err)

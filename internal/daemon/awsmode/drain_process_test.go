@@ -1,10 +1,12 @@
-package daemon_test
+package awsmode_test
 
 import (
 	"fmt"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 )
 
 // TestDrainHandsOverUnderLoad: SIGTERM to an instance in the middle of a
@@ -13,6 +15,9 @@ import (
 // checkpoint at once — long before the 30 s lease or visibility timeout
 // would have let it — and the command completes exactly once.
 func TestDrainHandsOverUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: two daemon processes and a paced 40-message PRODUCE (~6 s)")
+	}
 	const count, txSize = 40, 5
 	const lease = 30 * time.Second
 	env := newLocalAWS(t, 50)
@@ -25,14 +30,14 @@ func TestDrainHandsOverUnderLoad(t *testing.T) {
 	results := newResultQueue(t, env.results)
 	key := fmt.Sprintf("drain-%d", time.Now().UnixNano()%1e9)
 	body := fmt.Sprintf(`{"operationType":"PRODUCE",%s,"batch":{"count":%d,"messageSizeBytes":64,"rateLimitPerSec":20,"transaction":{"enabled":true,"txSize":%d}}}`,
-		target, count, txSize)
+		daemontest.Target, count, txSize)
 	sendCommand(t, env.commands, body, map[string]string{"Idempotency-Key": key})
 
-	var victim, survivor *daemonProcess
+	var victim, survivor *daemontest.Process
 	seen := 0
 	for deadline := time.Now().Add(30 * time.Second); victim == nil; time.Sleep(20 * time.Millisecond) {
 		for i, p := range procs {
-			if d := p.depth(t, "DEV.QUEUE.1"); d >= 2*txSize {
+			if d := p.Depth(t, "DEV.QUEUE.1"); d >= 2*txSize {
 				victim, survivor, seen = p, procs[1-i], d
 				break
 			}
@@ -42,14 +47,14 @@ func TestDrainHandsOverUnderLoad(t *testing.T) {
 		}
 	}
 	if seen >= count {
-		t.Fatalf("%s finished (depth %d) before the SIGTERM: the command is too fast", victim.name, seen)
+		t.Fatalf("%s finished (depth %d) before the SIGTERM: the command is too fast", victim.Name, seen)
 	}
 	stopped := time.Now()
-	victim.stop(syscall.SIGTERM)
-	if victim.err != nil {
-		t.Fatalf("%s exited with %v after SIGTERM; want a clean drain", victim.name, victim.err)
+	victim.Stop(syscall.SIGTERM)
+	if victim.Err != nil {
+		t.Fatalf("%s exited with %v after SIGTERM; want a clean drain", victim.Name, victim.Err)
 	}
-	t.Logf("%s drained in %s at depth %d", victim.name, time.Since(stopped).Round(time.Millisecond), seen)
+	t.Logf("%s drained in %s at depth %d", victim.Name, time.Since(stopped).Round(time.Millisecond), seen)
 
 	tk := awaitTakeover(t, env, results, key, survivor, count, lease/2)
 	handover := time.Since(stopped)
@@ -58,6 +63,6 @@ func TestDrainHandsOverUnderLoad(t *testing.T) {
 	if tk.from%txSize != 0 || tk.from < seen-seen%txSize || tk.from >= count {
 		t.Errorf("resumedFrom %d: want the victim's last commit (it had committed at least %d) and below %d", tk.from, seen-seen%txSize, count)
 	}
-	reportFault(t, "sigterm-mid-produce", tk.figures, faultFigures{Sent: 1, Executed: 1},
+	daemontest.ReportFault(t, "sigterm-mid-produce", tk.figures, daemontest.FaultFigures{Sent: 1, Executed: 1},
 		"resumedFrom", tk.from, "handoverMs", handover.Milliseconds(), "leaseMs", lease.Milliseconds())
 }

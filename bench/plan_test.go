@@ -1,0 +1,39 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// Every group's -bench pattern must name a benchmark its package defines,
+// so that moving a benchmark to another package without updating the plan
+// fails here rather than as "no benchmarks to run" in `make bench`.
+func TestGroupsFindTheirBenchmarks(t *testing.T) {
+	for _, g := range groups {
+		files, err := filepath.Glob(filepath.Join("..", filepath.FromSlash(strings.TrimPrefix(g.Pkg, "./")), "*_test.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pattern := regexp.MustCompile(g.Bench)
+		var found []string
+		for _, f := range files {
+			file, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			for _, d := range file.Decls {
+				if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Benchmark") && pattern.MatchString(fn.Name.Name) {
+					found = append(found, fn.Name.Name)
+				}
+			}
+		}
+		if len(found) == 0 {
+			t.Errorf("group %q: no benchmark matching %s in %s (%d test files)", g.Name, g.Bench, g.Pkg, len(files))
+		}
+	}
+}

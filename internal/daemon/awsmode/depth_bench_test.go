@@ -1,0 +1,60 @@
+package awsmode_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/mqprobe/mqprobe/internal/config"
+	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
+	"github.com/mqprobe/mqprobe/internal/idempotency/dynamodb"
+	"github.com/mqprobe/mqprobe/internal/testenv"
+)
+
+// BenchmarkDepthCommands: DEPTH commands per second over HTTP through the
+// daemon (executor included) at concurrency 1 and 16, with idempotency on
+// each store and with it disabled. It is with the aws-mode tests because
+// its DynamoDB store needs their dynalite.
+func BenchmarkDepthCommands(b *testing.B) {
+	dsn, stopPostgres, err := testenv.Postgres()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(stopPostgres)
+	table := uniqueName(b) + "-table"
+	if _, err := dynamodb.New(ddbClient, table).EnsureTable(context.Background()); err != nil {
+		b.Fatalf("create table: %v", err)
+	}
+	stores := []struct {
+		name string
+		set  func(b *testing.B, c *config.IdempotencyConfig)
+	}{
+		{"sqlite", func(b *testing.B, c *config.IdempotencyConfig) {
+			c.Store, c.SQLite.Path = config.StoreSQLite, b.TempDir()+"/bench.db"
+		}},
+		{"postgres", func(_ *testing.B, c *config.IdempotencyConfig) { c.Store, c.Postgres.DSN = config.StorePostgres, dsn }},
+		{"dynamodb", func(_ *testing.B, c *config.IdempotencyConfig) {
+			c.Store, c.DynamoDB.Table = config.StoreDynamoDB, table
+		}},
+		{"disabled", func(_ *testing.B, c *config.IdempotencyConfig) { c.Enabled = false }},
+	}
+	body := `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"}}`
+	for _, st := range stores {
+		for _, conc := range []int{1, 16} {
+			b.Run(fmt.Sprintf("%s/c%d", st.name, conc), func(b *testing.B) {
+				h := daemontest.Start(b, func(s *daemontest.Setup) {
+					st.set(b, &s.Cfg.Idempotency)
+					s.Opts.Store = nil
+				})
+				daemontest.ClosedLoop(b, conc, b.N, func() error {
+					status, resp, err := daemontest.BenchPost(h.Base, "/queue/depth", body)
+					if err == nil && status != http.StatusOK {
+						err = fmt.Errorf("depth: %d %s", status, resp)
+					}
+					return err
+				})
+			})
+		}
+	}
+}

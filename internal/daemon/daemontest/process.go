@@ -1,0 +1,271 @@
+package daemontest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mqprobe/mqprobe/internal/testenv"
+)
+
+var daemonBinary struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// Binary builds ./cmd/mqprobe once per test binary into the repository's
+// build directory (.build/test/mqprobe, git-ignored) and returns its path:
+// a temporary file renamed into place, so concurrent runs never execute a
+// half-written binary. A failed build fails t (and every later caller).
+func Binary(t testing.TB) string {
+	t.Helper()
+	daemonBinary.once.Do(func() {
+		root, err := testenv.RepoRoot()
+		if err != nil {
+			daemonBinary.err = err
+			return
+		}
+		dir := filepath.Join(root, ".build", "test")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			daemonBinary.err = err
+			return
+		}
+		tmp := filepath.Join(dir, fmt.Sprintf("mqprobe.tmp.%d", os.Getpid()))
+		began := time.Now()
+		cmd := exec.Command("go", "build", "-o", tmp, "./cmd/mqprobe")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			os.Remove(tmp)
+			daemonBinary.err = fmt.Errorf("go build ./cmd/mqprobe: %v\n%s", err, out)
+			return
+		}
+		final := filepath.Join(dir, "mqprobe")
+		if err := os.Rename(tmp, final); err != nil {
+			os.Remove(tmp)
+			daemonBinary.err = err
+			return
+		}
+		daemonBinary.path = final
+		fmt.Fprintf(os.Stderr, "built %s in %s\n", final, time.Since(began).Round(time.Millisecond))
+	})
+	if daemonBinary.err != nil {
+		t.Fatalf("daemon binary: %v", daemonBinary.err)
+	}
+	return daemonBinary.path
+}
+
+// Process is one `mqprobe run` process. Whoever starts it sets every field
+// but Err and StoppedByTest, and closes Exited once Cmd.Wait has returned
+// and its error is in Err.
+type Process struct {
+	Name   string
+	Base   string // http://127.0.0.1:port
+	Cmd    *exec.Cmd
+	Log    string // the file holding its stderr
+	Exited chan struct{}
+	Err    error // Cmd.Wait's, once Exited is closed
+	// StoppedByTest is set by Stop: an exit after it is expected.
+	StoppedByTest atomic.Bool
+}
+
+// DieWithParent asks, where the OS can (Linux: Pdeathsig), for SIGKILL to
+// the child when the test binary dies without its cleanups (killed, or its
+// output pipe closed): no daemon outlives a run. Set by name, as the field
+// exists only on some systems; elsewhere the callers' cleanups (and
+// watchdogs) are all there is. Pdeathsig follows the thread that forks:
+// start the process with that thread locked (runtime.LockOSThread).
+func DieWithParent(attr *syscall.SysProcAttr) {
+	if f := reflect.ValueOf(attr).Elem().FieldByName("Pdeathsig"); f.IsValid() && f.CanSet() && f.Type() == reflect.TypeOf(syscall.SIGKILL) {
+		f.Set(reflect.ValueOf(syscall.SIGKILL))
+	}
+}
+
+// FreeLoopbackPort is a TCP port free on 127.0.0.1 a moment ago: another
+// process may take it before the caller binds it.
+func FreeLoopbackPort() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	_, port, err := net.SplitHostPort(l.Addr().String())
+	return port, err
+}
+
+// Stop signals the process unless it has exited, and waits for it, killing
+// it if it is still there after 20s.
+func (p *Process) Stop(sig os.Signal) {
+	select {
+	case <-p.Exited:
+		return
+	default:
+	}
+	p.StoppedByTest.Store(true)
+	_ = p.Cmd.Process.Signal(sig)
+	select {
+	case <-p.Exited:
+	case <-time.After(20 * time.Second):
+		_ = p.Cmd.Process.Kill()
+		<-p.Exited
+	}
+}
+
+// Kill ends the process with SIGKILL, as a crash would, and waits for it.
+func (p *Process) Kill(t testing.TB) {
+	t.Helper()
+	if err := p.Cmd.Process.Kill(); err != nil {
+		t.Fatalf("kill %s: %v", p.Name, err)
+	}
+	<-p.Exited
+}
+
+// KilledByTest reports whether the process ended on SIGKILL (Kill, or Stop
+// after its grace period).
+func (p *Process) KilledByTest() bool {
+	var ee *exec.ExitError
+	if !errors.As(p.Err, &ee) {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
+}
+
+var processHTTP = &http.Client{Timeout: 10 * time.Second}
+
+// Get fetches path from the process's API (10 s timeout).
+func (p *Process) Get(path string) (int, []byte, error) {
+	resp, err := processHTTP.Get(p.Base + path)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, body, err
+}
+
+// Depth reads a queue's depth on this process's queue manager, through its
+// API, failing t unless it answers one.
+func (p *Process) Depth(t testing.TB, queue string) int {
+	t.Helper()
+	resp, err := processHTTP.Post(p.Base+"/queue/depth", "application/json",
+		strings.NewReader(fmt.Sprintf(`{"target":{"queueManager":"QM1","queue":%q}}`, queue)))
+	if err != nil {
+		t.Fatalf("%s: depth: %v", p.Name, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	var out struct {
+		Result struct{ CurrentDepth *int }
+	}
+	if err := json.Unmarshal(body, &out); err != nil || resp.StatusCode != http.StatusOK || out.Result.CurrentDepth == nil {
+		t.Fatalf("%s: depth: %d %s", p.Name, resp.StatusCode, body)
+	}
+	return *out.Result.CurrentDepth
+}
+
+// LogTail is the end of the file at path, at most n bytes, for failure
+// messages: "(empty)" for a blank file, the error for an unreadable one.
+func LogTail(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("(%v)", err)
+	}
+	if len(data) > n {
+		data = append([]byte("…"), data[len(data)-n:]...)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return "(empty)"
+	}
+	return string(data)
+}
+
+// StartBenchProcess starts `mqprobe run` (Binary) with this process's
+// environment minus its MQPROBE_* variables, plus vars and the address of a
+// free loopback port, in a fresh directory, and returns it once GET
+// /health/ready answers 200 (polled every millisecond), with the time from
+// starting the process to that answer. It fails b if the process exits or
+// is not ready within 30 s; the process is stopped (SIGTERM) when b ends.
+func StartBenchProcess(b *testing.B, name string, vars map[string]string) (*Process, time.Duration) {
+	b.Helper()
+	bin := Binary(b)
+	dir := b.TempDir()
+	port, err := FreeLoopbackPort()
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := &Process{Name: name, Base: "http://127.0.0.1:" + port, Log: filepath.Join(dir, "stderr.log"), Exited: make(chan struct{})}
+	logFile, err := os.Create(p.Log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer logFile.Close()
+	p.Cmd = exec.Command(bin, "run")
+	p.Cmd.Dir = dir
+	p.Cmd.Stdout, p.Cmd.Stderr = logFile, logFile
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "MQPROBE_") { // the benchmark's own settings are not the daemon's
+			p.Cmd.Env = append(p.Cmd.Env, kv)
+		}
+	}
+	all := maps.Clone(vars)
+	all["MQPROBE_HTTP_ADDR"] = "127.0.0.1:" + port
+	for _, k := range slices.Sorted(maps.Keys(all)) {
+		p.Cmd.Env = append(p.Cmd.Env, k+"="+all[k])
+	}
+	p.Cmd.SysProcAttr = &syscall.SysProcAttr{}
+	DieWithParent(p.Cmd.SysProcAttr)
+	runtime.LockOSThread() // Pdeathsig follows the thread that forks
+	began := time.Now()
+	err = p.Cmd.Start()
+	runtime.UnlockOSThread()
+	if err != nil {
+		b.Fatalf("start %s: %v", bin, err)
+	}
+	go func() {
+		p.Err = p.Cmd.Wait()
+		close(p.Exited)
+	}()
+	b.Cleanup(func() {
+		p.Stop(syscall.SIGTERM)
+		if b.Failed() {
+			b.Logf("%s stderr:\n%s", name, LogTail(p.Log, 8<<10))
+		}
+	})
+	// Polled every millisecond: the start-up figure is read off this loop.
+	probe := &http.Client{Timeout: time.Second}
+	deadline := began.Add(30 * time.Second)
+	for {
+		if resp, err := probe.Get(p.Base + "/health/ready"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return p, time.Since(began)
+			}
+		}
+		select {
+		case <-p.Exited:
+			b.Fatalf("%s exited before it was ready (%v):\n%s", name, p.Err, LogTail(p.Log, 4<<10))
+		case <-time.After(time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%s not ready within 30s:\n%s", name, LogTail(p.Log, 4<<10))
+		}
+	}
+}
