@@ -175,6 +175,8 @@ func TestDecodeRejects(t *testing.T) {
 		{"rateLimitPerSec 0", bus(mutate(t, minimalProduce, edit{"batch/rateLimitPerSec", 0})), CodeSchemaViolation, "/batch/rateLimitPerSec", "minimum"},
 		{"txSize 0", bus(mutate(t, minimalProduce, edit{"batch/transaction/txSize", 0})), CodeSchemaViolation, "/batch/transaction/txSize", "minimum"},
 		{"priority 10", bus(mutate(t, minimalProduce, edit{"mqProps/priority", 10})), CodeSchemaViolation, "/mqProps/priority", "maximum"},
+		{"connName with a NUL", bus(mutate(t, minimalProduce, edit{"target/connName", "169.254.169.254\u0000.mq.example.com(1414)"})), CodeSchemaViolation, "/target/connName", "pattern"},
+		{"connName with a space", bus(mutate(t, minimalProduce, edit{"target/connName", "a b(1414)"})), CodeSchemaViolation, "/target/connName", "pattern"},
 		{"priority -1", bus(mutate(t, minimalProduce, edit{"mqProps/priority", -1})), CodeSchemaViolation, "/mqProps/priority", "minimum"},
 		{"expiryMs negative", bus(mutate(t, minimalProduce, edit{"mqProps/expiryMs", -1})), CodeSchemaViolation, "/mqProps/expiryMs", "minimum"},
 		{"waitSeconds 61", bus(mutate(t, minimalConsume, edit{"waitSeconds", 61})), CodeSchemaViolation, "/waitSeconds", "maximum"},

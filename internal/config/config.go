@@ -184,7 +184,7 @@ type TargetsConfig struct {
 // secretRefs (a reference reads the daemon's own variables, files, secrets).
 type InlineAllowlist struct {
 	QueueManagers []string `yaml:"queueManagers" desc:"Queue manager name patterns inline targets may name (empty = any)"`
-	Hosts         []string `yaml:"hosts" desc:"host or host:port patterns every inline connName entry must match (required with mq.backend ibmmq)"`
+	Hosts         []string `yaml:"hosts" desc:"Host patterns every inline connName entry must match: address, CIDR block, 10.0.0.* or DNS labels with *, each with optional :port (required with mq.backend ibmmq)"`
 	Channels      []string `yaml:"channels" desc:"Channel name patterns inline targets may name (empty = any)"`
 	Queues        []string `yaml:"queues" desc:"Queue name patterns inline targets (and replyQueue) may name (empty = any)"`
 	CCDTURLs      []string `yaml:"ccdtUrls" desc:"CCDT URL patterns inline targets may name (empty = none)"`

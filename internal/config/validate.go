@@ -16,6 +16,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/executor"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/secrets"
+	"github.com/mqprobe/mqprobe/internal/targets"
 )
 
 // FieldError is one broken rule: Key is the dotted key, Rule what it must be.
@@ -42,7 +43,6 @@ var (
 	profileNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 	connNameRE    = regexp.MustCompile(`^[^\s(),]+(\([0-9]{1,5}\))?$`)
 	mqPatternRE   = regexp.MustCompile(`^[A-Za-z0-9._%/*?]{1,48}$`)
-	hostPatternRE = regexp.MustCompile(`^(\[[0-9A-Fa-f:.*?]+\]|[A-Za-z0-9.*?-]+)(:[0-9*?]{1,5})?$|^[0-9A-Fa-f:.*?]*:[0-9A-Fa-f:.*?]*$`)
 	dynamoTableRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
 )
 
@@ -202,7 +202,11 @@ func (c *Config) validateTargets(v *validator) {
 	v.patterns("targets.inline.queueManagers", in.QueueManagers, mqPatternRE)
 	v.patterns("targets.inline.channels", in.Channels, mqPatternRE)
 	v.patterns("targets.inline.queues", in.Queues, mqPatternRE)
-	v.patterns("targets.inline.hosts", in.Hosts, hostPatternRE)
+	for i, h := range in.Hosts {
+		if _, err := targets.ParseHostPattern(h); err != nil {
+			v.fail(fmt.Sprintf("targets.inline.hosts[%d]", i), "%v: want an IP address, a CIDR block (10.0.0.0/24), IPv4 with trailing * octets (10.0.0.*) or a DNS name whose labels may be * (one label) or hold * and ?, each with an optional :port", err)
+		}
+	}
 	v.patterns("targets.inline.ccdtUrls", in.CCDTURLs, nil)
 	v.patterns("targets.inline.secretRefs", in.SecretRefs, nil)
 	if c.Targets.InlineAllowed() && c.MQ.Backend == BackendIBMMQ && len(in.Hosts) == 0 {

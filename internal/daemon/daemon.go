@@ -365,7 +365,7 @@ func openStore(ctx context.Context, cfg *config.Config, awsConfig func(context.C
 		return memory.New(), nil
 	case config.StoreSQLite:
 		path := cfg.Idempotency.SQLite.Path
-		if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return nil, fmt.Errorf("idempotency.sqlite.path: %w", err)
 		}
 		s, err := sqlstore.OpenSQLite(ctx, path)

@@ -357,6 +357,16 @@ func TestBearerTokenIsRequiredWhenConfigured(t *testing.T) {
 	if r := h.Post("/queue/depth", `{`+daemontest.Target+`}`, "Authorization", "Bearer s3cret-token"); r.Status != http.StatusOK {
 		t.Errorf("right token: %d %s", r.Status, r.Body)
 	}
+	// The scheme is case-insensitive; the token is not.
+	if r := h.Post("/queue/depth", `{`+daemontest.Target+`}`, "Authorization", "bearer s3cret-token"); r.Status != http.StatusOK {
+		t.Errorf("lower-case scheme: %d %s", r.Status, r.Body)
+	}
+	if r := h.Post("/queue/depth", `{`+daemontest.Target+`}`, "Authorization", "Bearer S3CRET-TOKEN"); r.Status != http.StatusUnauthorized {
+		t.Errorf("token in other case: %d", r.Status)
+	}
+	if r := h.Post("/queue/depth", `{`+daemontest.Target+`}`, "Authorization", "Basic s3cret-token"); r.Status != http.StatusUnauthorized {
+		t.Errorf("other scheme: %d", r.Status)
+	}
 	if status, _, _ := h.Get("/metrics"); status != http.StatusUnauthorized {
 		t.Errorf("/metrics without a token: %d", status)
 	}

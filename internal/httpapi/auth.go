@@ -15,8 +15,9 @@ func requireBearer(token string, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
+		scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		// The scheme is case-insensitive (RFC 9110 §11.1): bearer is Bearer.
+		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="mqprobe"`)
 			writeProblem(w, r, http.StatusUnauthorized, problem{Detail: "a valid bearer token is required (http.authToken)"})
 			return

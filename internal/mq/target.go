@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"strconv"
 	"strings"
 )
@@ -157,8 +158,11 @@ func parseEndpoint(s string) (Endpoint, error) {
 		}
 		host, portText = h, p
 	}
-	if host == "" || strings.ContainsAny(host, "() ") {
-		return Endpoint{}, errors.New("missing or malformed host")
+	if host == "" {
+		return Endpoint{}, errors.New("missing host")
+	}
+	if err := checkHost(host); err != nil {
+		return Endpoint{}, err
 	}
 	port := defaultPort
 	if portText != "" {
@@ -169,6 +173,34 @@ func parseEndpoint(s string) (Endpoint, error) {
 		port = p
 	}
 	return Endpoint{Host: host, Port: port}, nil
+}
+
+// checkHost accepts an IP address (IPv6 without a zone) or a DNS name:
+// labels of 1-63 letters, digits, '-' or '_', at most 253 characters. What
+// reaches MQCONNX is a C string, so anything else (a NUL, a control
+// character, a space) would let the name a pattern matched differ from the
+// host connected to.
+func checkHost(host string) error {
+	if addr, err := netip.ParseAddr(host); err == nil {
+		if addr.Zone() != "" {
+			return fmt.Errorf("host %q: an IPv6 zone is not allowed", host)
+		}
+		return nil
+	}
+	if len(host) > 253 {
+		return fmt.Errorf("host %.40q...: longer than 253 characters", host)
+	}
+	for label := range strings.SplitSeq(strings.TrimSuffix(host, "."), ".") {
+		if len(label) == 0 || len(label) > 63 {
+			return fmt.Errorf("host %q is neither an IP address nor a DNS name (labels are 1-63 characters)", host)
+		}
+		for _, c := range []byte(label) {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+				return fmt.Errorf("host %q is neither an IP address nor a DNS name (character %q)", host, c)
+			}
+		}
+	}
+	return nil
 }
 
 // FormatConnName renders endpoints as IBM's "host(port),host(port)".

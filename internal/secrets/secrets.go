@@ -33,6 +33,29 @@ var referenceRE = regexp.MustCompile(`^(env:|file:|secret://)\S+$`)
 // in a reference's place may be a pasted secret.
 func IsReference(s string) bool { return referenceRE.MatchString(s) }
 
+// Canonical returns ref as it must be matched against an allowlist and then
+// read: a file: path made absolute and clean (no "..") with its symlinks
+// resolved, so a pattern's directory cannot be escaped by either. A path
+// that does not resolve (it does not exist) stays clean but unresolved: an
+// allowlist then decides on it alone, and refuses it with the same answer
+// whether the file exists or not. Other references are returned unchanged.
+func Canonical(ref string) string {
+	path, ok := strings.CutPrefix(ref, SchemeFile)
+	if !ok || path == "" {
+		return ref
+	}
+	path = filepath.Clean(path)
+	if !filepath.IsAbs(path) {
+		if abs, err := filepath.Abs(path); err == nil {
+			path = abs
+		}
+	}
+	if resolved, err := filepath.EvalSymlinks(path); err == nil {
+		path = resolved
+	}
+	return SchemeFile + path
+}
+
 // ErrUnresolved is wrapped by every error of a reference that does not
 // resolve.
 var ErrUnresolved = errors.New("secret reference does not resolve")

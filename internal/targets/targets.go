@@ -118,10 +118,10 @@ func (r *Resolver) Resolve(ctx context.Context, cmd command.Command) (Resolved, 
 	if !r.cfg.AllowInline {
 		return Resolved{}, notAllowed("inline targets are not allowed here (targets.allowInline is false): use a targetRef")
 	}
-	t := cmd.Target
-	if err := r.checkInline(*t, cmd.ReplyQueue); err != nil {
+	if err := r.checkInline(*cmd.Target, cmd.ReplyQueue); err != nil {
 		return Resolved{}, err
 	}
+	t := confined(*cmd.Target)
 	p := Profile{QueueManager: t.QueueManager, Queue: t.Queue, Channel: t.Channel, ConnName: t.ConnName, CCDTURL: t.CCDTURL}
 	if t.SSL != nil && t.SSL.Enabled {
 		p.CipherSpec, p.KeyStoreRef = t.SSL.CipherSpec, t.SSL.KeyStoreRef
@@ -169,6 +169,23 @@ func (p Profile) allows(queue string) bool {
 	return queue == p.Queue || matchAny(p.AllowedQueues, queue, false)
 }
 
+// confined returns t with its file: references in canonical form
+// (secrets.Canonical): the form matched against targets.inline.secretRefs
+// is the one read.
+func confined(t command.Target) command.Target {
+	if t.Auth != nil && t.Auth.PasswordRef != "" {
+		auth := *t.Auth
+		auth.PasswordRef = secrets.Canonical(auth.PasswordRef)
+		t.Auth = &auth
+	}
+	if t.SSL != nil && t.SSL.KeyStoreRef != "" {
+		ssl := *t.SSL
+		ssl.KeyStoreRef = secrets.Canonical(ssl.KeyStoreRef)
+		t.SSL = &ssl
+	}
+	return t
+}
+
 // checkInline refuses an inline target outside the allowlist, naming the
 // field and the setting it failed.
 func (r *Resolver) checkInline(t command.Target, replyQueue string) error {
@@ -195,10 +212,12 @@ func (r *Resolver) checkInline(t command.Target, replyQueue string) error {
 			return err
 		}
 	}
-	if t.Auth != nil && t.Auth.PasswordRef != "" && !matchAny(al.SecretRefs, t.Auth.PasswordRef, false) {
+	// Matched in canonical form, echoed as given: the answer must not tell
+	// where a path leads or whether it exists.
+	if t.Auth != nil && t.Auth.PasswordRef != "" && !matchAny(al.SecretRefs, secrets.Canonical(t.Auth.PasswordRef), false) {
 		return notAllowed("target.auth.passwordRef %q matches no pattern of targets.inline.secretRefs", t.Auth.PasswordRef)
 	}
-	if t.SSL != nil && t.SSL.KeyStoreRef != "" && !matchAny(al.SecretRefs, t.SSL.KeyStoreRef, false) {
+	if t.SSL != nil && t.SSL.KeyStoreRef != "" && !matchAny(al.SecretRefs, secrets.Canonical(t.SSL.KeyStoreRef), false) {
 		return notAllowed("target.ssl.keyStoreRef %q matches no pattern of targets.inline.secretRefs", t.SSL.KeyStoreRef)
 	}
 	if t.CCDTURL != "" && !matchAny(al.CCDTURLs, t.CCDTURL, false) {
@@ -219,15 +238,12 @@ func (r *Resolver) checkInline(t command.Target, replyQueue string) error {
 	return nil
 }
 
-// hostAllowed matches an endpoint against host or host:port patterns.
+// hostAllowed matches an endpoint against targets.inline.hosts. Patterns
+// were validated with the configuration; one that no longer parses admits
+// nothing.
 func hostAllowed(patterns []string, ep mq.Endpoint) bool {
-	port := strconv.Itoa(ep.Port)
-	for _, p := range patterns {
-		host, portPattern := p, "*"
-		if h, pp, err := net.SplitHostPort(p); err == nil {
-			host, portPattern = h, pp
-		}
-		if Match(host, ep.Host, true) && Match(portPattern, port, false) {
+	for _, s := range patterns {
+		if p, err := ParseHostPattern(s); err == nil && p.Matches(ep) {
 			return true
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"net/url"
+	"os"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	_ "modernc.org/sqlite"             // registers the "sqlite" driver
@@ -13,6 +14,15 @@ import (
 // OpenSQLite opens (creating if needed) the SQLite store in the file at path,
 // in WAL mode, and migrates its schema.
 func OpenSQLite(ctx context.Context, path string) (*Store, error) {
+	// Records hold results and keys: the file is owner-only. SQLite gives
+	// its -wal and -shm files the database file's mode.
+	if path != ":memory:" {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+		}
+		f.Close()
+	}
 	q := url.Values{}
 	for _, p := range []string{"journal_mode(WAL)", "busy_timeout(10000)", "synchronous(NORMAL)", "foreign_keys(ON)"} {
 		q.Add("_pragma", p)

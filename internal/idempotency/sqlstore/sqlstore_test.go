@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/idempotency/sqlstore"
@@ -99,3 +100,27 @@ func TestMigrationIsIdempotentAndConcurrent(t *testing.T) {
 func BenchmarkSQLite(b *testing.B) { storetest.Benchmark(b, openSQLite) }
 
 func BenchmarkPostgres(b *testing.B) { storetest.Benchmark(b, openPostgres) }
+
+// The SQLite file and its WAL hold keys and results: owner-only, whatever
+// the umask.
+func TestSQLiteFilesAreOwnerOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "records.db")
+	s, err := sqlstore.OpenSQLite(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, _, err := s.Begin(context.Background(), idempotency.Claim{PK: "DEPTH#k", OperationType: "DEPTH", IdempotencyKey: "k",
+		RequestHash: "h", LeaseToken: "t", Now: time.Now(), ExpiresAt: time.Now().Add(time.Hour), LeaseExpiresAt: time.Now().Add(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{path, path + "-wal"} {
+		info, err := os.Stat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mode := info.Mode().Perm(); mode&0o077 != 0 {
+			t.Errorf("%s has mode %v, want owner-only", filepath.Base(name), mode)
+		}
+	}
+}

@@ -1,0 +1,66 @@
+package targets_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/secrets"
+	"github.com/mqprobe/mqprobe/internal/targets"
+)
+
+// A file: allowlist entry confines references to its directory: ".." and
+// symlinks cannot leave it, and a refusal reads the same whether the file
+// exists or not.
+func TestFileSecretRefsStayInTheirDirectory(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "secrets")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write := func(path, content string) {
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, "app"), "in-the-directory\n")
+	write(filepath.Join(root, "shadow"), "outside\n")
+	if err := os.Symlink(filepath.Join(root, "shadow"), filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	r := targets.NewResolver(targets.Config{AllowInline: true,
+		Inline:  targets.Allowlist{SecretRefs: []string{"file:" + dir + "/*"}},
+		Secrets: secrets.NewResolver(secrets.Config{})})
+	withPassword := func(ref string) command.Command {
+		return command.Command{Target: &command.Target{QueueManager: "QM1", Queue: "DEV.Q",
+			Auth: &command.Auth{User: "app", PasswordRef: ref}}}
+	}
+	ctx := context.Background()
+
+	res, err := r.Resolve(ctx, withPassword("file:"+dir+"/./app"))
+	if err != nil || res.Target.Password != "in-the-directory" {
+		t.Fatalf("a file in the directory: password %q, %v", res.Target.Password, err)
+	}
+	refusal := func(ref string) string {
+		t.Helper()
+		_, err := r.Resolve(ctx, withPassword(ref))
+		if code(err) != "TARGET_NOT_ALLOWED" {
+			t.Fatalf("%s: %v, want TARGET_NOT_ALLOWED", ref, err)
+		}
+		// The answer names the reference as given, never where it leads.
+		return strings.ReplaceAll(err.Error(), ref, "<ref>")
+	}
+	escape := refusal("file:" + dir + "/../shadow")
+	missing := refusal("file:" + dir + "/../no-such-file")
+	if escape != missing {
+		t.Errorf("an existing and a missing file outside are told apart:\n%s\n%s", escape, missing)
+	}
+	refusal("file:" + dir + "/link")
+	refusal("file:" + dir + "/../../" + filepath.Base(root) + "/shadow")
+}
