@@ -118,10 +118,10 @@ func (r *Resolver) Resolve(ctx context.Context, cmd command.Command) (Resolved, 
 	if !r.cfg.AllowInline {
 		return Resolved{}, notAllowed("inline targets are not allowed here (targets.allowInline is false): use a targetRef")
 	}
-	if err := r.checkInline(*cmd.Target, cmd.ReplyQueue); err != nil {
+	t, err := r.checkInline(*cmd.Target, cmd.ReplyQueue)
+	if err != nil {
 		return Resolved{}, err
 	}
-	t := confined(*cmd.Target)
 	p := Profile{QueueManager: t.QueueManager, Queue: t.Queue, Channel: t.Channel, ConnName: t.ConnName, CCDTURL: t.CCDTURL}
 	if t.SSL != nil && t.SSL.Enabled {
 		p.CipherSpec, p.KeyStoreRef = t.SSL.CipherSpec, t.SSL.KeyStoreRef
@@ -187,8 +187,19 @@ func confined(t command.Target) command.Target {
 }
 
 // checkInline refuses an inline target outside the allowlist, naming the
-// field and the setting it failed.
-func (r *Resolver) checkInline(t command.Target, replyQueue string) error {
+// field and the setting it failed. It returns the target confined: its
+// references in the one canonical form that was matched and is to be read.
+func (r *Resolver) checkInline(given command.Target, replyQueue string) (command.Target, error) {
+	t := confined(given)
+	if err := r.allowlisted(given, t, replyQueue); err != nil {
+		return command.Target{}, err
+	}
+	return t, nil
+}
+
+// allowlisted matches t, the confined form of given; refusals echo given,
+// so an answer never tells where a path leads or whether it exists.
+func (r *Resolver) allowlisted(given, t command.Target, replyQueue string) error {
 	al := r.cfg.Inline
 	check := func(field, value, setting string, patterns []string, fold bool) error {
 		if len(patterns) == 0 || matchAny(patterns, value, fold) {
@@ -212,13 +223,11 @@ func (r *Resolver) checkInline(t command.Target, replyQueue string) error {
 			return err
 		}
 	}
-	// Matched in canonical form, echoed as given: the answer must not tell
-	// where a path leads or whether it exists.
-	if t.Auth != nil && t.Auth.PasswordRef != "" && !matchAny(al.SecretRefs, secrets.Canonical(t.Auth.PasswordRef), false) {
-		return notAllowed("target.auth.passwordRef %q matches no pattern of targets.inline.secretRefs", t.Auth.PasswordRef)
+	if t.Auth != nil && t.Auth.PasswordRef != "" && !matchAny(al.SecretRefs, t.Auth.PasswordRef, false) {
+		return notAllowed("target.auth.passwordRef %q matches no pattern of targets.inline.secretRefs", given.Auth.PasswordRef)
 	}
-	if t.SSL != nil && t.SSL.KeyStoreRef != "" && !matchAny(al.SecretRefs, secrets.Canonical(t.SSL.KeyStoreRef), false) {
-		return notAllowed("target.ssl.keyStoreRef %q matches no pattern of targets.inline.secretRefs", t.SSL.KeyStoreRef)
+	if t.SSL != nil && t.SSL.KeyStoreRef != "" && !matchAny(al.SecretRefs, t.SSL.KeyStoreRef, false) {
+		return notAllowed("target.ssl.keyStoreRef %q matches no pattern of targets.inline.secretRefs", given.SSL.KeyStoreRef)
 	}
 	if t.CCDTURL != "" && !matchAny(al.CCDTURLs, t.CCDTURL, false) {
 		return notAllowed("target.ccdtUrl %q matches no pattern of targets.inline.ccdtUrls (a CCDT names its own hosts, so inline CCDT URLs must be listed)", t.CCDTURL)
