@@ -4,7 +4,7 @@ GO ?= go
 TOOLS := $(CURDIR)/.build/tools
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: build build-bin run dev-aws test test-short test-ibmmq-real lint bench mqstub tools clean docker docs
+.PHONY: build build-bin run dev-aws test test-ibmmq-real lint bench mqstub tools clean docker docs
 
 build:
 	$(GO) build ./...
@@ -25,9 +25,6 @@ dev-aws:
 test:
 	bash scripts/with-services.sh bash scripts/run-tests.sh
 
-## test-short: as test, with go test -short (no -race, no fuzzing): the tests taking more than about 5 s skip themselves
-test-short:
-	bash scripts/with-services.sh bash scripts/run-tests.sh -short
 
 ## test-ibmmq-real: the MQ backend suite against a real queue manager (MQPROBE_TEST_IBMMQ_*; IBM's client in /opt/mqm)
 test-ibmmq-real:

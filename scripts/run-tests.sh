@@ -5,23 +5,12 @@
 # Expects scripts/with-services.sh to have provisioned the services.
 #
 #   scripts/run-tests.sh          every test, with -race, then the fuzz targets (make test)
-#   scripts/run-tests.sh -short   go test -short, without -race or fuzzing (make test-short):
-#                                 the tests that take more than about 5 s skip themselves
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root" || exit 1
 log="$(mktemp /tmp/mqprobe-test-XXXXXX.log)"
 status=0
-short=false
-case "${1:-}" in
-"") ;;
--short) short=true ;;
-*) echo "usage: $0 [-short]" >&2; exit 2 ;;
-esac
 test_flags=(-race -count=1 -v)
-if $short; then
-  test_flags=(-short -count=1 -v)
-fi
 
 # The tests see what a container on ECS or EKS sees: none of the variables
 # that change how the AWS SDK or Go's HTTP client behave on this machine —
@@ -71,20 +60,17 @@ fi
 # Fuzzing: each target for a bounded time (MQPROBE_FUZZTIME, 30s by default).
 # Inputs that broke a target are written under its testdata/fuzz and fail
 # the run; the checked-in corpora there run with every plain `go test`.
-# Not with -short.
-if ! $short; then
-  fuzztime=${MQPROBE_FUZZTIME:-30s}
-  for target in ./internal/command:FuzzDecode ./internal/command:FuzzRequestHash ./internal/httpapi:FuzzHTTPAPI; do
-    pkg=${target%%:*} name=${target##*:}
-    echo "==> go test -fuzz $name $pkg ($fuzztime)"
-    if ! go test -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" "$pkg" >"$log.part" 2>&1; then
-      status=1
-      tail -40 "$log.part"
-    fi
-    cat "$log.part" >>"$log"
-    grep -E '^fuzz: elapsed' "$log.part" | tail -1
-  done
-fi
+fuzztime=${MQPROBE_FUZZTIME:-30s}
+for target in ./internal/command:FuzzDecode ./internal/command:FuzzRequestHash ./internal/httpapi:FuzzHTTPAPI ./internal/mq:FuzzParseConnName; do
+  pkg=${target%%:*} name=${target##*:}
+  echo "==> go test -fuzz $name $pkg ($fuzztime)"
+  if ! go test -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" "$pkg" >"$log.part" 2>&1; then
+    status=1
+    tail -40 "$log.part"
+  fi
+  cat "$log.part" >>"$log"
+  grep -E '^fuzz: elapsed' "$log.part" | tail -1
+done
 
 echo "==> fault injection (sent, executed, duplicated, lost, rejected)"
 grep -hoE 'FAULT [a-z0-9-]+: .*' "$log" | sort -u | sed 's/^/    /'

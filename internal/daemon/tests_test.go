@@ -93,9 +93,6 @@ func TestProbeRunOverHTTP(t *testing.T) {
 }
 
 func TestProbeDetectsInjectedLossAndDuplication(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow: the probe waits out its 5 s loss timeout for the dropped message")
-	}
 	h := daemontest.Start(t)
 	h.Backend.Faults().DropNth(50)
 	h.Backend.Faults().DuplicateNth(80)

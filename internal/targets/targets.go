@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -94,15 +95,23 @@ func notAllowed(format string, args ...any) error {
 // Resolver resolves targets against a Config and holds their rate limiters.
 type Resolver struct {
 	cfg      Config
+	hosts    []HostPattern // cfg.Inline.Hosts, parsed
 	limiters *limiters
 }
 
-// NewResolver returns a resolver over cfg.
+// NewResolver returns a resolver over cfg. The configuration validated its
+// host patterns; one that does not parse admits nothing.
 func NewResolver(cfg Config) *Resolver {
 	if cfg.Secrets == nil {
 		cfg.Secrets = secrets.NewResolver(secrets.Config{})
 	}
-	return &Resolver{cfg: cfg, limiters: newLimiters()}
+	r := &Resolver{cfg: cfg, limiters: newLimiters()}
+	for _, s := range cfg.Inline.Hosts {
+		if p, err := ParseHostPattern(s); err == nil {
+			r.hosts = append(r.hosts, p)
+		}
+	}
+	return r
 }
 
 // Resolve returns where cmd goes, or an *Error saying why it may not go
@@ -240,23 +249,11 @@ func (r *Resolver) allowlisted(given, t command.Target, replyQueue string) error
 		return notAllowed("target.connName: %v", err)
 	}
 	for _, ep := range eps {
-		if !hostAllowed(al.Hosts, ep) {
+		if !slices.ContainsFunc(r.hosts, func(p HostPattern) bool { return p.Matches(ep) }) {
 			return notAllowed("target.connName entry %s matches no pattern of targets.inline.hosts", net.JoinHostPort(ep.Host, strconv.Itoa(ep.Port)))
 		}
 	}
 	return nil
-}
-
-// hostAllowed matches an endpoint against targets.inline.hosts. Patterns
-// were validated with the configuration; one that no longer parses admits
-// nothing.
-func hostAllowed(patterns []string, ep mq.Endpoint) bool {
-	for _, s := range patterns {
-		if p, err := ParseHostPattern(s); err == nil && p.Matches(ep) {
-			return true
-		}
-	}
-	return false
 }
 
 func (r *Resolver) resolveProfile(ctx context.Context, p Profile, field string) (Resolved, error) {

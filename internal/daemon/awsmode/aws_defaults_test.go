@@ -27,9 +27,6 @@ import (
 // again with AWS_CA_BUNDLE naming a bundle. Each creates its table and
 // completes a command end to end.
 func TestAWSModeOnRealDefaults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow: store init and a daemon process, twice on each emulator (~15 s)")
-	}
 	onEachEmulator(t, awsModeOnRealDefaults)
 }
 
@@ -75,9 +72,6 @@ func runMqprobe(t *testing.T, vars map[string]string, args ...string) (string, e
 // for instance B, started after them: each completes within the polls' wait
 // plus 5 s, not after the 60 s visibility timeout.
 func TestRollingRestartStrandsNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow: two daemon processes and a 5 s long poll on each emulator (~13 s)")
-	}
 	onEachEmulator(t, rollingRestartStrandsNothing)
 }
 
@@ -131,9 +125,6 @@ func rollingRestartStrandsNothing(t *testing.T, _ *awsEmulator) {
 // queue subscribed to the results topic to read results from (moto does
 // not create the template's own subscription: see its template test).
 func TestDaemonRunsOnTheCloudFormationStack(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow: deploys the CloudFormation stack into moto twice (~8 s)")
-	}
 	onEmulator(t, "moto", func(t *testing.T, _ *awsEmulator) {
 		for name, secrets := range map[string]string{"without SecretArns": "",
 			"with SecretArns": "arn:aws:secretsmanager:us-east-1:123456789012:secret:mqprobe/qm1-AbCdEf"} {

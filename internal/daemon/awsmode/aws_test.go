@@ -44,9 +44,6 @@ func cloudEvents(evs []receivedEvent) []result.Event {
 // TestSQSOutcomeRows walks SPEC §6 through real SQS and DynamoDB, reading
 // results where subscribers read them: the results queue.
 func TestSQSOutcomeRows(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow: every outcome row over SQS, waiting out redeliveries, on both emulators (~30 s)")
-	}
 	onEachEmulator(t, sqsOutcomeRows)
 }
 
@@ -218,9 +215,6 @@ func commandsThroughSNS(t *testing.T, _ *awsEmulator) {
 // rule whose two targets are the command queue; elsewhere it is sent as a
 // rule sends it, twice.
 func TestEventBridgeEventIsKeyedByItsID(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow: an event delivered twice, through a real EventBridge rule on moto (~6 s)")
-	}
 	onEachEmulator(t, eventBridgeEventIsKeyedByItsID)
 }
 

@@ -15,9 +15,6 @@ import (
 // checkpoint at once — long before the 30 s lease or visibility timeout
 // would have let it — and the command completes exactly once.
 func TestDrainHandsOverUnderLoad(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow: two daemon processes and a paced 40-message PRODUCE (~6 s)")
-	}
 	const count, txSize = 40, 5
 	const lease = 30 * time.Second
 	env := newLocalAWS(t, 50)

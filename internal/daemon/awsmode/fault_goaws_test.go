@@ -30,9 +30,6 @@ import (
 // recovers and drains it, each command once. (Commands waiting inside a
 // queue across the restart would be lost by goaws itself, not the daemon.)
 func TestFaultGoawsRestart(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow: a 5 s goaws outage and the backlog it leaves (~15 s)")
-	}
 	const (
 		before, backlog, count = 20, 50, 3
 		outage                 = 5 * time.Second

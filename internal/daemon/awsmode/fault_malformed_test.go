@@ -65,9 +65,6 @@ var malformedKinds = []malformedKind{
 // timeout, and the daemon counts 1,000 outcomes, no more), and the daemon
 // stays healthy and runs a valid command afterwards.
 func TestFaultMalformedMessages(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow: 1,000 malformed messages, then a visibility timeout waited out (~11 s)")
-	}
 	const (
 		messages   = 1000
 		visibility = 3 * time.Second

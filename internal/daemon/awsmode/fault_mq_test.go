@@ -28,9 +28,6 @@ func TestFaultConnectionBroken(t *testing.T) {
 // transactions were backed out, that each attempt failed as transient and
 // was retried from its checkpoint, and that each command was executed once.
 func runConnectionBroken(t *testing.T, name string, backend mq.Backend, breakConnections func()) {
-	if testing.Short() {
-		t.Skip("slow: three paced 40-message PRODUCEs, broken and retried (~8 s)")
-	}
 	const count, txSize, rate = 40, 10, 20
 	queues := []string{"DEV.QUEUE.1", "DEV.QUEUE.2", "DEV.QUEUE.3"}
 	env := newLocalAWS(t, 20)

@@ -26,9 +26,6 @@ import (
 // port with the same data. Nothing may run without a record, and every
 // command must complete exactly once after the recovery.
 func TestFaultStoreDown(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow: a 10 s store outage in a 200-command stream, on PostgreSQL and dynalite (~30 s)")
-	}
 	ctx := context.Background()
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()

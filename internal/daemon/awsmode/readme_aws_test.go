@@ -27,9 +27,6 @@ import (
 // configs/aws-local.yaml. The one change is the walkthrough's endpoint line,
 // pointed at the emulator.
 func TestREADMEAWSWalkthrough(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow: the README's AWS CLI walkthrough on each emulator (~20-60 s)")
-	}
 	onEachEmulator(t, readmeAWSWalkthrough)
 }
 
