@@ -78,6 +78,8 @@ type Operations struct {
 	Handlers map[command.Operation]Handler
 	// Tests is the TEST runs in progress, for the API's live view and stop.
 	Tests *Tests
+
+	capture CaptureLimits
 }
 
 // New returns the handlers of every operation, bound by cfg.
@@ -96,7 +98,8 @@ func New(cfg Config) (*Operations, error) {
 			command.Test:           tests.Test,
 			command.StopTest:       tests.StopTest,
 		},
-		Tests: tests,
+		Tests:   tests,
+		capture: cfg.Capture,
 	}, nil
 }
 

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
@@ -52,6 +51,8 @@ type Config struct {
 	// Log receives a line for each command left for redelivery; nil means
 	// slog.Default().
 	Log *slog.Logger
+	// Settled, when set, is told of each message acked (Transport.Settled).
+	Settled func(msg *message.Message)
 }
 
 // Router consumes commands from a subscriber and runs them through the
@@ -73,7 +74,7 @@ func New(cfg Config, sub message.Subscriber, x *executor.Executor, log watermill
 		return nil, fmt.Errorf("router: %w", err)
 	}
 	r.AddMiddleware(middleware.Recoverer, redeliverLater(cfg.DelayRedelivery, cfg.Log))
-	r.AddConsumerHandler("commands", CommandsTopic, sub, executeHandler(cfg.WorkContext, x))
+	r.AddConsumerHandler("commands", CommandsTopic, sub, executeHandler(cfg.WorkContext, x, cfg.Settled))
 	return &Router{router: r}, nil
 }
 
@@ -103,7 +104,7 @@ func (e *retryError) Unwrap() error { return e.err }
 
 // executeHandler runs each message through the executor: acked when the
 // executor says the command is done, otherwise nacked for redelivery.
-func executeHandler(work context.Context, x *executor.Executor) message.NoPublishHandlerFunc {
+func executeHandler(work context.Context, x *executor.Executor, settled func(*message.Message)) message.NoPublishHandlerFunc {
 	return func(msg *message.Message) error {
 		// The router cancels message contexts as soon as it closes, while
 		// in-flight commands get until the drain deadline (work).
@@ -123,13 +124,16 @@ func executeHandler(work context.Context, x *executor.Executor) message.NoPublis
 			MessageID:      messageID,
 		})
 		if out.Ack {
+			if settled != nil {
+				settled(msg)
+			}
 			return nil
 		}
 		err := out.Err
 		if err == nil {
 			err = errors.New(string(out.Status))
 		}
-		expected := out.Status == result.StatusInProgress || out.HTTPStatus == http.StatusTooManyRequests
+		expected := out.Status == result.StatusInProgress || out.Backpressure
 		return &retryError{after: out.RetryAfter, err: err, expected: expected}
 	}
 }

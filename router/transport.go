@@ -1,6 +1,7 @@
 package router
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,10 +33,29 @@ type Transport struct {
 	// DelayRedelivery hands a nacked message's delay to the transport (SQS:
 	// its visibility); nil when the router must wait it out itself.
 	DelayRedelivery func(msg *message.Message, after time.Duration)
+	// Settled is told of every command the router acks, so Submit's queue
+	// bound counts only commands still to finish; nil when there is no
+	// such bound.
+	Settled func(msg *message.Message)
 
-	bus     *gochannel.GoChannel // the in-process bus, closed by Close
-	closing atomic.Bool
+	bus       *gochannel.GoChannel // the in-process bus, closed by Close
+	closing   atomic.Bool
+	queued    atomic.Int64 // commands Submit published and the router has not acked
+	maxQueued int64
 }
+
+// QueueFullError refuses a command Submit has no room for: the commands
+// already submitted must finish first.
+type QueueFullError struct {
+	Max int64
+}
+
+func (e *QueueFullError) Error() string {
+	return fmt.Sprintf("%d submitted commands are queued or executing, the most limits.commandQueue allows: retry later", e.Max)
+}
+
+// RetryAfter is when to try again.
+func (e *QueueFullError) RetryAfter() time.Duration { return time.Second }
 
 // TransportConfig says which transport to build and how.
 type TransportConfig struct {
@@ -50,6 +70,9 @@ type TransportConfig struct {
 	AWS func(context.Context) (aws.Config, error)
 	// Logger receives watermill's lines; nil: none.
 	Logger watermill.LoggerAdapter
+	// MaxQueued bounds the commands Submit holds queued or executing in
+	// embedded mode (default 100).
+	MaxQueued int
 }
 
 // NewTransport builds the transport of cfg.Mode: this is where the mode is
@@ -62,7 +85,7 @@ func NewTransport(ctx context.Context, cfg TransportConfig) (*Transport, error) 
 	case config.ModeAWS:
 		return newSQSTransport(ctx, cfg)
 	case config.ModeEmbedded:
-		return newInProcessTransport(cfg.Logger), nil
+		return newInProcessTransport(cfg.Logger, cmp.Or(cfg.MaxQueued, DefaultMaxQueued)), nil
 	default:
 		return nil, fmt.Errorf("mode %q has no transport (want %s or %s)", cfg.Mode, config.ModeEmbedded, config.ModeAWS)
 	}
@@ -70,29 +93,53 @@ func NewTransport(ctx context.Context, cfg TransportConfig) (*Transport, error) 
 
 // newInProcessTransport is embedded mode's bus: commands published by
 // Submit are consumed from CommandsTopic, results published to ResultsTopic.
-func newInProcessTransport(logger watermill.LoggerAdapter) *Transport {
+func newInProcessTransport(logger watermill.LoggerAdapter, maxQueued int) *Transport {
 	bus := gochannel.NewGoChannel(gochannel.Config{}, logger)
 	t := &Transport{Name: "gochannel", ResultsName: "gochannel", Commands: bus,
-		Results: NewResultPublisher(bus, ResultsTopic), bus: bus}
-	t.Submit = t.submit
+		Results: NewResultPublisher(bus, ResultsTopic), bus: bus, maxQueued: int64(maxQueued)}
+	t.Submit, t.Settled = t.submit, t.settled
 	return t
 }
 
-// submit publishes a raw command on the in-process bus.
+// DefaultMaxQueued is TransportConfig.MaxQueued's default.
+const DefaultMaxQueued = 100
+
+// metaSubmitted marks the commands Submit counts in its queue bound.
+const metaSubmitted = "mqprobe-submitted"
+
+// submit publishes a raw command on the in-process bus, unless the commands
+// submitted before it still fill the queue: the in-process bus holds every
+// command it is given until the command finishes.
 func (t *Transport) submit(_ context.Context, body []byte, meta map[string]string) (string, error) {
 	if t.closing.Load() {
 		return "", errors.New("shutting down: not accepting commands")
+	}
+	if t.queued.Add(1) > t.maxQueued {
+		t.queued.Add(-1)
+		return "", &QueueFullError{Max: t.maxQueued}
 	}
 	msg := message.NewMessage(watermill.NewUUID(), body)
 	for k, v := range meta {
 		msg.Metadata.Set(k, v)
 	}
 	msg.Metadata.Set(MetaMessageID, msg.UUID)
+	msg.Metadata.Set(metaSubmitted, "true")
 	if err := t.bus.Publish(CommandsTopic, msg); err != nil {
+		t.queued.Add(-1)
 		return "", fmt.Errorf("publish command: %w", err)
 	}
 	return msg.UUID, nil
 }
+
+// settled takes an acked command Submit published out of its queue.
+func (t *Transport) settled(msg *message.Message) {
+	if msg.Metadata.Get(metaSubmitted) != "" {
+		t.queued.Add(-1)
+	}
+}
+
+// Queued is how many commands Submit published that have not finished.
+func (t *Transport) Queued() int64 { return t.queued.Load() }
 
 // newSQSTransport is aws mode's: the SQS command subscriber and the SNS (or
 // SQS) result publisher of internal/awsbus.

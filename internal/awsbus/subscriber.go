@@ -55,6 +55,11 @@ type SubscriberConfig struct {
 	CloseTimeout time.Duration
 	// TracerProvider traces the SQS calls that settle commands; nil: none.
 	TracerProvider tracing.TracerProvider
+	// WaitForRoom, when set, blocks until the daemon could start another
+	// command (or ctx ends). A receive loop calls it before it receives
+	// again, so a saturated daemon leaves commands in the queue, visible to
+	// other instances, instead of holding ones it cannot start.
+	WaitForRoom func(ctx context.Context) error
 }
 
 func (c *SubscriberConfig) setDefaults() {
@@ -330,7 +335,25 @@ func (s *subscriber) deliver(ctx context.Context, m *message.Message, out chan<-
 		stopExtending()
 		log.Info("Closed before the command was acked or nacked; it reappears after its visibility timeout", nil)
 	}
+	s.waitForRoom(ctx)
 	m.Nack() // settled here: watermill-aws is only to receive the next one
+}
+
+// waitForRoom holds this receive loop back while the daemon is saturated.
+func (s *subscriber) waitForRoom(ctx context.Context) {
+	if s.cfg.WaitForRoom == nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-s.closing:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	_ = s.cfg.WaitForRoom(ctx) // an error means the subscription ends: nothing to wait for
 }
 
 // delayRedelivery makes a nacked message visible again after the delay its

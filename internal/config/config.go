@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mqprobe/mqprobe/handlers"
+	"github.com/mqprobe/mqprobe/internal/admission"
 	"github.com/mqprobe/mqprobe/internal/awsbus"
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/executor"
@@ -50,6 +51,7 @@ type Config struct {
 	Consume     ConsumeConfig     `yaml:"consume"`
 	Tests       TestsConfig       `yaml:"tests"`
 	Targets     TargetsConfig     `yaml:"targets"`
+	Limits      LimitsConfig      `yaml:"limits"`
 	Secrets     SecretsConfig     `yaml:"secrets"`
 	SQS         SQSConfig         `yaml:"sqs"`
 	Bus         BusConfig         `yaml:"bus"`
@@ -61,7 +63,7 @@ type HTTPConfig struct {
 	Addr            string        `yaml:"addr" desc:"Listen address host:port; anything but loopback requires http.authToken"`
 	MaxBodyBytes    int           `yaml:"maxBodyBytes" desc:"Largest request body accepted, in bytes (command.maxBytes plus room for envelopes)"`
 	ReadTimeout     time.Duration `yaml:"readTimeout" desc:"Time allowed to read a whole request (0 = no limit)"`
-	WriteTimeout    time.Duration `yaml:"writeTimeout" desc:"Time allowed to write a response (0 = no limit, so long produces can answer)"`
+	WriteTimeout    time.Duration `yaml:"writeTimeout" desc:"Time allowed to write a reply once it is ready (a command's reply after the command ends; 0 = no limit)"`
 	ShutdownTimeout time.Duration `yaml:"shutdownTimeout" desc:"How long a graceful shutdown waits for in-flight requests"`
 	InProgressWait  time.Duration `yaml:"inProgressWait" desc:"How long a request whose command runs elsewhere waits for its result before 409 with Retry-After"`
 	AuthToken       string        `yaml:"authToken" secret:"true" desc:"Bearer token required by the API (empty = none; a non-loopback addr needs it or mTLS)"`
@@ -134,6 +136,7 @@ type PoolConfig struct {
 	MaxConnsPerTarget int           `yaml:"maxConnsPerTarget" desc:"Most connections open to one target at once"`
 	MaxIdlePerTarget  int           `yaml:"maxIdlePerTarget" desc:"Released connections kept open per target for reuse"`
 	IdleTimeout       time.Duration `yaml:"idleTimeout" desc:"Idle connections older than this are closed"`
+	MaxWait           time.Duration `yaml:"maxWait" desc:"How long a command waits for a free connection to its target before it gives its claim back (503, or redelivered later)"`
 }
 
 // CommandConfig is command intake.
@@ -154,6 +157,7 @@ type ResultsConfig struct {
 	Replay          executor.ReplayMode `yaml:"replay" desc:"What a replayed command publishes: republish (the cached result again) or drop"`
 	Recent          int                 `yaml:"recent" desc:"Result events GET /results keeps in embedded mode"`
 	RecentMaxBytes  int                 `yaml:"recentMaxBytes" desc:"Bytes of result events GET /results keeps at most (oldest dropped first; a CONSUME lists every message it took)"`
+	MaxReplyBytes   int                 `yaml:"maxReplyBytes" desc:"Bytes of result events one GET /results reply carries at most (the rest is left out and the reply says truncated)"`
 	SNSTopicARN     string              `yaml:"snsTopicArn" desc:"SNS topic receiving result events (aws mode)"`
 	SQSQueue        string              `yaml:"sqsQueue" desc:"SQS queue (name or URL) receiving result events (aws mode)"`
 	MaxRawBodyBytes int                 `yaml:"maxRawBodyBytes" desc:"Raw body bytes kept in a rejected event"`
@@ -189,6 +193,14 @@ type InlineAllowlist struct {
 	Queues        []string `yaml:"queues" desc:"Queue name patterns inline targets (and replyQueue) may name (empty = any)"`
 	CCDTURLs      []string `yaml:"ccdtUrls" desc:"CCDT URL patterns inline targets may name (empty = none)"`
 	SecretRefs    []string `yaml:"secretRefs" desc:"passwordRef/keyStoreRef patterns inline targets may use, e.g. secret://mq/lab-* (empty = none)"`
+}
+
+// LimitsConfig bounds the work the daemon takes on at once, whoever sends it.
+type LimitsConfig struct {
+	MaxConcurrentCommands int           `yaml:"maxConcurrentCommands" desc:"Commands executing at once, HTTP and bus together; more wait limits.admissionWait, then get 503 (HTTP) or come back later (bus)"`
+	MaxInFlightBytes      int           `yaml:"maxInFlightBytes" desc:"Payload bytes executing commands hold together (PRODUCE: one message body; TEST: two; CONSUME: consume.captureMaxBytes)"`
+	AdmissionWait         time.Duration `yaml:"admissionWait" desc:"How long a command waits for room under maxConcurrentCommands and maxInFlightBytes before it is refused"`
+	CommandQueue          int           `yaml:"commandQueue" desc:"Commands POST /commands holds queued or executing (embedded mode); more get 429 with Retry-After"`
 }
 
 // RateLimitConfig is a token bucket of commands per target; over it, HTTP
@@ -270,6 +282,7 @@ func defaults() *Config {
 			Addr:            "127.0.0.1:8080",
 			MaxBodyBytes:    300000,
 			ReadTimeout:     10 * time.Second,
+			WriteTimeout:    30 * time.Second,
 			ShutdownTimeout: 30 * time.Second,
 			InProgressWait:  executor.DefaultHTTPWait,
 		},
@@ -290,13 +303,14 @@ func defaults() *Config {
 				MaxDepth:     embedded.DefaultMaxDepth,
 				MaxMsgLength: embedded.DefaultMaxMsgLength,
 			}}},
-			Pool: PoolConfig{MaxConnsPerTarget: mq.DefaultMaxConnsPerTarget, MaxIdlePerTarget: mq.DefaultMaxIdlePerTarget, IdleTimeout: mq.DefaultIdleTimeout},
+			Pool: PoolConfig{MaxConnsPerTarget: mq.DefaultMaxConnsPerTarget, MaxIdlePerTarget: mq.DefaultMaxIdlePerTarget,
+				IdleTimeout: mq.DefaultIdleTimeout, MaxWait: mq.DefaultMaxWait},
 		},
 		Command: CommandConfig{
 			MaxBytes:   command.DefaultMaxBytes,
 			MissingKey: MissingKeyConfig{Bus: command.MissingKeyMessageID, HTTP: command.MissingKeyGenerate},
 		},
-		Results: ResultsConfig{Replay: executor.ReplayRepublish, Recent: 1000, RecentMaxBytes: 32 << 20, MaxRawBodyBytes: executor.DefaultMaxRawBodyBytes},
+		Results: ResultsConfig{Replay: executor.ReplayRepublish, Recent: 1000, RecentMaxBytes: 32 << 20, MaxReplyBytes: 4 << 20, MaxRawBodyBytes: executor.DefaultMaxRawBodyBytes},
 		Tests:   TestsConfig{MaxConcurrent: handlers.DefaultTestsMaxConcurrent, MaxDuration: handlers.DefaultTestsMaxDuration},
 		Consume: ConsumeConfig{CaptureMaxBytes: handlers.DefaultCaptureMaxBytes, CaptureMaxMessageBytes: handlers.DefaultCaptureMaxMessageBytes},
 		SQS: SQSConfig{WaitTimeSeconds: awsbus.DefaultWaitTimeSeconds, VisibilityTimeout: awsbus.DefaultVisibilityTimeout,
@@ -304,6 +318,8 @@ func defaults() *Config {
 		Bus:     BusConfig{NackDelay: executor.DefaultRetryDelay},
 		Log:     LogConfig{Level: "info", Format: "json"},
 		Targets: TargetsConfig{RateLimit: RateLimitConfig{Burst: 10}},
+		Limits: LimitsConfig{MaxConcurrentCommands: admission.DefaultMaxCommands, MaxInFlightBytes: admission.DefaultMaxBytes,
+			AdmissionWait: admission.DefaultWait, CommandQueue: 100},
 		Secrets: SecretsConfig{CacheTTL: 5 * time.Minute},
 	}
 }

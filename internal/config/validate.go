@@ -63,6 +63,7 @@ func (c *Config) Validate() error {
 	c.validateCommand(v)
 	c.validateTargets(v)
 	c.validateBus(v)
+	c.validateLimits(v)
 	oneOf(v, "log.level", c.Log.Level, "debug", "info", "warn", "error")
 	oneOf(v, "log.format", c.Log.Format, "json", "text")
 	return errors.Join(v.errs...)
@@ -169,6 +170,7 @@ func (c *Config) validateMQ(v *validator) {
 		v.fail("mq.pool.maxIdlePerTarget", "must not exceed mq.pool.maxConnsPerTarget (%d) (got %d)", p.MaxConnsPerTarget, p.MaxIdlePerTarget)
 	}
 	v.nonNegativeDuration("mq.pool.idleTimeout", p.IdleTimeout)
+	v.positiveDuration("mq.pool.maxWait", p.MaxWait)
 }
 
 func (c *Config) validateCommand(v *validator) {
@@ -182,6 +184,7 @@ func (c *Config) validateCommand(v *validator) {
 	v.nonNegative("results.recent", r.Recent)
 	v.nonNegative("results.recentMaxBytes", r.RecentMaxBytes)
 	v.nonNegative("results.maxRawBodyBytes", r.MaxRawBodyBytes)
+	v.positive("results.maxReplyBytes", r.MaxReplyBytes)
 	if r.SNSTopicARN != "" && !strings.HasPrefix(r.SNSTopicARN, "arn:") {
 		v.fail("results.snsTopicArn", "must be an ARN, arn:aws:sns:<region>:<account>:<topic> (got %q)", r.SNSTopicARN)
 	}
@@ -194,6 +197,19 @@ func (c *Config) validateCommand(v *validator) {
 	v.nonNegative("consume.captureMaxMessageBytes", cs.CaptureMaxMessageBytes)
 	if cs.CaptureMaxMessageBytes > cs.CaptureMaxBytes {
 		v.fail("consume.captureMaxMessageBytes", "must not exceed consume.captureMaxBytes (%d) (got %d)", cs.CaptureMaxBytes, cs.CaptureMaxMessageBytes)
+	}
+}
+
+func (c *Config) validateLimits(v *validator) {
+	l := c.Limits
+	v.positive("limits.maxConcurrentCommands", l.MaxConcurrentCommands)
+	v.positive("limits.maxInFlightBytes", l.MaxInFlightBytes)
+	v.positiveDuration("limits.admissionWait", l.AdmissionWait)
+	v.positive("limits.commandQueue", l.CommandQueue)
+	// CONSUME's footprint is its capture limit: one that never fits would
+	// refuse every CONSUME.
+	if l.MaxInFlightBytes > 0 && c.Consume.CaptureMaxBytes > l.MaxInFlightBytes {
+		v.fail("consume.captureMaxBytes", "must not exceed limits.maxInFlightBytes (%d) (got %d)", l.MaxInFlightBytes, c.Consume.CaptureMaxBytes)
 	}
 }
 

@@ -26,6 +26,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/mqprobe/mqprobe/handlers"
+	"github.com/mqprobe/mqprobe/internal/admission"
 	"github.com/mqprobe/mqprobe/internal/awsbus"
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/config"
@@ -66,6 +67,7 @@ type Daemon struct {
 	engine   *idempotency.Engine
 	backend  mq.Backend
 	pool     *mq.Pool
+	limiter  *admission.Limiter
 	exec     *executor.Executor
 	bus      *router.Transport // where commands come from and results go: the mode's transport
 	aws      *aws.Config       // loaded on first use
@@ -131,8 +133,12 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		}
 	}
 	if d.pool, err = mq.NewPool(d.backend, mq.PoolConfig{MaxConnsPerTarget: cfg.MQ.Pool.MaxConnsPerTarget,
-		MaxIdlePerTarget: cfg.MQ.Pool.MaxIdlePerTarget, IdleTimeout: cfg.MQ.Pool.IdleTimeout}); err != nil {
+		MaxIdlePerTarget: cfg.MQ.Pool.MaxIdlePerTarget, IdleTimeout: cfg.MQ.Pool.IdleTimeout, MaxWait: cfg.MQ.Pool.MaxWait}); err != nil {
 		return nil, fmt.Errorf("mq.pool: %w", err)
+	}
+	if d.limiter, err = admission.New(admission.Config{MaxCommands: cfg.Limits.MaxConcurrentCommands,
+		MaxBytes: int64(cfg.Limits.MaxInFlightBytes), Wait: cfg.Limits.AdmissionWait}); err != nil {
+		return nil, fmt.Errorf("limits: %w", err)
 	}
 	decoder, err := command.NewDecoder(command.DecoderConfig{MaxBytes: cfg.Command.MaxBytes, KeyExpression: cfg.Command.KeyExpression,
 		MissingKeyBus: cfg.Command.MissingKey.Bus, MissingKeyHTTP: cfg.Command.MissingKey.HTTP})
@@ -145,8 +151,10 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		SQS: awsbus.SubscriberConfig{QueueURL: sqs.CommandQueue, WaitTimeSeconds: sqs.WaitTimeSeconds,
 			VisibilityTimeout: sqs.VisibilityTimeout, MaxMessages: sqs.MaxMessages, NackDelay: cfg.Bus.NackDelay,
 			// Acks of commands finishing during the drain must still delete.
-			CloseTimeout: cfg.HTTP.ShutdownTimeout + 10*time.Second, TracerProvider: d.awsTracing()},
-		Results: awsbus.PublisherConfig{TopicARN: res.SNSTopicARN, QueueURL: res.SQSQueue, TracerProvider: d.awsTracing()},
+			CloseTimeout: cfg.HTTP.ShutdownTimeout + 10*time.Second, TracerProvider: d.awsTracing(),
+			WaitForRoom: d.limiter.WaitForRoom},
+		MaxQueued: cfg.Limits.CommandQueue,
+		Results:   awsbus.PublisherConfig{TopicARN: res.SNSTopicARN, QueueURL: res.SQSQueue, TracerProvider: d.awsTracing()},
 	}); err != nil {
 		return nil, err
 	}
@@ -166,12 +174,12 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		Source: "mqprobe/" + cfg.InstanceID, Replay: cfg.Results.Replay,
 		MaxRawBodyBytes: cfg.Results.MaxRawBodyBytes, RetryDelay: cfg.Bus.NackDelay, HTTPWait: cfg.HTTP.InProgressWait,
 	}, executor.Deps{Decoder: decoder, Engine: d.engine, Handlers: ops.Handlers, Targets: targets.NewResolver(targetsConfig(cfg, d.secretsResolver())), Admit: ops.Admit,
-		Conns: d.pool, Publisher: publisher, Log: log,
+		Admission: d.limiter, Footprint: ops.Footprint, Conns: d.pool, Publisher: publisher, Log: log,
 		Tracer: d.tel.Tracer("github.com/mqprobe/mqprobe/internal/executor"), Metrics: d.tel.Metrics}); err != nil {
 		return nil, err
 	}
 	if d.router, err = router.New(router.Config{CloseTimeout: cfg.HTTP.ShutdownTimeout, WorkContext: d.work,
-		DelayRedelivery: d.bus.DelayRedelivery, Log: log}, d.bus.Commands, d.exec, watermillLogger(log)); err != nil {
+		DelayRedelivery: d.bus.DelayRedelivery, Settled: d.bus.Settled, Log: log}, d.bus.Commands, d.exec, watermillLogger(log)); err != nil {
 		return nil, err
 	}
 	openapi, err := httpapi.OpenAPI(opts.Version)
@@ -180,15 +188,20 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	}
 	api := httpapi.Handler(httpapi.Config{
 		Executor: d.exec, Recent: d.recent, Submit: d.bus.Submit, OpenAPI: openapi,
-		MaxBodyBytes: int64(cfg.HTTP.MaxBodyBytes), WorkContext: d.work,
+		MaxBodyBytes: int64(cfg.HTTP.MaxBodyBytes), WriteTimeout: cfg.HTTP.WriteTimeout, MaxResultsBytes: cfg.Results.MaxReplyBytes,
+		Load: d.load, WorkContext: d.work,
 		Metrics: d.tel.MetricsHandler(), TracerProvider: d.tel.TracerProvider, MeterProvider: d.tel.MeterProvider,
 		Tests: ops.Tests, Stored: d.engine, AuthToken: cfg.HTTP.AuthToken,
-		Ready: map[string]httpapi.Check{"store": d.storeReady, "router": d.routerReady, "intake": d.intakeReady},
+		Ready: map[string]httpapi.Check{"store": d.storeReady, "router": d.routerReady, "intake": d.intakeReady, "admission": d.admissionReady},
 		Status: httpapi.StatusInfo{Version: opts.Version, Mode: cfg.Mode, Instance: cfg.InstanceID, Started: time.Now(),
 			Backends: map[string]string{"mq": cfg.MQ.Backend, "idempotencyStore": storeName(cfg), "bus": d.bus.Name, "results": d.bus.ResultsName}},
 	})
-	d.server = &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout: cfg.HTTP.ReadTimeout, WriteTimeout: cfg.HTTP.WriteTimeout,
+	if err := d.tel.ObserveLoad(d.telemetryLoad); err != nil {
+		return nil, err
+	}
+	// The API sets each reply's write deadline itself (http.writeTimeout
+	// counts from when the reply is ready, not from the request).
+	d.server = &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: cfg.HTTP.ReadTimeout,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	if d.listener, err = net.Listen("tcp", cfg.HTTP.Addr); err != nil {
 		return nil, fmt.Errorf("http.addr %s: %w", cfg.HTTP.Addr, err)
@@ -334,6 +347,27 @@ func (d *Daemon) routerReady(context.Context) error {
 		return errors.New("router not running")
 	}
 	return nil
+}
+
+// admissionReady fails while a new command would have to wait for room, so
+// a load balancer sends the next request to an instance with some.
+func (d *Daemon) admissionReady(context.Context) error {
+	return d.limiter.Usage().Saturated()
+}
+
+func (d *Daemon) load() httpapi.Load {
+	u := d.limiter.Usage()
+	l := httpapi.Load{CommandsExecuting: u.Commands, MaxConcurrentCommands: u.MaxCommands, CommandsWaiting: u.Waiting,
+		InFlightBytes: u.Bytes, MaxInFlightBytes: u.MaxBytes, MQPoolWaiting: d.pool.Waiting(), CommandsQueued: d.bus.Queued()}
+	if err := u.Saturated(); err != nil {
+		l.Saturated = err.Error()
+	}
+	return l
+}
+
+func (d *Daemon) telemetryLoad() telemetry.Load {
+	u := d.limiter.Usage()
+	return telemetry.Load{CommandsExecuting: u.Commands, CommandsWaiting: u.Waiting, InFlightBytes: u.Bytes, PoolWaiting: d.pool.Waiting()}
 }
 
 func (d *Daemon) intakeReady(context.Context) error {

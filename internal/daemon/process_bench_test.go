@@ -1,13 +1,9 @@
 package daemon_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -27,23 +23,11 @@ var embeddedProcessVars = map[string]string{"MQPROBE_LOG_LEVEL": "warn"}
 // peakRSSMiB is the process's peak resident set size (VmHWM), in MiB.
 func peakRSSMiB(b *testing.B, p *daemontest.Process) float64 {
 	b.Helper()
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", p.Cmd.Process.Pid))
+	_, peak, err := p.Memory()
 	if err != nil {
-		b.Fatalf("peak RSS of %s: %v", p.Name, err)
+		b.Fatal(err)
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
-			if err != nil {
-				b.Fatalf("VmHWM line %q: %v", sc.Text(), err)
-			}
-			return kb / 1024
-		}
-	}
-	b.Fatalf("no VmHWM in /proc/%d/status (%v)", p.Cmd.Process.Pid, sc.Err())
-	return 0
+	return peak
 }
 
 // postJSON posts body to p and decodes the answer's result into out; any
@@ -104,7 +88,7 @@ func BenchmarkPeakRSS(b *testing.B) {
 		b.Run(w.name, func(b *testing.B) {
 			var peak, ready float64
 			for i := range b.N {
-				p, _ := daemontest.StartBenchProcess(b, fmt.Sprintf("rss-%s-%d", w.name, i), embeddedProcessVars)
+				p, _ := daemontest.StartProcess(b, fmt.Sprintf("rss-%s-%d", w.name, i), embeddedProcessVars)
 				ready += peakRSSMiB(b, p)
 				w.run(b, p)
 				peak += peakRSSMiB(b, p)
@@ -122,7 +106,7 @@ func BenchmarkPeakRSS(b *testing.B) {
 func BenchmarkStartup(b *testing.B) {
 	var total time.Duration
 	for i := range b.N {
-		p, took := daemontest.StartBenchProcess(b, fmt.Sprintf("startup-%d", i), embeddedProcessVars)
+		p, took := daemontest.StartProcess(b, fmt.Sprintf("startup-%d", i), embeddedProcessVars)
 		total += took
 		p.Stop(syscall.SIGTERM)
 	}
@@ -133,7 +117,7 @@ func BenchmarkStartup(b *testing.B) {
 // one embedded-default process (SQLite records), with 1, 8 and 32 commands
 // in flight.
 func BenchmarkEndToEndEmbedded(b *testing.B) {
-	p, _ := daemontest.StartBenchProcess(b, "e2e-embedded", embeddedProcessVars)
+	p, _ := daemontest.StartProcess(b, "e2e-embedded", embeddedProcessVars)
 	body := `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"}}`
 	var seq atomic.Int64
 	for _, conc := range []int{1, 8, 32} {

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mqprobe/mqprobe/handlers"
+	"github.com/mqprobe/mqprobe/internal/admission"
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/mq"
@@ -83,6 +84,11 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 	if dec.TTL > 0 {
 		req = req.WithTTL(dec.TTL)
 	}
+	ticket, refused, admitted := x.admit(ctx, j, req)
+	if !admitted {
+		return refused
+	}
+	defer ticket.Release()
 	// The rate-limit token is taken before the claim, so a refused command
 	// leaves no record behind; one that will not run gives it back, and one
 	// already decided (a replay) goes on without a token.
@@ -118,6 +124,31 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 	return x.run(ctx, j, handler, claim)
 }
 
+// admit makes room for the command within the daemon's bounds before it is
+// claimed, so a command refused for load leaves no record. A command that
+// can never fit is rejected; one already decided (a replay) goes on without
+// room, as it executes nothing.
+func (x *Executor) admit(ctx context.Context, j *job, req idempotency.Request) (*admission.Ticket, Outcome, bool) {
+	if x.Admission == nil {
+		return nil, Outcome{}, true
+	}
+	var bytes int64
+	if x.Footprint != nil {
+		bytes = x.Footprint(j.dec.Command)
+	}
+	ticket, err := x.Admission.Admit(ctx, bytes)
+	var tooLarge *admission.TooLargeError
+	switch {
+	case err == nil:
+		return ticket, Outcome{}, true
+	case errors.As(err, &tooLarge):
+		return nil, x.reject(ctx, j, &result.Error{Code: result.CodeLimitExceeded, Message: err.Error()}, http.StatusUnprocessableEntity), false
+	case x.decided(ctx, req):
+		return nil, Outcome{}, true
+	}
+	return nil, x.busy(j, err), false
+}
+
 // decided reports whether the command's record already settles it (a
 // replay, a conflict, a run elsewhere), so Begin would execute nothing.
 func (x *Executor) decided(ctx context.Context, req idempotency.Request) bool {
@@ -133,8 +164,15 @@ func (x *Executor) decided(ctx context.Context, req idempotency.Request) bool {
 // Retry-After, the bus redelivers after it.
 func (x *Executor) rateLimited(j *job, wait time.Duration) Outcome {
 	x.Log.Debug("command over its target's rate limit", "key", j.dec.IdempotencyKey, "target", j.target.String(), "retry_after", wait)
-	return Outcome{HTTPStatus: http.StatusTooManyRequests, RetryAfter: max(wait, time.Second),
+	return Outcome{HTTPStatus: http.StatusTooManyRequests, RetryAfter: max(wait, time.Second), Backpressure: true,
 		Err: fmt.Errorf("target %s is over its rate limit: retry in %s", j.target, wait.Round(time.Millisecond))}
+}
+
+// busy leaves a command refused for load undecided: HTTP answers 503 with
+// Retry-After, the bus redelivers after it.
+func (x *Executor) busy(j *job, err error) Outcome {
+	x.Log.Debug("command refused for load", "key", j.dec.IdempotencyKey, "target", j.target.String(), "reason", err)
+	return Outcome{HTTPStatus: http.StatusServiceUnavailable, RetryAfter: x.cfg.RetryDelay, Backpressure: true, Err: err}
 }
 
 // releaseClaim gives an unfinished claim up for another attempt, even when
@@ -210,6 +248,11 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 		// Shutdown or caller gone: hand the claim over for someone to resume.
 		x.releaseClaim(ctx, lease)
 		return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("%s interrupted: %w", lease.PK(), err))
+	case errors.Is(err, mq.ErrPoolBusy):
+		// Every connection to the target stayed busy: give the claim back
+		// rather than queue behind commands that may run for hours.
+		x.releaseClaim(ctx, lease)
+		return x.busy(j, fmt.Errorf("%s: %w", lease.PK(), err))
 	case err != nil:
 		return x.fail(ctx, j, lease, data, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/mqprobe/mqprobe/handlers"
+	"github.com/mqprobe/mqprobe/internal/admission"
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/result"
@@ -90,6 +91,10 @@ type Deps struct {
 	// Admit, when set, may refuse a valid command before it is claimed
 	// (limits such as concurrent TEST runs); the refusal is its message.
 	Admit func(command.Command) error
+	// Admission, when set, bounds the commands executing at once and the
+	// payload bytes they hold; Footprint says how many bytes a command holds.
+	Admission *admission.Limiter
+	Footprint func(command.Command) int64
 }
 
 // Executor executes commands.
@@ -167,6 +172,9 @@ type Outcome struct {
 	HTTPStatus int
 	Body       []byte
 	Replay     bool
+	// Backpressure: the command was refused for load (a rate limit, no room
+	// to execute, no free connection); nothing is wrong with it.
+	Backpressure bool
 	// Err explains an undecided outcome or a failed publish.
 	Err error
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/executor"
@@ -19,6 +20,7 @@ const (
 	typeTarget     = "https://mqprobe.dev/problems/target"
 	typeNotDecided = "https://mqprobe.dev/problems/unavailable"
 	typeRateLimit  = "https://mqprobe.dev/problems/rate-limited"
+	typeBusy       = "https://mqprobe.dev/problems/busy"
 )
 
 // command serves one operation synchronously: the body is the result's data.
@@ -36,6 +38,7 @@ func (a *api) command(op command.Operation) http.HandlerFunc {
 			IdempotencyKey: r.Header.Get("Idempotency-Key"),
 			ExpirySeconds:  r.Header.Get("Idempotency-Expiry-Seconds"),
 		})
+		a.startReply(w)
 		a.respond(w, r, out)
 	}
 }
@@ -72,6 +75,10 @@ func (a *api) respond(w http.ResponseWriter, r *http.Request, out executor.Outco
 	case out.HTTPStatus == http.StatusTooManyRequests:
 		setRetryAfter(w, out.RetryAfter)
 		writeProblem(w, r, out.HTTPStatus, problem{Type: typeRateLimit, Title: "Target rate limit exceeded", Detail: errText(out.Err)})
+	case out.Backpressure:
+		setRetryAfter(w, out.RetryAfter)
+		writeProblem(w, r, out.HTTPStatus, problem{Type: typeBusy, Title: "Too much work in progress: command not executed, retry later",
+			Detail: errText(out.Err)})
 	default:
 		setRetryAfter(w, out.RetryAfter)
 		writeProblem(w, r, out.HTTPStatus, problem{Type: typeNotDecided, Title: "Command not executed, retry later",
@@ -129,7 +136,13 @@ func (a *api) submit(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	id, err := a.cfg.Submit(r.Context(), body, meta)
-	if err != nil {
+	var full interface{ RetryAfter() time.Duration }
+	switch {
+	case errors.As(err, &full):
+		setRetryAfter(w, full.RetryAfter())
+		writeProblem(w, r, http.StatusTooManyRequests, problem{Type: typeBusy, Title: "Command queue full, retry later", Detail: err.Error()})
+		return
+	case err != nil:
 		writeProblem(w, r, http.StatusServiceUnavailable, problem{Type: typeNotDecided, Detail: err.Error()})
 		return
 	}

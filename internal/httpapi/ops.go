@@ -1,7 +1,12 @@
 package httpapi
 
 import (
+	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -27,7 +32,42 @@ func (a *api) results(w http.ResponseWriter, r *http.Request) {
 		}
 		f.Limit = n
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"results": a.cfg.Recent.Find(f)})
+	writeResults(w, a.cfg.Recent.Find(f), cmp.Or(a.cfg.MaxResultsBytes, defaultMaxResultsBytes))
+}
+
+const defaultMaxResultsBytes = 4 << 20
+
+// writeResults streams events as {"results":[...],"truncated":bool}, one
+// event encoded at a time, so a reply costs one event's encoding however
+// many clients read how many events. It stops before maxBytes of events,
+// but always carries the first.
+func writeResults(w http.ResponseWriter, events []result.Event, maxBytes int) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	io.WriteString(w, `{"results":[`) //nolint:errcheck // the client may be gone
+	written, truncated := 0, false
+	for i, e := range events {
+		buf.Reset()
+		if err := enc.Encode(e); err != nil {
+			continue // an event that cannot be encoded was never published either
+		}
+		event := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		if i > 0 && written+len(event) > maxBytes {
+			truncated = true
+			break
+		}
+		if i > 0 {
+			event = append([]byte(","), event...)
+		}
+		if _, err := w.Write(event); err != nil {
+			return
+		}
+		written += len(event)
+	}
+	fmt.Fprintf(w, `],"truncated":%t}`+"\n", truncated)
 }
 
 func (a *api) live(w http.ResponseWriter, _ *http.Request) {
@@ -60,8 +100,34 @@ func (a *api) status(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"version": s.Version, "mode": s.Mode, "instance": s.Instance, "backends": s.Backends,
 		"startedAt": s.Started.UTC().Format(time.RFC3339), "uptimeSeconds": int64(time.Since(s.Started).Seconds()),
-		"commands": a.cfg.Executor.Counts(),
+		"commands": a.cfg.Executor.Counts(), "load": a.load(),
 	})
+}
+
+// Load is what the daemon holds now (GET /status "load").
+type Load struct {
+	// CommandsExecuting of MaxConcurrentCommands run; CommandsWaiting wait
+	// for room; together they hold InFlightBytes of MaxInFlightBytes.
+	CommandsExecuting     int64 `json:"commandsExecuting"`
+	MaxConcurrentCommands int64 `json:"maxConcurrentCommands"`
+	CommandsWaiting       int64 `json:"commandsWaiting"`
+	InFlightBytes         int64 `json:"inFlightBytes"`
+	MaxInFlightBytes      int64 `json:"maxInFlightBytes"`
+	// MQPoolWaiting commands wait for a pooled MQ connection.
+	MQPoolWaiting int64 `json:"mqPoolWaiting"`
+	// CommandsQueued were submitted by POST /commands and have not finished
+	// (embedded mode).
+	CommandsQueued int64 `json:"commandsQueued"`
+	// Saturated says why a new command would wait now; empty when it would
+	// not.
+	Saturated string `json:"saturated,omitempty"`
+}
+
+func (a *api) load() any {
+	if a.cfg.Load == nil {
+		return nil
+	}
+	return a.cfg.Load()
 }
 
 func (a *api) openapi(w http.ResponseWriter, r *http.Request) {

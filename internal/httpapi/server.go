@@ -28,7 +28,9 @@ type Executor interface {
 // Check reports whether a dependency is usable; nil means ready.
 type Check func(ctx context.Context) error
 
-// Submitter puts a raw command on the bus and returns its message id.
+// Submitter puts a raw command on the bus and returns its message id. An
+// error with a RetryAfter() time.Duration method means no room now: the
+// caller gets 429 with that Retry-After.
 type Submitter func(ctx context.Context, body []byte, meta map[string]string) (string, error)
 
 // Config is what the API needs from the daemon.
@@ -46,6 +48,16 @@ type Config struct {
 	OpenAPI []byte
 	// MaxBodyBytes bounds request bodies; larger ones get 413.
 	MaxBodyBytes int64
+	// WriteTimeout bounds writing a reply once it is ready: a command's
+	// reply is ready when the command ends, however long it ran; any other
+	// route's when its request arrives. A client that does not read its
+	// reply is cut off then. Zero means no limit.
+	WriteTimeout time.Duration
+	// MaxResultsBytes bounds the events one GET /results reply carries;
+	// zero means 4 MiB.
+	MaxResultsBytes int
+	// Load reports what the daemon holds now, for GET /status; nil omits it.
+	Load func() Load
 	// WorkContext carries command work; cancelled at the drain deadline.
 	WorkContext context.Context
 	// Metrics serves GET /metrics; nil disables it.
@@ -85,19 +97,19 @@ func Handler(cfg Config) http.Handler {
 	} {
 		mux.HandleFunc("POST "+path, a.command(op))
 	}
-	mux.HandleFunc("POST /commands", a.submit)
+	mux.HandleFunc("POST /commands", a.replyWithin(a.submit))
 	if cfg.Tests != nil {
 		mux.HandleFunc("POST /tests", a.startTest)
-		mux.HandleFunc("GET /tests/{id}", a.test)
-		mux.HandleFunc("POST /tests/{id}/stop", a.stopTest)
+		mux.HandleFunc("GET /tests/{id}", a.replyWithin(a.test))
+		mux.HandleFunc("POST /tests/{id}/stop", a.replyWithin(a.stopTest))
 	}
-	mux.HandleFunc("GET /results", a.results)
-	mux.HandleFunc("GET /health/live", a.live)
-	mux.HandleFunc("GET /health/ready", a.ready)
-	mux.HandleFunc("GET /status", a.status)
-	mux.HandleFunc("GET /openapi.json", a.openapi)
+	mux.HandleFunc("GET /results", a.replyWithin(a.results))
+	mux.HandleFunc("GET /health/live", a.replyWithin(a.live))
+	mux.HandleFunc("GET /health/ready", a.replyWithin(a.ready))
+	mux.HandleFunc("GET /status", a.replyWithin(a.status))
+	mux.HandleFunc("GET /openapi.json", a.replyWithin(a.openapi))
 	if cfg.Metrics != nil {
-		mux.Handle("GET /metrics", cfg.Metrics)
+		mux.HandleFunc("GET /metrics", a.replyWithin(cfg.Metrics.ServeHTTP))
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, http.StatusNotFound, problem{Title: "Not Found", Detail: "no route " + r.Method + " " + r.URL.Path})
@@ -122,4 +134,21 @@ func Handler(cfg Config) http.Handler {
 
 type api struct {
 	cfg Config
+}
+
+// replyWithin gives a route's reply WriteTimeout from now: these routes
+// answer at once, so the whole exchange is bounded.
+func (a *api) replyWithin(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		a.startReply(w)
+		h(w, r)
+	}
+}
+
+// startReply starts the WriteTimeout clock of w's reply.
+func (a *api) startReply(w http.ResponseWriter) {
+	if a.cfg.WriteTimeout > 0 {
+		// Fails only on a writer without deadlines (tests' recorders).
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(a.cfg.WriteTimeout))
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -14,6 +15,7 @@ const (
 	DefaultMaxConnsPerTarget = 8
 	DefaultMaxIdlePerTarget  = 2
 	DefaultIdleTimeout       = 5 * time.Minute
+	DefaultMaxWait           = 5 * time.Second
 )
 
 // PoolConfig tunes a Pool.
@@ -21,6 +23,10 @@ type PoolConfig struct {
 	// MaxConnsPerTarget caps the connections to one target; Acquire waits
 	// for one to be released when all are in use. Default 8.
 	MaxConnsPerTarget int
+	// MaxWait bounds that wait: Acquire then fails with ErrPoolBusy, so a
+	// few long commands cannot hold up every other command on a target.
+	// Default 5 seconds.
+	MaxWait time.Duration
 	// MaxIdlePerTarget is how many released connections are kept for reuse.
 	// Default 2.
 	MaxIdlePerTarget int
@@ -46,6 +52,9 @@ func (c *PoolConfig) setDefaults() {
 	if c.IdleTimeout == 0 {
 		c.IdleTimeout = DefaultIdleTimeout
 	}
+	if c.MaxWait == 0 {
+		c.MaxWait = DefaultMaxWait
+	}
 	c.Backoff.setDefaults()
 }
 
@@ -61,11 +70,18 @@ func (c PoolConfig) Validate() error {
 	if c.IdleTimeout < 0 {
 		errs = append(errs, fmt.Errorf("mq pool: idleTimeout must not be negative (got %s)", c.IdleTimeout))
 	}
+	if c.MaxWait < 0 {
+		errs = append(errs, fmt.Errorf("mq pool: maxWait must not be negative (got %s)", c.MaxWait))
+	}
 	return errors.Join(append(errs, c.Backoff.Validate())...)
 }
 
 // ErrPoolClosed is returned by Acquire after Close.
 var ErrPoolClosed = errors.New("mq pool: closed")
+
+// ErrPoolBusy is wrapped by Acquire's error when every connection to the
+// target stayed in use for MaxWait.
+var ErrPoolBusy = errors.New("mq pool: every connection to the target is in use")
 
 // Pool shares connections per target, so commands reuse connections instead
 // of connecting per message. It discards broken connections, and Acquire
@@ -79,6 +95,8 @@ type Pool struct {
 	mu      sync.Mutex
 	targets map[Target]*targetPool
 	closed  bool
+
+	waiting atomic.Int64 // Acquire calls waiting for a connection slot
 
 	stop       chan struct{} // closed by Close to stop the reaper
 	reaperDone chan struct{} // closed when the reaper has returned
@@ -133,11 +151,9 @@ func (p *Pool) Acquire(ctx context.Context, t Target) (*PooledConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	select {
-	case tp.slots <- struct{}{}:
-	case <-ctx.Done():
+	if err := p.takeSlot(ctx, tp, t); err != nil {
 		p.leave(tp, false)
-		return nil, fmt.Errorf("mq pool: waiting for a connection to %s: %w", t, ctx.Err())
+		return nil, err
 	}
 	if conn := p.popIdle(tp); conn != nil {
 		return &PooledConn{pool: p, tp: tp, conn: conn}, nil
@@ -149,6 +165,32 @@ func (p *Pool) Acquire(ctx context.Context, t Target) (*PooledConn, error) {
 	}
 	return &PooledConn{pool: p, tp: tp, conn: conn}, nil
 }
+
+// takeSlot waits up to MaxWait for one of tp's MaxConnsPerTarget slots.
+func (p *Pool) takeSlot(ctx context.Context, tp *targetPool, t Target) error {
+	select {
+	case tp.slots <- struct{}{}:
+		return nil
+	default:
+	}
+	p.waiting.Add(1)
+	defer p.waiting.Add(-1)
+	timer := time.NewTimer(p.cfg.MaxWait)
+	defer timer.Stop()
+	select {
+	case tp.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("mq pool: waiting for a connection to %s: %w", t, ctx.Err())
+	case <-timer.C:
+		return fmt.Errorf("%w: all %d connections to %s (mq.pool.maxConnsPerTarget) stayed in use for %s (mq.pool.maxWait)",
+			ErrPoolBusy, p.cfg.MaxConnsPerTarget, t, p.cfg.MaxWait)
+	}
+}
+
+// Waiting is how many Acquire calls wait for a connection now, all targets
+// together.
+func (p *Pool) Waiting() int64 { return p.waiting.Load() }
 
 // PoolStats counts one target's connections.
 type PoolStats struct {

@@ -3,6 +3,7 @@ package mq_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -309,7 +310,7 @@ func TestPoolReaperClosesIdleAndForgetsTargets(t *testing.T) {
 
 func TestPoolReaperKeepsTargetsInUse(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p, cb, cc := newReapPool(t, mq.PoolConfig{MaxConnsPerTarget: 1, IdleTimeout: 2 * time.Second}, 0)
+		p, cb, cc := newReapPool(t, mq.PoolConfig{MaxConnsPerTarget: 1, IdleTimeout: 2 * time.Second, MaxWait: time.Hour}, 0)
 		held := acquire(t, p, qm1)
 		waited := make(chan error, 1)
 		go func() {
@@ -444,4 +445,40 @@ func TestBackoffDelay(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPoolWaitIsBounded: with every connection to a target in use, Acquire
+// gives up after MaxWait with ErrPoolBusy naming the target and the limit;
+// Waiting counts it meanwhile, and a slot freed in time is taken.
+func TestPoolWaitIsBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := startPool(t, embedded.NewDefault(), mq.PoolConfig{MaxConnsPerTarget: 1, MaxWait: 3 * time.Second})
+		held := acquire(t, p, qm1)
+		start := time.Now()
+		go func() {
+			synctest.Wait()
+			if n := p.Waiting(); n != 1 {
+				t.Errorf("Waiting() = %d while one Acquire waits", n)
+			}
+		}()
+		_, err := p.Acquire(context.Background(), qm1)
+		if !errors.Is(err, mq.ErrPoolBusy) || !strings.Contains(err.Error(), "QM1") || !strings.Contains(err.Error(), "all 1 connections") {
+			t.Fatalf("Acquire with the pool full: %v; want ErrPoolBusy naming QM1 and the limit", err)
+		}
+		if waited := time.Since(start); waited != 3*time.Second {
+			t.Errorf("gave up after %s, want MaxWait (3s)", waited)
+		}
+		if n := p.Waiting(); n != 0 {
+			t.Errorf("Waiting() = %d after the wait ended", n)
+		}
+		go func() {
+			time.Sleep(time.Second)
+			held.Close()
+		}()
+		pc, err := p.Acquire(context.Background(), qm1)
+		if err != nil {
+			t.Fatalf("Acquire with a slot freed within MaxWait: %v", err)
+		}
+		pc.Close()
+	})
 }

@@ -125,3 +125,51 @@ func (m *Metrics) ProbeSuccess(ctx context.Context, queueManager, queue string, 
 	m.probeSuccess.Record(ctx, v, metric.WithAttributes(attribute.String("queue_manager", queueManager),
 		attribute.String("queue", queue)))
 }
+
+// Load is what the daemon holds at one moment.
+type Load struct {
+	CommandsExecuting int64 // commands admitted and running
+	CommandsWaiting   int64 // commands waiting for room to run
+	InFlightBytes     int64 // payload bytes executing commands hold
+	PoolWaiting       int64 // commands waiting for a pooled MQ connection
+}
+
+// ObserveLoad publishes load's answers as gauges, read at each collection:
+// mqprobe_commands_in_flight, mqprobe_commands_waiting,
+// mqprobe_payload_in_flight_bytes and mqprobe_mq_pool_waiting.
+func (t *Telemetry) ObserveLoad(load func() Load) error {
+	meter := t.MeterProvider.Meter("github.com/mqprobe/mqprobe")
+	gauges := []struct {
+		name, unit, description string
+		value                   func(Load) int64
+	}{
+		{"mqprobe.commands.in_flight", "", "Commands executing now.", func(l Load) int64 { return l.CommandsExecuting }},
+		{"mqprobe.commands.waiting", "", "Commands waiting for room to execute (limits.maxConcurrentCommands, limits.maxInFlightBytes).",
+			func(l Load) int64 { return l.CommandsWaiting }},
+		{"mqprobe.payload.in_flight", "By", "Payload bytes executing commands hold (limits.maxInFlightBytes).", func(l Load) int64 { return l.InFlightBytes }},
+		{"mqprobe.mq.pool.waiting", "", "Commands waiting for a pooled MQ connection (mq.pool.maxConnsPerTarget).", func(l Load) int64 { return l.PoolWaiting }},
+	}
+	observables := make([]metric.Observable, len(gauges))
+	for i, g := range gauges {
+		opts := []metric.Int64ObservableGaugeOption{metric.WithDescription(g.description)}
+		if g.unit != "" {
+			opts = append(opts, metric.WithUnit(g.unit))
+		}
+		gauge, err := meter.Int64ObservableGauge(g.name, opts...)
+		if err != nil {
+			return fmt.Errorf("telemetry gauge %s: %w", g.name, err)
+		}
+		observables[i] = gauge
+	}
+	_, err := meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+		l := load()
+		for i, g := range gauges {
+			o.ObserveInt64(observables[i].(metric.Int64Observable), g.value(l))
+		}
+		return nil
+	}, observables...)
+	if err != nil {
+		return fmt.Errorf("telemetry load gauges: %w", err)
+	}
+	return nil
+}

@@ -35,7 +35,7 @@ func BenchmarkEndToEndAWS(b *testing.B) {
 			maps.Copy(vars, awsEnv)
 			for i := range instances.n {
 				vars["MQPROBE_INSTANCEID"] = fmt.Sprintf("bench-%d", i+1)
-				daemontest.StartBenchProcess(b, vars["MQPROBE_INSTANCEID"], vars)
+				daemontest.StartProcess(b, vars["MQPROBE_INSTANCEID"], vars)
 			}
 			results := newResultWaiter(b, env.results)
 			body := `{"operationType":"DEPTH","target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"}}`

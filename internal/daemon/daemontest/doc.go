@@ -2,7 +2,7 @@
 // (embedded mode) and internal/daemon/awsmode (aws mode, on local AWS
 // emulators) share, and nothing either uses alone: a daemon running
 // in-process (Start, Harness), `mqprobe run` processes (Binary, Process,
-// StartBenchProcess), the fault-injection suite's figures and MQ probes
+// StartProcess), the fault-injection suite's figures and MQ probes
 // (FaultFigures, ReportFault, FaultProduce, QueueDepth), trace-tree
 // rendering (Recording, Tree) and the closed-loop benchmark driver
 // (ClosedLoop, BenchPost).

@@ -15,6 +15,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -197,13 +198,13 @@ func LogTail(path string, n int) string {
 	return string(data)
 }
 
-// StartBenchProcess starts `mqprobe run` (Binary) with this process's
+// StartProcess starts `mqprobe run` (Binary) with this process's
 // environment minus its MQPROBE_* variables, plus vars and the address of a
 // free loopback port, in a fresh directory, and returns it once GET
 // /health/ready answers 200 (polled every millisecond), with the time from
-// starting the process to that answer. It fails b if the process exits or
+// starting the process to that answer (start-up benchmarks read it). It fails b if the process exits or
 // is not ready within 30 s; the process is stopped (SIGTERM) when b ends.
-func StartBenchProcess(b *testing.B, name string, vars map[string]string) (*Process, time.Duration) {
+func StartProcess(b testing.TB, name string, vars map[string]string) (*Process, time.Duration) {
 	b.Helper()
 	bin := Binary(b)
 	dir := b.TempDir()
@@ -268,4 +269,32 @@ func StartBenchProcess(b *testing.B, name string, vars map[string]string) (*Proc
 			b.Fatalf("%s not ready within 30s:\n%s", name, LogTail(p.Log, 4<<10))
 		}
 	}
+}
+
+// Memory reads the process's resident set size now (VmRSS) and at its peak
+// (VmHWM), in MiB.
+func (p *Process) Memory() (rss, peak float64, err error) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.Cmd.Process.Pid))
+	if err != nil {
+		return 0, 0, fmt.Errorf("memory of %s: %w", p.Name, err)
+	}
+	for line := range strings.Lines(string(status)) {
+		name, value, _ := strings.Cut(line, ":")
+		if name != "VmRSS" && name != "VmHWM" {
+			continue
+		}
+		kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("memory of %s: line %q: %w", p.Name, line, err)
+		}
+		if name == "VmRSS" {
+			rss = kb / 1024
+		} else {
+			peak = kb / 1024
+		}
+	}
+	if peak == 0 {
+		return 0, 0, fmt.Errorf("memory of %s: no VmHWM in /proc/%d/status", p.Name, p.Cmd.Process.Pid)
+	}
+	return rss, peak, nil
 }

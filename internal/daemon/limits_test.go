@@ -1,0 +1,238 @@
+package daemon_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
+	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
+)
+
+// holdConsumes starts n CONSUMEs that wait on an empty queue for up to a
+// minute, and returns once the daemon reports them executing.
+func holdConsumes(t *testing.T, h *daemontest.Harness, n int, queue string) {
+	t.Helper()
+	for i := range n {
+		go func() {
+			body := fmt.Sprintf(`{"target":{"queueManager":"QM1","queue":%q},"maxMessages":1,"waitSeconds":60}`, queue)
+			req, _ := http.NewRequest(http.MethodPost, h.Base+"/messages/consume", strings.NewReader(body))
+			req.Header.Set("Idempotency-Key", fmt.Sprintf("hold-%s-%d", queue, i))
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}()
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for load(t, h)["commandsExecuting"] < float64(n) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d CONSUMEs not executing after 5s: load %v", n, load(t, h))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// load is GET /status's "load".
+func load(t *testing.T, h *daemontest.Harness) map[string]float64 {
+	t.Helper()
+	_, _, body := h.Get("/status")
+	var s struct{ Load map[string]any }
+	if err := json.Unmarshal(body, &s); err != nil {
+		t.Fatalf("status: %v: %s", err, body)
+	}
+	out := map[string]float64{}
+	for k, v := range s.Load {
+		if f, ok := v.(float64); ok {
+			out[k] = f
+		}
+	}
+	return out
+}
+
+// TestAdmissionBoundsCommandsExecutingAtOnce: past
+// limits.maxConcurrentCommands a command waits limits.admissionWait, then
+// is answered 503 with Retry-After and leaves no record; readiness, /status
+// and /metrics show the saturation; a replay is still answered.
+func TestAdmissionBoundsCommandsExecutingAtOnce(t *testing.T) {
+	h := daemontest.Start(t, func(s *daemontest.Setup) {
+		s.Cfg.Limits.MaxConcurrentCommands = 2
+		s.Cfg.Limits.AdmissionWait = 300 * time.Millisecond
+		s.Cfg.HTTP.ShutdownTimeout = time.Second
+	})
+	if r := h.Post("/queue/depth", `{`+daemontest.Target+`}`, "Idempotency-Key", "done-before"); r.Status != http.StatusOK {
+		t.Fatalf("depth: %d %s", r.Status, r.Body)
+	}
+	holdConsumes(t, h, 2, "DEV.QUEUE.2")
+
+	begins := h.Store.Begins.Load()
+	start := time.Now()
+	r := h.Post("/queue/depth", `{`+daemontest.Target+`}`, "Idempotency-Key", "refused-for-load")
+	waited := time.Since(start)
+	p := r.JSON(t)
+	if r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" || p["type"] != "https://mqprobe.dev/problems/busy" ||
+		!strings.Contains(p["detail"].(string), "limits.maxConcurrentCommands") {
+		t.Fatalf("saturated: %d %v %s; want 503 busy with Retry-After naming limits.maxConcurrentCommands", r.Status, r.Header, r.Body)
+	}
+	if waited < 300*time.Millisecond {
+		t.Errorf("refused after %s, before limits.admissionWait", waited)
+	}
+	if n := h.Store.Begins.Load() - begins; n != 0 {
+		t.Errorf("a command refused for load made %d claims; want none", n)
+	}
+	if evs := h.Results("refused-for-load"); len(evs) != 0 {
+		t.Errorf("a command refused for load published %d events; it is undecided", len(evs))
+	}
+
+	replay := h.Post("/queue/depth", `{`+daemontest.Target+`}`, "Idempotency-Key", "done-before")
+	if replay.Status != http.StatusOK || replay.Header.Get("Idempotent-Replay") != "true" {
+		t.Errorf("replay while saturated: %d %s; want the recorded answer", replay.Status, replay.Body)
+	}
+
+	status, _, body := h.Get("/health/ready")
+	if status != http.StatusServiceUnavailable || !strings.Contains(string(body), "2 of 2 commands executing") {
+		t.Errorf("ready while saturated: %d %s; want 503 naming the saturation", status, body)
+	}
+	if l := load(t, h); l["commandsExecuting"] != 2 || l["maxConcurrentCommands"] != 2 {
+		t.Errorf("status load %v; want 2 of 2 executing", l)
+	}
+	_, _, metrics := h.Get("/metrics")
+	if !strings.Contains(string(metrics), "mqprobe_commands_in_flight 2") {
+		t.Errorf("metrics lack mqprobe_commands_in_flight 2:\n%s", grepLines(string(metrics), "in_flight"))
+	}
+}
+
+func grepLines(s, substr string) string {
+	var out []string
+	for line := range strings.Lines(s) {
+		if strings.Contains(line, substr) {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "")
+}
+
+// TestPayloadBudget: a command holding more payload than
+// limits.maxInFlightBytes allows for all commands is rejected, naming the
+// setting; one that fits only later waits, then is refused for load.
+func TestPayloadBudget(t *testing.T) {
+	h := daemontest.Start(t, func(s *daemontest.Setup) {
+		s.Cfg.Limits.MaxInFlightBytes = 1 << 20
+		s.Cfg.Consume.CaptureMaxBytes = 64 << 10
+		s.Cfg.Limits.AdmissionWait = 200 * time.Millisecond
+		s.Cfg.MQ.Pool.MaxConnsPerTarget = 20
+		s.Cfg.HTTP.ShutdownTimeout = time.Second
+	})
+	r := h.Post("/messages/produce", `{`+daemontest.Target+`,"batch":{"count":1,"messageSizeBytes":2097152}}`, "Idempotency-Key", "too-large")
+	p := r.JSON(t)
+	if r.Status != http.StatusUnprocessableEntity || p["code"] != "LIMIT_EXCEEDED" || !strings.Contains(p["detail"].(string), "limits.maxInFlightBytes") {
+		t.Fatalf("2 MiB body under a 1 MiB budget: %d %s; want 422 LIMIT_EXCEEDED naming limits.maxInFlightBytes", r.Status, r.Body)
+	}
+	if got := daemontest.Summary(h.Results("too-large")); got["REJECTED/LIMIT_EXCEEDED"] != 1 {
+		t.Errorf("events %v; want one REJECTED/LIMIT_EXCEEDED", got)
+	}
+
+	// 16 CONSUMEs hold their 64 KiB capture each: the budget is spent.
+	holdConsumes(t, h, 16, "DEV.QUEUE.2")
+	if l := load(t, h); l["inFlightBytes"] != 1<<20 {
+		t.Fatalf("load %v; want the whole 1 MiB budget in flight", l)
+	}
+	r = h.Post("/messages/produce", `{`+daemontest.Target+`,"batch":{"count":1,"messageSizeBytes":1024}}`, "Idempotency-Key", "no-room")
+	p = r.JSON(t)
+	if r.Status != http.StatusServiceUnavailable || !strings.Contains(p["detail"].(string), "limits.maxInFlightBytes") {
+		t.Fatalf("over budget: %d %s; want 503 naming limits.maxInFlightBytes", r.Status, r.Body)
+	}
+	if h.Depth("DEV.QUEUE.1") != 0 {
+		t.Error("a PRODUCE refused for load put a message")
+	}
+}
+
+// TestCommandQueueIsBounded: POST /commands holds at most
+// limits.commandQueue commands queued or executing; beyond it, 429 with
+// Retry-After, and room comes back as commands finish.
+func TestCommandQueueIsBounded(t *testing.T) {
+	h := daemontest.Start(t, func(s *daemontest.Setup) {
+		s.Cfg.Limits.CommandQueue = 3
+		s.Cfg.HTTP.ShutdownTimeout = time.Second
+	})
+	for i := range 3 {
+		h.Submit(fmt.Sprintf(`{"operationType":"CONSUME",%s,"maxMessages":1,"waitSeconds":30}`, strings.Replace(daemontest.Target, "DEV.QUEUE.1", "DEV.QUEUE.2", 1)),
+			"Idempotency-Key", fmt.Sprintf("queued-%d", i))
+	}
+	r := h.Post("/commands", `{"operationType":"DEPTH",`+daemontest.Target+`}`, "Idempotency-Key", "over-the-queue")
+	if r.Status != http.StatusTooManyRequests || r.Header.Get("Retry-After") == "" || !strings.Contains(string(r.Body), "limits.commandQueue") {
+		t.Fatalf("fourth submit: %d %v %s; want 429 with Retry-After naming limits.commandQueue", r.Status, r.Header, r.Body)
+	}
+	if l := load(t, h); l["commandsQueued"] != 3 {
+		t.Errorf("load %v; want 3 commands queued", l)
+	}
+	// A message ends one CONSUME: its place frees.
+	if r := h.Post("/messages/produce", `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.2"},"batch":{"count":1,"messageSizeBytes":10}}`); r.Status != http.StatusCreated {
+		t.Fatalf("produce: %d %s", r.Status, r.Body)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for load(t, h)["commandsQueued"] != 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("load %v; want 2 queued once a CONSUME finished", load(t, h))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	h.Submit(`{"operationType":"DEPTH",`+daemontest.Target+`}`, "Idempotency-Key", "room-again")
+	h.WaitResults("room-again", 1)
+}
+
+// TestPoolLockUpIsBounded: paced PRODUCEs whose callers hung up hold every
+// pooled connection to QM1; another command on QM1 is answered within
+// mq.pool.maxWait — 503 naming the target and the limit — and its claim is
+// given back, instead of waiting as long as they run.
+func TestPoolLockUpIsBounded(t *testing.T) {
+	var counter *mqtest.CountingBackend
+	h := daemontest.Start(t, func(s *daemontest.Setup) {
+		counter = &mqtest.CountingBackend{Backend: s.Opts.Backend}
+		s.Opts.Backend = counter
+		s.Cfg.MQ.Pool.MaxWait = 500 * time.Millisecond
+		s.Cfg.HTTP.ShutdownTimeout = time.Second
+	})
+	var hungUp sync.WaitGroup
+	for i := range 10 {
+		hungUp.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			body := `{` + daemontest.Target + `,"batch":{"count":10000000,"messageSizeBytes":10,"rateLimitPerSec":1}}`
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, h.Base+"/messages/produce", strings.NewReader(body))
+			req.Header.Set("Idempotency-Key", fmt.Sprintf("paced-%d", i))
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		})
+	}
+	hungUp.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for counter.Connects.Load() < 8 {
+		if time.Now().After(deadline) {
+			t.Fatalf("paced PRODUCEs opened %d connections after 5s, want 8", counter.Connects.Load())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+
+	start := time.Now()
+	r := h.Post("/queue/depth", `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.2"}}`, "Idempotency-Key", "depth-behind-paced")
+	took := time.Since(start)
+	detail, _ := r.JSON(t)["detail"].(string)
+	if r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" ||
+		!strings.Contains(detail, "QM1") || !strings.Contains(detail, "mq.pool.maxConnsPerTarget") {
+		t.Fatalf("DEPTH behind a full pool: %d %s; want 503 naming QM1 and mq.pool.maxConnsPerTarget", r.Status, r.Body)
+	}
+	if took > 3*time.Second {
+		t.Errorf("answered after %s; want about mq.pool.maxWait (500ms)", took)
+	}
+	// The claim was given back: the same key runs once a connection frees.
+	rec, ok, err := h.Store.Get(context.Background(), "DEPTH#depth-behind-paced")
+	if err != nil || (ok && rec.LeaseExpiresAt.After(time.Now())) {
+		t.Errorf("record after the refusal: %+v %v %v; want no live claim", rec, ok, err)
+	}
+}
