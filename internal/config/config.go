@@ -129,6 +129,7 @@ type QueueManagerConfig struct {
 	Queues       []string `yaml:"queues" desc:"Local queues of this queue manager"`
 	MaxDepth     int      `yaml:"maxDepth" desc:"MAXDEPTH of each of its queues"`
 	MaxMsgLength int      `yaml:"maxMsgLength" desc:"MAXMSGL of the queue manager and its queues, in bytes"`
+	MaxBytes     int      `yaml:"maxBytes" desc:"Most bytes of message bodies held across its queues, uncommitted ones included, which bounds its memory; a put over it fails with 2056 (MQRC_Q_SPACE_NOT_AVAILABLE). At least maxMsgLength"`
 }
 
 // PoolConfig is the per-target connection pool.
@@ -302,6 +303,7 @@ func defaults() *Config {
 				Queues:       append([]string(nil), embedded.DefaultQueues...),
 				MaxDepth:     embedded.DefaultMaxDepth,
 				MaxMsgLength: embedded.DefaultMaxMsgLength,
+				MaxBytes:     int(embedded.DefaultMaxBytes),
 			}}},
 			Pool: PoolConfig{MaxConnsPerTarget: mq.DefaultMaxConnsPerTarget, MaxIdlePerTarget: mq.DefaultMaxIdlePerTarget,
 				IdleTimeout: mq.DefaultIdleTimeout, MaxWait: mq.DefaultMaxWait},
@@ -356,6 +358,9 @@ func (c *Config) setDefaults() {
 		}
 		if qm.MaxMsgLength == 0 {
 			qm.MaxMsgLength = embedded.DefaultMaxMsgLength
+		}
+		if qm.MaxBytes == 0 {
+			qm.MaxBytes = int(embedded.DefaultMaxBytes)
 		}
 	}
 }

@@ -69,7 +69,7 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 			Backend: "embedded",
 			Embedded: EmbeddedMQConfig{QueueManagers: []QueueManagerConfig{{Name: "QM1",
 				Queues:   []string{"DEV.QUEUE.1", "DEV.QUEUE.2", "DEV.QUEUE.3", "DEV.DEAD.LETTER.QUEUE"},
-				MaxDepth: 5000, MaxMsgLength: 4194304}}},
+				MaxDepth: 5000, MaxMsgLength: 4194304, MaxBytes: 134217728}}},
 			Pool: PoolConfig{MaxConnsPerTarget: 8, MaxIdlePerTarget: 2, IdleTimeout: 5 * time.Minute, MaxWait: 5 * time.Second},
 		},
 		Command: CommandConfig{MaxBytes: 262144, MissingKey: MissingKeyConfig{Bus: "messageId", HTTP: "generate"}},
@@ -162,7 +162,7 @@ mq:
 		t.Errorf("overlay: %+v", c)
 	}
 	qms := c.MQ.Embedded.QueueManagers
-	if len(qms) != 1 || qms[0].Name != "QMA" || qms[0].MaxDepth != 5000 || qms[0].MaxMsgLength != 4194304 {
+	if len(qms) != 1 || qms[0].Name != "QMA" || qms[0].MaxDepth != 5000 || qms[0].MaxMsgLength != 4194304 || qms[0].MaxBytes != 134217728 {
 		t.Errorf("queueManagers = %+v, want QMA with default limits", qms)
 	}
 }
@@ -339,6 +339,8 @@ func TestValidateRules(t *testing.T) {
 		{"mq.embedded.queueManagers[0].queues[1]", func(c *Config) { c.MQ.Embedded.QueueManagers[0].Queues[1] = "DEV.QUEUE.1" }, "duplicate queue"},
 		{"mq.embedded.queueManagers[0].maxDepth", func(c *Config) { c.MQ.Embedded.QueueManagers[0].MaxDepth = -1 }, "between 1 and"},
 		{"mq.embedded.queueManagers[0].maxMsgLength", func(c *Config) { c.MQ.Embedded.QueueManagers[0].MaxMsgLength = 200 << 20 }, "between 1 and 104857600"},
+		{"mq.embedded.queueManagers[0].maxBytes", func(c *Config) { c.MQ.Embedded.QueueManagers[0].MaxBytes = -1 }, "must be at least maxMsgLength (4194304)"},
+		{"mq.embedded.queueManagers[0].maxBytes", func(c *Config) { c.MQ.Embedded.QueueManagers[0].MaxBytes = 4194303 }, "so one message of the largest size fits (got 4194303)"},
 		{"mq.pool.maxConnsPerTarget", func(c *Config) { c.MQ.Pool.MaxConnsPerTarget = 0 }, "greater than 0"},
 		{"mq.pool.maxIdlePerTarget", func(c *Config) { c.MQ.Pool.MaxIdlePerTarget = -1 }, "negative"},
 		{"mq.pool.maxIdlePerTarget", func(c *Config) { c.MQ.Pool.MaxIdlePerTarget = 9 }, "must not exceed mq.pool.maxConnsPerTarget"},

@@ -162,6 +162,9 @@ func (c *Config) validateMQ(v *validator) {
 		}
 		v.between(key+".maxDepth", qm.MaxDepth, 1, mqMaxDepth)
 		v.between(key+".maxMsgLength", qm.MaxMsgLength, 1, mqMaxMsgLength)
+		if qm.MaxBytes < qm.MaxMsgLength {
+			v.fail(key+".maxBytes", "must be at least maxMsgLength (%d), so one message of the largest size fits (got %d)", qm.MaxMsgLength, qm.MaxBytes)
+		}
 	}
 	p := c.MQ.Pool
 	v.positive("mq.pool.maxConnsPerTarget", p.MaxConnsPerTarget)

@@ -89,7 +89,9 @@ var overheadCases = []overheadCase{{
 	name: "embedded", count: 100_000, commands: 1,
 	backend: func(b *testing.B) mq.Backend {
 		backend, err := embedded.New(embedded.Config{QueueManagers: []embedded.QueueManagerConfig{{
-			Name: "QM1", Queues: []embedded.QueueConfig{{Name: "DEV.QUEUE.1", MaxDepth: 100_000}, {Name: "DEV.QUEUE.2", MaxDepth: 100_000}}}}})
+			Name: "QM1", Queues: []embedded.QueueConfig{{Name: "DEV.QUEUE.1", MaxDepth: 100_000}, {Name: "DEV.QUEUE.2", MaxDepth: 100_000}},
+			MaxBytes: 100_000 * 2048, // one queue's count × 2 KiB at a time: each leg starts from drained queues
+		}}})
 		if err != nil {
 			b.Fatal(err)
 		}

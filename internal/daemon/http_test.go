@@ -374,3 +374,30 @@ func TestBearerTokenIsRequiredWhenConfigured(t *testing.T) {
 		t.Errorf("/health/live must stay open: %d", status)
 	}
 }
+
+// TestProduceOverEmbeddedMaxBytes: a PRODUCE larger than the embedded
+// queue manager's configured maxBytes keeps the transactions that fit and
+// fails the one that does not with 2056, transient: over HTTP a 502 with
+// Retry-After, as draining the queue makes room.
+func TestProduceOverEmbeddedMaxBytes(t *testing.T) {
+	const maxBytes, size, txSize = 1 << 20, 64 << 10, 10
+	h := daemontest.Start(t, func(s *daemontest.Setup) {
+		s.Opts.Backend = nil // the configured one, built by the daemon
+		s.Cfg.MQ.Embedded.QueueManagers[0].MaxBytes = maxBytes
+		s.Cfg.MQ.Embedded.QueueManagers[0].MaxMsgLength = maxBytes // maxBytes may not be less
+	})
+	body := fmt.Sprintf(`{%s,"batch":{"count":100,"messageSizeBytes":%d,"transaction":{"enabled":true,"txSize":%d}}}`,
+		daemontest.Target, size, txSize)
+	r := h.Post("/messages/produce", body, "Idempotency-Key", "over-max-bytes-1")
+	d := r.JSON(t)
+	e, _ := d["error"].(map[string]any)
+	if r.Status != http.StatusBadGateway || r.Header.Get("Retry-After") == "" || d["status"] != "FAILED" ||
+		e["reason"] != float64(mq.ReasonQSpaceNotAvailable) || e["code"] != "MQRC_Q_SPACE_NOT_AVAILABLE" || e["transient"] != true {
+		t.Fatalf("produce over maxBytes: %d Retry-After=%q %s", r.Status, r.Header.Get("Retry-After"), r.Body)
+	}
+	// 16 messages fill 1 MiB: the first transaction of 10 committed, the
+	// second backed out at its 7th put.
+	if depth := h.Depth("DEV.QUEUE.1"); depth != txSize {
+		t.Fatalf("depth %d after the failure, want the %d messages of the committed transaction", depth, txSize)
+	}
+}

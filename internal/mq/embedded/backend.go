@@ -24,16 +24,19 @@ type Backend struct {
 
 var _ mq.Backend = (*Backend)(nil)
 
-// queueManager is immutable after New apart from its queues' contents.
+// queueManager is immutable after New apart from its queues' contents and
+// the storage they hold.
 type queueManager struct {
 	backend        *Backend
 	name           string
 	commandLevel   int
 	maxMsgLength   int
 	maxUncommitted int
+	maxBytes       int64
 	queues         map[string]*queue
 	idPrefix       [16]byte // "AMQ " + name, as in IBM-generated MsgIds
 	idSeq          atomic.Uint64
+	bodyBytes      atomic.Int64 // held against maxBytes, see storage.go
 }
 
 // New builds the queue managers cfg describes (QM1 with the DEV queues when
@@ -52,6 +55,7 @@ func New(cfg Config) (*Backend, error) {
 			commandLevel:   qc.CommandLevel,
 			maxMsgLength:   qc.MaxMsgLength,
 			maxUncommitted: qc.MaxUncommittedMsgs,
+			maxBytes:       qc.MaxBytes,
 			queues:         make(map[string]*queue, len(qc.Queues)),
 		}
 		copy(qm.idPrefix[:], "AMQ "+qc.Name+"            ")

@@ -14,6 +14,15 @@ const (
 	DefaultCommandLevel       = 940
 )
 
+// DefaultMaxBytes bounds the message bodies a queue manager holds, 128 MiB:
+// MAXDEPTH and MAXMSGL alone would let each default queue hold 5000 × 4 MiB
+// (about 20 GB) in the daemon's memory. Bodies sit in buffers at most a
+// quarter plus 512 bytes larger than they are, and each message costs a few
+// hundred bytes of bookkeeping besides, so the default queue manager (4
+// queues of MAXDEPTH 5000) holds under 190 MiB of bodies and bookkeeping.
+// Message properties are not counted.
+const DefaultMaxBytes int64 = 128 * 1024 * 1024
+
 // DefaultQueues are the queues every queue manager without configured queues
 // gets.
 var DefaultQueues = []string{"DEV.QUEUE.1", "DEV.QUEUE.2", "DEV.QUEUE.3", "DEV.DEAD.LETTER.QUEUE"}
@@ -26,9 +35,10 @@ type Config struct {
 // QueueManagerConfig describes one queue manager.
 type QueueManagerConfig struct {
 	Name               string
-	CommandLevel       int // MQIA_COMMAND_LEVEL reported by inquire; default 940
-	MaxMsgLength       int // MAXMSGL of the queue manager; default 4 MiB
-	MaxUncommittedMsgs int // MAXUMSGS: puts+gets per unit of work; default 10000
+	CommandLevel       int   // MQIA_COMMAND_LEVEL reported by inquire; default 940
+	MaxMsgLength       int   // MAXMSGL of the queue manager; default 4 MiB
+	MaxUncommittedMsgs int   // MAXUMSGS: puts+gets per unit of work; default 10000
+	MaxBytes           int64 // bodies held by all its queues, uncommitted ones too; more fails 2056; default DefaultMaxBytes
 	Queues             []QueueConfig
 }
 
@@ -57,6 +67,9 @@ func (c *QueueManagerConfig) setDefaults() {
 	}
 	if c.MaxUncommittedMsgs == 0 {
 		c.MaxUncommittedMsgs = DefaultMaxUncommittedMsgs
+	}
+	if c.MaxBytes == 0 {
+		c.MaxBytes = DefaultMaxBytes
 	}
 	if len(c.Queues) == 0 {
 		for _, name := range DefaultQueues {
@@ -88,7 +101,8 @@ func (c Config) Validate() error {
 		errs = append(errs,
 			notNegative(at+".commandLevel", qm.CommandLevel),
 			notNegative(at+".maxMsgLength", qm.MaxMsgLength),
-			notNegative(at+".maxUncommittedMsgs", qm.MaxUncommittedMsgs))
+			notNegative(at+".maxUncommittedMsgs", qm.MaxUncommittedMsgs),
+			notNegative(at+".maxBytes", qm.MaxBytes))
 		qNames := map[string]bool{}
 		for j, q := range qm.Queues {
 			qat := fmt.Sprintf("%s.queues[%d]", at, j)
@@ -117,7 +131,7 @@ func validateName(at, name string, maxLen int) error {
 	return nil
 }
 
-func notNegative(at string, v int) error {
+func notNegative[T int | int64](at string, v T) error {
 	if v < 0 {
 		return fmt.Errorf("%s: must not be negative (got %d)", at, v)
 	}

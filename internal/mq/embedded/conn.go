@@ -151,16 +151,19 @@ func (c *conn) commitLocked() {
 		}
 		switch {
 		case e.got:
-			e.m.release()
+			c.qm.discard(e.m)
 		case e.m.fault == putDrop:
-			locked.levels[e.m.priority].remove(e.m)
-			locked.depth--
-			e.m.release()
+			// Not on the queue any more only if a reset cleared it, which
+			// gave its body back.
+			if locked.levels[e.m.priority].remove(e.m) {
+				locked.depth--
+				c.qm.discard(e.m)
+			}
 		default:
 			e.m.uncommitted = false
 			if e.m.fault == putDup {
 				e.m.fault = putNormal
-				locked.appendLocked(e.m.clone())
+				locked.appendCopyLocked(e.m)
 			}
 			wake = true
 		}
@@ -191,9 +194,9 @@ func (c *conn) backoutLocked() {
 			l.insert(e.m)
 			q.depth++
 			q.wakeLocked()
-		} else if l.remove(e.m) {
+		} else if l.remove(e.m) { // not there only if a reset cleared it
 			q.depth--
-			e.m.release()
+			c.qm.discard(e.m)
 		}
 		q.mu.Unlock()
 	}

@@ -487,6 +487,9 @@ func TestConcurrentProducersConsumers(t *testing.T) {
 			t.Fatalf("%s consumed %d times", k, n)
 		}
 	}
+	if n := e.b.defaultQM.bodyBytes.Load(); n != 0 {
+		t.Fatalf("drained queue manager counts %d body bytes", n)
+	}
 }
 
 // TestPutGetDoesNotAllocate guards the hot path: with a warm message pool a

@@ -121,8 +121,8 @@ func (f *Faults) DropNth(n int) { f.drop.arm(n, 0) }
 // identical down to the MsgId: a redelivery. The copy goes right behind
 // the original. Under syncpoint the copy is made when the unit of work
 // commits, at the back of the queue then, and a backout leaves neither.
-// The copy is not held to MAXDEPTH. n <= 0 disarms; counting is as for
-// DropNth.
+// The copy is not held to MAXDEPTH or MaxBytes (its body is counted all
+// the same). n <= 0 disarms; counting is as for DropNth.
 func (f *Faults) DuplicateNth(n int) { f.dup.arm(n, 0) }
 
 // BreakConnections breaks every current connection: their units of work are

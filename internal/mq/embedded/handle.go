@@ -62,6 +62,14 @@ func (h *handle) Put(_ context.Context, msg *mq.Message, opts mq.PutOptions) (mq
 		msgID = c.qm.newMsgID()
 	}
 	now := time.Now().Round(0) // wall clock only, like MQMD PutDate/PutTime
+	// The body is reserved before it is copied, so a put over MaxBytes
+	// allocates nothing.
+	if !c.qm.reserveBody(len(msg.Payload)) {
+		c.qm.purgeExpired(now.UnixNano())
+		if !c.qm.reserveBody(len(msg.Payload)) {
+			return mq.PutResult{}, h.fail(mq.VerbPut, mq.ReasonQSpaceNotAvailable)
+		}
+	}
 	m := newMessage(msg, msgID, now)
 	m.uncommitted = opts.Syncpoint
 
@@ -71,7 +79,7 @@ func (h *handle) Put(_ context.Context, msg *mq.Message, opts mq.PutOptions) (mq
 		q.purgeExpired(now.UnixNano())
 		if q.depth >= q.effectiveMaxDepth() {
 			q.mu.Unlock()
-			m.release()
+			c.qm.discard(m)
 			return mq.PutResult{}, h.fail(mq.VerbPut, mq.ReasonQFull)
 		}
 	}
@@ -171,7 +179,7 @@ func (h *handle) Get(ctx context.Context, msg *mq.Message, opts mq.GetOptions) e
 			if opts.Syncpoint {
 				c.uow = append(c.uow, uowEntry{q: q, m: m, got: true})
 			} else {
-				m.release()
+				c.qm.discard(m)
 			}
 			return nil
 		}

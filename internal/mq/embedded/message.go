@@ -33,6 +33,20 @@ type message struct {
 // does not pin memory.
 const maxPooledPayload = 64 * 1024
 
+// payloadSlack is how much larger than its body a reused buffer may be
+// beyond a quarter: enough for the allocator's size classes, small enough
+// that MaxBytes, which counts bodies, bounds the memory their buffers hold.
+const payloadSlack = 512
+
+// bodyBuffer returns buf emptied for an n-byte body, or nil (append then
+// allocates to size) when buf is too small or would hold far more than n.
+func bodyBuffer(buf []byte, n int) []byte {
+	if c := cap(buf); c < n || c-n > n/4+payloadSlack {
+		return nil
+	}
+	return buf[:0]
+}
+
 // messagePool recycles messages and their payload buffers, so a steady
 // put/get loop allocates nothing per message.
 var messagePool = sync.Pool{New: func() any { return new(message) }}
@@ -52,7 +66,7 @@ func newMessage(msg *mq.Message, msgID mq.ID, now time.Time) *message {
 	m.replyToQ = msg.ReplyToQ
 	m.replyToQMgr = msg.ReplyToQMgr
 	m.props = copyProperties(nil, msg.Properties)
-	m.payload = append(m.payload[:0], msg.Payload...)
+	m.payload = append(bodyBuffer(m.payload, len(msg.Payload)), msg.Payload...)
 	return m
 }
 
@@ -60,7 +74,7 @@ func newMessage(msg *mq.Message, msgID mq.ID, now time.Time) *message {
 // payload; the queue assigns its position.
 func (m *message) clone() *message {
 	c := messagePool.Get().(*message)
-	payload := append(c.payload[:0], m.payload...)
+	payload := append(bodyBuffer(c.payload, len(m.payload)), m.payload...)
 	*c = *m
 	c.payload = payload
 	c.props = copyProperties(nil, m.props)

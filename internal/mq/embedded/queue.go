@@ -139,7 +139,7 @@ func (q *queue) find(sel match, after *position, now int64) (lvl, idx int, m *me
 			case msg.expired(now):
 				l.removeAt(i)
 				q.depth--
-				msg.release()
+				q.qm.discard(msg)
 			case sel.matches(msg):
 				return p, i, msg
 			default:
@@ -158,7 +158,7 @@ func (q *queue) purgeExpired(now int64) {
 			if m := l.msgs[l.head+i]; !m.uncommitted && m.expired(now) {
 				l.removeAt(i)
 				q.depth--
-				m.release()
+				q.qm.discard(m)
 				continue
 			}
 			i++
@@ -175,17 +175,25 @@ func (q *queue) appendLocked(m *message) {
 	q.depth++
 }
 
+// appendCopyLocked enqueues a copy of m (an injected duplicate). The copy's
+// body is charged whatever the limit: like MAXDEPTH, MaxBytes does not
+// hold back a fault. Callers hold q.mu.
+func (q *queue) appendCopyLocked(m *message) {
+	q.qm.bodyBytes.Add(int64(len(m.payload)))
+	q.appendLocked(m.clone())
+}
+
 // deliverLocked makes a put visible, applying its injected fault: a
 // dropped message is discarded, a duplicated one enqueued twice. Callers
 // hold q.mu.
 func (q *queue) deliverLocked(m *message, f putFault) {
 	if f == putDrop {
-		m.release()
+		q.qm.discard(m)
 		return
 	}
 	q.appendLocked(m)
 	if f == putDup {
-		q.appendLocked(m.clone())
+		q.appendCopyLocked(m)
 	}
 	q.wakeLocked()
 }
@@ -213,12 +221,17 @@ func (q *queue) wakeAll() {
 	q.mu.Unlock()
 }
 
-// clear drops every message (fault-injected reset). Connections are broken
-// first, so no unit of work still refers to them.
+// clear drops every message (fault-injected reset), giving their bodies
+// back. Connections are broken first, so their units of work no longer
+// refer to them; one made since might, so the messages go to the garbage
+// collector rather than back to the pool.
 func (q *queue) clear() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for p := range q.levels {
+		for _, m := range q.levels[p].live() {
+			q.qm.bodyBytes.Add(-int64(len(m.payload)))
+		}
 		q.levels[p] = level{}
 	}
 	q.depth = 0
