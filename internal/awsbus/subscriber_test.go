@@ -1,14 +1,17 @@
 package awsbus
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/aws/aws-sdk-go-v2/aws"
 )
 
 func TestReceiveCarriesAttributesAsMetadata(t *testing.T) {
@@ -314,5 +317,41 @@ func closingHandsBack(t *testing.T) {
 	t.Logf("both commands reached B %s after they were sent", time.Since(sent).Round(time.Millisecond))
 	if took := <-closed; took > bound {
 		t.Errorf("A took %s to close, more than its receives' wait plus 5 s", took)
+	}
+}
+
+// TestSaturatedDaemonLeavesCommandsInTheQueue: while WaitForRoom blocks, a
+// receive loop takes no more commands; they stay in the queue, visible to
+// other consumers, until there is room.
+func TestSaturatedDaemonLeavesCommandsInTheQueue(t *testing.T) {
+	url, _ := newQueue(t, nil)
+	send(t, url, "first", nil)
+	var saturated atomic.Bool
+	room := make(chan struct{})
+	_, ch := subscribe(t, SubscriberConfig{QueueURL: url, WaitTimeSeconds: 1, MaxMessages: 1,
+		WaitForRoom: func(ctx context.Context) error {
+			if !saturated.Load() {
+				return nil
+			}
+			select {
+			case <-room:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}})
+	saturated.Store(true)
+	next(t, ch, 10*time.Second).Ack()
+	send(t, url, "second", nil)
+	none(t, ch, 3*time.Second)
+	if m := receiveRaw(t, url); aws.ToString(m.Body) != "second" {
+		t.Fatalf("another consumer got %q; want the command left in the queue", aws.ToString(m.Body))
+	}
+	send(t, url, "third", nil)
+	close(room)
+	if m := next(t, ch, 15*time.Second); string(m.Payload) != "third" {
+		t.Errorf("after room came back: got %q", m.Payload)
+	} else {
+		m.Ack()
 	}
 }

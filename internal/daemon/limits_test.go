@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -234,5 +236,77 @@ func TestPoolLockUpIsBounded(t *testing.T) {
 	rec, ok, err := h.Store.Get(context.Background(), "DEPTH#depth-behind-paced")
 	if err != nil || (ok && rec.LeaseExpiresAt.After(time.Now())) {
 		t.Errorf("record after the refusal: %+v %v %v; want no live claim", rec, ok, err)
+	}
+}
+
+// fillResults makes GET /results hold about n×170 KiB of CONSUME result
+// events (32 captured 4 KiB messages each).
+func fillResults(t *testing.T, h *daemontest.Harness, n int) {
+	t.Helper()
+	if r := h.Post("/messages/produce", `{`+daemontest.Target+fmt.Sprintf(`,"batch":{"count":%d,"messageSizeBytes":4096}}`, 32*n)); r.Status != http.StatusCreated {
+		t.Fatalf("produce: %d %s", r.Status, r.Body)
+	}
+	for range n {
+		if r := h.Post("/messages/consume", `{`+daemontest.Target+`,"maxMessages":32,"waitSeconds":0}`); r.Status != http.StatusOK {
+			t.Fatalf("consume: %d %s", r.Status, r.Body)
+		}
+	}
+}
+
+// TestRepliesHaveAWriteDeadline: a client that never reads its reply is cut
+// off http.writeTimeout after the reply began, while a command that runs
+// longer than writeTimeout still gets its answer.
+func TestRepliesHaveAWriteDeadline(t *testing.T) {
+	h := daemontest.Start(t, func(s *daemontest.Setup) {
+		s.Cfg.HTTP.WriteTimeout = time.Second
+		s.Cfg.Results.MaxReplyBytes = 64 << 20
+	})
+	fillResults(t, h, 80)
+	_, _, full := h.Get("/results?limit=1000")
+	if len(full) < 8<<20 {
+		t.Fatalf("GET /results answered %d bytes; the test needs a reply larger than socket buffers", len(full))
+	}
+
+	c, err := (&net.Dialer{Control: smallReceiveBuffer}).Dial("tcp", strings.TrimPrefix(h.Base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "GET /results?limit=1000 HTTP/1.1\r\nHost: mqprobe\r\n\r\n")
+	time.Sleep(3 * time.Second)
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	got, _ := io.Copy(io.Discard, c)
+	if got >= int64(len(full))/2 {
+		t.Errorf("a reader that stalled past writeTimeout still got %d of %d bytes; want the reply cut off", got, len(full))
+	}
+
+	start := time.Now()
+	r := h.Post("/messages/produce", `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.2"},"batch":{"count":3,"messageSizeBytes":10,"rateLimitPerSec":1}}`)
+	if r.Status != http.StatusCreated {
+		t.Errorf("a PRODUCE running %s (over writeTimeout) answered %d %s; want 201", time.Since(start), r.Status, r.Body)
+	}
+}
+
+// TestResultsReplyIsBounded: one GET /results reply carries at most
+// results.maxReplyBytes of events and says it left some out.
+func TestResultsReplyIsBounded(t *testing.T) {
+	h := daemontest.Start(t, func(s *daemontest.Setup) {
+		s.Cfg.Results.MaxReplyBytes = 1 << 20
+	})
+	fillResults(t, h, 20)
+	status, _, body := h.Get("/results?limit=1000")
+	var reply struct {
+		Results   []json.RawMessage
+		Truncated bool
+	}
+	if err := json.Unmarshal(body, &reply); status != http.StatusOK || err != nil {
+		t.Fatalf("GET /results: %d %v", status, err)
+	}
+	if !reply.Truncated || len(body) > 1<<20+1024 || len(reply.Results) == 0 || len(reply.Results) >= 21 {
+		t.Errorf("reply of %d bytes with %d events, truncated %v; want at most 1 MiB, some events, truncated", len(body), len(reply.Results), reply.Truncated)
+	}
+	_, _, small := h.Get("/results?limit=2")
+	if err := json.Unmarshal(small, &reply); err != nil || reply.Truncated || len(reply.Results) != 2 {
+		t.Errorf("limit=2: %d events, truncated %v (%v); want 2, not truncated", len(reply.Results), reply.Truncated, err)
 	}
 }

@@ -139,7 +139,7 @@ func commandOperation(component, summary string, success int) map[string]any {
 			"422":               problemResponse("The command violates its schema, or names a target that is not allowed.", nil),
 			"429":               problemResponse("The target is over its rate limit (targets.rateLimit); nothing was executed, retry after Retry-After.", retryAfter),
 			"502":               map[string]any{"description": "The MQ work failed; the body carries the reason code (status FAILED).", "headers": retryAfter, "content": jsonContent(ref("ResultData"))},
-			"503":               problemResponse("Nothing was executed (idempotency store unavailable, shutting down); retry later.", retryAfter),
+			"503":               problemResponse("Nothing was executed (idempotency store unavailable, shutting down; or busy: no room under limits.maxConcurrentCommands / limits.maxInFlightBytes, no free connection within mq.pool.maxWait); retry after Retry-After.", retryAfter),
 		},
 	}
 }
@@ -199,6 +199,7 @@ func opsPaths() map[string]any {
 			"responses": map[string]any{
 				"202": map[string]any{"description": "Accepted onto the bus.", "content": jsonContent(obj)},
 				"413": problemResponse("The body exceeds the limit.", nil),
+				"429": problemResponse("limits.commandQueue submitted commands are queued or executing; retry after Retry-After.", retryAfter),
 			},
 		}},
 	}
