@@ -33,6 +33,9 @@ type Run struct {
 	Metrics *telemetry.Metrics
 	// Key is the command's idempotency key: a TEST's id.
 	Key string
+	// Tenant is the named tenant the command runs for ("" for the implicit
+	// one): a TEST's id is its own only within its tenant.
+	Tenant string
 	// Report publishes an interim result (a TEST's progress event); nil
 	// publishes nothing.
 	Report func(ctx context.Context, result any)

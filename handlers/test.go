@@ -17,8 +17,12 @@ type Tests struct {
 	limits TestLimits
 
 	mu   sync.Mutex
-	runs map[string]*testRun // by test id (the idempotency key)
+	runs map[testID]*testRun
 }
+
+// testID names a test run: its idempotency key within its tenant ("" for
+// the implicit one), so equal keys of two tenants are two runs.
+type testID struct{ tenant, key string }
 
 type testRun struct {
 	stop  context.CancelCauseFunc
@@ -30,7 +34,7 @@ type testRun struct {
 const liveEvery = 500 * time.Millisecond
 
 func newTests(limits TestLimits) *Tests {
-	return &Tests{limits: limits, runs: map[string]*testRun{}}
+	return &Tests{limits: limits, runs: map[testID]*testRun{}}
 }
 
 // LimitError refuses a TEST over the configured limits.
@@ -60,10 +64,10 @@ func (t *Tests) Admit(cmd command.Command) error {
 	return nil
 }
 
-// Live returns a running test's latest statistics.
-func (t *Tests) Live(id string) (probe.Stats, bool) {
+// Live returns the latest statistics of tenant's running test id.
+func (t *Tests) Live(tenant, id string) (probe.Stats, bool) {
 	t.mu.Lock()
-	r, ok := t.runs[id]
+	r, ok := t.runs[testID{tenant, id}]
 	t.mu.Unlock()
 	if !ok {
 		return probe.Stats{}, false
@@ -73,12 +77,12 @@ func (t *Tests) Live(id string) (probe.Stats, bool) {
 	return r.stats, true
 }
 
-// Stop ends a running test early: putting stops, messages in flight are
-// drained or counted lost, and its result says stopped. It reports whether
-// the test was running here.
-func (t *Tests) Stop(id string) bool {
+// Stop ends tenant's running test id early: putting stops, messages in
+// flight are drained or counted lost, and its result says stopped. It
+// reports whether the test was running here.
+func (t *Tests) Stop(tenant, id string) bool {
 	t.mu.Lock()
-	r, ok := t.runs[id]
+	r, ok := t.runs[testID{tenant, id}]
 	t.mu.Unlock()
 	if ok {
 		r.stop(probe.ErrStopped)
@@ -92,16 +96,17 @@ func (t *Tests) Test(ctx context.Context, run Run) (any, error) {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	r := &testRun{stop: stop}
+	id := testID{run.Tenant, run.Key}
 	t.mu.Lock()
-	if _, dup := t.runs[run.Key]; dup {
+	if _, dup := t.runs[id]; dup {
 		t.mu.Unlock()
 		return nil, fmt.Errorf("test %s is already running here", run.Key)
 	}
-	t.runs[run.Key] = r
+	t.runs[id] = r
 	t.mu.Unlock()
 	defer func() {
 		t.mu.Lock()
-		delete(t.runs, run.Key)
+		delete(t.runs, id)
 		t.mu.Unlock()
 	}()
 	qm, queue := run.Target.QueueManager, run.Queue
@@ -154,5 +159,5 @@ func (t *Tests) StopTest(_ context.Context, run Run) (any, error) {
 	if run.Command.TestID == "" {
 		return nil, errors.New("stop test: testId is required")
 	}
-	return StopResult{TestID: run.Command.TestID, Stopped: t.Stop(run.Command.TestID)}, nil
+	return StopResult{TestID: run.Command.TestID, Stopped: t.Stop(run.Tenant, run.Command.TestID)}, nil
 }

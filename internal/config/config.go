@@ -60,14 +60,23 @@ type Config struct {
 
 // HTTPConfig is the HTTP API server.
 type HTTPConfig struct {
-	Addr            string        `yaml:"addr" desc:"Listen address host:port; anything but loopback requires http.authToken"`
+	Addr            string        `yaml:"addr" desc:"Listen address host:port; anything but loopback requires http.authToken, http.tokens or mTLS"`
 	MaxBodyBytes    int           `yaml:"maxBodyBytes" desc:"Largest request body accepted, in bytes (command.maxBytes plus room for envelopes)"`
 	ReadTimeout     time.Duration `yaml:"readTimeout" desc:"Time allowed to read a whole request (0 = no limit)"`
 	WriteTimeout    time.Duration `yaml:"writeTimeout" desc:"Time allowed to write a reply once it is ready (a command's reply after the command ends; 0 = no limit)"`
 	ShutdownTimeout time.Duration `yaml:"shutdownTimeout" desc:"How long a graceful shutdown waits for in-flight requests"`
 	InProgressWait  time.Duration `yaml:"inProgressWait" desc:"How long a request whose command runs elsewhere waits for its result before 409 with Retry-After"`
-	AuthToken       string        `yaml:"authToken" secret:"true" desc:"Bearer token required by the API (empty = none; a non-loopback addr needs it or mTLS)"`
-	TLS             HTTPTLSConfig `yaml:"tls"`
+	AuthToken       string        `yaml:"authToken" secret:"true" desc:"Bearer token of the implicit tenant (empty = none; a non-loopback addr needs it, http.tokens or mTLS)"`
+	// Tokens are the named tenants, by name.
+	Tokens map[string]TenantConfig `yaml:"tokens"`
+	TLS    HTTPTLSConfig           `yaml:"tls"`
+}
+
+// TenantConfig is one named tenant: its bearer token and what it may use.
+type TenantConfig struct {
+	TokenRef string   `yaml:"tokenRef" secret:"true" desc:"Reference to the tenant's bearer token (env:NAME, file:/path or secret://name), resolved once at start; never the token"`
+	Profiles []string `yaml:"profiles" desc:"Patterns (* and ?) of the targets.profiles names the tenant's targetRef may name (empty = none)"`
+	Inline   bool     `yaml:"inline" desc:"Let the tenant name inline targets, within targets.allowInline and targets.inline"`
 }
 
 // HTTPTLSConfig serves the API over TLS, optionally requiring client

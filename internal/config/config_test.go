@@ -310,7 +310,7 @@ func TestValidateRules(t *testing.T) {
 		{"instanceId", func(c *Config) { c.InstanceID = "a b" }, "without spaces"},
 		{"http.addr", func(c *Config) { c.HTTP.Addr = "8080" }, `must be host:port (got "8080")`},
 		{"http.addr", func(c *Config) { c.HTTP.Addr = "127.0.0.1:99999" }, "must be host:port"},
-		{"http.authToken", func(c *Config) { c.HTTP.Addr = "0.0.0.0:8080" }, "required (or http.tls.clientCAFile for mTLS) when http.addr is not a loopback address"},
+		{"http.authToken", func(c *Config) { c.HTTP.Addr = "0.0.0.0:8080" }, "required (or http.tokens, or http.tls.clientCAFile for mTLS) when http.addr is not a loopback address"},
 		{"http.tls.keyFile", func(c *Config) { c.HTTP.TLS.CertFile = "server.pem" }, "go together"},
 		{"http.tls.clientCAFile", func(c *Config) { c.HTTP.TLS.ClientCAFile = "ca.pem" }, "only over TLS"},
 		{"http.authToken", func(c *Config) { c.HTTP.Addr = ":8080" }, "not a loopback"},
@@ -462,6 +462,7 @@ func setProfile(c *Config, name string, p TargetProfile) {
 func TestRedacted(t *testing.T) {
 	c := Default()
 	c.HTTP.AuthToken = "tok-123"
+	c.HTTP.Tokens = map[string]TenantConfig{"team-a": {TokenRef: "env:TEAM_A_TOKEN"}}
 	setProfile(c, "p", TargetProfile{QueueManager: "QM1", AllowedQueues: []string{"DEV.QUEUE.1"},
 		Auth: AuthConfig{User: "app", PasswordRef: "env:PW"}})
 	setProfile(c, "q", TargetProfile{QueueManager: "QM1"})
@@ -483,7 +484,7 @@ func TestRedacted(t *testing.T) {
 	}
 
 	r := c.Redacted()
-	if r.HTTP.AuthToken != "REDACTED" || r.Targets.Profiles["p"].Auth.User != "REDACTED" ||
+	if r.HTTP.AuthToken != "REDACTED" || r.HTTP.Tokens["team-a"].TokenRef != "REDACTED" || r.Targets.Profiles["p"].Auth.User != "REDACTED" ||
 		r.Targets.Profiles["p"].Auth.PasswordRef != "REDACTED" {
 		t.Errorf("secrets left: %+v", r)
 	}
@@ -503,7 +504,7 @@ func TestRedacted(t *testing.T) {
 	}
 	// Every key tagged secret is hidden.
 	for _, k := range Keys() {
-		if k.Secret && !strings.Contains("http.authToken idempotency.postgres.dsn targets.profiles.<name>.auth.user targets.profiles.<name>.auth.passwordRef", k.Key) {
+		if k.Secret && !strings.Contains("http.authToken http.tokens.<name>.tokenRef idempotency.postgres.dsn targets.profiles.<name>.auth.user targets.profiles.<name>.auth.passwordRef", k.Key) {
 			t.Errorf("unexpected secret key %s", k.Key)
 		}
 	}

@@ -21,7 +21,7 @@ var NonConfigEnv = []string{"MQPROBE_CONFIG", "MQPROBE_TEST_", "MQPROBE_PG_DIR"}
 
 // Key describes one configuration key: one leaf field of Config.
 type Key struct {
-	Key     string // dotted YAML path; "<name>" stands for a profile name, "[]" for a list entry
+	Key     string // dotted YAML path; "<name>" stands for a profile or tenant name, "[]" for a list entry
 	Type    string // string, int, bool, duration or []string
 	Default string // the default, rendered as in YAML ("" when none)
 	Env     string // the variable that sets it; "" when only the file can (list entries)

@@ -272,6 +272,9 @@ func suggestEnv(name string, known map[string]string) string {
 	if strings.HasPrefix(name, EnvPrefix+"TARGETS_PROFILES_") {
 		return " (a profile must be declared in the config file before variables can set its fields)"
 	}
+	if strings.HasPrefix(name, EnvPrefix+"HTTP_TOKENS_") {
+		return " (a tenant must be declared in the config file before variables can set its fields)"
+	}
 	return ""
 }
 

@@ -27,7 +27,7 @@ func Reference() (string, error) {
 	aws, unstableAWS := modeDefaults(ModeAWS)
 	var errs []error
 	var b strings.Builder
-	b.WriteString("Generated from `internal/config` by `make docs`. `<name>` stands for a profile name, `[]` for a list entry " +
+	b.WriteString("Generated from `internal/config` by `make docs`. `<name>` stands for a profile or tenant name, `[]` for a list entry " +
 		"(set in the file only). Durations are written `30s`, `5m`, `24h`; lists in variables are comma-separated.\n\n")
 	b.WriteString("| key | variable | type | default (embedded) | default (aws) | description |\n")
 	b.WriteString("|---|---|---|---|---|---|\n")

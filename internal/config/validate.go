@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"regexp"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/secrets"
 	"github.com/mqprobe/mqprobe/internal/targets"
+	"github.com/mqprobe/mqprobe/internal/tenant"
 )
 
 // FieldError is one broken rule: Key is the dotted key, Rule what it must be.
@@ -39,11 +41,12 @@ const (
 )
 
 var (
-	mqNameRE      = regexp.MustCompile(`^[A-Za-z0-9._%/]+$`)
-	profileNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-	connNameRE    = regexp.MustCompile(`^[^\s(),]+(\([0-9]{1,5}\))?$`)
-	mqPatternRE   = regexp.MustCompile(`^[A-Za-z0-9._%/*?]{1,48}$`)
-	dynamoTableRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
+	mqNameRE         = regexp.MustCompile(`^[A-Za-z0-9._%/]+$`)
+	profileNameRE    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	profilePatternRE = regexp.MustCompile(`^[A-Za-z0-9._*?-]+$`)
+	connNameRE       = regexp.MustCompile(`^[^\s(),]+(\([0-9]{1,5}\))?$`)
+	mqPatternRE      = regexp.MustCompile(`^[A-Za-z0-9._%/*?]{1,48}$`)
+	dynamoTableRE    = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
 )
 
 // Validate checks every setting and reports every broken rule (joined
@@ -74,10 +77,11 @@ func (c *Config) validateHTTP(v *validator) {
 	host, port, err := net.SplitHostPort(h.Addr)
 	if p, perr := strconv.Atoi(port); err != nil || perr != nil || p < 0 || p > 65535 {
 		v.fail("http.addr", "must be host:port (got %q)", h.Addr)
-	} else if !isLoopback(host) && h.AuthToken == "" && h.TLS.ClientCAFile == "" {
+	} else if !isLoopback(host) && h.AuthToken == "" && len(h.Tokens) == 0 && h.TLS.ClientCAFile == "" {
 		// Any bind beyond loopback needs a bearer token or mTLS.
-		v.fail("http.authToken", "required (or http.tls.clientCAFile for mTLS) when http.addr is not a loopback address (got %q)", h.Addr)
+		v.fail("http.authToken", "required (or http.tokens, or http.tls.clientCAFile for mTLS) when http.addr is not a loopback address (got %q)", h.Addr)
 	}
+	c.validateTenants(v)
 	if (h.TLS.CertFile == "") != (h.TLS.KeyFile == "") {
 		v.fail("http.tls.keyFile", "http.tls.certFile and http.tls.keyFile go together")
 	}
@@ -96,6 +100,45 @@ func (c *Config) validateHTTP(v *validator) {
 	if c.Tests.MaxConcurrent < 1 {
 		v.fail("tests.maxConcurrent", "must be at least 1 (got %d)", c.Tests.MaxConcurrent)
 	}
+}
+
+// validateTenants checks http.tokens: valid names, each its own token
+// reference, profile patterns that name configured profiles.
+func (c *Config) validateTenants(v *validator) {
+	names := slices.Sorted(maps.Keys(c.HTTP.Tokens))
+	byRef := map[string]string{}
+	for _, name := range names {
+		tc, key := c.HTTP.Tokens[name], "http.tokens."+name
+		if err := tenant.CheckName(name); err != nil {
+			v.fail(key, "%v", err)
+		}
+		switch {
+		case tc.TokenRef == "":
+			v.fail(key+".tokenRef", "required: a reference env:NAME, file:/path or secret://name to the tenant's bearer token")
+		case !secrets.IsReference(tc.TokenRef):
+			v.ref(key+".tokenRef", tc.TokenRef)
+		case byRef[tc.TokenRef] != "":
+			v.fail(key+".tokenRef", "same reference as http.tokens.%s.tokenRef: each tenant needs its own token", byRef[tc.TokenRef])
+		default:
+			byRef[tc.TokenRef] = name
+		}
+		v.patterns(key+".profiles", tc.Profiles, profilePatternRE)
+		for i, p := range tc.Profiles {
+			// A pattern naming nothing is a typo, not a policy.
+			if profilePatternRE.MatchString(p) && !c.anyProfileMatches(p) {
+				v.fail(fmt.Sprintf("%s.profiles[%d]", key, i), "matches no profile of targets.profiles (got %q)", p)
+			}
+		}
+	}
+}
+
+func (c *Config) anyProfileMatches(pattern string) bool {
+	for name := range c.Targets.Profiles {
+		if targets.Match(pattern, name, false) {
+			return true
+		}
+	}
+	return false
 }
 
 func isLoopback(host string) bool {

@@ -11,10 +11,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,6 +44,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/secrets"
 	"github.com/mqprobe/mqprobe/internal/targets"
 	"github.com/mqprobe/mqprobe/internal/telemetry"
+	"github.com/mqprobe/mqprobe/internal/tenant"
 	"github.com/mqprobe/mqprobe/router"
 )
 
@@ -170,10 +173,15 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	if err != nil {
 		return nil, err
 	}
+	secretsResolver := d.secretsResolver()
+	tokens, err := tenantTokens(ctx, cfg.HTTP, secretsResolver)
+	if err != nil {
+		return nil, err
+	}
 	if d.exec, err = executor.New(executor.Config{
 		Source: "mqprobe/" + cfg.InstanceID, Replay: cfg.Results.Replay,
 		MaxRawBodyBytes: cfg.Results.MaxRawBodyBytes, RetryDelay: cfg.Bus.NackDelay, HTTPWait: cfg.HTTP.InProgressWait,
-	}, executor.Deps{Decoder: decoder, Engine: d.engine, Handlers: ops.Handlers, Targets: targets.NewResolver(targetsConfig(cfg, d.secretsResolver())), Admit: ops.Admit,
+	}, executor.Deps{Decoder: decoder, Engine: d.engine, Handlers: ops.Handlers, Targets: targets.NewResolver(targetsConfig(cfg, secretsResolver)), Admit: ops.Admit,
 		Admission: d.limiter, Footprint: ops.Footprint, Conns: d.pool, Publisher: publisher, Log: log,
 		Tracer: d.tel.Tracer("github.com/mqprobe/mqprobe/internal/executor"), Metrics: d.tel.Metrics}); err != nil {
 		return nil, err
@@ -191,7 +199,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		MaxBodyBytes: int64(cfg.HTTP.MaxBodyBytes), WriteTimeout: cfg.HTTP.WriteTimeout, MaxResultsBytes: cfg.Results.MaxReplyBytes,
 		Load: d.load, WorkContext: d.work,
 		Metrics: d.tel.MetricsHandler(), TracerProvider: d.tel.TracerProvider, MeterProvider: d.tel.MeterProvider,
-		Tests: ops.Tests, Stored: d.engine, AuthToken: cfg.HTTP.AuthToken,
+		Tests: ops.Tests, Stored: d.engine, AuthToken: cfg.HTTP.AuthToken, Tokens: tokens,
 		Ready: map[string]httpapi.Check{"store": d.storeReady, "router": d.routerReady, "intake": d.intakeReady, "admission": d.admissionReady},
 		Status: httpapi.StatusInfo{Version: opts.Version, Mode: cfg.Mode, Instance: cfg.InstanceID, Started: time.Now(),
 			Backends: map[string]string{"mq": cfg.MQ.Backend, "idempotencyStore": storeName(cfg), "bus": d.bus.Name, "results": d.bus.ResultsName}},
@@ -338,7 +346,7 @@ func (d *Daemon) closeResources() {
 }
 
 func (d *Daemon) storeReady(ctx context.Context) error {
-	_, _, err := d.engine.Get(ctx, "HEALTH", "readiness-probe")
+	_, _, err := d.engine.Get(ctx, "HEALTH", "", "readiness-probe")
 	return err
 }
 
@@ -475,6 +483,34 @@ func targetsConfig(cfg *config.Config, secretsResolver *secrets.Resolver) target
 		tc.Profiles[name] = tp
 	}
 	return tc
+}
+
+// tenantTokens resolves the named tenants' tokens (http.tokens) once. A
+// token that is empty, or that another tenant or http.authToken also has,
+// stops the start: it would not say who calls.
+func tenantTokens(ctx context.Context, h config.HTTPConfig, resolver *secrets.Resolver) ([]httpapi.Credential, error) {
+	owner := map[string]string{}
+	if h.AuthToken != "" {
+		owner[h.AuthToken] = "http.authToken"
+	}
+	var creds []httpapi.Credential
+	for _, name := range slices.Sorted(maps.Keys(h.Tokens)) {
+		tc, key := h.Tokens[name], "http.tokens."+name+".tokenRef"
+		token, err := resolver.Password(ctx, tc.TokenRef)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+		if token == "" {
+			return nil, fmt.Errorf("%s: %q resolves to an empty token", key, tc.TokenRef)
+		}
+		if other, dup := owner[token]; dup {
+			return nil, fmt.Errorf("%s: resolves to the same token as %s: each tenant needs its own token", key, other)
+		}
+		owner[token] = key
+		creds = append(creds, httpapi.Credential{Token: token,
+			Tenant: tenant.Tenant{Name: name, Profiles: tc.Profiles, Inline: tc.Inline}})
+	}
+	return creds, nil
 }
 
 // InitStore creates the configured store's schema (idempotently) and says

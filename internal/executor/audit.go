@@ -32,7 +32,7 @@ func outcomeName(out Outcome) string {
 }
 
 // audit writes the one audit line per command and counts it:
-// key, operation, target, outcome, attempt and (from ctx) the trace id.
+// key, operation, tenant, target, outcome, attempt and (from ctx) the trace id.
 func (x *Executor) audit(ctx context.Context, j *job, out Outcome) {
 	name := outcomeName(out)
 	c, _ := x.counts.LoadOrStore(name, new(int64))
@@ -41,8 +41,9 @@ func (x *Executor) audit(ctx context.Context, j *job, out Outcome) {
 	if op == "" {
 		op = string(j.in.Operation)
 	}
-	x.Metrics.Command(ctx, op, name, time.Since(j.started))
+	x.Metrics.Command(ctx, op, name, j.tenant.Label(), time.Since(j.started))
 	attrs := []any{"key", j.dec.IdempotencyKey, "operation", op, "outcome", name, "transport", j.in.Transport}
+	attrs = append(attrs, "tenant", j.tenant.Label())
 	if j.target.Queue != "" {
 		attrs = append(attrs, "target", j.target.String())
 	}

@@ -20,26 +20,30 @@ import (
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/targets"
 	"github.com/mqprobe/mqprobe/internal/telemetry"
+	"github.com/mqprobe/mqprobe/internal/tenant"
 )
 
 // job is one command on its way through Execute.
 type job struct {
 	in      command.Input
+	tenant  tenant.Tenant
 	dec     command.Decoded
 	target  targets.Resolved
 	started time.Time
 }
 
-// Execute runs one command to exactly one outcome.
+// Execute runs one command to exactly one outcome, for the tenant ctx
+// carries (tenant.NewContext; none is the implicit tenant).
 func (x *Executor) Execute(ctx context.Context, in command.Input) Outcome {
 	x.active.Add(1)
 	defer x.active.Done()
-	j := &job{in: in, started: time.Now().UTC()}
+	j := &job{in: in, tenant: tenant.FromContext(ctx), started: time.Now().UTC()}
 	// The span continues the caller's trace: the HTTP request's, or the
 	// publisher's context the bus message carried.
 	ctx, span := x.Tracer.Start(ctx, "process", trace.WithSpanKind(trace.SpanKindConsumer),
 		trace.WithAttributes(telemetry.AttrMessagingSystem.String(telemetry.SystemIBMMQ),
-			telemetry.AttrMessagingOperationType.String("process"), attribute.String("mqprobe.transport", string(in.Transport))))
+			telemetry.AttrMessagingOperationType.String("process"), attribute.String("mqprobe.transport", string(in.Transport)),
+			telemetry.AttrTenant.String(j.tenant.Label())))
 	defer span.End()
 	out := x.execute(ctx, j)
 	x.annotate(span, j, out)
@@ -60,6 +64,9 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 		return x.reject(ctx, j, &result.Error{Code: result.CodeUnsupported,
 			Message: fmt.Sprintf("operation %s is not supported by this daemon", dec.Command.OperationType)}, http.StatusUnprocessableEntity)
 	}
+	if err := j.tenant.Authorize(dec.Command); err != nil {
+		return x.reject(ctx, j, &result.Error{Code: result.CodeTargetNotAllowed, Message: err.Error()}, http.StatusUnprocessableEntity)
+	}
 	// STOP_TEST names a test, not a queue.
 	if dec.Command.OperationType != command.StopTest {
 		if j.target, err = x.Targets.Resolve(ctx, dec.Command); err != nil {
@@ -76,8 +83,8 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 		}
 	}
 
-	req := idempotency.Request{OperationType: string(dec.Command.OperationType), IdempotencyKey: dec.IdempotencyKey,
-		RequestHash: dec.RequestHash}
+	req := idempotency.Request{OperationType: string(dec.Command.OperationType), Tenant: j.tenant.Name,
+		IdempotencyKey: dec.IdempotencyKey, RequestHash: dec.RequestHash}
 	if j.target.Queue != "" {
 		req.Target = j.target.String()
 	}
@@ -152,7 +159,7 @@ func (x *Executor) admit(ctx context.Context, j *job, req idempotency.Request) (
 // decided reports whether the command's record already settles it (a
 // replay, a conflict, a run elsewhere), so Begin would execute nothing.
 func (x *Executor) decided(ctx context.Context, req idempotency.Request) bool {
-	rec, ok, err := x.Engine.Get(ctx, req.OperationType, req.IdempotencyKey)
+	rec, ok, err := x.Engine.Get(ctx, req.OperationType, req.Tenant, req.IdempotencyKey)
 	if err != nil || !ok {
 		return false
 	}
@@ -224,7 +231,7 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 	cmd := j.dec.Command
 	run := handlers.Run{
 		Command: cmd, Target: j.target.Target, Queue: j.target.Queue, Conns: x.Conns,
-		Progress: lease.Progress(), Metrics: x.Metrics, Key: j.dec.IdempotencyKey,
+		Progress: lease.Progress(), Metrics: x.Metrics, Key: j.dec.IdempotencyKey, Tenant: j.tenant.Name,
 		Checkpoint: func(ctx context.Context, progress string) error { return x.Engine.Checkpoint(ctx, lease, progress) },
 		Report:     func(ctx context.Context, res any) { x.progress(ctx, j, claim.Record.Attempt, res) },
 	}
@@ -385,7 +392,7 @@ func (x *Executor) data(j *job, status result.Status, attempt int) result.Data {
 	if key == "" {
 		key = j.in.IdempotencyKey
 	}
-	d := result.Data{OperationType: op, IdempotencyKey: key, Status: status, RequestHash: j.dec.RequestHash,
+	d := result.Data{OperationType: op, Tenant: j.tenant.Name, IdempotencyKey: key, Status: status, RequestHash: j.dec.RequestHash,
 		Attempt: attempt, StartedAt: &started, FinishedAt: &now, DurationMs: now.Sub(started).Milliseconds(),
 		Result: json.RawMessage("null"), Tags: tags}
 	if j.target.Queue != "" {

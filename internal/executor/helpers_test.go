@@ -122,7 +122,7 @@ func (f *fixture) events() []result.Event {
 
 // stored reads the record of a PRODUCE, expired or not.
 func (f *fixture) stored(key string) (idempotency.Record, bool) {
-	rec, ok, err := f.store.Get(context.Background(), idempotency.PK(string(command.Produce), key))
+	rec, ok, err := f.store.Get(context.Background(), idempotency.PK(string(command.Produce), "", key))
 	if err != nil {
 		f.t.Fatal(err)
 	}

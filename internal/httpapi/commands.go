@@ -10,6 +10,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/executor"
 	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/tenant"
 )
 
 // Problem types for the errors clients act on.
@@ -119,8 +120,14 @@ func (a *api) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
-// submit puts a raw command on the in-process bus (202).
+// submit puts a raw command on the in-process bus (202). Bus commands run
+// as the implicit tenant, so a named tenant may not submit any.
 func (a *api) submit(w http.ResponseWriter, r *http.Request) {
+	if t := tenant.FromContext(r.Context()); t.Named() {
+		writeProblem(w, r, http.StatusForbidden, problem{Detail: "tenant " + t.Name +
+			" may not submit to the command bus, whose commands run as the implicit tenant: use the synchronous routes"})
+		return
+	}
 	if a.cfg.Submit == nil {
 		writeProblem(w, r, http.StatusNotFound, problem{Detail: "the command bus is not in-process in this mode; publish to SQS"})
 		return

@@ -56,7 +56,7 @@ func OpenAPI(version string) ([]byte, error) {
 				op["security"] = []any{}
 				continue
 			}
-			op["responses"].(map[string]any)["401"] = problemResponse("http.authToken is set and the request carries no valid bearer token.", nil)
+			op["responses"].(map[string]any)["401"] = problemResponse("http.authToken or http.tokens is set and the request carries no valid bearer token.", nil)
 		}
 	}
 	doc := map[string]any{
@@ -150,7 +150,7 @@ func opsPaths() map[string]any {
 		return map[string]any{"get": map[string]any{"operationId": id, "summary": summary,
 			"responses": map[string]any{"200": map[string]any{"description": "OK", "content": jsonContent(content)}}}}
 	}
-	results := get("listResults", "Recent result events, newest first (embedded mode).", map[string]any{
+	results := get("listResults", "Recent result events of the caller's tenant, newest first (embedded mode).", map[string]any{
 		"type": "object", "properties": map[string]any{"results": map[string]any{"type": "array", "items": ref("ResultEvent")}}})
 	results["get"].(map[string]any)["parameters"] = []any{
 		map[string]any{"name": "idempotencyKey", "in": "query", "schema": map[string]any{"type": "string"}},
@@ -198,6 +198,7 @@ func opsPaths() map[string]any {
 			"requestBody": map[string]any{"required": true, "content": jsonContent(obj)},
 			"responses": map[string]any{
 				"202": map[string]any{"description": "Accepted onto the bus.", "content": jsonContent(obj)},
+				"403": problemResponse("The caller is a named tenant (http.tokens): bus commands run as the implicit tenant.", nil),
 				"413": problemResponse("The body exceeds the limit.", nil),
 				"429": problemResponse("limits.commandQueue submitted commands are queued or executing; retry after Retry-After.", retryAfter),
 			},

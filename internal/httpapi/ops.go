@@ -12,16 +12,17 @@ import (
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/tenant"
 )
 
-// results serves recent result events, newest first.
+// results serves the caller's tenant's recent result events, newest first.
 func (a *api) results(w http.ResponseWriter, r *http.Request) {
 	if a.cfg.Recent == nil {
 		writeProblem(w, r, http.StatusNotFound, problem{Detail: "results are kept in-process only in embedded mode; subscribe to the results topic"})
 		return
 	}
 	q := r.URL.Query()
-	f := result.Filter{IdempotencyKey: q.Get("idempotencyKey"), OperationType: q.Get("operationType"),
+	f := result.Filter{Tenant: tenant.FromContext(r.Context()).Name, IdempotencyKey: q.Get("idempotencyKey"), OperationType: q.Get("operationType"),
 		Status: result.Status(q.Get("status")), Limit: 100}
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)

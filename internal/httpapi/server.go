@@ -65,9 +65,11 @@ type Config struct {
 	// Tests and Stored serve /tests; nil Tests disables them.
 	Tests  TestService
 	Stored StoredResults
-	// AuthToken, when set, is the bearer token every request but the health
-	// probes must carry.
+	// AuthToken and Tokens, when either is set, are the bearer tokens every
+	// request but the health probes must carry: AuthToken authenticates the
+	// implicit tenant, each of Tokens its named tenant.
 	AuthToken string
+	Tokens    []Credential
 	// TracerProvider and MeterProvider instrument requests; nil means none.
 	TracerProvider trace.TracerProvider
 	MeterProvider  metric.MeterProvider
@@ -115,8 +117,11 @@ func Handler(cfg Config) http.Handler {
 		writeProblem(w, r, http.StatusNotFound, problem{Title: "Not Found", Detail: "no route " + r.Method + " " + r.URL.Path})
 	})
 	var h http.Handler = mux
-	if cfg.AuthToken != "" {
-		h = requireBearer(cfg.AuthToken, mux)
+	if creds := cfg.Tokens; cfg.AuthToken != "" || len(creds) > 0 {
+		if cfg.AuthToken != "" {
+			creds = append([]Credential{{Token: cfg.AuthToken}}, creds...)
+		}
+		h = requireBearer(creds, mux)
 	}
 	if cfg.TracerProvider == nil {
 		return h

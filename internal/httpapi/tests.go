@@ -11,19 +11,21 @@ import (
 	"github.com/mqprobe/mqprobe/internal/executor"
 	"github.com/mqprobe/mqprobe/internal/probe"
 	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/tenant"
 )
 
-// TestService is what the API needs of running TEST commands.
+// TestService is what the API needs of running TEST commands, each known
+// by its tenant ("" for the implicit one) and id.
 type TestService interface {
-	Live(id string) (probe.Stats, bool)
-	Stop(id string) bool
+	Live(tenant, id string) (probe.Stats, bool)
+	Stop(tenant, id string) bool
 }
 
-// StoredResults reads the recorded outcome of a command by operation type
-// and key (a finished or remote test's); *idempotency.Engine is one. ok is
-// false when there is none or it expired.
+// StoredResults reads the recorded outcome of a command by operation type,
+// tenant ("" for the implicit one) and key (a finished or remote test's);
+// *idempotency.Engine is one. ok is false when there is none or it expired.
 type StoredResults interface {
-	StoredResult(ctx context.Context, operationType, key string) (stored result.Stored, ok bool, err error)
+	StoredResult(ctx context.Context, operationType, tenant, key string) (stored result.Stored, ok bool, err error)
 }
 
 // startTest starts a TEST and answers 202 with its Location as soon as it
@@ -63,14 +65,15 @@ func (a *api) startTest(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// test shows a test: live statistics while it runs here, else its record.
+// test shows one of the caller's tests: live statistics while it runs
+// here, else its record.
 func (a *api) test(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	if stats, ok := a.cfg.Tests.Live(id); ok {
+	id, owner := r.PathValue("id"), tenant.FromContext(r.Context()).Name
+	if stats, ok := a.cfg.Tests.Live(owner, id); ok {
 		writeJSON(w, http.StatusOK, testData(id, result.StatusInProgress, stats, nil))
 		return
 	}
-	stored, ok, err := a.cfg.Stored.StoredResult(r.Context(), string(command.Test), id)
+	stored, ok, err := a.cfg.Stored.StoredResult(r.Context(), string(command.Test), owner, id)
 	switch {
 	case err != nil:
 		writeProblem(w, r, http.StatusServiceUnavailable, problem{Type: typeNotDecided, Detail: err.Error()})
@@ -90,10 +93,10 @@ func testData(id string, status result.Status, stats any, e *result.Error) map[s
 		"result": stats, "error": e}
 }
 
-// stopTest ends a test running on this instance.
+// stopTest ends one of the caller's tests running on this instance.
 func (a *api) stopTest(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if !a.cfg.Tests.Stop(id) {
+	if !a.cfg.Tests.Stop(tenant.FromContext(r.Context()).Name, id) {
 		writeProblem(w, r, http.StatusNotFound, problem{Detail: "test " + id + " is not running on this instance"})
 		return
 	}

@@ -18,8 +18,8 @@ import (
 // noLiveTests runs no test here, so GET /tests/{id} reads the stored result.
 type noLiveTests struct{}
 
-func (noLiveTests) Live(string) (probe.Stats, bool) { return probe.Stats{}, false }
-func (noLiveTests) Stop(string) bool                { return false }
+func (noLiveTests) Live(string, string) (probe.Stats, bool) { return probe.Stats{}, false }
+func (noLiveTests) Stop(string, string) bool                { return false }
 
 // TestGetTestReadsTheStoredResult: a finished or remote test is answered
 // from what the engine recorded (Config.Stored).

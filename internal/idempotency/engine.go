@@ -135,7 +135,7 @@ func (e *Engine) Begin(ctx context.Context, req Request) (Result, error) {
 	pk := req.PK()
 	if e.cfg.Disabled {
 		now := e.now()
-		rec := Record{PK: pk, OperationType: req.OperationType, IdempotencyKey: req.IdempotencyKey,
+		rec := Record{PK: pk, OperationType: req.OperationType, Tenant: req.Tenant, IdempotencyKey: req.IdempotencyKey,
 			Status: StatusInProgress, RequestHash: req.RequestHash, CreatedAt: now, UpdatedAt: now,
 			ExpiresAt: now.Add(e.TTL(req)), Attempt: 1, Target: req.Target, TraceID: req.TraceID}
 		return Result{Outcome: Acquired, Record: rec, Source: FromDisabled,
@@ -185,7 +185,7 @@ func (e *Engine) lead(ctx context.Context, req Request, f *flight) (res Result, 
 	for range beginAttempts {
 		now := e.now()
 		claim := Claim{
-			PK: req.PK(), OperationType: req.OperationType, IdempotencyKey: req.IdempotencyKey,
+			PK: req.PK(), OperationType: req.OperationType, Tenant: req.Tenant, IdempotencyKey: req.IdempotencyKey,
 			RequestHash: req.RequestHash, LeaseToken: uuid.NewString(), Now: now,
 			ExpiresAt: now.Add(ttl), LeaseExpiresAt: now.Add(e.cfg.Lease),
 			Target: req.Target, TraceID: req.TraceID,
@@ -257,16 +257,16 @@ func (e *Engine) remember(rec Record) {
 	}
 }
 
-// Get reads the record of an operation type and key, or reports it absent
-// (or expired).
-func (e *Engine) Get(ctx context.Context, operationType, key string) (Record, bool, error) {
+// Get reads the record of an operation type, tenant ("" for the implicit
+// one) and key, or reports it absent (or expired).
+func (e *Engine) Get(ctx context.Context, operationType, tenant, key string) (Record, bool, error) {
 	if err := ValidateKey(key); err != nil {
 		return Record{}, false, err
 	}
 	if e.cfg.Disabled {
 		return Record{}, false, nil
 	}
-	rec, ok, err := e.store.Get(ctx, PK(operationType, key))
+	rec, ok, err := e.store.Get(ctx, PK(operationType, tenant, key))
 	if err != nil {
 		return Record{}, false, storeError("get", err)
 	}
@@ -276,12 +276,12 @@ func (e *Engine) Get(ctx context.Context, operationType, key string) (Record, bo
 	return rec, true, nil
 }
 
-// StoredResult reads the outcome recorded for an operation type and key
-// (see Record.Stored), or reports it absent (or expired); errors are Get's.
-// Readers that only need the outcome, such as the HTTP API's GET /tests/{id},
-// use it rather than the record.
-func (e *Engine) StoredResult(ctx context.Context, operationType, key string) (result.Stored, bool, error) {
-	rec, ok, err := e.Get(ctx, operationType, key)
+// StoredResult reads the outcome recorded for an operation type, tenant and
+// key (see Record.Stored), or reports it absent (or expired); errors are
+// Get's. Readers that only need the outcome, such as the HTTP API's
+// GET /tests/{id}, use it rather than the record.
+func (e *Engine) StoredResult(ctx context.Context, operationType, tenant, key string) (result.Stored, bool, error) {
+	rec, ok, err := e.Get(ctx, operationType, tenant, key)
 	if err != nil || !ok {
 		return result.Stored{}, false, err
 	}

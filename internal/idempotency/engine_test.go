@@ -310,19 +310,19 @@ func TestStoredResultIsTheOutcomeWithoutTheRecord(t *testing.T) {
 		"failed":  {Status: result.StatusFailed, Error: "MQRC_Q_FULL"},
 		"running": {Status: result.StatusInProgress},
 	} {
-		got, ok, err := e.StoredResult(t.Context(), "PRODUCE", key)
+		got, ok, err := e.StoredResult(t.Context(), "PRODUCE", "", key)
 		if err != nil || !ok || got.Status != want.Status || string(got.Data) != string(want.Data) || got.Error != want.Error {
 			t.Errorf("StoredResult(%s) = %+v %v %v, want %+v", key, got, ok, err, want)
 		}
 	}
-	if _, ok, err := e.StoredResult(t.Context(), "PRODUCE", "never"); ok || err != nil {
+	if _, ok, err := e.StoredResult(t.Context(), "PRODUCE", "", "never"); ok || err != nil {
 		t.Errorf("absent record: ok %v, err %v", ok, err)
 	}
-	if _, _, err := e.StoredResult(t.Context(), "PRODUCE", ""); !errors.Is(err, idempotency.ErrInvalidKey) {
+	if _, _, err := e.StoredResult(t.Context(), "PRODUCE", "", ""); !errors.Is(err, idempotency.ErrInvalidKey) {
 		t.Errorf("empty key: %v, want ErrInvalidKey", err)
 	}
 	clock.Advance(2 * time.Hour)
-	if _, ok, err := e.StoredResult(t.Context(), "PRODUCE", "done"); ok || err != nil {
+	if _, ok, err := e.StoredResult(t.Context(), "PRODUCE", "", "done"); ok || err != nil {
 		t.Errorf("expired record: ok %v, err %v", ok, err)
 	}
 }

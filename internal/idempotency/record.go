@@ -22,8 +22,11 @@ const (
 // names and formats: ISO-8601 createdAt/updatedAt/expiresAt, epoch-seconds ttl and
 // epoch-milliseconds leaseExpiresAt.
 type Record struct {
-	PK              string
-	OperationType   string
+	PK            string
+	OperationType string
+	// Tenant is the named tenant the record belongs to; empty for the
+	// implicit tenant.
+	Tenant          string
 	IdempotencyKey  string
 	Status          Status
 	RequestHash     string
@@ -83,6 +86,7 @@ const isoLayout = "2006-01-02T15:04:05.000Z07:00"
 type recordJSON struct {
 	PK              string `json:"pk"`
 	OperationType   string `json:"operationType"`
+	Tenant          string `json:"tenant,omitempty"`
 	IdempotencyKey  string `json:"idempotencyKey"`
 	Status          Status `json:"status"`
 	RequestHash     string `json:"requestHash"`
@@ -105,7 +109,7 @@ type recordJSON struct {
 // MarshalJSON writes the record with its attribute names and formats.
 func (r Record) MarshalJSON() ([]byte, error) {
 	return json.Marshal(recordJSON{
-		PK: r.PK, OperationType: r.OperationType, IdempotencyKey: r.IdempotencyKey,
+		PK: r.PK, OperationType: r.OperationType, Tenant: r.Tenant, IdempotencyKey: r.IdempotencyKey,
 		Status: r.Status, RequestHash: r.RequestHash, ResponsePayload: r.ResponsePayload,
 		HTTPStatus: r.HTTPStatus, CreatedAt: FormatTime(r.CreatedAt), UpdatedAt: FormatTime(r.UpdatedAt),
 		ExpiresAt: FormatTime(r.ExpiresAt), TTL: r.TTL(), LeaseExpiresAt: r.LeaseExpiresAt.UnixMilli(),
@@ -129,7 +133,7 @@ func (r *Record) UnmarshalJSON(data []byte) error {
 		times[i] = t
 	}
 	*r = Record{
-		PK: j.PK, OperationType: j.OperationType, IdempotencyKey: j.IdempotencyKey,
+		PK: j.PK, OperationType: j.OperationType, Tenant: j.Tenant, IdempotencyKey: j.IdempotencyKey,
 		Status: j.Status, RequestHash: j.RequestHash, ResponsePayload: j.ResponsePayload,
 		HTTPStatus: j.HTTPStatus, CreatedAt: times[0], UpdatedAt: times[1], ExpiresAt: times[2],
 		LeaseExpiresAt: time.UnixMilli(j.LeaseExpiresAt).UTC(), LeaseToken: j.LeaseToken,

@@ -8,6 +8,7 @@ import (
 // Argument names used in ArgumentError.
 const (
 	ArgOperationType  = "operationType"
+	ArgTenant         = "tenant"
 	ArgIdempotencyKey = "idempotencyKey"
 	ArgRequestHash    = "requestHash"
 	ArgTTL            = "ttl"
@@ -18,7 +19,9 @@ const MaxKeyLength = 255
 
 // Request asks the engine to claim one command.
 type Request struct {
-	OperationType  string // e.g. PRODUCE; the pk is OperationType#IdempotencyKey
+	OperationType string // e.g. PRODUCE
+	// Tenant scopes the record (see PK); empty for the implicit tenant.
+	Tenant         string
 	IdempotencyKey string // 1–255 printable ASCII characters
 	RequestHash    string // fingerprint of the command, see command.RequestHash
 	Target         string // "QM1:DEV.QUEUE.1", kept for audit
@@ -35,11 +38,20 @@ func (r Request) WithTTL(ttl time.Duration) Request {
 	return r
 }
 
-// PK is the record key: <operationType>#<idempotencyKey>.
-func (r Request) PK() string { return PK(r.OperationType, r.IdempotencyKey) }
+// PK is the record key, see PK.
+func (r Request) PK() string { return PK(r.OperationType, r.Tenant, r.IdempotencyKey) }
 
-// PK joins an operation type and an idempotency key into a record key.
-func PK(operationType, key string) string { return operationType + "#" + key }
+// PK joins an operation type, a tenant and an idempotency key into a record
+// key: <operationType>#<key> for the implicit tenant (tenant ""), and
+// <operationType>@<tenant>#<key> for a named one. Operation types hold no
+// '@' and tenant names no '#', so what precedes the first '#' tells the
+// scopes apart whatever the key holds: two tenants' keys never meet.
+func PK(operationType, tenant, key string) string {
+	if tenant == "" {
+		return operationType + "#" + key
+	}
+	return operationType + "@" + tenant + "#" + key
+}
 
 func (r Request) validate() error {
 	if err := ValidateKey(r.IdempotencyKey); err != nil {
@@ -51,6 +63,11 @@ func (r Request) validate() error {
 	for _, c := range r.OperationType {
 		if !(c >= 'A' && c <= 'Z' || c == '_' || c >= '0' && c <= '9') {
 			return &ArgumentError{Arg: ArgOperationType, Rule: fmt.Sprintf("must be upper-case letters, digits and '_' (found %q)", c)}
+		}
+	}
+	for _, c := range r.Tenant {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return &ArgumentError{Arg: ArgTenant, Rule: fmt.Sprintf("must be lower-case letters, digits and '-' (found %q)", c)}
 		}
 	}
 	if r.RequestHash == "" {

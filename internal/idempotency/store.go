@@ -36,6 +36,7 @@ type Store interface {
 type Claim struct {
 	PK             string
 	OperationType  string
+	Tenant         string
 	IdempotencyKey string
 	RequestHash    string
 	LeaseToken     string
@@ -49,7 +50,7 @@ type Claim struct {
 // Record returns the record a fresh claim (attempt 1) writes.
 func (c Claim) Record() Record {
 	return Record{
-		PK: c.PK, OperationType: c.OperationType, IdempotencyKey: c.IdempotencyKey,
+		PK: c.PK, OperationType: c.OperationType, Tenant: c.Tenant, IdempotencyKey: c.IdempotencyKey,
 		Status: StatusInProgress, RequestHash: c.RequestHash, CreatedAt: c.Now, UpdatedAt: c.Now,
 		ExpiresAt: c.ExpiresAt, LeaseExpiresAt: c.LeaseExpiresAt, LeaseToken: c.LeaseToken,
 		Attempt: 1, Target: c.Target, TraceID: c.TraceID,

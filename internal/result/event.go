@@ -67,7 +67,10 @@ func New(source string, data Data, now time.Time) Event {
 
 // Data is the event's payload, and the body of HTTP responses.
 type Data struct {
-	OperationType  string            `json:"operationType"`
+	OperationType string `json:"operationType"`
+	// Tenant is the named tenant the command ran for; empty (absent) for
+	// the implicit tenant.
+	Tenant         string            `json:"tenant,omitempty"`
 	IdempotencyKey string            `json:"idempotencyKey"`
 	Status         Status            `json:"status"`
 	Replay         bool              `json:"replay"`

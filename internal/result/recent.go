@@ -50,8 +50,11 @@ func (r *Recent) Publish(_ context.Context, e Event) error {
 	return nil
 }
 
-// Filter selects events; empty fields match anything.
+// Filter selects events; empty fields match anything, except Tenant.
 type Filter struct {
+	// Tenant selects the events of one tenant: a named one, or "" for the
+	// implicit tenant's. It always applies.
+	Tenant         string
 	IdempotencyKey string
 	OperationType  string
 	Status         Status
@@ -59,7 +62,7 @@ type Filter struct {
 }
 
 func (f Filter) match(e Event) bool {
-	return (f.IdempotencyKey == "" || e.Data.IdempotencyKey == f.IdempotencyKey) &&
+	return e.Data.Tenant == f.Tenant && (f.IdempotencyKey == "" || e.Data.IdempotencyKey == f.IdempotencyKey) &&
 		(f.OperationType == "" || e.Data.OperationType == f.OperationType) &&
 		(f.Status == "" || e.Data.Status == f.Status)
 }

@@ -13,11 +13,11 @@ import (
 // under at /metrics are in each field's comment. Methods on a nil *Metrics
 // do nothing, so components run without telemetry in unit tests.
 type Metrics struct {
-	commands        metric.Int64Counter     // mqprobe_commands_total{operation,outcome}
+	commands        metric.Int64Counter     // mqprobe_commands_total{operation,outcome,tenant}
 	idempotency     metric.Int64Counter     // mqprobe_idempotency_outcomes_total{outcome}
 	mqMessages      metric.Int64Counter     // mqprobe_mq_messages_total{operation}
 	mqDuration      metric.Float64Histogram // mqprobe_mq_operation_duration_seconds{operation}
-	commandDuration metric.Float64Histogram // mqprobe_command_duration_seconds{operation,outcome}
+	commandDuration metric.Float64Histogram // mqprobe_command_duration_seconds{operation,outcome,tenant}
 	queueDepth      metric.Int64Gauge       // mqprobe_queue_depth{queue_manager,queue}
 	probeRoundTrip  metric.Float64Histogram // mqprobe_probe_round_trip_seconds{queue_manager,queue}
 	probeSuccess    metric.Int64Gauge       // mqprobe_probe_success{queue_manager,queue}
@@ -64,12 +64,14 @@ func newMetrics(mp metric.MeterProvider) (*Metrics, error) {
 	return &m, nil
 }
 
-// Command records a command's outcome and duration.
-func (m *Metrics) Command(ctx context.Context, operation, outcome string, d time.Duration) {
+// Command records a command's outcome and duration, labelled with the
+// tenant it ran for.
+func (m *Metrics) Command(ctx context.Context, operation, outcome, tenant string, d time.Duration) {
 	if m == nil {
 		return
 	}
-	attrs := metric.WithAttributes(attribute.String("operation", operation), attribute.String("outcome", outcome))
+	attrs := metric.WithAttributes(attribute.String("operation", operation), attribute.String("outcome", outcome),
+		attribute.String("tenant", tenant))
 	m.commands.Add(ctx, 1, attrs)
 	m.commandDuration.Record(ctx, d.Seconds(), attrs)
 }

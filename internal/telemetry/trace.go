@@ -57,6 +57,7 @@ const (
 	AttrMessagingBatchCount    = attribute.Key("messaging.batch.message_count")
 	AttrErrorType              = attribute.Key("error.type")
 	AttrOperation              = attribute.Key("mqprobe.operation")
+	AttrTenant                 = attribute.Key("mqprobe.tenant")
 	AttrIdempotencyOutcome     = attribute.Key("mqprobe.idempotency.outcome")
 	AttrIdempotencyKey         = attribute.Key("mqprobe.idempotency.key")
 	AttrAttempt                = attribute.Key("mqprobe.attempt")

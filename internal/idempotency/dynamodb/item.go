@@ -14,6 +14,7 @@ import (
 const (
 	attrPK              = "pk"
 	attrOperationType   = "operationType"
+	attrTenant          = "tenant"
 	attrIdempotencyKey  = "idempotencyKey"
 	attrStatus          = "status"
 	attrRequestHash     = "requestHash"
@@ -65,7 +66,7 @@ func encode(r idempotency.Record) map[string]types.AttributeValue {
 	}
 	for name, v := range map[string]string{
 		attrResponsePayload: r.ResponsePayload, attrLeaseToken: r.LeaseToken, attrTarget: r.Target,
-		attrTraceID: r.TraceID, attrErrorMessage: r.ErrorMessage, attrProgress: r.Progress,
+		attrTraceID: r.TraceID, attrErrorMessage: r.ErrorMessage, attrProgress: r.Progress, attrTenant: r.Tenant,
 	} {
 		if v != "" {
 			item[name] = str(v)
@@ -78,7 +79,7 @@ func encode(r idempotency.Record) map[string]types.AttributeValue {
 func decode(item map[string]types.AttributeValue) (idempotency.Record, error) {
 	d := decoder{item: item}
 	r := idempotency.Record{
-		PK: d.str(attrPK), OperationType: d.str(attrOperationType), IdempotencyKey: d.str(attrIdempotencyKey),
+		PK: d.str(attrPK), OperationType: d.str(attrOperationType), Tenant: d.str(attrTenant), IdempotencyKey: d.str(attrIdempotencyKey),
 		Status: idempotency.Status(d.str(attrStatus)), RequestHash: d.str(attrRequestHash),
 		ResponsePayload: d.str(attrResponsePayload), HTTPStatus: int(d.num(attrHTTPStatus)),
 		CreatedAt: d.time(attrCreatedAt), UpdatedAt: d.time(attrUpdatedAt), ExpiresAt: d.time(attrExpiresAt),

@@ -94,6 +94,7 @@ func Run(t *testing.T, factory Factory) {
 		fn   func(*testing.T, *fixture)
 	}{
 		{"FreshKeyAcquiredWithAllFields", testFresh},
+		{"TenantsKeepEqualKeysApart", testTenants},
 		{"InProgressSameHash", testInProgressSameHash},
 		{"InProgressDifferentHashConflicts", testInProgressDifferentHash},
 		{"TakeoverAfterLeaseExpiry", testTakeover},
@@ -143,6 +144,33 @@ func testFresh(t *testing.T, f *fixture) {
 		if rec.TTL() != now.Add(24*time.Hour).Unix() {
 			t.Errorf("ttl = %d, want epoch seconds %d", rec.TTL(), now.Add(24*time.Hour).Unix())
 		}
+	}
+}
+
+// testTenants: equal keys of the implicit tenant and of two named tenants
+// are three records, each carrying its tenant, none replaying another.
+func testTenants(t *testing.T, f *fixture) {
+	key := newKey()
+	e := f.engine()
+	for _, tenant := range []string{"", "team-a", "team-b"} {
+		req := request(key, hashA)
+		req.Tenant = tenant
+		res := f.begin(e, req, idempotency.Acquired)
+		if _, err := e.Complete(f.ctx, res.Lease, idempotency.Response{Payload: payload}); err != nil {
+			t.Fatalf("Complete(%s): %v", req.PK(), err)
+		}
+	}
+	for _, tenant := range []string{"", "team-a", "team-b"} {
+		req := request(key, hashB)
+		req.Tenant = tenant
+		f.begin(e, req, idempotency.Conflict) // each tenant's own record decides
+		stored, ok := f.get(req.PK())
+		if !ok || stored.Tenant != tenant || stored.IdempotencyKey != key || stored.PK != req.PK() {
+			t.Errorf("record of tenant %q: %+v (found %v)", tenant, stored, ok)
+		}
+	}
+	if _, ok := f.get("PRODUCE@team-a#" + key); !ok {
+		t.Errorf("no record under the documented pk PRODUCE@team-a#%s", key)
 	}
 }
 
