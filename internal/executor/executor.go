@@ -167,6 +167,9 @@ type Outcome struct {
 	HTTPStatus int
 	Body       []byte
 	Replay     bool
+	// Key is the command's idempotency key when it has a valid one, for
+	// the Idempotency-Key header; an invalid key is never echoed there.
+	Key string
 	// Err explains an undecided outcome or a failed publish.
 	Err error
 }
