@@ -157,7 +157,7 @@ func redeliverLater(transport func(*message.Message, time.Duration), log *slog.L
 				level, what = slog.LevelInfo, "command redelivered later"
 			}
 			log.Log(msg.Context(), level, what, "message_id", msg.Metadata.Get(MetaMessageID),
-				"key", msg.Metadata.Get(MetaIdempotencyKey), "reason", re.err.Error(), "retry_after", re.after.String())
+				"key", command.EchoKey(msg.Metadata.Get(MetaIdempotencyKey)), "reason", re.err.Error(), "retry_after", re.after.String())
 			if re.after > 0 {
 				if transport != nil {
 					transport(msg, re.after)

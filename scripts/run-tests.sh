@@ -61,7 +61,7 @@ fi
 # Inputs that broke a target are written under its testdata/fuzz and fail
 # the run; the checked-in corpora there run with every plain `go test`.
 fuzztime=${MQPROBE_FUZZTIME:-30s}
-for target in ./internal/command:FuzzDecode ./internal/command:FuzzRequestHash ./internal/httpapi:FuzzHTTPAPI ./internal/mq:FuzzParseConnName; do
+for target in ./internal/command:FuzzDecode ./internal/command:FuzzRequestHash ./internal/httpapi:FuzzHTTPAPI ./internal/mq:FuzzParseConnName ./internal/secrets:FuzzSecretRef; do
   pkg=${target%%:*} name=${target##*:}
   echo "==> go test -fuzz $name $pkg ($fuzztime)"
   if ! go test -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" "$pkg" >"$log.part" 2>&1; then

@@ -99,8 +99,16 @@ func (d *Decoder) Schema(op Operation) (json.RawMessage, bool) {
 
 // Decode checks size, parses, unwraps, validates, applies defaults, finds
 // the idempotency key and hashes. Everything wrong with the
-// input is a *ValidationError; any other error is an internal fault.
-func (d *Decoder) Decode(in Input) (Decoded, error) {
+// input is a *ValidationError, naming the key given when one was found;
+// any other error is an internal fault.
+func (d *Decoder) Decode(in Input) (dec Decoded, err error) {
+	given := in.IdempotencyKey
+	defer func() {
+		var verr *ValidationError
+		if errors.As(err, &verr) && verr.Key == "" {
+			verr.Key = given
+		}
+	}()
 	policy, err := d.policy(in.Transport)
 	if err != nil {
 		return Decoded{}, err
@@ -120,9 +128,15 @@ func (d *Decoder) Decode(in Input) (Decoded, error) {
 			return Decoded{}, verr
 		}
 	}
+	if given == "" {
+		given = env.attr(attrIdempotencyKey)
+	}
 	cmd, ok := env.command.(map[string]any)
 	if !ok {
 		return Decoded{}, reject(CodeSchemaViolation, "", "type", "must be object but found %s", jsonType(env.command))
+	}
+	if k, ok := cmd["idempotencyKey"].(string); ok {
+		given = k // as resolveKey: the command's own key comes first
 	}
 	var exprInput any
 	if d.expr != nil {

@@ -43,6 +43,10 @@ type ValidationError struct {
 	Problems []Problem `json:"problems"`
 	// Source names where the offending key came from (INVALID_KEY only).
 	Source KeySource `json:"source,omitempty"`
+	// Key is the idempotency key the command gave, as given (it may be the
+	// invalid one): its idempotencyKey, else the transport's; "" when none
+	// was found before the rejection. Show it through EchoKey.
+	Key string `json:"-"`
 }
 
 func (e *ValidationError) Error() string {

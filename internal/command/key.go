@@ -3,6 +3,9 @@ package command
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/gowebpki/jcs"
@@ -114,10 +117,45 @@ func missingKey(policy MissingKeyPolicy, msg string) *ValidationError {
 func checkedKey(k string, src KeySource) (string, KeySource, *ValidationError) {
 	if problem, ok := keyProblem(k); !ok {
 		verr := reject(CodeInvalidKey, "", problem.Rule, "idempotency key from %s %s", src, problem.Message)
-		verr.Source = src
+		verr.Source, verr.Key = src, k
 		return "", src, verr
 	}
 	return k, src, nil
+}
+
+// ValidKey reports whether k is a valid idempotency key: 1-255 printable
+// ASCII characters.
+func ValidKey(k string) bool {
+	_, ok := keyProblem(k)
+	return ok
+}
+
+// MaxEchoedKeyLength is how many characters of an invalid idempotency key
+// answers, result events and logs show.
+const MaxEchoedKeyLength = 64
+
+// EchoKey returns k as answers, result events and logs may show it: a valid
+// key unchanged; an invalid one escaped as in a Go string literal (ASCII
+// only, without the quotes) and cut to MaxEchoedKeyLength characters, then
+// "…(+N more)" counting the characters left out. A hostile key can then
+// neither flood nor inject anything.
+func EchoKey(k string) string {
+	if ValidKey(k) {
+		return k
+	}
+	var b strings.Builder
+	for i := 0; i < len(k); {
+		_, size := utf8.DecodeRuneInString(k[i:])
+		quoted := strconv.QuoteToASCII(k[i : i+size])
+		escaped := quoted[1 : len(quoted)-1]
+		if b.Len()+len(escaped) > MaxEchoedKeyLength {
+			fmt.Fprintf(&b, "…(+%d more)", utf8.RuneCountInString(k[i:]))
+			break
+		}
+		b.WriteString(escaped)
+		i += size
+	}
+	return b.String()
 }
 
 // keyProblem mirrors common.json's idempotencyKey: 1-255 printable ASCII.

@@ -172,3 +172,65 @@ func TestDecoderConfig(t *testing.T) {
 		}
 	}
 }
+
+func TestEchoKey(t *testing.T) {
+	long := strings.Repeat("k", 100000)
+	tests := []struct{ name, key, want string }{
+		{"valid: unchanged", "order-42 #7", "order-42 #7"},
+		{"valid at the limit: unchanged", strings.Repeat("v", 255), strings.Repeat("v", 255)},
+		{"too long: cut, the rest counted", long, strings.Repeat("k", MaxEchoedKeyLength) + "…(+99936 more)"},
+		{"control characters escaped", "cmd\n1\x00\x1b[31m", `cmd\n1\x00\x1b[31m`},
+		{"non-ASCII escaped", "ключ\tkey\xff", `\u043a\u043b\u044e\u0447\tkey\xff`},
+		{"quotes escaped", `a"b\c` + "\x01", `a\"b\\c\x01`},
+		{"escapes cut whole", strings.Repeat("\x00", 20), strings.Repeat(`\x00`, 16) + "…(+4 more)"},
+		{"empty", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := EchoKey(tt.key)
+			if got != tt.want {
+				t.Errorf("EchoKey = %q, want %q", got, tt.want)
+			}
+			if ValidKey(tt.key) {
+				return
+			}
+			shown, _, _ := strings.Cut(got, "…(+")
+			if len(shown) > MaxEchoedKeyLength || strings.IndexFunc(shown, func(r rune) bool { return r < 0x20 || r > 0x7e }) >= 0 {
+				t.Errorf("EchoKey shows %q: want at most %d printable ASCII characters", shown, MaxEchoedKeyLength)
+			}
+		})
+	}
+}
+
+// TestRejectionsNameTheKeyGiven: a rejected command carries the key it gave
+// (to be shown through EchoKey), wherever it came from and whatever else is
+// wrong; the message never holds an invalid key whole.
+func TestRejectionsNameTheKeyGiven(t *testing.T) {
+	long := strings.Repeat("k", 100000)
+	d := newDecoder(t, DecoderConfig{})
+	brokenDepth := mutate(t, minimalDepth, edit{"tags/n", 1})
+	tests := []struct {
+		name string
+		in   Input
+		want string
+	}{
+		{"metadata key, malformed JSON", Input{Body: []byte(`{"operationType":`), Transport: TransportBus, IdempotencyKey: "hdr-1"}, "hdr-1"},
+		{"metadata key, schema violation", Input{Body: []byte(brokenDepth), Transport: TransportHTTP, Operation: Depth, IdempotencyKey: "hdr-2"}, "hdr-2"},
+		{"command's key, schema violation", bus(mutate(t, brokenDepth, edit{"idempotencyKey", "body-1"})), "body-1"},
+		{"SNS attribute key", bus(snsBody(t, brokenDepth, map[string]any{"Idempotency-Key": map[string]any{"Type": "String", "Value": "sns-attr-1"}})), "sns-attr-1"},
+		{"invalid metadata key", Input{Body: []byte(minimalDepth), Transport: TransportHTTP, Operation: Depth, IdempotencyKey: long}, long},
+		{"invalid command key", bus(mutate(t, minimalDepth, edit{"idempotencyKey", "a\x00b"})), "a\x00b"},
+		{"none", bus(`[]`), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			verr := mustReject(t, d, tt.in)
+			if verr.Key != tt.want {
+				t.Errorf("Key = %.80q, want %.80q", verr.Key, tt.want)
+			}
+			if len(tt.want) > maxKeyLength && strings.Contains(verr.Error(), tt.want[:maxKeyLength]) {
+				t.Errorf("the message holds the key: %.300s", verr.Error())
+			}
+		})
+	}
+}

@@ -384,6 +384,18 @@ func TestValidateRules(t *testing.T) {
 			c.MQ.Backend = BackendIBMMQ
 			setProfile(c, "p", TargetProfile{QueueManager: "QM1"})
 		}, "required when mq.backend is ibmmq"},
+		{"targets.profiles.p.connName", func(c *Config) {
+			setProfile(c, "p", TargetProfile{QueueManager: "QM1", ConnName: "169.254.169.254(80)"})
+		}, "the embedded MQ backend connects nowhere: connName, channel, ccdtUrl and ssl need mq.backend ibmmq"},
+		{"targets.profiles.p.channel", func(c *Config) {
+			setProfile(c, "p", TargetProfile{QueueManager: "QM1", Channel: "DEV.APP.SVRCONN"})
+		}, "the embedded MQ backend connects nowhere"},
+		{"targets.profiles.p.ccdtUrl", func(c *Config) {
+			setProfile(c, "p", TargetProfile{QueueManager: "QM1", CCDTURL: "https://config.example.com/ccdt/qm1.json"})
+		}, "the embedded MQ backend connects nowhere"},
+		{"targets.profiles.p.ssl.enabled", func(c *Config) {
+			setProfile(c, "p", TargetProfile{QueueManager: "QM1", SSL: SSLConfig{Enabled: true, CipherSpec: "ANY_TLS13", KeyStoreRef: "file:/k"}})
+		}, "the embedded MQ backend connects nowhere"},
 		{"targets.profiles.p.ssl.cipherSpec", func(c *Config) {
 			setProfile(c, "p", TargetProfile{QueueManager: "QM1", SSL: SSLConfig{Enabled: true, KeyStoreRef: "file:/k"}})
 		}, "required when ssl.enabled"},
@@ -434,6 +446,16 @@ func TestValidateRules(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Errorf("public bind with a token: %v", err)
 	}
+}
+
+// TestEmbeddedProfileNamingAConnection: start-up refuses a profile saying
+// how to connect when the embedded backend connects nowhere, naming each key;
+// with the ibmmq backend the same profile loads.
+func TestEmbeddedProfileNamingAConnection(t *testing.T) {
+	profile := "  profiles:\n    qm1:\n      queueManager: QM1\n      queue: DEV.QUEUE.1\n      channel: DEV.APP.SVRCONN\n      connName: 169.254.169.254(80)\n"
+	_, err := Load(writeYAML(t, "targets:\n"+profile), nil)
+	wantErr(t, err, "targets.profiles.qm1.connName: the embedded MQ backend connects nowhere", "targets.profiles.qm1.channel: ", "need mq.backend ibmmq")
+	mustLoad(t, writeYAML(t, "mq:\n  backend: ibmmq\ntargets:\n  allowInline: false\n"+profile))
 }
 
 // hasFieldError reports whether err joins a *FieldError for key whose rule

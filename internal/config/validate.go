@@ -315,6 +315,14 @@ func (c *Config) validateTargets(v *validator) {
 				v.fail(key+".connName", "channel and connName, or ccdtUrl, are required when mq.backend is ibmmq")
 			}
 		case BackendEmbedded:
+			for _, f := range []struct {
+				key string
+				set bool
+			}{{"connName", p.ConnName != ""}, {"channel", p.Channel != ""}, {"ccdtUrl", p.CCDTURL != ""}, {"ssl.enabled", p.SSL.Enabled}} {
+				if f.set {
+					v.fail(key+"."+f.key, "the embedded MQ backend connects nowhere: connName, channel, ccdtUrl and ssl need mq.backend ibmmq")
+				}
+			}
 			queues, ok := embeddedQueues[p.QueueManager]
 			if p.QueueManager != "" && !ok {
 				v.fail(key+".queueManager", "must name a queue manager of mq.embedded.queueManagers when mq.backend is embedded (got %q)", p.QueueManager)

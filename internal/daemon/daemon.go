@@ -470,7 +470,7 @@ func targetsConfig(cfg *config.Config, secretsResolver *secrets.Resolver) target
 		Inline: targets.Allowlist{QueueManagers: t.Inline.QueueManagers, Hosts: t.Inline.Hosts, Channels: t.Inline.Channels,
 			Queues: t.Inline.Queues, CCDTURLs: t.Inline.CCDTURLs, SecretRefs: t.Inline.SecretRefs},
 		RateLimit: targets.Rate{PerSecond: float64(t.RateLimit.CommandsPerSecond), Burst: t.RateLimit.Burst},
-		Secrets:   secretsResolver}
+		Secrets:   secretsResolver, ConnectsNowhere: cfg.MQ.Backend == config.BackendEmbedded}
 	for name, p := range t.Profiles {
 		tp := targets.Profile{QueueManager: p.QueueManager, Queue: p.Queue, Channel: p.Channel, ConnName: p.ConnName,
 			CCDTURL: p.CCDTURL, User: p.Auth.User, PasswordRef: p.Auth.PasswordRef, AllowedQueues: p.AllowedQueues}

@@ -42,7 +42,7 @@ func (x *Executor) audit(ctx context.Context, j *job, out Outcome) {
 		op = string(j.in.Operation)
 	}
 	x.Metrics.Command(ctx, op, name, j.tenant.Label(), time.Since(j.started))
-	attrs := []any{"key", j.dec.IdempotencyKey, "operation", op, "outcome", name, "transport", j.in.Transport}
+	attrs := []any{"key", j.key(), "operation", op, "outcome", name, "transport", j.in.Transport}
 	attrs = append(attrs, "tenant", j.tenant.Label())
 	if j.target.Queue != "" {
 		attrs = append(attrs, "target", j.target.String())

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,12 +26,21 @@ import (
 
 // job is one command on its way through Execute.
 type job struct {
-	in      command.Input
-	tenant  tenant.Tenant
-	dec     command.Decoded
-	target  targets.Resolved
-	started time.Time
+	in     command.Input
+	tenant tenant.Tenant
+	dec    command.Decoded
+	// givenKey is the key a command rejected at decode gave, if any.
+	givenKey string
+	target   targets.Resolved
+	started  time.Time
 }
+
+// rawKey is the command's idempotency key: the decoded one, else the one it
+// gave, else the transport's; it may be invalid.
+func (j *job) rawKey() string { return cmp.Or(j.dec.IdempotencyKey, j.givenKey, j.in.IdempotencyKey) }
+
+// key is rawKey as results and logs show it (command.EchoKey).
+func (j *job) key() string { return command.EchoKey(j.rawKey()) }
 
 // Execute runs one command to exactly one outcome, for the tenant ctx
 // carries (tenant.NewContext; none is the implicit tenant).
@@ -46,6 +56,9 @@ func (x *Executor) Execute(ctx context.Context, in command.Input) Outcome {
 			telemetry.AttrTenant.String(j.tenant.Label())))
 	defer span.End()
 	out := x.execute(ctx, j)
+	if command.ValidKey(j.rawKey()) {
+		out.Key = j.rawKey()
+	}
 	x.annotate(span, j, out)
 	x.audit(ctx, j, out)
 	return out
@@ -54,6 +67,10 @@ func (x *Executor) Execute(ctx context.Context, in command.Input) Outcome {
 func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 	dec, err := x.Decoder.Decode(j.in)
 	if err != nil {
+		var ve *command.ValidationError
+		if errors.As(err, &ve) {
+			j.givenKey = ve.Key
+		}
 		return x.reject(ctx, j, validationError(err), validationStatus(err))
 	}
 	j.dec = dec
@@ -388,11 +405,7 @@ func (x *Executor) data(j *job, status result.Status, attempt int) result.Data {
 	if op == "" {
 		op = string(j.in.Operation)
 	}
-	key := j.dec.IdempotencyKey
-	if key == "" {
-		key = j.in.IdempotencyKey
-	}
-	d := result.Data{OperationType: op, Tenant: j.tenant.Name, IdempotencyKey: key, Status: status, RequestHash: j.dec.RequestHash,
+	d := result.Data{OperationType: op, Tenant: j.tenant.Name, IdempotencyKey: j.key(), Status: status, RequestHash: j.dec.RequestHash,
 		Attempt: attempt, StartedAt: &started, FinishedAt: &now, DurationMs: now.Sub(started).Milliseconds(),
 		Result: json.RawMessage("null"), Tags: tags}
 	if j.target.Queue != "" {

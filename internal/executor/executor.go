@@ -175,6 +175,9 @@ type Outcome struct {
 	// Backpressure: the command was refused for load (a rate limit, no room
 	// to execute, no free connection); nothing is wrong with it.
 	Backpressure bool
+	// Key is the command's idempotency key when it has a valid one, for
+	// the Idempotency-Key header; an invalid key is never echoed there.
+	Key string
 	// Err explains an undecided outcome or a failed publish.
 	Err error
 }

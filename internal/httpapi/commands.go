@@ -45,8 +45,8 @@ func (a *api) command(op command.Operation) http.HandlerFunc {
 }
 
 func (a *api) respond(w http.ResponseWriter, r *http.Request, out executor.Outcome) {
-	if out.Event != nil {
-		w.Header().Set("Idempotency-Key", out.Event.Data.IdempotencyKey)
+	if out.Event != nil && out.Key != "" {
+		w.Header().Set("Idempotency-Key", out.Key)
 	}
 	switch {
 	case out.Replay:
@@ -153,8 +153,9 @@ func (a *api) submit(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, http.StatusServiceUnavailable, problem{Type: typeNotDecided, Detail: err.Error()})
 		return
 	}
-	// Under the bus's default missing-key policy the message id is the key.
-	key := meta["Idempotency-Key"]
+	// Under the bus's default missing-key policy the message id is the key;
+	// an invalid key's rejection is found under its echoed form.
+	key := command.EchoKey(meta["Idempotency-Key"])
 	if key == "" {
 		key = id
 	}

@@ -26,8 +26,9 @@ const (
 )
 
 // referenceRE is the form of a reference, as the command schema's
-// secretRef has it.
-var referenceRE = regexp.MustCompile(`^(env:|file:|secret://)\S+$`)
+// secretRef has it: no spaces or control characters (a NUL would end the
+// path or name where the system reads it, after the allowlist saw more).
+var referenceRE = regexp.MustCompile(`^(env:|file:|secret://)[^\s\x00-\x1f\x7f-\x9f]+$`)
 
 // IsReference reports whether s has the form of a reference; anything else
 // in a reference's place may be a pasted secret.

@@ -174,7 +174,9 @@ func TestCacheExpires(t *testing.T) {
 
 func TestIsReference(t *testing.T) {
 	for s, want := range map[string]bool{"env:MQ_PW": true, "file:/run/secrets/pw": true, "secret://mq/app#password": true,
-		"hunter2": false, "env:": false, "secret://": false, "file:/a b": false, "vault:kv/mq": false, "": false} {
+		"hunter2": false, "env:": false, "secret://": false, "file:/a b": false, "vault:kv/mq": false, "": false,
+		"file:/srv/secrets/café": true, "file:/srv/secrets/a\x00b": false, "env:MQ_PW\x01": false, "secret://mq\x7f": false,
+		"file:/srv/secrets/\u0085x": false} {
 		if got := secrets.IsReference(s); got != want {
 			t.Errorf("IsReference(%q) = %v, want %v", s, got, want)
 		}

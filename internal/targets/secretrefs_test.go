@@ -64,3 +64,23 @@ func TestFileSecretRefsStayInTheirDirectory(t *testing.T) {
 	refusal("file:" + dir + "/link")
 	refusal("file:" + dir + "/../../" + filepath.Base(root) + "/shadow")
 }
+
+// TestInlineSecretRefsMustBeReferences: a value that is not a reference
+// (a pasted password, or a path with a NUL or control character that the
+// read would cut short of what the pattern matched) is refused before any
+// matching, without being echoed.
+func TestInlineSecretRefsMustBeReferences(t *testing.T) {
+	r := targets.NewResolver(targets.Config{AllowInline: true,
+		Inline: targets.Allowlist{SecretRefs: []string{"file:/srv/secrets/*", "env:MQ_*"}}})
+	for _, ref := range []string{"file:/srv/secrets/qm1\x00.txt", "env:MQ_PW\nHOME", "file:/srv/secrets/qm1\x1b[2J", "Hunter2-pasted"} {
+		for field, target := range map[string]*command.Target{
+			"target.auth.passwordRef": {QueueManager: "QM1", Queue: "Q", Auth: &command.Auth{User: "app", PasswordRef: ref}},
+			"target.ssl.keyStoreRef":  {QueueManager: "QM1", Queue: "Q", SSL: &command.SSL{Enabled: true, CipherSpec: "ANY_TLS13", KeyStoreRef: ref}},
+		} {
+			_, err := r.Resolve(context.Background(), command.Command{Target: target})
+			if code(err) != "TARGET_NOT_ALLOWED" || !strings.HasPrefix(err.Error(), field+" is not a reference") || strings.Contains(err.Error(), ref[:7]) {
+				t.Errorf("%s %q: %v; want refused as no reference, without the value", field, ref, err)
+			}
+		}
+	}
+}

@@ -65,6 +65,10 @@ type Config struct {
 	RateLimit Rate
 	// Secrets resolves password and key repository references.
 	Secrets *secrets.Resolver
+	// ConnectsNowhere says the MQ backend is in-process (embedded): an
+	// inline target saying how to reach its queue manager (connName,
+	// channel, ccdtUrl, TLS) is refused, not answered as if connected there.
+	ConnectsNowhere bool
 }
 
 // Resolved is a command's destination.
@@ -129,6 +133,9 @@ func (r *Resolver) Resolve(ctx context.Context, cmd command.Command) (Resolved, 
 	}
 	t, err := r.checkInline(*cmd.Target, cmd.ReplyQueue)
 	if err != nil {
+		return Resolved{}, err
+	}
+	if err := r.reachable(t); err != nil {
 		return Resolved{}, err
 	}
 	p := Profile{QueueManager: t.QueueManager, Queue: t.Queue, Channel: t.Channel, ConnName: t.ConnName, CCDTURL: t.CCDTURL}
@@ -232,11 +239,28 @@ func (r *Resolver) allowlisted(given, t command.Target, replyQueue string) error
 			return err
 		}
 	}
-	if t.Auth != nil && t.Auth.PasswordRef != "" && !matchAny(al.SecretRefs, t.Auth.PasswordRef, false) {
-		return notAllowed("target.auth.passwordRef %q matches no pattern of targets.inline.secretRefs", given.Auth.PasswordRef)
+	secretRef := func(field, ref, canonical string) error {
+		switch {
+		case ref == "":
+			return nil
+		case !secrets.IsReference(ref):
+			// Not echoed: it may be a password. A NUL or control character
+			// would also cut the path or name read short of the one matched.
+			return notAllowed("%s is not a reference env:NAME, file:/path or secret://name without spaces or control characters", field)
+		case !matchAny(al.SecretRefs, canonical, false):
+			return notAllowed("%s %q matches no pattern of targets.inline.secretRefs", field, ref)
+		}
+		return nil
 	}
-	if t.SSL != nil && t.SSL.KeyStoreRef != "" && !matchAny(al.SecretRefs, t.SSL.KeyStoreRef, false) {
-		return notAllowed("target.ssl.keyStoreRef %q matches no pattern of targets.inline.secretRefs", given.SSL.KeyStoreRef)
+	if t.Auth != nil {
+		if err := secretRef("target.auth.passwordRef", given.Auth.PasswordRef, t.Auth.PasswordRef); err != nil {
+			return err
+		}
+	}
+	if t.SSL != nil {
+		if err := secretRef("target.ssl.keyStoreRef", given.SSL.KeyStoreRef, t.SSL.KeyStoreRef); err != nil {
+			return err
+		}
 	}
 	if t.CCDTURL != "" && !matchAny(al.CCDTURLs, t.CCDTURL, false) {
 		return notAllowed("target.ccdtUrl %q matches no pattern of targets.inline.ccdtUrls (a CCDT names its own hosts, so inline CCDT URLs must be listed)", t.CCDTURL)
@@ -251,6 +275,23 @@ func (r *Resolver) allowlisted(given, t command.Target, replyQueue string) error
 	for _, ep := range eps {
 		if !slices.ContainsFunc(r.hosts, func(p HostPattern) bool { return p.Matches(ep) }) {
 			return notAllowed("target.connName entry %s matches no pattern of targets.inline.hosts", net.JoinHostPort(ep.Host, strconv.Itoa(ep.Port)))
+		}
+	}
+	return nil
+}
+
+// reachable refuses an inline target naming a connection when the backend
+// connects nowhere.
+func (r *Resolver) reachable(t command.Target) error {
+	if !r.cfg.ConnectsNowhere {
+		return nil
+	}
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"connName", t.ConnName != ""}, {"channel", t.Channel != ""}, {"ccdtUrl", t.CCDTURL != ""}, {"ssl", t.SSL != nil && t.SSL.Enabled}} {
+		if f.set {
+			return notAllowed("target.%s: the embedded MQ backend connects nowhere; connName, channel, ccdtUrl and ssl need mq.backend ibmmq", f.name)
 		}
 	}
 	return nil

@@ -253,3 +253,37 @@ func TestRateLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbeddedBackendRefusesConnections: an in-process backend connects
+// nowhere, so an inline target saying where or how to connect is refused,
+// naming the field, even within the allowlist; profiles and plain inline
+// targets resolve as before.
+func TestEmbeddedBackendRefusesConnections(t *testing.T) {
+	r := targets.NewResolver(targets.Config{AllowInline: true, ConnectsNowhere: true,
+		Inline:   targets.Allowlist{CCDTURLs: []string{"https://config.example.com/ccdt/*"}},
+		Profiles: map[string]targets.Profile{"local": {QueueManager: "QM1", Queue: "DEV.QUEUE.1"}}})
+	ctx := context.Background()
+	for field, target := range map[string]command.Target{
+		"target.connName": {QueueManager: "QM1", Queue: "DEV.QUEUE.1", ConnName: "169.254.169.254(80)"},
+		"target.channel":  {QueueManager: "QM1", Queue: "DEV.QUEUE.1", Channel: "DEV.APP.SVRCONN"},
+		"target.ccdtUrl":  {QueueManager: "QM1", Queue: "DEV.QUEUE.1", CCDTURL: "https://config.example.com/ccdt/qm1.json"},
+		"target.ssl":      {QueueManager: "QM1", Queue: "DEV.QUEUE.1", SSL: &command.SSL{Enabled: true, CipherSpec: "ANY_TLS13"}},
+	} {
+		_, err := r.Resolve(ctx, command.Command{Target: &target})
+		if code(err) != "TARGET_NOT_ALLOWED" || !strings.HasPrefix(err.Error(), field+": the embedded MQ backend connects nowhere") ||
+			!strings.Contains(err.Error(), "mq.backend ibmmq") {
+			t.Errorf("%s: %v; want TARGET_NOT_ALLOWED naming the field and the rule", field, err)
+		}
+	}
+	for _, cmd := range []command.Command{inline("QM1", "DEV.QUEUE.2", "", ""), {TargetRef: "local"},
+		{Target: &command.Target{QueueManager: "QM1", Queue: "DEV.QUEUE.1", SSL: &command.SSL{Enabled: false}}}} {
+		if _, err := r.Resolve(ctx, cmd); err != nil {
+			t.Errorf("%+v: %v", cmd, err)
+		}
+	}
+	// A backend that connects takes the connection as given.
+	networked := targets.NewResolver(targets.Config{AllowInline: true})
+	if res, err := networked.Resolve(ctx, inline("QM1", "DEV.QUEUE.1", "DEV.APP.SVRCONN", "mq1(1414)")); err != nil || res.Target.ConnName != "mq1(1414)" {
+		t.Errorf("ibmmq backend: %+v %v", res.Target, err)
+	}
+}
