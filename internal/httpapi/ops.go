@@ -49,24 +49,25 @@ func writeResults(w http.ResponseWriter, events []result.Event, maxBytes int) {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	io.WriteString(w, `{"results":[`) //nolint:errcheck // the client may be gone
-	written, truncated := 0, false
-	for i, e := range events {
+	written, sent, truncated := 0, 0, false
+	for _, e := range events {
 		buf.Reset()
 		if err := enc.Encode(e); err != nil {
 			continue // an event that cannot be encoded was never published either
 		}
 		event := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-		if i > 0 && written+len(event) > maxBytes {
+		if sent > 0 && written+len(event) > maxBytes {
 			truncated = true
 			break
 		}
-		if i > 0 {
-			event = append([]byte(","), event...)
+		if sent > 0 {
+			io.WriteString(w, ",") //nolint:errcheck // a gone client fails the Write below
 		}
 		if _, err := w.Write(event); err != nil {
 			return
 		}
-		written += len(event)
+		written += len(event) + 1
+		sent++
 	}
 	fmt.Fprintf(w, `],"truncated":%t}`+"\n", truncated)
 }

@@ -54,8 +54,10 @@ func (a *api) startTest(w http.ResponseWriter, r *http.Request) {
 	}
 	select {
 	case id := <-started:
+		a.startReply(w)
 		accepted(id)
 	case out := <-done:
+		a.startReply(w)
 		if out.Status == result.StatusInProgress && out.Event == nil {
 			accepted(key) // already running here or on another instance
 			return
