@@ -2,7 +2,7 @@
 // struct and its built-in defaults (embedded mode, zero setup), loading one
 // YAML file, overriding it from MQPROBE_* environment variables, validating
 // every setting with errors that name the dotted key, redacting secrets for
-// printing, and the key listing the README's configuration reference is
+// printing, and the key listing the configuration reference (docs/configuration.md) is
 // generated from.
 //
 // The environment rule is one for every key: key a.b.c is set by

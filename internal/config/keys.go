@@ -29,7 +29,7 @@ type Key struct {
 	Secret  bool   // hidden by Redacted
 }
 
-// Keys lists every configuration key in declaration order, for the README's
+// Keys lists every configuration key in declaration order, for the
 // configuration reference and `mqprobe config keys`-style output.
 func Keys() []Key {
 	var keys []Key

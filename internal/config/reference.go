@@ -1,18 +1,38 @@
 package config
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"reflect"
 	"strings"
 )
 
-// README markers around the generated configuration reference.
-const (
-	ReferenceBegin = "<!-- config-reference:begin -->"
-	ReferenceEnd   = "<!-- config-reference:end -->"
-)
+// ReferenceFile is where `make docs` writes ReferenceDocument, relative to
+// the repository root.
+const ReferenceFile = "docs/configuration.md"
+
+// referenceIntro opens ReferenceDocument: how a configuration is chosen and
+// overridden, before the generated table.
+const referenceIntro = `<!-- Generated from internal/config by make docs (go run ./internal/apidoc/gendocs): edit the config struct's tags, not this file. -->
+# Configuration
+
+Every subcommand reads one configuration: the file ` + "`--config FILE`" + ` (or
+` + "`MQPROBE_CONFIG`" + `) names, over the built-in defaults of its ` + "`mode`" + `. Any key
+` + "`a.b.c`" + ` is overridden by the variable ` + "`MQPROBE_A_B_C`" + ` (for example
+` + "`MQPROBE_HTTP_ADDR=127.0.0.1:9090`" + `,
+` + "`MQPROBE_IDEMPOTENCY_SQLITE_PATH=/var/lib/mqprobe/db`" + `). Unknown keys and
+variables, and out-of-range values, stop start-up (exit 2) naming the key.
+
+Ready files: ` + "`configs/embedded.yaml`" + ` (the defaults, commented),
+` + "`configs/aws-local.yaml`" + ` (aws mode on the local emulators of ` + "`make dev-aws`" + `),
+` + "`configs/aws.yaml`" + ` (aws mode on AWS with IBM MQ; see [deployment](deployment.md)).
+
+` + "`mqprobe config print`" + ` shows the effective configuration (file, environment and
+defaults: exactly what ` + "`mqprobe run`" + ` would use) with secrets redacted.
+
+## Keys
+
+`
 
 // Reference renders every configuration key as a Markdown table: key,
 // variable, type, default in embedded and in aws mode, description (secret
@@ -54,28 +74,14 @@ func Reference() (string, error) {
 	return b.String(), nil
 }
 
-// UpdateReadme returns readme with the text between ReferenceBegin and
-// ReferenceEnd replaced by Reference.
-func UpdateReadme(readme []byte) ([]byte, error) {
-	begin := bytes.Index(readme, []byte(ReferenceBegin))
-	end := bytes.Index(readme, []byte(ReferenceEnd))
-	switch {
-	case begin < 0:
-		return nil, fmt.Errorf("README: no %s marker", ReferenceBegin)
-	case end < begin:
-		return nil, fmt.Errorf("README: no %s marker after %s", ReferenceEnd, ReferenceBegin)
-	case bytes.Count(readme, []byte(ReferenceBegin)) > 1 || bytes.Count(readme, []byte(ReferenceEnd)) > 1:
-		return nil, fmt.Errorf("README: %s and %s must appear once each", ReferenceBegin, ReferenceEnd)
-	}
+// ReferenceDocument is the whole of ReferenceFile: how the configuration
+// is chosen, then Reference.
+func ReferenceDocument() (string, error) {
 	ref, err := Reference()
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	var out bytes.Buffer
-	out.Write(readme[:begin+len(ReferenceBegin)])
-	out.WriteString("\n" + ref)
-	out.Write(readme[end:])
-	return out.Bytes(), nil
+	return referenceIntro + ref, nil
 }
 
 // checkDescribed names every key without a description.

@@ -2,22 +2,23 @@ package config
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mqprobe/mqprobe/internal/apidoc"
 )
 
-func TestReadmeConfigurationReferenceIsCurrent(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+func TestConfigurationDocumentIsCurrent(t *testing.T) {
+	got, err := os.ReadFile(filepath.Join("..", "..", ReferenceFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := UpdateReadme(readme)
+	want, err := ReferenceDocument()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := apidoc.Stale("README.md (configuration reference)", readme, want); err != nil {
+	if err := apidoc.Stale(ReferenceFile, got, []byte(want)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -90,19 +91,13 @@ func TestReferenceListsEveryKeyWithItsModeDefaults(t *testing.T) {
 	}
 }
 
-func TestUpdateReadmeReplacesOnlyBetweenMarkers(t *testing.T) {
-	readme := "# x\n\nbefore\n" + ReferenceBegin + "\nold table\n" + ReferenceEnd + "\nafter\n"
-	got, err := UpdateReadme([]byte(readme))
+func TestReferenceDocumentEndsWithTheTable(t *testing.T) {
+	doc, err := ReferenceDocument()
 	if err != nil {
 		t.Fatal(err)
 	}
 	ref, _ := Reference()
-	if want := "# x\n\nbefore\n" + ReferenceBegin + "\n" + ref + ReferenceEnd + "\nafter\n"; string(got) != want {
-		t.Errorf("UpdateReadme =\n%s\nwant\n%s", got, want)
-	}
-	for _, bad := range []string{"no markers", ReferenceEnd + ReferenceBegin, ReferenceBegin + ReferenceEnd + ReferenceBegin + ReferenceEnd} {
-		if _, err := UpdateReadme([]byte(bad)); err == nil || !strings.Contains(err.Error(), "config-reference") {
-			t.Errorf("UpdateReadme(%q) = %v, want an error naming the markers", bad, err)
-		}
+	if !strings.HasPrefix(doc, "<!-- Generated from internal/config by make docs") || !strings.HasSuffix(doc, "\n## Keys\n\n"+ref) {
+		t.Errorf("ReferenceDocument does not open with the generated notice and end with the Keys table:\n%s", doc)
 	}
 }

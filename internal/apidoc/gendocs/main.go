@@ -1,6 +1,6 @@
 // Command gendocs writes the generated documents of the repository whose
 // root is the working directory: configs/openapi.yaml, configs/asyncapi.yaml
-// and README.md's configuration reference. `make docs` runs it; tests fail
+// and docs/configuration.md. `make docs` runs it; tests fail
 // while any of them differs from what it would write.
 package main
 
@@ -13,8 +13,6 @@ import (
 	"github.com/mqprobe/mqprobe/internal/config"
 	"github.com/mqprobe/mqprobe/internal/httpapi"
 )
-
-const readmeFile = "README.md"
 
 func main() {
 	if err := run(); err != nil {
@@ -32,18 +30,17 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	readme, err := os.ReadFile(readmeFile)
-	if err != nil {
+	if _, err := os.Stat("go.mod"); err != nil {
 		return fmt.Errorf("run from the repository root: %w", err)
 	}
-	updated, err := config.UpdateReadme(readme)
+	reference, err := config.ReferenceDocument()
 	if err != nil {
 		return err
 	}
 	for _, f := range []struct {
 		path string
 		data []byte
-	}{{httpapi.OpenAPIFile, openapi}, {apidoc.AsyncAPIFile, asyncapi}, {readmeFile, updated}} {
+	}{{httpapi.OpenAPIFile, openapi}, {apidoc.AsyncAPIFile, asyncapi}, {config.ReferenceFile, []byte(reference)}} {
 		if err := write(f.path, f.data); err != nil {
 			return err
 		}
