@@ -169,10 +169,20 @@ func Match(want []string, output string) error {
 	}
 	switch {
 	case failure.wi == len(want):
-		return fmt.Errorf("output line %d %q and the %d after it are not shown", failure.gi+1, got[failure.gi], len(got)-failure.gi-1)
+		return fmt.Errorf("output line %d %q and the %d after it are not shown", failure.gi+1, clip(got[failure.gi]), len(got)-failure.gi-1)
 	case failure.gi >= len(got):
-		return fmt.Errorf("output ended before the shown line %d %q", failure.wi+1, want[failure.wi])
+		return fmt.Errorf("output ended before the shown line %d %q", failure.wi+1, clip(want[failure.wi]))
 	default:
-		return fmt.Errorf("shown line %d %q does not match output line %d %q", failure.wi+1, want[failure.wi], failure.gi+1, got[failure.gi])
+		return fmt.Errorf("shown line %d %q does not match output line %d %q", failure.wi+1, clip(want[failure.wi]), failure.gi+1, clip(got[failure.gi]))
 	}
+}
+
+// clip shortens a line for an error message; the whole output is shown
+// with it.
+func clip(line string) string {
+	const max = 120
+	if r := []rune(line); len(r) > max {
+		return string(r[:max]) + fmt.Sprintf("…(+%d)", len(r)-max)
+	}
+	return line
 }

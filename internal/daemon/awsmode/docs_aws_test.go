@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -17,42 +16,39 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/mqprobe/mqprobe/internal/doctest"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
-// TestREADMEAWSWalkthrough runs the README's AWS CLI walkthrough as written,
-// with the `aws` on PATH and nothing of the test's environment but PATH
-// and HOME, against the resources `make dev-aws` creates and a daemon on
-// configs/aws-local.yaml. The one change is the walkthrough's endpoint line,
-// pointed at the emulator.
-func TestREADMEAWSWalkthrough(t *testing.T) {
-	onEachEmulator(t, readmeAWSWalkthrough)
+// TestDocsAWSWalkthrough runs the ```sh aws blocks of README.md and
+// docs/operations.md in document order, as written, and checks each output
+// a ```text block shows (package doctest): with the `aws` on PATH and
+// nothing of the test's environment but PATH and HOME, against the
+// resources `make dev-aws` creates and a daemon on configs/aws-local.yaml.
+// The one change is the emulators' addresses: the documents'
+// http://127.0.0.1:4100 (goaws) and http://127.0.0.1:4567 (dynalite) become
+// the current emulator's.
+func TestDocsAWSWalkthrough(t *testing.T) {
+	onEachEmulator(t, docsAWSWalkthrough)
 }
 
-func readmeAWSWalkthrough(t *testing.T, e *awsEmulator) {
+func docsAWSWalkthrough(t *testing.T, e *awsEmulator) {
 	cli, err := exec.LookPath("aws")
 	if err != nil {
-		t.Fatalf("the README walkthrough needs the AWS CLI on PATH (scripts/with-services.sh installs it): %v", err)
+		t.Fatalf("the AWS walkthrough needs the AWS CLI on PATH (scripts/with-services.sh installs it): %v", err)
 	}
 	root, err := testenv.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	blocks, err := doctest.Load(root, func(b doctest.Block) bool { return b.HasTag("aws") }, "README.md", "docs/operations.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	block := regexp.MustCompile("(?s)<!-- walkthrough: aws-cli[^>]*-->\n```sh\n(.*?)```").FindSubmatch(readme)
-	if block == nil {
-		t.Fatal("README.md has no walkthrough: aws-cli block")
+	if len(blocks) < 3 {
+		t.Fatalf("%d blocks tagged aws, want the walkthrough of docs/operations.md (3 or more)", len(blocks))
 	}
-	endpoints := regexp.MustCompile(`(?m)^export AWS_ENDPOINT_URL_SQS=.*$`)
-	if n := len(endpoints.FindAll(block[1], -1)); n != 1 {
-		t.Fatalf("the walkthrough sets its endpoints on %d lines, want 1", n)
-	}
-	script := endpoints.ReplaceAllString(string(block[1]), "export AWS_ENDPOINT_URL_SQS="+e.sqs+
-		" AWS_ENDPOINT_URL_SNS="+e.sns+" AWS_ENDPOINT_URL_DYNAMODB="+e.dynamodb)
 
 	topic := devAWSResources(t)
 	vars := map[string]string{"MQPROBE_CONFIG": filepath.Join(root, "configs", "aws-local.yaml"),
@@ -62,30 +58,25 @@ func readmeAWSWalkthrough(t *testing.T, e *awsEmulator) {
 	}
 	startDaemonProcesses(t, 1, vars)
 
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", script)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
-	out, err := cmd.CombinedOutput()
-	t.Logf("the walkthrough ran with %s (%s)", cli, awsCLIVersion(cli))
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("the walkthrough's output:\n%s", out)
-		}
-	})
-	if err != nil {
-		t.Fatalf("the walkthrough failed: %v", err)
+	t.Logf("the walkthrough runs with %s (%s)", cli, awsCLIVersion(cli))
+	session := &doctest.Session{
+		Dir:     t.TempDir(),
+		Env:     []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()},
+		Replace: []string{"http://127.0.0.1:4100", e.sqs, "http://127.0.0.1:4567", e.dynamodb},
 	}
-	for _, want := range []string{`cli-batch-1`, `\"status\":\"COMPLETED\"`, `"S": "COMPLETED"`} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("the walkthrough's output lacks %s", want)
+	for _, b := range blocks {
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+		err := session.Check(ctx, b)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
 		}
 	}
+	// The walkthrough's STOP_TEST ended its 60 s TEST early.
 	results := newResultQueue(t, queueURL(t, "mqprobe-results"))
-	for _, key := range []string{"sns-depth-1", "6f1c-evb-demo"} {
-		if ev := results.wait(key, 1, 30*time.Second)[0]; ev.Data.Status != result.StatusCompleted {
-			t.Errorf("%s: %s %+v", key, ev.Data.Status, ev.Data.Error)
-		}
+	ev := results.wait("probe-42", 1, 30*time.Second)[0]
+	if ev.Data.Status != result.StatusCompleted || !strings.Contains(string(ev.Data.Result), `"stopped":true`) {
+		t.Errorf("probe-42: %s %s %+v, want COMPLETED and stopped", ev.Data.Status, ev.Data.Result, ev.Data.Error)
 	}
 }
 
