@@ -1,15 +1,18 @@
-# mqprobe — see README.md. Every target provisions what it needs.
+# mqprobe — see README.md and docs/development.md. Every target provisions
+# what it needs; `make help` lists the targets.
 SHELL := /bin/bash
 GO ?= go
 TOOLS := $(CURDIR)/.build/tools
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: build build-bin run dev-aws test test-ibmmq-real lint bench mqstub tools clean docker docs
+.PHONY: help build build-bin run dev-aws test test-ibmmq-real lint bench mqstub tools clean docker docs
 
+## build: compile every package, also with CGO_ENABLED=0 (no MQ client needed)
 build:
 	$(GO) build ./...
 	CGO_ENABLED=0 $(GO) build ./...
 
+## build-bin: the binary bin/mqprobe
 build-bin:
 	$(GO) build -o bin/mqprobe ./cmd/mqprobe
 
@@ -17,11 +20,11 @@ build-bin:
 run: build-bin
 	./bin/mqprobe run
 
-## dev-aws: the daemon in aws mode on local goaws (127.0.0.1:4100) and dynalite (127.0.0.1:4567)
+## dev-aws: the daemon in aws mode on local goaws (127.0.0.1:4100) and dynalite (127.0.0.1:4567); checks the ports first
 dev-aws:
 	bash scripts/dev-aws.sh
 
-## test: provision PostgreSQL and the MQ client stub, run every test (also with -tags ibmmq)
+## test: provision PostgreSQL, goaws, dynalite, moto, Jaeger, the AWS CLI and the MQ client stub; run every test (also with -tags ibmmq), the docs' walkthroughs included
 test:
 	bash scripts/with-services.sh bash scripts/run-tests.sh
 
@@ -29,7 +32,7 @@ test:
 ## test-ibmmq-real: the MQ backend suite against a real queue manager (MQPROBE_TEST_IBMMQ_*; IBM's client in /opt/mqm)
 test-ibmmq-real:
 	@if [ -z "$$MQPROBE_TEST_IBMMQ_QMGR" ]; then \
-	  echo "set MQPROBE_TEST_IBMMQ_QMGR (and _CHANNEL, _CONNNAME, _USER, _PASSWORD, _QUEUE, _QUEUE2): see README"; exit 2; fi
+	  echo "set MQPROBE_TEST_IBMMQ_QMGR (and _CHANNEL, _CONNNAME, _USER, _PASSWORD, _QUEUE, _QUEUE2): see docs/development.md"; exit 2; fi
 	$(GO) test -count=1 -v -tags ibmmq ./internal/mq/ibmmq/
 
 ## lint: gofmt, go vet and staticcheck (with and without -tags ibmmq), go mod tidy, shellcheck
@@ -51,13 +54,15 @@ bench:
 mqstub:
 	bash scripts/build-mqstub.sh
 
+## tools: install the pinned staticcheck into .build/tools
 tools: $(TOOLS)/staticcheck
 
 $(TOOLS)/staticcheck:
 	GOBIN=$(TOOLS) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
+## clean: remove .build (tools, MQ stub, test binaries), bin/ and data/ (the embedded default's records)
 clean:
-	rm -rf .build
+	rm -rf .build bin data
 
 ## docker: build the images mqprobe:<tag> (IBM MQ client, -tags ibmmq) and mqprobe:<tag>-embedded;
 ## needs a container engine and MQ_CLIENT_SHA256, the SHA-256 of IBM's MQ client tarball for MQ_VERSION
@@ -74,6 +79,11 @@ docker:
 	$(DOCKER) build --target ibmmq --build-arg VERSION=$(IMAGE_TAG) --build-arg MQ_VERSION=$(MQ_VERSION) \
 	  --build-arg MQ_CLIENT_SHA256=$(MQ_CLIENT_SHA256) -t $(IMAGE):$(IMAGE_TAG) .
 
-## docs: regenerate configs/openapi.yaml, configs/asyncapi.yaml and README's configuration reference
+## docs: regenerate configs/openapi.yaml, configs/asyncapi.yaml and docs/configuration.md
 docs:
 	$(GO) run ./internal/apidoc/gendocs
+
+## help: list the targets and what they do
+help:
+	@awk '/^## [a-z-]+:/ { sub(/^## /, ""); split($$0, part, ": "); printf "  %-16s %s\n", part[1], substr($$0, length(part[1]) + 3); next } \
+	  /^## / { sub(/^## /, ""); printf "  %-16s %s\n", "", $$0 }' $(MAKEFILE_LIST)

@@ -16,7 +16,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/result"
 )
 
-// TestReadmeWalkthrough is the README's example: produce with a key, read
+// TestReadmeWalkthrough is the README tutorial's scenario: produce with a key, read
 // the depth, repeat and get a replay with the depth unchanged, consume,
 // and reuse the key for another body.
 func TestReadmeWalkthrough(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 )
 
-// memoryBoundMiB is the resident memory README promises the embedded
+// memoryBoundMiB is the resident memory docs/security.md promises the embedded
 // default stays under, whatever callers send.
 const memoryBoundMiB = 512
 

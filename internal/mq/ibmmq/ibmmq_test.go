@@ -17,7 +17,7 @@ import (
 )
 
 // The suite runs against a real queue manager when MQPROBE_TEST_IBMMQ_QMGR
-// is set (see README.md), and against the client stub otherwise.
+// is set (see docs/development.md), and against the client stub otherwise.
 func TestBackendSuite(t *testing.T) { mqtest.RunBackendSuite(t, selectHarness()) }
 
 func BenchmarkBackend(b *testing.B) { mqtest.RunBackendBenchmarks(b, selectHarness()) }
