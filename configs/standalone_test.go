@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/mqprobe/mqprobe/internal/testenv"
 )
@@ -51,4 +52,78 @@ func TestProductDocsStandAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestDocsLinksResolve: every relative link of README.md and docs/*.md
+// names a file of the repository and, with a #fragment, one of its
+// headings (as GitHub spells heading anchors).
+func TestDocsLinksResolve(t *testing.T) {
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs = append(docs, filepath.Join(root, "README.md"))
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	for _, doc := range docs {
+		data, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, doc)
+		for _, m := range link.FindAllStringSubmatch(string(data), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				t.Errorf("%s links outside the repository: %s", rel, target)
+				continue
+			}
+			file, fragment, _ := strings.Cut(target, "#")
+			path := doc
+			if file != "" {
+				path = filepath.Join(filepath.Dir(doc), file)
+			}
+			if !strings.HasPrefix(path, root+string(filepath.Separator)) {
+				t.Errorf("%s: link %s leaves the repository", rel, target)
+				continue
+			}
+			body, err := os.ReadFile(path)
+			if err != nil {
+				t.Errorf("%s: link %s: %v", rel, target, err)
+				continue
+			}
+			if fragment != "" && !headingAnchors(string(body))[fragment] {
+				t.Errorf("%s: link %s: no heading with that anchor", rel, target)
+			}
+		}
+	}
+}
+
+// headingAnchors are the anchors GitHub gives a Markdown document's
+// headings: lower case, spaces to hyphens, other punctuation dropped.
+func headingAnchors(markdown string) map[string]bool {
+	anchors := map[string]bool{}
+	inCode := false
+	for line := range strings.SplitSeq(markdown, "\n") {
+		if strings.HasPrefix(line, "```") {
+			inCode = !inCode
+		}
+		if inCode || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		title := strings.ToLower(strings.TrimSpace(strings.TrimLeft(line, "#")))
+		var b strings.Builder
+		for _, r := range title {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		anchors[b.String()] = true
+	}
+	return anchors
 }
