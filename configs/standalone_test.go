@@ -12,7 +12,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
-// TestProductDocsStandAlone: what ships — README, configs, Dockerfile, the
+// TestProductDocsStandAlone: what ships — README, docs/, configs, Dockerfile, the
 // Go doc comments, the schemas and the API documents generated from them —
 // explains itself and never sends a reader to the builders' specification
 // or source documents, which are not part of a clone.

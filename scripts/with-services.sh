@@ -60,7 +60,7 @@ start goaws MQPROBE_TEST_AWS_ENDPOINT
 start moto MQPROBE_TEST_MOTO_ENDPOINT
 start jaeger MQPROBE_TEST_JAEGER_QUERY env # built from the module proxy on first use
 
-# The AWS CLI, an outside client the tests hold the README's walkthrough to:
+# The AWS CLI, an outside client the tests hold the docs' AWS walkthrough to:
 # the machine's, else pip installs it into .build/tools/awscli.
 if ! command -v aws >/dev/null; then
   awscli="$root/.build/tools/awscli"
