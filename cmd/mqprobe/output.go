@@ -323,7 +323,7 @@ const histogramWidth = 40
 // writeHistogram draws the round-trip histogram, one bar per bucket,
 // scaled to the fullest bucket, e.g.
 //
-//	  <= 0.5 ms  ########################################  1200
+//	<= 0.5 ms  ########################################  1200
 func writeHistogram(w io.Writer, buckets []probe.LatencyBucket) {
 	var most, total int64
 	labels := make([]string, len(buckets))
