@@ -118,6 +118,7 @@ func requireSubcommands(cmd *cobra.Command) {
 		return
 	}
 	cmd.Args = cobra.ArbitraryArgs
+	cmd.SuggestionsMinimumDistance = 2
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if len(args) == 0 {
 			return usageErrorf(cmd, "%s needs a subcommand: %s", cmd.CommandPath(), subcommandNames(cmd))

@@ -18,9 +18,17 @@ import (
 
 func startDaemon(t *testing.T) string {
 	t.Helper()
+	return startDaemonWith(t, func(*config.Config) {})
+}
+
+// startDaemonWith runs a daemon in-process on the embedded defaults that
+// configure changes, and returns its address.
+func startDaemonWith(t *testing.T, configure func(*config.Config)) string {
+	t.Helper()
 	cfg := config.Default()
 	cfg.HTTP.Addr = "127.0.0.1:0"
 	cfg.Idempotency.Store = config.StoreMemory
+	configure(cfg)
 	d, err := daemon.New(context.Background(), cfg, daemon.Options{Version: "test", Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
