@@ -137,9 +137,9 @@ func TestAddrForms(t *testing.T) {
 // testPKI is a CA with a server certificate for 127.0.0.1 and a client
 // certificate, as PEM files.
 type testPKI struct {
-	dir                                         string
-	caFile, serverCert, serverKey               string
-	clientCert, clientKey, otherCA, wrongClient string
+	dir                            string
+	caFile, serverCert, serverKey  string
+	clientCert, clientKey, otherCA string
 }
 
 func newTestPKI(t *testing.T) testPKI {
