@@ -22,6 +22,7 @@
 
 ARG GO_VERSION=1.26
 ARG DEBIAN_RELEASE=trixie
+ARG MQ_VERSION=9.4.5.0
 
 # The module sources, shared by both builders.
 FROM golang:${GO_VERSION}-${DEBIAN_RELEASE} AS source
@@ -34,7 +35,7 @@ COPY . .
 # IBM publishes the tarball without one, so pin the digest of the file you
 # reviewed (curl -fsSL "$MQ_CLIENT_URL" | sha256sum).
 FROM golang:${GO_VERSION}-${DEBIAN_RELEASE} AS mqclient
-ARG MQ_VERSION=9.4.5.0
+ARG MQ_VERSION
 ARG MQ_CLIENT_URL=https://public.dhe.ibm.com/ibmdl/export/pub/software/websphere/messaging/mqdev/redist/${MQ_VERSION}-IBM-MQC-Redist-LinuxX64.tar.gz
 ARG MQ_CLIENT_SHA256=
 SHELL ["/bin/bash", "-euo", "pipefail", "-c"]
@@ -55,19 +56,26 @@ RUN genmqpkg_inctls=1 /opt/mqm/bin/genmqpkg.sh -b /opt/mqm-runtime; \
     test -f /opt/mqm-runtime/lib64/libmqm_r.so; \
     test ! -e /opt/mqm-runtime/inc
 
+# mqprobe version prints VERSION, COMMIT, BUILD_DATE and, for the ibmmq
+# build, the MQ client version it was built against.
 FROM source AS builder
 ARG VERSION=dev
+ARG COMMIT=
+ARG BUILD_DATE=
+ARG MQ_VERSION
 COPY --from=mqclient /opt/mqm /opt/mqm
 ENV CGO_ENABLED=1 \
     CGO_CFLAGS="-I/opt/mqm/inc" \
     CGO_LDFLAGS="-L/opt/mqm/lib64 -Wl,-rpath,/opt/mqm/lib64"
 RUN --mount=type=cache,target=/root/.cache/go-build \
-    go build -tags ibmmq -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/mqprobe ./cmd/mqprobe
+    go build -tags ibmmq -trimpath -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${COMMIT} -X main.buildDate=${BUILD_DATE} -X main.mqClientVersion=${MQ_VERSION}" -o /out/mqprobe ./cmd/mqprobe
 
 FROM source AS builder-embedded
 ARG VERSION=dev
+ARG COMMIT=
+ARG BUILD_DATE=
 RUN --mount=type=cache,target=/root/.cache/go-build \
-    CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/mqprobe ./cmd/mqprobe
+    CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${COMMIT} -X main.buildDate=${BUILD_DATE}" -o /out/mqprobe ./cmd/mqprobe
 
 # What both images share: an unprivileged user whose home holds the SQLite
 # store (./data) and the MQ client's data path; group 0 may write too, for
@@ -86,10 +94,10 @@ ENV HOME=/var/lib/mqprobe \
     MQPROBE_HTTP_ADDR=0.0.0.0:8080
 EXPOSE 8080
 USER 10001:10001
-# No curl in the image: bash's /dev/tcp asks the API's port (taken from
-# MQPROBE_HTTP_ADDR) for /health/live and wants a 200 status line.
+# mqprobe health asks /health/ready at the configured address (http.addr,
+# HTTPS when http.tls is set): no shell or curl needed.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-    CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/${MQPROBE_HTTP_ADDR##*:} && printf 'GET /health/live HTTP/1.1\\r\\nHost: localhost\\r\\nConnection: close\\r\\n\\r\\n' >&3 && head -n 1 <&3 | grep -q '^HTTP/1\\.1 200 '"]
+    CMD ["/usr/local/bin/mqprobe", "health"]
 ENTRYPOINT ["/usr/local/bin/mqprobe"]
 CMD ["run"]
 

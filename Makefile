@@ -12,9 +12,13 @@ build:
 	$(GO) build ./...
 	CGO_ENABLED=0 $(GO) build ./...
 
-## build-bin: the binary bin/mqprobe
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+BUILD_DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS := -X main.commit=$(COMMIT) -X main.buildDate=$(BUILD_DATE)
+
+## build-bin: the binary bin/mqprobe (with its commit and build date)
 build-bin:
-	$(GO) build -o bin/mqprobe ./cmd/mqprobe
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/mqprobe ./cmd/mqprobe
 
 ## run: the daemon on its embedded default (HTTP on 127.0.0.1:8080, SQLite in ./data)
 run: build-bin
@@ -75,8 +79,8 @@ docker:
 	  echo "make docker: no container engine available ('$(DOCKER) info' failed): start one, or set DOCKER=podman"; exit 1; fi
 	@if [ -z "$(MQ_CLIENT_SHA256)" ]; then \
 	  echo "make docker: set MQ_CLIENT_SHA256 to the SHA-256 of IBM's MQ $(MQ_VERSION) client tarball (see the Dockerfile)"; exit 2; fi
-	$(DOCKER) build --target embedded --build-arg VERSION=$(IMAGE_TAG) -t $(IMAGE):$(IMAGE_TAG)-embedded .
-	$(DOCKER) build --target ibmmq --build-arg VERSION=$(IMAGE_TAG) --build-arg MQ_VERSION=$(MQ_VERSION) \
+	$(DOCKER) build --target embedded --build-arg VERSION=$(IMAGE_TAG) --build-arg COMMIT=$(COMMIT) --build-arg BUILD_DATE=$(BUILD_DATE) -t $(IMAGE):$(IMAGE_TAG)-embedded .
+	$(DOCKER) build --target ibmmq --build-arg VERSION=$(IMAGE_TAG) --build-arg COMMIT=$(COMMIT) --build-arg BUILD_DATE=$(BUILD_DATE) --build-arg MQ_VERSION=$(MQ_VERSION) \
 	  --build-arg MQ_CLIENT_SHA256=$(MQ_CLIENT_SHA256) -t $(IMAGE):$(IMAGE_TAG) .
 
 ## docs: regenerate configs/openapi.yaml, configs/asyncapi.yaml and docs/configuration.md

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -221,8 +222,8 @@ func TestDockerfileStages(t *testing.T) {
 			t.Errorf("%s USER %q is not a numeric non-zero uid", target, uid)
 		}
 		hc := commands[*instructions.HealthCheckCommand](img)
-		if len(hc) != 1 || !strings.Contains(strings.Join(hc[0].Health.Test, " "), "/health/live") {
-			t.Errorf("%s healthcheck %v, want one on /health/live", target, hc)
+		if len(hc) != 1 || !slices.Equal(hc[0].Health.Test, []string{"CMD", "/usr/local/bin/mqprobe", "health"}) {
+			t.Errorf("%s healthcheck %v, want mqprobe health (no shell in the exec form)", target, hc)
 		}
 		if ep := commands[*instructions.ExposeCommand](img); len(ep) != 1 || !slices.Equal(ep[0].Ports, []string{"8080"}) {
 			t.Errorf("%s exposes %v, want 8080", target, ep)
@@ -288,14 +289,20 @@ func TestDockerHealthcheckProbesTheDaemon(t *testing.T) {
 	})
 
 	test := commands[*instructions.HealthCheckCommand](img)[0].Health.Test
-	if len(test) < 2 || test[0] != "CMD" {
-		t.Fatalf("healthcheck %v is not an exec-form CMD", test)
+	if len(test) < 2 || test[0] != "CMD" || test[1] != "/usr/local/bin/mqprobe" {
+		t.Fatalf("healthcheck %v is not an exec-form CMD running mqprobe", test)
+	}
+	// The image's binary, built here.
+	binary := filepath.Join(t.TempDir(), "mqprobe")
+	if out, err := exec.Command("go", "build", "-o", binary, "../cmd/mqprobe").CombinedOutput(); err != nil {
+		t.Fatalf("go build mqprobe: %v\n%s", err, out)
 	}
 	probe := func(addr string) error {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, test[1], test[2:]...)
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "MQPROBE_HTTP_ADDR=" + addr}
+		cmd := exec.CommandContext(ctx, binary, test[2:]...)
+		cmd.Env = append(slices.Clone(imageEnv), "PATH="+os.Getenv("PATH"), "HOME="+t.TempDir(),
+			"MQPROBE_HTTP_AUTHTOKEN=docker-test-token", "MQPROBE_HTTP_ADDR="+addr)
 		return cmd.Run()
 	}
 	deadline := time.Now().Add(5 * time.Second)

@@ -3,52 +3,202 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/mqprobe/mqprobe/internal/config"
 )
 
-// daemonClient makes the CLI's calls to the daemon's HTTP API (send and
-// send test): the address from --addr or the configuration, --timeout per
-// call, and the bearer token from MQPROBE_HTTP_AUTHTOKEN.
+// clientOptions are the flags that say how to reach the daemon's HTTP API
+// (send, send test, health).
+type clientOptions struct {
+	addr      string
+	caFile    string
+	certFile  string
+	keyFile   string
+	tokenFile string
+	timeout   time.Duration
+}
+
+// tokenEnv holds the bearer token when --token-file is not given.
+const tokenEnv = "MQPROBE_TOKEN"
+
+func (o *clientOptions) register(f *pflag.FlagSet, timeoutUsage string, timeout time.Duration) {
+	f.StringVar(&o.addr, "addr", "", "daemon address: host:port or an http:// or https:// URL (default: http.addr of the configuration, https when it sets http.tls)")
+	f.StringVar(&o.caFile, "ca-file", "", "PEM CA bundle to verify the daemon's HTTPS certificate (default: the system roots, plus http.tls.certFile of the configuration when --addr is not given)")
+	f.StringVar(&o.certFile, "cert-file", "", "PEM client certificate for mTLS (with --key-file)")
+	f.StringVar(&o.keyFile, "key-file", "", "PEM private key of --cert-file")
+	f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token (default: $"+tokenEnv+", else http.authToken of the configuration, i.e. $MQPROBE_HTTP_AUTHTOKEN)")
+	f.DurationVar(&o.timeout, "timeout", timeout, timeoutUsage)
+}
+
+// daemonClient makes the CLI's calls to the daemon's HTTP API.
 type daemonClient struct {
 	base  *url.URL
 	http  *http.Client
 	token string
 }
 
-// newDaemonClient is the client cmd's flags describe. A bad address is a
-// usage error (exitUsage).
-func newDaemonClient(cmd *cobra.Command) (*daemonClient, error) {
-	flags := cmd.Flags()
-	addr, _ := flags.GetString("addr")
-	if addr == "" {
-		cfg, err := loadConfig(cmd)
+// newDaemonClient is the client o describes, anything o leaves out taken
+// from the configuration (loaded only then). Bad options are usage errors.
+func newDaemonClient(cmd *cobra.Command, o *clientOptions) (*daemonClient, error) {
+	var cfg *config.Config
+	configured := func() (*config.Config, error) {
+		if cfg != nil {
+			return cfg, nil
+		}
+		var err error
+		cfg, err = loadConfig(cmd)
+		return cfg, err
+	}
+	if (o.certFile == "") != (o.keyFile == "") {
+		return nil, usageErrorf(cmd, "--cert-file and --key-file go together: give both for a client certificate, or neither")
+	}
+	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
+	var roots []string
+	var base *url.URL
+	if o.addr != "" {
+		var err error
+		if base, err = parseAddr(o.addr, o.caFile != "" || o.certFile != ""); err != nil {
+			return nil, usageErrorf(cmd, "--addr %q: %w", o.addr, err)
+		}
+	} else {
+		cfg, err := configured()
 		if err != nil {
 			return nil, err
 		}
-		addr = cfg.HTTP.Addr
+		scheme := "http"
+		if cfg.HTTP.TLS.Enabled() {
+			scheme = "https"
+			// The daemon's own certificate, as a local admin's trust root.
+			roots = append(roots, cfg.HTTP.TLS.CertFile)
+		}
+		base = &url.URL{Scheme: scheme, Host: dialable(cfg.HTTP.Addr), Path: "/"}
 	}
-	base, err := url.Parse("http://" + addr + "/")
-	if err != nil {
-		return nil, &exitError{code: exitUsage, err: fmt.Errorf("--addr %s: %w", addr, err)}
+	if o.caFile != "" {
+		roots = []string{o.caFile}
 	}
-	timeout, _ := flags.GetDuration("timeout")
-	return &daemonClient{base: base, http: &http.Client{Timeout: timeout}, token: os.Getenv("MQPROBE_HTTP_AUTHTOKEN")}, nil
+	if len(roots) > 0 {
+		pool, err := x509.SystemCertPool()
+		if err != nil {
+			pool = x509.NewCertPool()
+		}
+		for _, file := range roots {
+			pem, err := os.ReadFile(file)
+			if err != nil {
+				return nil, usageErrorf(cmd, "CA file: %w", err)
+			}
+			if !pool.AppendCertsFromPEM(pem) {
+				return nil, usageErrorf(cmd, "CA file %s: no PEM certificate in it", file)
+			}
+		}
+		tlsConfig.RootCAs = pool
+	}
+	if o.certFile != "" {
+		cert, err := tls.LoadX509KeyPair(o.certFile, o.keyFile)
+		if err != nil {
+			return nil, usageErrorf(cmd, "--cert-file/--key-file: %w", err)
+		}
+		tlsConfig.Certificates = []tls.Certificate{cert}
+	}
+	token := os.Getenv(tokenEnv)
+	switch {
+	case o.tokenFile != "":
+		data, err := os.ReadFile(o.tokenFile)
+		if err != nil {
+			return nil, usageErrorf(cmd, "--token-file: %w", err)
+		}
+		if token = strings.TrimSpace(string(data)); token == "" {
+			return nil, usageErrorf(cmd, "--token-file %s is empty", o.tokenFile)
+		}
+	case token == "":
+		cfg, err := configured()
+		if err != nil {
+			return nil, err
+		}
+		token = cfg.HTTP.AuthToken
+	}
+	if o.timeout <= 0 {
+		return nil, usageErrorf(cmd, "--timeout %s: must be positive", o.timeout)
+	}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.TLSClientConfig = tlsConfig
+	return &daemonClient{base: base, http: &http.Client{Timeout: o.timeout, Transport: transport}, token: token}, nil
 }
 
-// idempotencyHeader carries --key and --expiry-seconds, when given.
-func idempotencyHeader(cmd *cobra.Command) http.Header {
-	header := http.Header{}
-	if key, _ := cmd.Flags().GetString("key"); key != "" {
-		header.Set("Idempotency-Key", key)
+// parseAddr reads --addr: host:port (https when tls, else http) or an
+// http(s) URL, whose path is kept as the API's base.
+func parseAddr(addr string, tls bool) (*url.URL, error) {
+	if !strings.Contains(addr, "://") {
+		scheme := "http"
+		if tls {
+			scheme = "https"
+		}
+		addr = scheme + "://" + addr
 	}
-	if exp, _ := cmd.Flags().GetInt("expiry-seconds"); exp != 0 {
-		header.Set("Idempotency-Expiry-Seconds", fmt.Sprint(exp))
+	u, err := url.Parse(addr)
+	if err != nil {
+		return nil, errors.New("not host:port or an http(s) URL")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("scheme %q: use http or https", u.Scheme)
+	}
+	if u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return nil, errors.New("want host:port or http(s)://host:port[/path], without user, query or fragment")
+	}
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+	}
+	return u, nil
+}
+
+// dialable is a listen address as a client dials it: the unspecified
+// addresses 0.0.0.0 and [::] mean this host.
+func dialable(listen string) string {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return listen
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+		if ip != nil && ip.To4() == nil {
+			host = "::1"
+		}
+	}
+	return net.JoinHostPort(host, port)
+}
+
+// keyOptions are the idempotency flags every command sends.
+type keyOptions struct {
+	key           string
+	expirySeconds int
+}
+
+func (o *keyOptions) register(f *pflag.FlagSet) {
+	f.StringVar(&o.key, "key", "", "idempotency key (Idempotency-Key header); generated and shown when --wait needs one")
+	f.IntVar(&o.expirySeconds, "expiry-seconds", 0, "record TTL in seconds (Idempotency-Expiry-Seconds header; 0: the daemon's idempotency.recordTTL)")
+}
+
+// header carries the key and expiry, when given.
+func (o *keyOptions) header() http.Header {
+	header := http.Header{}
+	if o.key != "" {
+		header.Set("Idempotency-Key", o.key)
+	}
+	if o.expirySeconds != 0 {
+		header.Set("Idempotency-Expiry-Seconds", fmt.Sprint(o.expirySeconds))
 	}
 	return header
 }
@@ -60,11 +210,11 @@ func idempotencyHeader(cmd *cobra.Command) http.Header {
 func (c *daemonClient) do(ctx context.Context, method, ref string, body []byte, header http.Header) (*http.Response, []byte, error) {
 	u, err := c.base.Parse(ref)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%s: %w", ref, err)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), bytes.NewReader(body))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%s %s: %w", method, u, err)
 	}
 	for k, v := range header {
 		req.Header[k] = v
@@ -82,12 +232,24 @@ func (c *daemonClient) do(ctx context.Context, method, ref string, body []byte, 
 	defer resp.Body.Close()
 	out, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return resp, nil, fmt.Errorf("reading the response: %w", err)
+		return resp, nil, fmt.Errorf("reading the response of %s %s: %w", method, u.Path, err)
 	}
 	return resp, out, nil
 }
 
-// unreachable is the error for a daemon that did not answer.
-func unreachable(err error) error {
-	return &exitError{code: exitFailed, err: fmt.Errorf("is the daemon running (mqprobe run)? %w", err)}
+// isTimeout reports whether err is a deadline running out rather than the
+// daemon being unreachable.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
+
+// unreachable is the error for a call that got no answer: a timeout is not
+// decided (the command may still be running; lookHint says how to look at
+// it), anything else means no daemon answered.
+func (c *daemonClient) unreachable(err error, lookHint string) error {
+	if isTimeout(err) {
+		return &exitError{code: exitNotDecided, err: fmt.Errorf("no answer within --timeout %s; the command may still be running: %s", c.http.Timeout, lookHint)}
+	}
+	return &exitError{code: exitFailed, err: fmt.Errorf("no answer from %s (is the daemon running: mqprobe run?): %w", c.base.Redacted(), err)}
 }

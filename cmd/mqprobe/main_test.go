@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -20,9 +18,17 @@ import (
 
 func startDaemon(t *testing.T) string {
 	t.Helper()
+	return startDaemonWith(t, func(*config.Config) {})
+}
+
+// startDaemonWith runs a daemon in-process on the embedded defaults that
+// configure changes, and returns its address.
+func startDaemonWith(t *testing.T, configure func(*config.Config)) string {
+	t.Helper()
 	cfg := config.Default()
 	cfg.HTTP.Addr = "127.0.0.1:0"
 	cfg.Idempotency.Store = config.StoreMemory
+	configure(cfg)
 	d, err := daemon.New(context.Background(), cfg, daemon.Options{Version: "test", Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -34,24 +40,12 @@ func startDaemon(t *testing.T) string {
 	return d.Addr()
 }
 
-// mqprobe runs the CLI in-process and returns stdout and the exit status.
+// mqprobe runs the CLI in-process, as main does, and returns stdout and
+// the exit status.
 func mqprobe(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	root := rootCommand()
-	root.SetArgs(args)
-	root.SetOut(&out)
-	root.SetErr(&errOut)
-	err := root.ExecuteContext(context.Background())
-	status := 0
-	var ee *exitError
-	switch {
-	case errors.As(err, &ee):
-		status = ee.code
-	case err != nil:
-		t.Fatalf("mqprobe %v: %v", args, err)
-	}
-	return out.String(), status
+	out, _, status := runCLI(t, context.Background(), args...)
+	return out, status
 }
 
 func TestSendProduceReplayAndDepth(t *testing.T) {
@@ -74,7 +68,7 @@ func TestSendProduceReplayAndDepth(t *testing.T) {
 	if status != 0 || !strings.Contains(out, `"currentDepth": 20`) {
 		t.Errorf("depth: %d %s", status, out)
 	}
-	out, status = mqprobe(t, "send", "consume", "--addr", addr, "--queue", "DEV.QUEUE.2", "--max-messages", "1", "--wait", "0")
+	out, status = mqprobe(t, "send", "consume", "--addr", addr, "--queue", "DEV.QUEUE.2", "--max-messages", "1", "--wait-seconds", "0")
 	if status != 0 || !strings.Contains(out, `"priority": 7`) {
 		t.Errorf("consume: %d %s", status, out)
 	}

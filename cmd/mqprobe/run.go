@@ -12,8 +12,13 @@ import (
 	"github.com/mqprobe/mqprobe/internal/telemetry"
 )
 
+// loadConfig loads the configuration --config (else $MQPROBE_CONFIG, else
+// the built-in one) names; an invalid one is exit status 2.
 func loadConfig(cmd *cobra.Command) (*config.Config, error) {
-	path, _ := cmd.Flags().GetString("config")
+	path, err := cmd.Flags().GetString("config")
+	if err != nil {
+		return nil, fmt.Errorf("--config: %w", err)
+	}
 	if path == "" {
 		path = os.Getenv("MQPROBE_CONFIG")
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -19,71 +18,112 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/awsbus"
 	"github.com/mqprobe/mqprobe/internal/config"
+	"github.com/mqprobe/mqprobe/internal/daemon"
 	"github.com/mqprobe/mqprobe/internal/result"
 )
 
 // awsSend publishes body to SQS or SNS when the command line or the
 // configuration says aws; handled reports whether it did.
-func awsSend(cmd *cobra.Command, body []byte) (handled bool, err error) {
-	flags := cmd.Flags()
-	queue, _ := flags.GetString("sqs-queue")
-	topic, _ := flags.GetString("sns-topic")
-	resultsQueue, _ := flags.GetString("results-queue")
+func awsSend(cmd *cobra.Command, opts *sendOptions, op string, body []byte) (handled bool, err error) {
+	queue, topic, resultsQueue := opts.aws.sqsQueue, opts.aws.snsTopic, opts.aws.resultsQueue
+	var cfg *config.Config
 	if queue == "" && topic == "" {
-		cfg, err := loadConfig(cmd)
-		if err != nil {
+		if cfg, err = loadConfig(cmd); err != nil {
 			return true, err
 		}
 		if cfg.Mode != config.ModeAWS {
 			return false, nil
 		}
 		queue = cfg.SQS.CommandQueue
-		if resultsQueue == "" {
-			resultsQueue = cfg.Results.SQSQueue
+	}
+	if opts.wait && resultsQueue == "" {
+		if cfg == nil {
+			if cfg, err = loadConfig(cmd); err != nil {
+				return true, err
+			}
+		}
+		if resultsQueue = cfg.Results.SQSQueue; resultsQueue == "" {
+			return true, usageErrorf(cmd, "--wait needs a results queue: --results-queue or results.sqsQueue")
 		}
 	}
-	key, _ := flags.GetString("key")
-	wait, _ := flags.GetBool("wait")
-	if key == "" && wait {
+	if opts.client.timeout <= 0 {
+		return true, usageErrorf(cmd, "--timeout %s: must be positive", opts.client.timeout)
+	}
+	key := bodyKey(body)
+	if key == "" {
+		key = opts.keys.key
+	}
+	if key == "" && opts.wait {
 		key = uuid.NewString() // the result is found by its key
+		fmt.Fprintf(cmd.ErrOrStderr(), "idempotency key %s\n", key)
 	}
 	attrs := map[string]string{}
 	if key != "" {
 		attrs["Idempotency-Key"] = key
 	}
-	if exp, _ := flags.GetInt("expiry-seconds"); exp != 0 {
-		attrs["Idempotency-Expiry-Seconds"] = fmt.Sprint(exp)
+	if opts.keys.expirySeconds != 0 {
+		attrs["Idempotency-Expiry-Seconds"] = fmt.Sprint(opts.keys.expirySeconds)
 	}
 	ctx := cmd.Context()
 	awsCfg, err := awsbus.LoadConfig(ctx)
 	if err != nil {
-		return true, &exitError{code: exitFailed, err: err}
+		return true, &exitError{code: exitFailed, err: fmt.Errorf("AWS configuration: %w", err)}
 	}
 	id, err := publishCommand(ctx, awsCfg, queue, topic, body, attrs)
 	if err != nil {
 		return true, &exitError{code: exitFailed, err: err}
 	}
-	if !wait {
-		fmt.Fprintf(cmd.OutOrStdout(), "{\"messageId\":%q,\"idempotencyKey\":%q}\n", id, key)
+	out := cmd.OutOrStdout()
+	if !opts.wait {
+		fmt.Fprintf(out, "{\"messageId\":%q,\"idempotencyKey\":%q}\n", id, key)
 		return true, nil
 	}
-	if resultsQueue == "" {
-		return true, &exitError{code: exitUsage, err: errors.New("--wait needs a results queue: --results-queue or results.sqsQueue")}
+	operation := operationType(op)
+	stopWatch := func() {}
+	if isTerminal(out) && (op == "produce" || op == "consume") {
+		if cfg == nil {
+			if cfg, err = loadConfig(cmd); err != nil {
+				return true, err
+			}
+		}
+		stopWatch = watchRecord(cmd, cfg, operation, key, verbOf(op), totalOf(body))
 	}
-	timeout, _ := flags.GetDuration("timeout")
-	ev, err := awaitResult(ctx, sqs.NewFromConfig(awsCfg), resultsQueue, key, timeout)
+	ev, err := awaitResult(ctx, sqs.NewFromConfig(awsCfg), resultsQueue, key, opts.client.timeout)
+	stopWatch()
 	if err != nil {
-		return true, &exitError{code: exitNotDecided, err: err}
+		return true, &exitError{code: exitNotDecided, err: fmt.Errorf("%w; the command may still be running: mqprobe send status %s %s asks the daemon's HTTP API, and its result event still goes to %s", err, operation, key, resultsQueue)}
 	}
-	out, _ := json.MarshalIndent(ev.Data, "", "  ")
-	fmt.Fprintln(cmd.OutOrStdout(), string(out))
-	switch ev.Data.Status {
-	case result.StatusCompleted:
-		return true, nil
-	case result.StatusRejected:
-		return true, &exitError{code: exitRejected, err: errors.New("")}
+	data, err := json.Marshal(ev.Data)
+	if err != nil {
+		return true, &exitError{code: exitFailed, err: fmt.Errorf("encoding the result: %w", err)}
 	}
-	return true, &exitError{code: exitFailed, err: errors.New("")}
+	if err := opts.output.print(out, data); err != nil {
+		return true, err
+	}
+	return true, exitFor(0, data)
+}
+
+// watchRecord shows the live line of a command from its idempotency
+// record, through the configured store. When the store cannot be opened
+// the line says so once and the wait goes on without it. stop ends the
+// line and closes the store.
+func watchRecord(cmd *cobra.Command, cfg *config.Config, operation, key, verb string, total int64) (stop func()) {
+	line := &progressLine{w: cmd.OutOrStdout(), tty: true}
+	store, err := daemon.OpenStore(cmd.Context(), cfg)
+	if err != nil || store == nil {
+		if err == nil {
+			err = fmt.Errorf("idempotency is disabled")
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "no live progress: the idempotency store: %v\n", err)
+		return func() {}
+	}
+	watch := startCommandWatch(cmd.Context(), storeStateSource(store, operation, key), verb, total, line)
+	return func() {
+		watch.stop()
+		if err := store.Close(); err != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "closing the idempotency store: %v\n", err)
+		}
+	}
 }
 
 func publishCommand(ctx context.Context, awsCfg aws.Config, queue, topic string, body []byte, attrs map[string]string) (string, error) {
@@ -148,12 +188,14 @@ func awaitResult(ctx context.Context, client *sqs.Client, queue, key string, tim
 			mine := json.NewDecoder(bytes.NewReader([]byte(aws.ToString(m.Body)))).Decode(&ev) == nil &&
 				ev.Data.IdempotencyKey == key && ev.Type != result.TypeProgress
 			if mine {
+				// Best effort: undeleted, the event shows again to other readers.
 				_, _ = client.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: m.ReceiptHandle})
 				return ev, nil
 			}
+			// Best effort: unreleased, the event shows again after its visibility timeout.
 			_, _ = client.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{QueueUrl: aws.String(url),
 				ReceiptHandle: m.ReceiptHandle, VisibilityTimeout: 0})
 		}
 	}
-	return result.Event{}, fmt.Errorf("no result for key %s on %s within %s", key, queue, timeout)
+	return result.Event{}, fmt.Errorf("no result for key %s on %s within --timeout %s", key, queue, timeout)
 }

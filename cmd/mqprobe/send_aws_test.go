@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +18,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/config"
 	"github.com/mqprobe/mqprobe/internal/daemon"
+	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/idempotency/memory"
 	"github.com/mqprobe/mqprobe/internal/testenv"
 )
@@ -65,6 +69,11 @@ func TestSendThroughSQSAndWait(t *testing.T) {
 	if status != 0 || !strings.Contains(out, `"enqueued": 12`) || !strings.Contains(out, `"idempotencyKey": "cli-aws-1"`) {
 		t.Fatalf("send --wait: %d %s", status, out)
 	}
+	// --wait is the outcome's wait for every operation; CONSUME's MQ wait is --wait-seconds.
+	out, status = mqprobe(t, "send", "consume", "--queue", "DEV.QUEUE.2", "--max-messages", "3", "--wait-seconds", "0", "--wait", "--timeout", "30s")
+	if status != 0 || !strings.Contains(out, `"operationType": "CONSUME"`) || !strings.Contains(out, `"received": 3`) {
+		t.Fatalf("consume --wait: %d %s", status, out)
+	}
 	out, status = mqprobe(t, "send", "depth", "--queue", "NO.SUCH.QUEUE", "--wait", "--timeout", "30s")
 	if status != exitFailed || !strings.Contains(out, "MQRC_UNKNOWN_OBJECT_NAME") {
 		t.Errorf("failed command: %d %s", status, out)
@@ -72,5 +81,81 @@ func TestSendThroughSQSAndWait(t *testing.T) {
 	out, status = mqprobe(t, "send", "depth", "--queue", "DEV.QUEUE.2")
 	if status != 0 || !strings.Contains(out, `"messageId"`) {
 		t.Errorf("send without --wait: %d %s", status, out)
+	}
+}
+
+// TestLiveLineFromTheRecord: in aws mode the live line reads the command's
+// checkpoint from the idempotency store the configuration names.
+func TestLiveLineFromTheRecord(t *testing.T) {
+	cfg := config.Default()
+	cfg.Idempotency.Store = config.StoreSQLite
+	cfg.Idempotency.SQLite.Path = filepath.Join(t.TempDir(), "mqprobe.db")
+	ctx := context.Background()
+	if _, err := daemon.InitStore(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	store, err := daemon.OpenStore(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	claim := idempotency.Claim{PK: idempotency.PK("PRODUCE", "", "aws-live"), OperationType: "PRODUCE", IdempotencyKey: "aws-live",
+		RequestHash: "h", LeaseToken: "lease-1", Now: now, ExpiresAt: now.Add(time.Hour), LeaseExpiresAt: now.Add(time.Minute)}
+	if _, ok, err := store.Begin(ctx, claim); err != nil || !ok {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	checkpoint := func(committed int) {
+		progress := fmt.Sprintf(`{"committed":%d,"transactions":%d,"bytes":0}`, committed, committed/100)
+		if _, err := store.Update(ctx, claim.PK, "lease-1", idempotency.Update{Kind: idempotency.UpdateHeartbeat,
+			Now: time.Now().UTC(), LeaseExpiresAt: now.Add(time.Minute), Progress: &progress}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkpoint(300)
+
+	reader, err := daemon.OpenStore(ctx, cfg) // the CLI's own connection
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	var screen lockedBuffer
+	watch := startCommandWatch(ctx, storeStateSource(reader, "PRODUCE", "aws-live"), "put", 1000, &progressLine{w: &screen, tty: true})
+	waitFor(t, &screen, "put 300/1000  committed 300")
+	checkpoint(600)
+	waitFor(t, &screen, "put 600/1000  committed 600  ")
+	watch.stop()
+	if got := screen.String(); !strings.Contains(got, " msg/s  ETA ") || !strings.HasSuffix(got, "\n") {
+		t.Errorf("no rate and ETA from the checkpoints, or the line not ended: %q", got)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer the watch goroutine writes while the
+// test reads.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func waitFor(t *testing.T, b *lockedBuffer, want string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(b.String(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the live line never showed %q: %q", want, b.String())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

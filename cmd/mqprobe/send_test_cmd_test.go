@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -142,6 +141,9 @@ func (f *fakeTests) data(id string, run *fakeRun) []byte {
 		"latencyMs": map[string]any{"p50": 1.25, "p90": 2.5, "p99": 4.125, "p999": 8.0, "max": 12.75},
 	}
 	res["stopped"], res["inFlight"] = run.stopped, 0
+	if run.status != "IN_PROGRESS" && received > 400 {
+		res["latencyHistogram"] = []map[string]any{{"upToMs": 1, "count": 400}, {"upToMs": 2, "count": 0}, {"upToMs": 5, "count": received - 400}}
+	}
 	data := map[string]any{"operationType": "TEST", "idempotencyKey": id, "status": run.status, "replay": false,
 		"target": "QM1:DEV.QUEUE.1", "result": res, "error": nil}
 	if run.status == "FAILED" {
@@ -166,24 +168,13 @@ func (f *fakeTests) getCount() int {
 	return f.gets
 }
 
-// runCLI runs the CLI in-process under ctx and returns stdout, stderr and
-// the exit status.
+// runCLI runs the CLI in-process under ctx, as main does, and returns
+// stdout, stderr and the exit status.
 func runCLI(t *testing.T, ctx context.Context, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	root := rootCommand()
-	root.SetArgs(args)
-	root.SetOut(&out)
-	root.SetErr(&errOut)
-	err := root.ExecuteContext(ctx)
-	var ee *exitError
-	switch {
-	case errors.As(err, &ee):
-		return out.String(), errOut.String() + ee.Error(), ee.code
-	case err != nil:
-		t.Fatalf("mqprobe %v: %v", args, err)
-	}
-	return out.String(), errOut.String(), 0
+	status := execute(ctx, args, &out, &errOut)
+	return out.String(), errOut.String(), status
 }
 
 func TestSendTestBody(t *testing.T) {
@@ -236,19 +227,19 @@ func TestSendTestBody(t *testing.T) {
 func TestSendTestWaitPlainProgressAndSummary(t *testing.T) {
 	f := newFakeTests(t, 6, "COMPLETED")
 	out, stderr, status := runCLI(t, context.Background(), "send", "test", "--addr", f.addr, "--duration", "10s",
-		"--progress", "1s", "--wait", "--key", "t-wait")
+		"--progress", "1s", "--wait", "--key", "t-wait", "--output", "table")
 	if status != 0 {
 		t.Fatalf("status %d\n%s\n%s", status, out, stderr)
 	}
 	if !strings.Contains(stderr, "test t-wait started (GET /tests/t-wait)") {
 		t.Errorf("stderr %q", stderr)
 	}
-	if strings.Contains(out, "\r") {
-		t.Errorf("a live line on a non-terminal: %q", out)
+	if strings.Contains(out+stderr, "\r") {
+		t.Errorf("a live line on a non-terminal: %q %q", out, stderr)
 	}
-	lines := strings.Split(out, "\n")
+	// Off a terminal, progress lines go to stderr: stdout is the result alone.
 	var progress []string
-	for _, l := range lines {
+	for _, l := range strings.Split(stderr, "\n") {
 		if strings.HasPrefix(l, "progress ") {
 			progress = append(progress, l)
 		}
@@ -273,15 +264,28 @@ func TestSendTestWaitPlainProgressAndSummary(t *testing.T) {
   latency p99.9 ms   8.000
   latency max ms    12.750
   stopped            false
+round-trip latency
+  <= 1 ms  ########################################  400 (66.8%)
+  <= 2 ms                                            0 (0.0%)
+  <= 5 ms  ###################                       199 (33.2%)
 `
-	if !strings.HasSuffix(out, want) {
+	if out != want {
 		t.Errorf("summary\n got %s\nwant %s", out, want)
+	}
+
+	// Scripts get the result JSON, progress still on stderr.
+	out, stderr, status = runCLI(t, context.Background(), "send", "test", "--addr", f.addr, "--duration", "10s",
+		"--progress", "1s", "--wait", "--key", "t-wait-json")
+	var data map[string]any
+	if err := json.Unmarshal([]byte(out), &data); err != nil || status != 0 || data["status"] != "COMPLETED" ||
+		!strings.Contains(stderr, "progress ") {
+		t.Errorf("JSON: status %d, %v\nstdout %s\nstderr %s", status, err, out, stderr)
 	}
 }
 
 func TestSendTestExitStatuses(t *testing.T) {
 	f := newFakeTests(t, 2, "FAILED")
-	out, status := mqprobe(t, "send", "test", "--addr", f.addr, "--count", "200", "--wait")
+	out, status := mqprobe(t, "send", "test", "--addr", f.addr, "--count", "200", "--wait", "--output", "table")
 	if status != exitFailed || !strings.Contains(out, "TEST gen-1  FAILED") ||
 		!strings.Contains(out, "error: MQ_ERROR (reason 2085): MQRC_UNKNOWN_OBJECT_NAME") {
 		t.Errorf("FAILED: status %d, output %s", status, out)
@@ -289,7 +293,7 @@ func TestSendTestExitStatuses(t *testing.T) {
 
 	// A key naming a finished run: the recorded result, at once.
 	gets := f.getCount()
-	out, status = mqprobe(t, "send", "test", "--addr", f.addr, "--wait", "--key", "done-key")
+	out, status = mqprobe(t, "send", "test", "--addr", f.addr, "--wait", "--key", "done-key", "--output", "table")
 	if status != 0 || !strings.Contains(out, "TEST done-key  COMPLETED") || !strings.Contains(out, "sent                 500") || f.getCount() != gets {
 		t.Errorf("replay: status %d, %d GETs, output %s", status, f.getCount()-gets, out)
 	}
@@ -326,7 +330,7 @@ func TestSendTestStopOnInterrupt(t *testing.T) {
 		}
 		cancel() // Ctrl-C
 	}()
-	out, stderr, status := runCLI(t, ctx, "send", "test", "--addr", f.addr, "--wait", "--key", "t-stop")
+	out, stderr, status := runCLI(t, ctx, "send", "test", "--addr", f.addr, "--wait", "--key", "t-stop", "--output", "table")
 	f.mu.Lock()
 	stops := f.stops
 	f.mu.Unlock()
@@ -359,15 +363,15 @@ func TestSendTestLocation(t *testing.T) {
 	}
 }
 
-func TestProgressPrinter(t *testing.T) {
+func TestTestProgressLine(t *testing.T) {
 	var buf bytes.Buffer
-	p := &progressPrinter{w: &buf, tty: true, every: 5 * time.Second, spec: testSpec{Duration: 30 * time.Second}}
+	p := &testProgress{line: &progressLine{w: &buf, tty: true, every: 5 * time.Second}, spec: testSpec{Duration: 30 * time.Second}}
 	r := &testResult{Sent: 1200, Received: 1198, Lost: 0, Elapsed: 12400 * time.Millisecond, ThroughputPerSec: 99.8}
 	r.LatencyMs.P99 = 4.21
 	now := time.Now()
 	p.update(r, now)
 	p.update(&testResult{Sent: 1, Elapsed: time.Second}, now.Add(time.Second))
-	p.end()
+	p.line.end()
 	got := buf.String()
 	first := "\r[########------------] 12.4s/30s  41%  sent 1200  recv 1198  lost 0  p99 4.210ms  99.8 msg/s"
 	if !strings.HasPrefix(got, first) {
@@ -380,7 +384,7 @@ func TestProgressPrinter(t *testing.T) {
 
 	// Count-only runs show sent/count; plain lines at most every `every`.
 	buf.Reset()
-	p = &progressPrinter{w: &buf, every: 5 * time.Second, spec: testSpec{Count: 400}}
+	p = &testProgress{line: &progressLine{w: &buf, every: 5 * time.Second}, spec: testSpec{Count: 400}}
 	for i := range 12 {
 		p.update(&testResult{Sent: int64(8 * i)}, now.Add(time.Duration(i)*time.Second))
 	}

@@ -105,6 +105,13 @@ func (f *probeFixture) wantClean(st Stats, sent int64, ordered bool) {
 	if l.P50 <= 0 || l.P50 > l.P90 || l.P90 > l.P99 || l.P99 > l.P999 || l.P999 > l.Max {
 		f.t.Errorf("latency percentiles %+v not positive and ordered", l)
 	}
+	var counted int64
+	for _, b := range st.LatencyHistogram {
+		counted += b.Count
+	}
+	if counted != st.Received {
+		f.t.Errorf("latency histogram %v counts %d round trips, want %d", st.LatencyHistogram, counted, st.Received)
+	}
 	if want := float64(st.Received) / st.Elapsed.Seconds(); st.ThroughputPerSec < want*0.99 || st.ThroughputPerSec > want*1.01 {
 		f.t.Errorf("throughput %.1f, want received/elapsed = %.1f", st.ThroughputPerSec, want)
 	}

@@ -175,7 +175,7 @@ func (r *run) execute(ctx context.Context, w *workers, progress func(Stats)) (St
 		select {
 		case err := <-errc:
 			abort()
-			return r.snapshot(stopped), err
+			return r.final(stopped), err
 		case <-done: // handled below
 		case <-putsDone:
 			putting, putsDone = false, nil
@@ -190,12 +190,12 @@ func (r *run) execute(ctx context.Context, w *workers, progress func(Stats)) (St
 		if done != nil && ctx.Err() != nil {
 			if !errors.Is(context.Cause(ctx), ErrStopped) {
 				abort()
-				return r.snapshot(stopped), contextError(ctx)
+				return r.final(stopped), contextError(ctx)
 			}
 			stopped, done = true, nil // putters stop with ctx; getters drain
 		}
 		if !putting && r.tracker.settled() {
-			st := r.snapshot(stopped)
+			st := r.final(stopped)
 			cancelGets()
 			gets.Wait()
 			select {
@@ -211,6 +211,13 @@ func (r *run) execute(ctx context.Context, w *workers, progress func(Stats)) (St
 func (r *run) snapshot(stopped bool) Stats {
 	st := r.tracker.snapshot(time.Since(r.start))
 	st.Stopped = stopped
+	return st
+}
+
+// final is the run's closing snapshot, with the latency histogram.
+func (r *run) final(stopped bool) Stats {
+	st := r.snapshot(stopped)
+	st.LatencyHistogram = r.tracker.histogram()
 	return st
 }
 

@@ -30,9 +30,24 @@ type Stats struct {
 	// ThroughputPerSec is Received / Elapsed, to one decimal.
 	ThroughputPerSec float64   `json:"throughputPerSec"`
 	LatencyMs        LatencyMs `json:"latencyMs"`
+	// LatencyHistogram counts the round trips in log-spaced buckets (see
+	// LatencyBucket); in a run's final statistics only, and absent when no
+	// message came back.
+	LatencyHistogram []LatencyBucket `json:"latencyHistogram,omitempty"`
 	// Stopped is true when the run was stopped early (ErrStopped).
 	Stopped  bool  `json:"stopped"`
 	InFlight int64 `json:"inFlight"`
+}
+
+// LatencyBucket is one bar of the round-trip histogram: Count round trips
+// took more than the previous bucket's UpToMs and at most UpToMs
+// milliseconds. The bounds follow the 1-2-5 series from 0.01 ms to
+// 60000 ms; the histogram lists the buckets from the first non-empty one to
+// the last, empty ones between included, so consecutive buckets share a
+// bound.
+type LatencyBucket struct {
+	UpToMs float64 `json:"upToMs"`
+	Count  int64   `json:"count"`
 }
 
 // LatencyMs summarizes round trips (put to get) in milliseconds, at
@@ -47,16 +62,17 @@ type LatencyMs struct {
 
 // statsJSON is Stats with Elapsed as ISO 8601 text.
 type statsJSON struct {
-	Sent             int64     `json:"sent"`
-	Received         int64     `json:"received"`
-	Lost             int64     `json:"lost"`
-	Duplicated       int64     `json:"duplicated"`
-	OutOfOrder       int64     `json:"outOfOrder"`
-	Elapsed          string    `json:"elapsed"`
-	ThroughputPerSec float64   `json:"throughputPerSec"`
-	LatencyMs        LatencyMs `json:"latencyMs"`
-	Stopped          bool      `json:"stopped"`
-	InFlight         int64     `json:"inFlight"`
+	Sent             int64           `json:"sent"`
+	Received         int64           `json:"received"`
+	Lost             int64           `json:"lost"`
+	Duplicated       int64           `json:"duplicated"`
+	OutOfOrder       int64           `json:"outOfOrder"`
+	Elapsed          string          `json:"elapsed"`
+	ThroughputPerSec float64         `json:"throughputPerSec"`
+	LatencyMs        LatencyMs       `json:"latencyMs"`
+	LatencyHistogram []LatencyBucket `json:"latencyHistogram,omitempty"`
+	Stopped          bool            `json:"stopped"`
+	InFlight         int64           `json:"inFlight"`
 }
 
 // MarshalJSON writes Elapsed as an ISO 8601 duration.
@@ -64,7 +80,7 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 	return json.Marshal(statsJSON{
 		Sent: s.Sent, Received: s.Received, Lost: s.Lost, Duplicated: s.Duplicated,
 		OutOfOrder: s.OutOfOrder, Elapsed: isoduration.Format(s.Elapsed), ThroughputPerSec: s.ThroughputPerSec,
-		LatencyMs: s.LatencyMs, Stopped: s.Stopped, InFlight: s.InFlight,
+		LatencyMs: s.LatencyMs, LatencyHistogram: s.LatencyHistogram, Stopped: s.Stopped, InFlight: s.InFlight,
 	})
 }
 
@@ -81,7 +97,7 @@ func (s *Stats) UnmarshalJSON(data []byte) error {
 	*s = Stats{
 		Sent: j.Sent, Received: j.Received, Lost: j.Lost, Duplicated: j.Duplicated,
 		OutOfOrder: j.OutOfOrder, Elapsed: elapsed, ThroughputPerSec: j.ThroughputPerSec,
-		LatencyMs: j.LatencyMs, Stopped: j.Stopped, InFlight: j.InFlight,
+		LatencyMs: j.LatencyMs, LatencyHistogram: j.LatencyHistogram, Stopped: j.Stopped, InFlight: j.InFlight,
 	}
 	return nil
 }

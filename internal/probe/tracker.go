@@ -281,3 +281,60 @@ func (t *tracker) snapshot(elapsed time.Duration) Stats {
 	}
 	return st
 }
+
+// histogram returns the round trips so far as LatencyBuckets. It walks
+// every HDR count, so runs call it for their final statistics only.
+func (t *tracker) histogram() []LatencyBucket {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return latencyHistogram(t.hist)
+}
+
+// histogramBoundsMicros are LatencyBucket's upper bounds in microseconds:
+// the 1-2-5 series from 10 µs up to the histogram's range.
+var histogramBoundsMicros = func() []int64 {
+	var bounds []int64
+	for decade := int64(10); ; decade *= 10 {
+		for _, step := range []int64{1, 2, 5} {
+			if b := decade * step; b < latencyMaxMicros {
+				bounds = append(bounds, b)
+			} else {
+				return append(bounds, latencyMaxMicros)
+			}
+		}
+	}
+}()
+
+// latencyHistogram sorts h's counts into the LatencyBucket bounds, by the
+// highest value each HDR bucket stands for, and trims the empty buckets
+// at both ends.
+func latencyHistogram(h *hdrhistogram.Histogram) []LatencyBucket {
+	counts := make([]int64, len(histogramBoundsMicros))
+	i := 0
+	for _, bar := range h.Distribution() {
+		if bar.Count == 0 {
+			continue
+		}
+		for i < len(counts)-1 && bar.To > histogramBoundsMicros[i] {
+			i++
+		}
+		counts[i] += bar.Count
+	}
+	first, last := -1, -1
+	for i, n := range counts {
+		if n > 0 {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return nil
+	}
+	buckets := make([]LatencyBucket, 0, last-first+1)
+	for i := first; i <= last; i++ {
+		buckets = append(buckets, LatencyBucket{UpToMs: microsToMs(histogramBoundsMicros[i]), Count: counts[i]})
+	}
+	return buckets
+}

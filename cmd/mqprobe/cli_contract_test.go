@@ -1,0 +1,508 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/mqprobe/mqprobe/internal/config"
+)
+
+// TestUsageErrorsExitTwo: a command line mqprobe cannot run exits 2 and
+// points at the help of the command that was meant, on stderr.
+func TestUsageErrorsExitTwo(t *testing.T) {
+	for _, tc := range []struct {
+		args       []string
+		msg, usage string
+	}{
+		{[]string{"send", "prodcue"}, `unknown command "prodcue" for "mqprobe send"; did you mean produce?`, "mqprobe send"},
+		{[]string{"sned"}, `unknown command "sned" for "mqprobe"`, "mqprobe"},
+		{[]string{"send"}, "mqprobe send needs a subcommand: ", "mqprobe send"},
+		{[]string{"send", "produce", "--count", "abc"}, `invalid argument "abc" for "--count"`, "mqprobe send produce"},
+		{[]string{"send", "produce", "--no-such-flag"}, "unknown flag: --no-such-flag", "mqprobe send produce"},
+		{[]string{"send", "depth", "extra"}, `unknown command "extra" for "mqprobe send depth"`, "mqprobe send depth"},
+		{[]string{"version", "extra"}, `unknown command "extra" for "mqprobe version"`, "mqprobe version"},
+		{[]string{"send", "depth", "--output", "yaml"}, `--output "yaml": must be auto, json or table`, "mqprobe send depth"},
+		{[]string{"send", "depth", "--addr", "ftp://127.0.0.1:1"}, `--addr "ftp://127.0.0.1:1": scheme "ftp": use http or https`, "mqprobe send depth"},
+		{[]string{"send", "depth", "--addr", "127.0.0.1:1", "--cert-file", "c.pem"}, "--cert-file and --key-file go together", "mqprobe send depth"},
+		{[]string{"send", "depth", "--addr", "127.0.0.1:1", "--token-file", "/no/such/token"}, "--token-file: open /no/such/token", "mqprobe send depth"},
+		{[]string{"send", "test", "--addr", "127.0.0.1:1", "--duration", "1500ms"}, "--duration 1.5s: give whole seconds", "mqprobe send test"},
+		{[]string{"send", "status", "PRODUCE"}, "accepts 2 arg(s), received 1", "mqprobe send status"},
+		{[]string{"send", "status", "BROWSE", "k1"}, `OPERATION "BROWSE": must be one of PRODUCE, CONSUME, DEPTH, CONNECTION_TEST, TEST`, "mqprobe send status"},
+	} {
+		out, stderr, status := runCLI(t, context.Background(), tc.args...)
+		if status != exitUsage || out != "" || !strings.Contains(stderr, tc.msg) ||
+			!strings.Contains(stderr, "Run '"+tc.usage+" --help' for usage.") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2, nothing on stdout, %q and a hint to %s --help",
+				tc.args, status, out, stderr, tc.msg, tc.usage)
+		}
+	}
+	// Help is not an error.
+	if out, _, status := runCLI(t, context.Background(), "send", "--help"); status != 0 || !strings.Contains(out, "produce") {
+		t.Errorf("send --help: exit %d, %q", status, out)
+	}
+}
+
+// TestExitStatusPerOutcome: 0 COMPLETED, 1 FAILED or no daemon, 3
+// REJECTED, 4 not decided (the client's --timeout ran out while the
+// command runs on), against a real daemon.
+func TestExitStatusPerOutcome(t *testing.T) {
+	addr := startDaemon(t)
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"send", "depth", "--addr", addr}, exitCompleted},
+		{[]string{"send", "depth", "--addr", addr, "--queue", "NO.SUCH.QUEUE"}, exitFailed},
+		{[]string{"send", "produce", "--addr", addr, "--priority", "10"}, exitRejected},
+		{[]string{"send", "depth", "--addr", "127.0.0.1:1", "--timeout", "1s"}, exitFailed},
+	} {
+		if _, stderr, status := runCLI(t, context.Background(), tc.args...); status != tc.want {
+			t.Errorf("%v: exit %d, want %d\n%s", tc.args, status, tc.want, stderr)
+		}
+	}
+
+	// 5 messages at 5/s outlast a 300ms --timeout: not decided, and how to look.
+	out, stderr, status := runCLI(t, context.Background(), "send", "produce", "--addr", addr, "--count", "5", "--rate", "5",
+		"--key", "cli-slow", "--timeout", "300ms")
+	if status != exitNotDecided || strings.Contains(stderr, "is the daemon running") ||
+		!strings.Contains(stderr, "the command may still be running: mqprobe send status PRODUCE cli-slow (or curl http://"+addr+"/commands/PRODUCE/cli-slow)") {
+		t.Errorf("client timeout: exit %d, stdout %q, stderr %q", status, out, stderr)
+	}
+
+	// Without --key a key is generated and shown, so the command can be looked up.
+	_, stderr, status = runCLI(t, context.Background(), "send", "depth", "--addr", addr)
+	if status != 0 || !regexp.MustCompile(`idempotency key [0-9a-f-]{36}\n`).MatchString(stderr) {
+		t.Errorf("generated key: exit %d, stderr %q", status, stderr)
+	}
+}
+
+// TestAddrForms: --addr takes host:port or an http(s) URL, a path in the
+// URL prefixing the API's.
+func TestAddrForms(t *testing.T) {
+	var mu sync.Mutex
+	var paths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.Path)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"operationType":"DEPTH","idempotencyKey":"k","status":"COMPLETED","replay":false,"durationMs":1,`+
+			`"result":{"currentDepth":3,"maxDepth":5000,"openInputCount":0,"openOutputCount":0},"error":null,"tags":{}}`)
+	}))
+	defer srv.Close()
+	hostPort := strings.TrimPrefix(srv.URL, "http://")
+	for addr, want := range map[string]string{
+		hostPort:                  "/queue/depth",
+		srv.URL:                   "/queue/depth",
+		srv.URL + "/":             "/queue/depth",
+		srv.URL + "/mqprobe":      "/mqprobe/queue/depth",
+		srv.URL + "/mqprobe/api/": "/mqprobe/api/queue/depth",
+	} {
+		mu.Lock()
+		paths = nil
+		mu.Unlock()
+		out, stderr, status := runCLI(t, context.Background(), "send", "depth", "--addr", addr)
+		mu.Lock()
+		got := paths
+		mu.Unlock()
+		if status != 0 || len(got) != 1 || got[0] != want || !strings.Contains(out, `"currentDepth": 3`) {
+			t.Errorf("--addr %s: exit %d, paths %v (want %s), stdout %q, stderr %q", addr, status, got, want, out, stderr)
+		}
+	}
+}
+
+// testPKI is a CA with a server certificate for 127.0.0.1 and a client
+// certificate, as PEM files.
+type testPKI struct {
+	dir                            string
+	caFile, serverCert, serverKey  string
+	clientCert, clientKey, otherCA string
+}
+
+func newTestPKI(t *testing.T) testPKI {
+	t.Helper()
+	dir := t.TempDir()
+	p := testPKI{dir: dir, caFile: filepath.Join(dir, "ca.pem"), serverCert: filepath.Join(dir, "server.pem"),
+		serverKey: filepath.Join(dir, "server-key.pem"), clientCert: filepath.Join(dir, "client.pem"),
+		clientKey: filepath.Join(dir, "client-key.pem"), otherCA: filepath.Join(dir, "other-ca.pem")}
+	ca, caKey := makeCert(t, nil, nil, "mqprobe test CA", 0)
+	writePEMFile(t, p.caFile, "CERTIFICATE", ca.Raw)
+	other, _ := makeCert(t, nil, nil, "another CA", 0)
+	writePEMFile(t, p.otherCA, "CERTIFICATE", other.Raw)
+	server, serverKey := makeCert(t, ca, caKey, "127.0.0.1", x509.ExtKeyUsageServerAuth)
+	writePEMFile(t, p.serverCert, "CERTIFICATE", server.Raw)
+	writeKeyFile(t, p.serverKey, serverKey)
+	client, clientKey := makeCert(t, ca, caKey, "cli", x509.ExtKeyUsageClientAuth)
+	writePEMFile(t, p.clientCert, "CERTIFICATE", client.Raw)
+	writeKeyFile(t, p.clientKey, clientKey)
+	return p
+}
+
+// makeCert issues a certificate from ca (self-signed, a CA, when ca is nil).
+func makeCert(t *testing.T, ca *x509.Certificate, caKey *ecdsa.PrivateKey, name string, usage x509.ExtKeyUsage) (*x509.Certificate, *ecdsa.PrivateKey) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serial, err := rand.Int(rand.Reader, big.NewInt(1<<62))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: serial, Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), KeyUsage: x509.KeyUsageDigitalSignature}
+	parent, signer := tmpl, key
+	if ca == nil {
+		tmpl.IsCA, tmpl.BasicConstraintsValid = true, true
+		tmpl.KeyUsage |= x509.KeyUsageCertSign
+	} else {
+		parent, signer = ca, caKey
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{usage}
+		if ip := net.ParseIP(name); ip != nil {
+			tmpl.IPAddresses = []net.IP{ip}
+		}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, signer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert, key
+}
+
+func writePEMFile(t *testing.T, path, kind string, der []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeKeyFile(t *testing.T, path string, key *ecdsa.PrivateKey) {
+	t.Helper()
+	der, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writePEMFile(t, path, "EC PRIVATE KEY", der)
+}
+
+// TestHTTPSWithToken: over HTTPS the CLI verifies the daemon against
+// --ca-file and sends the token of --token-file or $MQPROBE_TOKEN, never
+// printing it; without --addr the configuration's address, TLS and token
+// apply.
+func TestHTTPSWithToken(t *testing.T) {
+	const token = "cli-t0ken-s3cret"
+	p := newTestPKI(t)
+	addr := startDaemonWith(t, func(cfg *config.Config) {
+		cfg.HTTP.AuthToken = token
+		cfg.HTTP.TLS = config.HTTPTLSConfig{CertFile: p.serverCert, KeyFile: p.serverKey}
+	})
+	tokenFile := filepath.Join(p.dir, "token")
+	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MQPROBE_TOKEN", "")
+	t.Setenv("MQPROBE_HTTP_AUTHTOKEN", "")
+	depth := []string{"send", "depth", "--timeout", "10s"}
+	check := func(name string, want int, args ...string) string {
+		t.Helper()
+		out, stderr, status := runCLI(t, context.Background(), append(depth, args...)...)
+		if status != want || strings.Contains(out+stderr, token) {
+			t.Errorf("%s: exit %d (want %d), or the token shown\nstdout %s\nstderr %s", name, status, want, out, stderr)
+		}
+		return stderr
+	}
+	check("https URL, CA, token file", 0, "--addr", "https://"+addr, "--ca-file", p.caFile, "--token-file", tokenFile)
+	check("host:port with --ca-file means https", 0, "--addr", addr, "--ca-file", p.caFile, "--token-file", tokenFile)
+	check("no token", exitRejected, "--addr", "https://"+addr, "--ca-file", p.caFile)
+	if stderr := check("untrusted certificate", exitFailed, "--addr", "https://"+addr, "--ca-file", p.otherCA, "--token-file", tokenFile); !strings.Contains(stderr, "certificate") {
+		t.Errorf("untrusted certificate: stderr %q does not say why", stderr)
+	}
+	t.Setenv("MQPROBE_TOKEN", token)
+	check("$MQPROBE_TOKEN", 0, "--addr", "https://"+addr, "--ca-file", p.caFile)
+
+	// No --addr: http.addr, https for http.tls (its certificate trusted),
+	// and http.authToken.
+	t.Setenv("MQPROBE_TOKEN", "")
+	t.Setenv("MQPROBE_HTTP_ADDR", addr)
+	t.Setenv("MQPROBE_HTTP_TLS_CERTFILE", p.serverCert)
+	t.Setenv("MQPROBE_HTTP_TLS_KEYFILE", p.serverKey)
+	t.Setenv("MQPROBE_HTTP_AUTHTOKEN", token)
+	check("the configuration's defaults", 0)
+	if out, stderr, status := runCLI(t, context.Background(), "health"); status != 0 || !strings.Contains(out, "health/ready") {
+		t.Errorf("health over the configuration's HTTPS: exit %d\n%s\n%s", status, out, stderr)
+	}
+}
+
+// TestMTLS: a daemon that asks for client certificates serves the CLI
+// with --cert-file/--key-file and refuses it without.
+func TestMTLS(t *testing.T) {
+	p := newTestPKI(t)
+	addr := startDaemonWith(t, func(cfg *config.Config) {
+		cfg.HTTP.TLS = config.HTTPTLSConfig{CertFile: p.serverCert, KeyFile: p.serverKey, ClientCAFile: p.caFile}
+	})
+	t.Setenv("MQPROBE_TOKEN", "")
+	t.Setenv("MQPROBE_HTTP_AUTHTOKEN", "")
+	if out, stderr, status := runCLI(t, context.Background(), "send", "depth", "--addr", addr, "--ca-file", p.caFile,
+		"--cert-file", p.clientCert, "--key-file", p.clientKey); status != 0 || !strings.Contains(out, `"currentDepth"`) {
+		t.Errorf("with a client certificate: exit %d\n%s\n%s", status, out, stderr)
+	}
+	if _, stderr, status := runCLI(t, context.Background(), "send", "depth", "--addr", addr, "--ca-file", p.caFile,
+		"--timeout", "5s"); status != exitFailed {
+		t.Errorf("without a client certificate: exit %d, want %d\n%s", status, exitFailed, stderr)
+	}
+}
+
+func TestVersionDetails(t *testing.T) {
+	out, status := mqprobe(t, "version")
+	for _, want := range []string{"mqprobe ", "\n  commit:", "\n  built:", "\n  go:          " + runtime.Version() + "\n",
+		"\n  IBM MQ:      not compiled in (embedded queue manager only; build with -tags ibmmq)\n"} {
+		if status != 0 || !strings.Contains(out, want) {
+			t.Errorf("version: exit %d, %q lacks %q", status, out, want)
+		}
+	}
+	commit, buildDate = "0123abc", "2026-11-24T10:00:00Z"
+	defer func() { commit, buildDate = "", "" }()
+	if out, _ := mqprobe(t, "version"); !strings.Contains(out, "commit:      0123abc\n") || !strings.Contains(out, "built:       2026-11-24T10:00:00Z\n") {
+		t.Errorf("version with -ldflags values: %q", out)
+	}
+}
+
+func TestHealth(t *testing.T) {
+	addr := startDaemon(t)
+	if out, stderr, status := runCLI(t, context.Background(), "health", "--addr", addr); status != 0 || !strings.Contains(out, "health/ready") {
+		t.Errorf("healthy daemon: exit %d\n%s\n%s", status, out, stderr)
+	}
+	sick := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprint(w, `{"status":"draining"}`)
+	}))
+	defer sick.Close()
+	if _, stderr, status := runCLI(t, context.Background(), "health", "--addr", sick.URL); status != exitFailed ||
+		!strings.Contains(stderr, `/health/ready: 503 Service Unavailable: {"status":"draining"}`) {
+		t.Errorf("503: exit %d, stderr %q", status, stderr)
+	}
+	if _, stderr, status := runCLI(t, context.Background(), "health", "--addr", "127.0.0.1:1"); status != exitFailed || !strings.Contains(stderr, "no answer") {
+		t.Errorf("nothing listening: exit %d, stderr %q", status, stderr)
+	}
+}
+
+// fakeCommands is a daemon's POST /messages/produce and
+// GET /commands/{operationType}/{key} as the API contract describes them:
+// the POST blocks until the command has been polled `polls` times, and
+// each poll shows more progress.
+type fakeCommands struct {
+	t     *testing.T
+	polls int
+	addr  string
+
+	mu      sync.Mutex
+	key     string
+	total   int64
+	seen    int
+	started time.Time
+	pollC   chan struct{}
+}
+
+func newFakeCommands(t *testing.T, polls int) *fakeCommands {
+	f := &fakeCommands{t: t, polls: polls, pollC: make(chan struct{}, 1000), started: time.Now().UTC()}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /messages/produce", f.produce)
+	mux.HandleFunc("GET /commands/{op}/{key}", f.state)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	f.addr = srv.URL
+	return f
+}
+
+func (f *fakeCommands) produce(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Batch struct {
+			Count int64 `json:"count"`
+		} `json:"batch"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		f.t.Errorf("POST: %v", err)
+	}
+	f.mu.Lock()
+	f.key, f.total = r.Header.Get("Idempotency-Key"), body.Batch.Count
+	f.mu.Unlock()
+	for range f.polls {
+		select {
+		case <-f.pollC:
+		case <-time.After(10 * time.Second):
+			f.t.Error("the CLI stopped polling GET /commands")
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(f.result())
+}
+
+func (f *fakeCommands) result() []byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out, _ := json.Marshal(map[string]any{"operationType": "PRODUCE", "idempotencyKey": f.key, "status": "COMPLETED",
+		"replay": false, "target": "QM1:DEV.QUEUE.1", "attempt": 1, "durationMs": 50012, "error": nil, "tags": map[string]string{},
+		"result": map[string]any{"enqueued": f.total, "transactions": f.total / 100, "bytes": f.total * 1024, "elapsed": "PT50S",
+			"ratePerSec": 19999.5, "latencyMs": map[string]any{"p50": 0.031, "p95": 0.052, "p99": 0.081, "max": 1.5}}})
+	return out
+}
+
+func (f *fakeCommands) state(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ms := func(t time.Time) string { return t.Format("2006-01-02T15:04:05.000Z") }
+	if r.PathValue("op") != "PRODUCE" || f.key == "" || r.PathValue("key") != f.key {
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprintf(w, `{"type":"https://mqprobe.dev/problems/not-found","title":"Not found","status":404,"detail":"no %s command with key %s"}`,
+			r.PathValue("op"), r.PathValue("key"))
+		return
+	}
+	f.seen++
+	done := int64(5230 * f.seen)
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"operationType":"PRODUCE","idempotencyKey":%q,"status":"IN_PROGRESS","attempt":1,`+
+		`"createdAt":%q,"updatedAt":%q,"expiresAt":%q,"lease":{"holder":"probe-1","expiresAt":%q},`+
+		`"progress":{"total":%d,"done":%d,"committed":%d,"ratePerSec":19987.2,"startedAt":%q}}`,
+		f.key, ms(f.started), ms(time.Now()), ms(f.started.Add(24*time.Hour)), ms(time.Now().Add(30*time.Second)),
+		f.total, done, done/100*100, ms(f.started))
+	select {
+	case f.pollC <- struct{}{}:
+	default:
+	}
+}
+
+// runOnPTY runs the CLI with stdout on a pseudo-terminal and returns what
+// the terminal showed, stderr and the exit status.
+func runOnPTY(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	terminal, tty, err := pty.Open()
+	if err != nil {
+		t.Fatalf("pseudo-terminal: %v", err)
+	}
+	defer terminal.Close()
+	var screen bytes.Buffer
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		io.Copy(&screen, terminal) //nolint:errcheck // ends with EIO once tty closes
+	}()
+	var stderr bytes.Buffer
+	status := execute(context.Background(), args, tty, &stderr)
+	tty.Close()
+	<-read
+	return strings.ReplaceAll(screen.String(), "\r\n", "\n"), stderr.String(), status
+}
+
+// TestProduceLiveLineOnATerminal: send produce --wait on a terminal polls
+// GET /commands/PRODUCE/{key} while the POST runs, redraws one live line
+// (done/total, committed, rate, ETA), then prints the summary.
+func TestProduceLiveLineOnATerminal(t *testing.T) {
+	f := newFakeCommands(t, 4)
+	screen, stderr, status := runOnPTY(t, "send", "produce", "--addr", f.addr, "--count", "1000000", "--rate", "20000", "--wait")
+	if status != 0 {
+		t.Fatalf("exit %d\nscreen %q\nstderr %s", status, screen, stderr)
+	}
+	key := regexp.MustCompile(`idempotency key ([0-9a-f-]{36})\n`).FindStringSubmatch(stderr)
+	if key == nil || key[1] != f.key {
+		t.Fatalf("the generated key is not shown, or not the one sent (%q): stderr %q", f.key, stderr)
+	}
+	live := regexp.MustCompile(`\r\[#*-*\] [0-9.]+s +[0-9]+%  put ([0-9]+)/1000000  committed ([0-9]+)  19987\.2 msg/s  ETA [0-9hms]+`)
+	lines := live.FindAllStringSubmatch(screen, -1)
+	if len(lines) < 2 || lines[0][1] != "5230" || lines[0][2] != "5200" || lines[1][1] != "10460" {
+		t.Errorf("live lines %q in screen %q", lines, screen)
+	}
+	summary := regexp.MustCompile(`\nPRODUCE ` + f.key + `  COMPLETED  QM1:DEV.QUEUE.1  in 50.012s\n  enqueued +1000000\n`)
+	if !summary.MatchString(screen) || strings.Contains(screen, `"enqueued"`) {
+		t.Errorf("no summary table after the live line:\n%q", screen)
+	}
+}
+
+// TestProduceLiveLineAgainstTheDaemon: the same under a real daemon; with
+// no per-command state to show yet, the line says it is waiting, and the
+// summary follows.
+func TestProduceLiveLineAgainstTheDaemon(t *testing.T) {
+	addr := startDaemon(t)
+	screen, stderr, status := runOnPTY(t, "send", "produce", "--addr", addr, "--count", "4000", "--rate", "8000", "--wait", "--key", "cli-pty")
+	if status != 0 {
+		t.Fatalf("exit %d\nscreen %q\nstderr %s", status, screen, stderr)
+	}
+	if !regexp.MustCompile(`\r\[[-#?]{20}\] [0-9.]+s`).MatchString(screen) {
+		t.Errorf("no live line on the terminal: %q", screen)
+	}
+	if !strings.Contains(screen, "\nPRODUCE cli-pty  COMPLETED  QM1:DEV.QUEUE.1  in ") ||
+		!regexp.MustCompile(`\n  enqueued +4000\n`).MatchString(screen) {
+		t.Errorf("no summary: %q", screen)
+	}
+	// JSON on demand, also on a terminal.
+	screen, _, status = runOnPTY(t, "send", "produce", "--addr", addr, "--count", "4000", "--rate", "8000", "--key", "cli-pty", "--output", "json")
+	if status != 0 || !strings.Contains(screen, `"enqueued": 4000`) {
+		t.Errorf("--output json: exit %d, %q", status, screen)
+	}
+}
+
+// TestSendStatus: send status shows a command's live state, its exit
+// status saying whether it is decided.
+func TestSendStatus(t *testing.T) {
+	f := newFakeCommands(t, 1)
+	f.mu.Lock()
+	f.key, f.total = "k1", 1000
+	f.mu.Unlock()
+	out, stderr, status := runCLI(t, context.Background(), "send", "status", "produce", "k1", "--addr", f.addr, "--output", "table")
+	if status != exitNotDecided || !strings.Contains(out, "PRODUCE k1  IN_PROGRESS  attempt 1") ||
+		!strings.Contains(out, "running on probe-1") || !strings.Contains(out, "done 5230/1000, committed 5200, 19987.2 msg/s") {
+		t.Errorf("in progress: exit %d\n%s\n%s", status, out, stderr)
+	}
+	out, stderr, status = runCLI(t, context.Background(), "send", "status", "PRODUCE", "nope", "--addr", f.addr)
+	if status != exitFailed || !strings.Contains(stderr, "no PRODUCE command with key nope") || !strings.Contains(out, "not-found") {
+		t.Errorf("unknown key: exit %d\n%s\n%s", status, out, stderr)
+	}
+}
+
+// TestConsumeSummaryLeavesPayloadsOut: the CONSUME table lists messages
+// without their payloads unless asked.
+func TestConsumeSummaryLeavesPayloadsOut(t *testing.T) {
+	addr := startDaemon(t)
+	if _, _, status := runCLI(t, context.Background(), "send", "produce", "--addr", addr, "--queue", "DEV.QUEUE.3", "--count", "10",
+		"--payload", "template", "--template", "hello {{seq}}"); status != 0 {
+		t.Fatalf("produce: exit %d", status)
+	}
+	out, _, status := runCLI(t, context.Background(), "send", "consume", "--addr", addr, "--queue", "DEV.QUEUE.3",
+		"--max-messages", "5", "--wait-seconds", "0", "--browse", "--output", "table")
+	if status != 0 || !regexp.MustCompile(`\n  received +0\n  browsed +5\n`).MatchString(out) ||
+		strings.Count(out, "nonpersistent") != 5 || strings.Contains(out, "hello") || strings.Contains(out, "payloadBase64") {
+		t.Errorf("consume table: exit %d\n%s", status, out)
+	}
+	out, _, _ = runCLI(t, context.Background(), "send", "consume", "--addr", addr, "--queue", "DEV.QUEUE.3",
+		"--max-messages", "2", "--wait-seconds", "0", "--output", "table", "--show-payloads")
+	if !strings.Contains(out, `payload: "hello 1"`) || !strings.Contains(out, `payload: "hello 2"`) {
+		t.Errorf("--show-payloads:\n%s", out)
+	}
+}

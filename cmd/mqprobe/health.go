@@ -1,0 +1,45 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+func healthCommand() *cobra.Command {
+	opts := &clientOptions{}
+	var live bool
+	cmd := &cobra.Command{
+		Use:   "health",
+		Short: "Ask the daemon whether it is ready (exit 0) or not (exit 1); the image's HEALTHCHECK",
+		Long: `Ask the daemon's /health/ready (with --live, /health/live) and exit 0 when
+it answers 200, 1 otherwise, saying why. The address and TLS settings are
+the configuration's (http.addr, http.tls) unless --addr says otherwise, so
+the Docker image's HEALTHCHECK needs no shell or curl.`,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dc, err := newDaemonClient(cmd, opts)
+			if err != nil {
+				return err
+			}
+			path := "health/ready"
+			if live {
+				path = "health/live"
+			}
+			resp, data, err := dc.do(cmd.Context(), http.MethodGet, path, nil, nil)
+			if err != nil {
+				return &exitError{code: exitFailed, err: fmt.Errorf("%s: no answer: %w", dc.base.JoinPath(path).Redacted(), err)}
+			}
+			if resp.StatusCode != http.StatusOK {
+				return &exitError{code: exitFailed, err: fmt.Errorf("%s: %s: %s", dc.base.JoinPath(path).Redacted(), resp.Status, strings.TrimSpace(string(data)))}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", path, strings.TrimSpace(string(data)))
+			return nil
+		},
+	}
+	opts.register(cmd.Flags(), "how long to wait for the answer", 5*time.Second)
+	cmd.Flags().BoolVar(&live, "live", false, "ask /health/live (the process answers) instead of /health/ready (it can take commands)")
+	return cmd
+}

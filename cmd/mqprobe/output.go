@@ -1,0 +1,356 @@
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/mqprobe/mqprobe/handlers"
+	"github.com/mqprobe/mqprobe/internal/probe"
+)
+
+// Output formats of --output.
+const (
+	outputAuto  = "auto"
+	outputJSON  = "json"
+	outputTable = "table"
+)
+
+// outputOptions choose how a result is printed.
+type outputOptions struct {
+	format       string
+	showPayloads bool
+}
+
+func (o *outputOptions) register(f *pflag.FlagSet) {
+	f.StringVar(&o.format, "output", outputAuto, "auto (a summary table on a terminal, JSON otherwise), json (the full result) or table")
+	f.BoolVar(&o.showPayloads, "show-payloads", false, "table output: show CONSUME's message payloads")
+}
+
+func (o *outputOptions) validate(cmd *cobra.Command) error {
+	switch o.format {
+	case outputAuto, outputJSON, outputTable:
+		return nil
+	}
+	return usageErrorf(cmd, "--output %q: must be auto, json or table", o.format)
+}
+
+// table reports whether w gets the summary table rather than JSON.
+func (o *outputOptions) table(w io.Writer) bool {
+	return o.format == outputTable || (o.format == outputAuto && isTerminal(w))
+}
+
+// print writes a command's answer (result data or a problem document) as
+// the options ask.
+func (o *outputOptions) print(w io.Writer, data []byte) error {
+	if !o.table(w) {
+		_, err := fmt.Fprintln(w, indentJSON(data))
+		return err
+	}
+	var buf bytes.Buffer
+	if !writeSummaryOf(&buf, data, o.showPayloads) {
+		_, err := fmt.Fprintln(w, indentJSON(data))
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// resultData is the part of result data the summaries show.
+type resultData struct {
+	OperationType  string            `json:"operationType"`
+	IdempotencyKey string            `json:"idempotencyKey"`
+	Status         string            `json:"status"`
+	Replay         bool              `json:"replay"`
+	Target         string            `json:"target"`
+	Attempt        int               `json:"attempt"`
+	DurationMs     int64             `json:"durationMs"`
+	Result         json.RawMessage   `json:"result"`
+	Error          *resultError      `json:"error"`
+	Tags           map[string]string `json:"tags"`
+}
+
+type resultError struct {
+	Code     string `json:"code"`
+	Reason   int32  `json:"reason"`
+	Message  string `json:"message"`
+	Problems []struct {
+		Path    string `json:"path"`
+		Rule    string `json:"rule"`
+		Message string `json:"message"`
+	} `json:"problems"`
+}
+
+// problemDoc is an RFC 9457 problem the API answers with.
+type problemDoc struct {
+	Title  string `json:"title"`
+	Status int    `json:"status"`
+	Detail string `json:"detail"`
+	Errors []struct {
+		Path    string `json:"path"`
+		Rule    string `json:"rule"`
+		Message string `json:"message"`
+	} `json:"errors"`
+}
+
+// writeSummaryOf writes the summary of data; false when data is neither
+// result data nor a problem document.
+func writeSummaryOf(w io.Writer, data []byte, showPayloads bool) bool {
+	var d resultData
+	if err := json.Unmarshal(data, &d); err == nil && d.OperationType != "" && d.Status != "" {
+		writeResultSummary(w, d, showPayloads)
+		return true
+	}
+	var p problemDoc
+	if err := json.Unmarshal(data, &p); err == nil && p.Title != "" {
+		fmt.Fprintf(w, "%d %s", p.Status, p.Title)
+		if p.Detail != "" {
+			fmt.Fprintf(w, ": %s", p.Detail)
+		}
+		fmt.Fprintln(w)
+		for _, e := range p.Errors {
+			fmt.Fprintf(w, "  %s: %s: %s\n", e.Path, e.Rule, e.Message)
+		}
+		return true
+	}
+	return false
+}
+
+func writeResultSummary(w io.Writer, d resultData, showPayloads bool) {
+	head := []string{d.OperationType + " " + d.IdempotencyKey, d.Status}
+	if d.Target != "" {
+		head = append(head, d.Target)
+	}
+	took := time.Duration(d.DurationMs) * time.Millisecond
+	var stats probe.Stats
+	if d.OperationType == "TEST" && json.Unmarshal(d.Result, &stats) == nil && stats.Elapsed > 0 {
+		took = stats.Elapsed.Round(time.Millisecond) // the run itself, without the setup
+	}
+	if d.Status != "IN_PROGRESS" {
+		head = append(head, "in "+took.String())
+	}
+	if d.Attempt > 1 {
+		head = append(head, fmt.Sprintf("attempt %d", d.Attempt))
+	}
+	if d.Replay {
+		head = append(head, "(replayed)")
+	}
+	fmt.Fprintln(w, strings.Join(head, "  "))
+	if len(d.Result) > 0 && string(d.Result) != "null" {
+		writeOperationRows(w, d.OperationType, d.Result, showPayloads)
+	}
+	if e := d.Error; e != nil {
+		msg := "error: " + e.Code
+		if e.Reason != 0 {
+			msg += fmt.Sprintf(" (reason %d)", e.Reason)
+		}
+		if e.Message != "" {
+			msg += ": " + e.Message
+		}
+		fmt.Fprintln(w, msg)
+		for _, p := range e.Problems {
+			fmt.Fprintf(w, "  %s: %s: %s\n", p.Path, p.Rule, p.Message)
+		}
+	}
+}
+
+// writeOperationRows writes an operation's result as label/value rows;
+// a result it cannot read is shown as JSON.
+func writeOperationRows(w io.Writer, op string, raw json.RawMessage, showPayloads bool) {
+	ms := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+	var rows [][2]string
+	var err error
+	switch op {
+	case "PRODUCE":
+		var r handlers.ProduceResult
+		if err = json.Unmarshal(raw, &r); err == nil {
+			rows = [][2]string{
+				{"enqueued", fmt.Sprint(r.Enqueued)},
+				{"transactions", fmt.Sprint(r.Transactions)},
+				{"bytes", fmt.Sprint(r.Bytes)},
+				{"elapsed", r.Elapsed},
+				{"rate msg/s", strconv.FormatFloat(r.RatePerSec, 'f', 1, 64)},
+				{"put latency p50 ms", ms(r.LatencyMs.P50)},
+				{"put latency p95 ms", ms(r.LatencyMs.P95)},
+				{"put latency p99 ms", ms(r.LatencyMs.P99)},
+				{"put latency max ms", ms(r.LatencyMs.Max)},
+			}
+			if r.FirstMsgID != "" {
+				rows = append(rows, [2]string{"first MsgId", hexOf(r.FirstMsgID)}, [2]string{"last MsgId", hexOf(r.LastMsgID)})
+			}
+			if r.ResumedFrom != nil {
+				rows = append(rows, [2]string{"resumed from", fmt.Sprint(*r.ResumedFrom)})
+			}
+		}
+	case "CONSUME":
+		var r handlers.ConsumeResult
+		if err = json.Unmarshal(raw, &r); err == nil {
+			writeRows(w, [][2]string{
+				{"received", fmt.Sprint(r.Received)},
+				{"browsed", fmt.Sprint(r.Browsed)},
+				{"payloads truncated", strconv.FormatBool(r.Truncated)},
+			})
+			writeMessages(w, r.Messages, showPayloads)
+			return
+		}
+	case "DEPTH":
+		var r handlers.DepthResult
+		if err = json.Unmarshal(raw, &r); err == nil {
+			rows = [][2]string{
+				{"current depth", fmt.Sprint(r.CurrentDepth)},
+				{"max depth", fmt.Sprint(r.MaxDepth)},
+				{"open input count", fmt.Sprint(r.OpenInputCount)},
+				{"open output count", fmt.Sprint(r.OpenOutputCount)},
+			}
+		}
+	case "CONNECTION_TEST":
+		var r handlers.ConnectionResult
+		if err = json.Unmarshal(raw, &r); err == nil {
+			rows = [][2]string{
+				{"connected", strconv.FormatBool(r.Connected)},
+				{"queue manager", r.QueueManager},
+				{"command level", fmt.Sprint(r.CommandLevel)},
+				{"platform", r.Platform},
+				{"connect ms", ms(r.ConnectMs)},
+			}
+		}
+	case "TEST":
+		var r probe.Stats
+		if err = json.Unmarshal(raw, &r); err == nil {
+			writeTestRows(w, &r)
+			return
+		}
+	default:
+		err = fmt.Errorf("no summary for %s", op)
+	}
+	if err != nil {
+		fmt.Fprintln(w, indentJSON(raw))
+		return
+	}
+	writeRows(w, rows)
+}
+
+// writeRows aligns label/value rows: labels left, values right.
+func writeRows(w io.Writer, rows [][2]string) {
+	lw, vw := 0, 0
+	for _, row := range rows {
+		lw, vw = max(lw, len(row[0])), max(vw, len(row[1]))
+	}
+	for _, row := range rows {
+		fmt.Fprintf(w, "  %-*s  %*s\n", lw, row[0], vw, row[1])
+	}
+}
+
+// writeMessages lists consumed messages, one line each; payloads only when
+// asked, as text when they are printable UTF-8, else as base64.
+func writeMessages(w io.Writer, msgs []handlers.CapturedMessage, showPayloads bool) {
+	if len(msgs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  %-3s  %-48s  %3s  %-13s  %8s  %s\n", "#", "MsgId", "pri", "persistence", "bytes", "put time")
+	for i, m := range msgs {
+		fmt.Fprintf(w, "  %-3d  %-48s  %3d  %-13s  %8d  %s\n", i+1, hexOf(m.MsgIDBase64), m.Priority, m.Persistence, m.SizeBytes, m.PutTime)
+		if showPayloads {
+			fmt.Fprintf(w, "       payload: %s\n", payloadText(m.PayloadBase64))
+		}
+	}
+	if !showPayloads {
+		fmt.Fprintln(w, "  (payloads left out: --show-payloads, or --output json for everything)")
+	}
+}
+
+func hexOf(b64 string) string {
+	raw, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		return b64
+	}
+	return hex.EncodeToString(raw)
+}
+
+func payloadText(b64 string) string {
+	raw, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil || !utf8.Valid(raw) {
+		return "base64 " + b64
+	}
+	for _, r := range string(raw) {
+		if r < 0x20 && r != '\n' && r != '\t' && r != '\r' {
+			return "base64 " + b64
+		}
+	}
+	return strconv.Quote(string(raw))
+}
+
+// writeTestRows writes a TEST's statistics and, when it has one, its
+// latency histogram.
+func writeTestRows(w io.Writer, r *probe.Stats) {
+	ms := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+	rows := [][2]string{
+		{"sent", fmt.Sprint(r.Sent)},
+		{"received", fmt.Sprint(r.Received)},
+		{"lost", fmt.Sprint(r.Lost)},
+		{"duplicated", fmt.Sprint(r.Duplicated)},
+		{"out of order", fmt.Sprint(r.OutOfOrder)},
+	}
+	if r.InFlight != 0 {
+		rows = append(rows, [2]string{"in flight", fmt.Sprint(r.InFlight)})
+	}
+	rows = append(rows,
+		[2]string{"throughput msg/s", strconv.FormatFloat(r.ThroughputPerSec, 'f', 1, 64)},
+		[2]string{"latency p50 ms", ms(r.LatencyMs.P50)},
+		[2]string{"latency p90 ms", ms(r.LatencyMs.P90)},
+		[2]string{"latency p99 ms", ms(r.LatencyMs.P99)},
+		[2]string{"latency p99.9 ms", ms(r.LatencyMs.P999)},
+		[2]string{"latency max ms", ms(r.LatencyMs.Max)},
+		[2]string{"stopped", strconv.FormatBool(r.Stopped)},
+	)
+	writeRows(w, rows)
+	writeHistogram(w, r.LatencyHistogram)
+}
+
+// histogramWidth is the longest bar, in characters.
+const histogramWidth = 40
+
+// writeHistogram draws the round-trip histogram, one bar per bucket,
+// scaled to the fullest bucket, e.g.
+//
+//	<= 0.5 ms  ########################################  1200
+func writeHistogram(w io.Writer, buckets []probe.LatencyBucket) {
+	var most, total int64
+	labels := make([]string, len(buckets))
+	lw := 0
+	for i, b := range buckets {
+		most, total = max(most, b.Count), total+b.Count
+		labels[i] = "<= " + strconv.FormatFloat(b.UpToMs, 'f', -1, 64) + " ms"
+		lw = max(lw, len(labels[i]))
+	}
+	if most <= 0 {
+		return
+	}
+	fmt.Fprintln(w, "round-trip latency")
+	for i, b := range buckets {
+		n := int(max(b.Count, 0) * histogramWidth / most)
+		if n == 0 && b.Count > 0 {
+			n = 1 // a bucket with anything in it shows
+		}
+		fmt.Fprintf(w, "  %*s  %-*s  %d (%.1f%%)\n", lw, labels[i], histogramWidth, strings.Repeat("#", n), b.Count, 100*float64(b.Count)/float64(total))
+	}
+}
+
+func indentJSON(data []byte) string {
+	var pretty bytes.Buffer
+	data = bytes.TrimSpace(data)
+	if json.Indent(&pretty, data, "", "  ") != nil {
+		return string(data)
+	}
+	return pretty.String()
+}
