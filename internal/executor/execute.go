@@ -134,18 +134,23 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 	case err != nil:
 		return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("claim %s: %w", req.PK(), err))
 	}
+	var out Outcome
 	switch claim.Outcome {
 	case idempotency.Conflict:
-		return x.reject(ctx, j, &result.Error{Code: result.CodeKeyReused,
+		out = x.reject(ctx, j, &result.Error{Code: result.CodeKeyReused,
 			Message: "Idempotency key reused with different request"}, http.StatusConflict)
 	case idempotency.InProgress:
 		wait := max(time.Until(claim.Record.LeaseExpiresAt), time.Second)
-		return Outcome{Status: result.StatusInProgress, RetryAfter: min(wait, x.cfg.RetryDelay),
+		out = Outcome{Status: result.StatusInProgress, RetryAfter: min(wait, x.cfg.RetryDelay),
 			HTTPStatus: http.StatusConflict, Err: fmt.Errorf("%s is being executed (attempt %d)", req.PK(), claim.Record.Attempt)}
 	case idempotency.Replay:
-		return x.replay(ctx, j, claim.Record)
+		out = x.replay(ctx, j, claim.Record)
+	default:
+		return x.run(ctx, j, handler, claim)
 	}
-	return x.run(ctx, j, handler, claim)
+	// The record that decided the command: its expiry is when the key frees.
+	out.ExpiresAt = claim.Record.ExpiresAt
+	return out
 }
 
 // admit makes room for the command within the daemon's bounds before it is
@@ -291,13 +296,14 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 	if err != nil {
 		return x.fail(ctx, j, lease, data, fmt.Errorf("encode result data: %w", err))
 	}
-	if _, err := x.Engine.Complete(context.WithoutCancel(ctx), lease, idempotency.Response{Payload: string(payload), HTTPStatus: status}); err != nil {
+	rec, err := x.Engine.Complete(context.WithoutCancel(ctx), lease, idempotency.Response{Payload: string(payload), HTTPStatus: status})
+	if err != nil {
 		// The MQ work is done but not recorded: a redelivery finds the claim
 		// IN_PROGRESS until its lease ends, then re-executes.
 		return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("record completion of %s: %w", lease.PK(), err))
 	}
 	out := x.publish(ctx, data, status, false)
-	out.Body = payload
+	out.Body, out.ExpiresAt = payload, rec.ExpiresAt
 	return out
 }
 
@@ -319,17 +325,18 @@ func (x *Executor) progress(ctx context.Context, j *job, attempt int, res any) {
 func (x *Executor) fail(ctx context.Context, j *job, lease *idempotency.Lease, data result.Data, cause error) Outcome {
 	data.Status = result.StatusFailed
 	data.Error = mqError(cause)
-	if _, err := x.Engine.Fail(context.WithoutCancel(ctx), lease, data.Error.Message); err != nil {
+	rec, err := x.Engine.Fail(context.WithoutCancel(ctx), lease, data.Error.Message)
+	if err != nil {
 		return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("record failure of %s: %w (failure was: %v)", lease.PK(), err, cause))
 	}
 	body, _ := json.Marshal(data)
 	if data.Error.Transient {
 		ev := x.event(ctx, data)
 		return Outcome{Status: result.StatusFailed, Event: &ev, RetryAfter: x.cfg.RetryDelay,
-			HTTPStatus: http.StatusBadGateway, Body: body, Err: cause}
+			HTTPStatus: http.StatusBadGateway, Body: body, ExpiresAt: rec.ExpiresAt, Err: cause}
 	}
 	out := x.publish(ctx, data, http.StatusBadGateway, false)
-	out.Body = body
+	out.Body, out.ExpiresAt = body, rec.ExpiresAt
 	return out
 }
 

@@ -178,6 +178,10 @@ type Outcome struct {
 	// Key is the command's idempotency key when it has a valid one, for
 	// the Idempotency-Key header; an invalid key is never echoed there.
 	Key string
+	// ExpiresAt is when the command's idempotency record expires, when the
+	// outcome knows the record (it ran, replayed, or was refused by it);
+	// zero otherwise.
+	ExpiresAt time.Time
 	// Err explains an undecided outcome or a failed publish.
 	Err error
 }

@@ -48,6 +48,7 @@ func (a *api) respond(w http.ResponseWriter, r *http.Request, out executor.Outco
 	if out.Event != nil && out.Key != "" {
 		w.Header().Set("Idempotency-Key", out.Key)
 	}
+	setExpiry(w, out.ExpiresAt)
 	switch {
 	case out.Replay:
 		w.Header().Set("Idempotent-Replay", "true")

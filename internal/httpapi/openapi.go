@@ -39,12 +39,19 @@ func OpenAPI(version string) ([]byte, error) {
 		return nil, errors.New("openapi: two schemas named Problem")
 	}
 	schemas["Problem"] = problemSchema
+	if _, dup := schemas["IdempotencyRecord"]; dup {
+		return nil, errors.New("openapi: two schemas named IdempotencyRecord")
+	}
+	schemas["IdempotencyRecord"] = recordSchema
 
 	paths := map[string]any{}
 	for _, r := range commandRoutes {
 		paths[r.path] = map[string]any{"post": commandOperation(apidoc.ComponentName(r.op), r.summary, r.success)}
 	}
 	for path, op := range opsPaths() {
+		paths[path] = op
+	}
+	for path, op := range recordPaths() {
 		paths[path] = op
 	}
 	// Every route but the health probes answers 401 without the token (or
@@ -132,13 +139,13 @@ func commandOperation(component, summary string, success int) map[string]any {
 		},
 		"requestBody": map[string]any{"required": true, "content": jsonContent(ref(component))},
 		"responses": map[string]any{
-			fmt.Sprint(success): map[string]any{"description": "Executed, or replayed from the idempotency record.", "headers": replayHeaders, "content": jsonContent(ref("ResultData"))},
+			fmt.Sprint(success): map[string]any{"description": "Executed, or replayed from the idempotency record.", "headers": withHeaders(replayHeaders, expiryHeaders), "content": jsonContent(ref("ResultData"))},
 			"400":               problemResponse("Malformed JSON or an invalid idempotency key.", nil),
-			"409":               problemResponse("The key was used for a different request, or the same request is still running (Retry-After).", retryAfter),
+			"409":               problemResponse("The key was used for a different request, or the same request is still running (Retry-After).", withHeaders(retryAfter, expiryHeaders)),
 			"413":               problemResponse("The command exceeds 256 KiB.", nil),
 			"422":               problemResponse("The command violates its schema, or names a target that is not allowed.", nil),
 			"429":               problemResponse("The target is over its rate limit (targets.rateLimit); nothing was executed, retry after Retry-After.", retryAfter),
-			"502":               map[string]any{"description": "The MQ work failed; the body carries the reason code (status FAILED).", "headers": retryAfter, "content": jsonContent(ref("ResultData"))},
+			"502":               map[string]any{"description": "The MQ work failed; the body carries the reason code (status FAILED).", "headers": withHeaders(retryAfter, expiryHeaders), "content": jsonContent(ref("ResultData"))},
 			"503":               problemResponse("Nothing was executed (idempotency store unavailable, shutting down; or busy: no room under limits.maxConcurrentCommands / limits.maxInFlightBytes, no free connection within mq.pool.maxWait); retry after Retry-After.", retryAfter),
 		},
 	}

@@ -65,6 +65,8 @@ type Config struct {
 	// Tests and Stored serve /tests; nil Tests disables them.
 	Tests  TestService
 	Stored StoredResults
+	// Records serves /idempotency; nil disables it.
+	Records Records
 	// AuthToken and Tokens, when either is set, are the bearer tokens every
 	// request but the health probes must carry: AuthToken authenticates the
 	// implicit tenant, each of Tokens its named tenant.
@@ -105,6 +107,7 @@ func Handler(cfg Config) http.Handler {
 		mux.HandleFunc("GET /tests/{id}", a.replyWithin(a.test))
 		mux.HandleFunc("POST /tests/{id}/stop", a.replyWithin(a.stopTest))
 	}
+	a.registerRecords(mux)
 	mux.HandleFunc("GET /results", a.replyWithin(a.results))
 	mux.HandleFunc("GET /health/live", a.replyWithin(a.live))
 	mux.HandleFunc("GET /health/ready", a.replyWithin(a.ready))
@@ -133,7 +136,8 @@ func Handler(cfg Config) http.Handler {
 		otelhttp.WithPropagators(telemetry.Propagator()),
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method + " " + r.URL.Path }),
 		otelhttp.WithFilter(func(r *http.Request) bool {
-			return r.Method == http.MethodPost || r.URL.Path == "/results" || strings.HasPrefix(r.URL.Path, "/tests/")
+			return r.Method == http.MethodPost || r.URL.Path == "/results" || strings.HasPrefix(r.URL.Path, "/tests/") ||
+				strings.HasPrefix(r.URL.Path, "/idempotency")
 		}))
 }
 

@@ -57,18 +57,8 @@ func (r Request) validate() error {
 	if err := ValidateKey(r.IdempotencyKey); err != nil {
 		return err
 	}
-	if r.OperationType == "" {
-		return &ArgumentError{Arg: ArgOperationType, Rule: "must not be empty"}
-	}
-	for _, c := range r.OperationType {
-		if !(c >= 'A' && c <= 'Z' || c == '_' || c >= '0' && c <= '9') {
-			return &ArgumentError{Arg: ArgOperationType, Rule: fmt.Sprintf("must be upper-case letters, digits and '_' (found %q)", c)}
-		}
-	}
-	for _, c := range r.Tenant {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-			return &ArgumentError{Arg: ArgTenant, Rule: fmt.Sprintf("must be lower-case letters, digits and '-' (found %q)", c)}
-		}
+	if err := validateScope(r.OperationType, r.Tenant); err != nil {
+		return err
 	}
 	if r.RequestHash == "" {
 		return &ArgumentError{Arg: ArgRequestHash, Rule: "must not be empty"}
@@ -78,6 +68,35 @@ func (r Request) validate() error {
 	}
 	if r.ttlSet && r.ttl <= 0 {
 		return &ArgumentError{Arg: ArgTTL, Rule: fmt.Sprintf("must be positive (got %s)", r.ttl)}
+	}
+	return nil
+}
+
+// validateScope checks the parts of a pk besides the key.
+func validateScope(operationType, tenant string) error {
+	if err := validateOperationType(operationType); err != nil {
+		return err
+	}
+	return validateTenant(tenant)
+}
+
+func validateOperationType(operationType string) error {
+	if operationType == "" {
+		return &ArgumentError{Arg: ArgOperationType, Rule: "must not be empty"}
+	}
+	for _, c := range operationType {
+		if !(c >= 'A' && c <= 'Z' || c == '_' || c >= '0' && c <= '9') {
+			return &ArgumentError{Arg: ArgOperationType, Rule: fmt.Sprintf("must be upper-case letters, digits and '_' (found %q)", c)}
+		}
+	}
+	return nil
+}
+
+func validateTenant(tenant string) error {
+	for _, c := range tenant {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return &ArgumentError{Arg: ArgTenant, Rule: fmt.Sprintf("must be lower-case letters, digits and '-' (found %q)", c)}
+		}
 	}
 	return nil
 }

@@ -28,8 +28,63 @@ type Store interface {
 	// DeleteExpired deletes records whose expiresAt is at or before now and
 	// returns how many it deleted. Safe to run concurrently and repeatedly.
 	DeleteExpired(ctx context.Context, now time.Time) (int64, error)
+	// Delete removes the record at pk and reports whether there was one to
+	// remove. With leaseToken empty it removes whatever is stored; otherwise
+	// only a record still carrying leaseToken, so a claim written since the
+	// caller read the record survives (and Delete reports false).
+	Delete(ctx context.Context, pk, leaseToken string) (bool, error)
+	// List returns at most q.Limit records matching q, in the store's own
+	// order, and the Next value that continues after them ("" when there are
+	// no more). A page may hold fewer than q.Limit records while Next is set
+	// (a store may bound the work of one call); records written or deleted
+	// while a caller pages may or may not appear. List is an operator tool,
+	// not a hot path.
+	List(ctx context.Context, q ListQuery) (ListPage, error)
 	// Close releases the store's resources.
 	Close() error
+}
+
+// MaxListLimit caps ListQuery.Limit: one page is one bounded read.
+const MaxListLimit = 1000
+
+// ListQuery selects the records List returns. Zero fields select everything.
+type ListQuery struct {
+	Status        Status // only records in this state
+	OperationType string // only records of this operation type
+	// Tenant, with AllTenants false, selects one tenant's records ("" the
+	// implicit tenant's); AllTenants selects every tenant's.
+	Tenant     string
+	AllTenants bool
+	// UpdatedBefore selects records whose updatedAt is before it (records
+	// nobody touched since: a stuck IN_PROGRESS has no heartbeat).
+	UpdatedBefore time.Time
+	// LiveAt leaves out records expired at it (Record.Expired).
+	LiveAt time.Time
+	// Limit is the most records one page holds, 1 to MaxListLimit; stores
+	// clamp other values into that range.
+	Limit int
+	// After continues a listing: the Next of the previous page.
+	After string
+}
+
+// Matches reports whether r is one of the records q selects, ignoring
+// paging; for stores that filter in memory.
+func (q ListQuery) Matches(r Record) bool {
+	return (q.Status == "" || r.Status == q.Status) &&
+		(q.OperationType == "" || r.OperationType == q.OperationType) &&
+		(q.AllTenants || r.Tenant == q.Tenant) &&
+		(q.UpdatedBefore.IsZero() || r.UpdatedAt.Before(q.UpdatedBefore)) &&
+		(q.LiveAt.IsZero() || !r.Expired(q.LiveAt))
+}
+
+// PageSize is q.Limit clamped to 1..MaxListLimit.
+func (q ListQuery) PageSize() int { return min(max(q.Limit, 1), MaxListLimit) }
+
+// ListPage is one page of List.
+type ListPage struct {
+	Records []Record
+	// Next continues after this page as ListQuery.After; "" at the end.
+	Next string
 }
 
 // Claim is the record Begin tries to write.

@@ -62,6 +62,24 @@ func (t *tracedStore) DeleteExpired(ctx context.Context, now time.Time) (int64, 
 	return n, err
 }
 
+func (t *tracedStore) Delete(ctx context.Context, pk, leaseToken string) (bool, error) {
+	ctx, span := t.start(ctx, "delete", pk)
+	defer span.End()
+	deleted, err := t.Store.Delete(ctx, pk, leaseToken)
+	span.SetAttributes(attribute.Bool("mqprobe.idempotency.evicted", deleted))
+	Fail(span, err)
+	return deleted, err
+}
+
+func (t *tracedStore) List(ctx context.Context, q idempotency.ListQuery) (idempotency.ListPage, error) {
+	ctx, span := t.start(ctx, "list", "")
+	defer span.End()
+	page, err := t.Store.List(ctx, q)
+	span.SetAttributes(attribute.Int("mqprobe.idempotency.listed", len(page.Records)))
+	Fail(span, err)
+	return page, err
+}
+
 func updateName(k idempotency.UpdateKind) string {
 	switch k {
 	case idempotency.UpdateHeartbeat:

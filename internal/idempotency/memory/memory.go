@@ -4,6 +4,8 @@ package memory
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,6 +74,39 @@ func (s *Store) DeleteExpired(_ context.Context, now time.Time) (int64, error) {
 		}
 	}
 	return n, nil
+}
+
+// Delete implements idempotency.Store.
+func (s *Store) Delete(_ context.Context, pk, leaseToken string) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, ok := s.records[pk]
+	if !ok || (leaseToken != "" && rec.LeaseToken != leaseToken) {
+		return false, nil
+	}
+	delete(s.records, pk)
+	return true, nil
+}
+
+// List implements idempotency.Store, in pk order; Next is the last pk of
+// a full page.
+func (s *Store) List(_ context.Context, q idempotency.ListQuery) (idempotency.ListPage, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var matched []idempotency.Record
+	for pk, rec := range s.records {
+		if pk > q.After && q.Matches(rec) {
+			matched = append(matched, rec)
+		}
+	}
+	slices.SortFunc(matched, func(a, b idempotency.Record) int { return strings.Compare(a.PK, b.PK) })
+	var page idempotency.ListPage
+	if size := q.PageSize(); len(matched) > size {
+		matched = matched[:size]
+		page.Next = matched[size-1].PK
+	}
+	page.Records = matched
+	return page, nil
 }
 
 // Close implements idempotency.Store.

@@ -36,6 +36,9 @@ var migrations = []string{
 	CREATE INDEX IF NOT EXISTS idx_idempotency_expires ON idempotency_record (expires_at);`,
 	// 2: the named tenant a record belongs to ('' for the implicit tenant).
 	`ALTER TABLE idempotency_record ADD COLUMN tenant VARCHAR(63) NOT NULL DEFAULT ''`,
+	// 3: List by status walks this index in pk order (finding stuck
+	// IN_PROGRESS records reads only those, not the whole table).
+	`CREATE INDEX IF NOT EXISTS idx_idempotency_status_pk ON idempotency_record (status, pk)`,
 }
 
 // SchemaVersion is the schema version this build migrates to.

@@ -261,6 +261,78 @@ func (s *Store) DeleteExpired(ctx context.Context, now time.Time) (int64, error)
 	}
 }
 
+// Delete implements idempotency.Store.
+func (s *Store) Delete(ctx context.Context, pk, leaseToken string) (bool, error) {
+	query, args := `DELETE FROM idempotency_record WHERE pk = $1`, []any{pk}
+	if leaseToken != "" {
+		query, args = query+` AND lease_token = $2`, append(args, leaseToken)
+	}
+	res, err := s.db.ExecContext(ctx, s.d.bind(query), args...)
+	if err != nil {
+		return false, fmt.Errorf("delete %s: %w", pk, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("delete %s: %w", pk, err)
+	}
+	return n > 0, nil
+}
+
+// List implements idempotency.Store: one indexed query in pk order (keyset
+// paging on the primary key, or on (status, pk) when filtering by status);
+// After and Next are pks.
+func (s *Store) List(ctx context.Context, q idempotency.ListQuery) (idempotency.ListPage, error) {
+	var (
+		conds []string
+		args  []any
+	)
+	where := func(cond string, v any) {
+		args = append(args, v)
+		conds = append(conds, fmt.Sprintf(cond, len(args)))
+	}
+	where("pk > $%d", q.After)
+	if q.Status != "" {
+		where("status = $%d", string(q.Status))
+	}
+	if q.OperationType != "" {
+		where("operation_type = $%d", q.OperationType)
+	}
+	if !q.AllTenants {
+		where("tenant = $%d", q.Tenant)
+	}
+	if !q.UpdatedBefore.IsZero() {
+		where("updated_at < $%d", s.d.timeArg(q.UpdatedBefore))
+	}
+	if !q.LiveAt.IsZero() {
+		where("expires_at > $%d", s.d.timeArg(q.LiveAt))
+	}
+	size := q.PageSize()
+	// One row more than the page tells whether another page follows.
+	query := fmt.Sprintf(`SELECT %s FROM idempotency_record WHERE %s ORDER BY pk LIMIT %d`,
+		columns, strings.Join(conds, " AND "), size+1)
+	rows, err := s.db.QueryContext(ctx, s.d.bind(query), args...)
+	if err != nil {
+		return idempotency.ListPage{}, fmt.Errorf("list: %w", err)
+	}
+	defer rows.Close()
+	var page idempotency.ListPage
+	for rows.Next() {
+		var rec idempotency.Record
+		if err := rows.Scan(recordDest(&rec)...); err != nil {
+			return idempotency.ListPage{}, fmt.Errorf("list: scan: %w", err)
+		}
+		page.Records = append(page.Records, rec)
+	}
+	if err := rows.Err(); err != nil {
+		return idempotency.ListPage{}, fmt.Errorf("list: %w", err)
+	}
+	if len(page.Records) > size {
+		page.Records = page.Records[:size]
+		page.Next = page.Records[size-1].PK
+	}
+	return page, nil
+}
+
 // Close implements idempotency.Store.
 func (s *Store) Close() error {
 	s.stmts.Range(func(_, st any) bool {

@@ -115,6 +115,10 @@ func Run(t *testing.T, factory Factory) {
 		{"CleanupDeletesOnlyExpired", testCleanup},
 		{"SingleFlightReachesStoreOnce", testSingleFlight},
 		{"LocalCacheReplaysWithoutStore", testLocalCache},
+		{"ListFiltersAndPages", testList},
+		{"DeleteRemovesOneRecord", testDelete},
+		{"EvictRefusesLiveLeaseUnlessForced", testEvict},
+		{"InspectAndListHideExpired", testInspectAndListThroughEngine},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newFixture(t, factory)) })

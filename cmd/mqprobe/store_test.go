@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mqprobe/mqprobe/internal/idempotency"
+	"github.com/mqprobe/mqprobe/internal/idempotency/sqlstore"
+	"github.com/mqprobe/mqprobe/internal/idempotency/storetest"
+)
+
+// seedSQLite writes records into a SQLite store at path, as a daemon would,
+// and points the CLI's configuration at it: stuck (IN_PROGRESS, untouched
+// for an hour, lease run out), running (IN_PROGRESS, live lease), done
+// (COMPLETED) of the implicit tenant, and team-a's done.
+func seedSQLite(t *testing.T) map[string]idempotency.Record {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "mqprobe.db")
+	t.Setenv("MQPROBE_IDEMPOTENCY_STORE", "sqlite")
+	t.Setenv("MQPROBE_IDEMPOTENCY_SQLITE_PATH", path)
+	ctx := context.Background()
+	store, err := sqlstore.OpenSQLite(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	clock := storetest.NewClock(time.Now().Add(-time.Hour))
+	engine, err := idempotency.New(store, idempotency.Config{Lease: time.Minute, Clock: clock}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	begin := func(op, tenant, key string) idempotency.Result {
+		t.Helper()
+		res, err := engine.Begin(ctx, idempotency.Request{OperationType: op, Tenant: tenant, IdempotencyKey: key, RequestHash: "h-" + key})
+		if err != nil || res.Outcome != idempotency.Acquired {
+			t.Fatalf("Begin(%s): %v %v", key, res.Outcome, err)
+		}
+		return res
+	}
+	records := map[string]idempotency.Record{"stuck": begin("PRODUCE", "", "stuck").Record}
+	clock.Advance(time.Hour)
+	records["running"] = begin("PRODUCE", "", "running").Record
+	for _, tenant := range []string{"", "team-a"} {
+		rec, err := engine.Complete(ctx, begin("DEPTH", tenant, "done").Lease, idempotency.Response{Payload: `{"result":{"currentDepth":7}}`, HTTPStatus: 200})
+		if err != nil {
+			t.Fatal(err)
+		}
+		records["done@"+tenant] = rec
+	}
+	return records
+}
+
+// storeCLI runs the CLI in-process and returns stdout, stderr and the exit
+// status.
+func storeCLI(t *testing.T, args ...string) (stdout, stderr string, status int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	root := rootCommand()
+	root.SetArgs(args)
+	root.SetOut(&out)
+	root.SetErr(&errOut)
+	err := root.ExecuteContext(context.Background())
+	var ee *exitError
+	switch {
+	case errors.As(err, &ee):
+		status = ee.code
+	case err != nil:
+		status = 1
+		errOut.WriteString(err.Error())
+	}
+	return out.String(), errOut.String(), status
+}
+
+func TestStoreGet(t *testing.T) {
+	records := seedSQLite(t)
+	out, _, status := storeCLI(t, "store", "get", "DEPTH", "done")
+	if status != 0 {
+		t.Fatalf("get: status %d %s", status, out)
+	}
+	var view map[string]any
+	if err := json.Unmarshal([]byte(out), &view); err != nil {
+		t.Fatalf("get printed %q: %v", out, err)
+	}
+	done := records["done@"]
+	if view["status"] != "COMPLETED" || view["expiresAt"] != idempotency.FormatTime(done.ExpiresAt) ||
+		view["response"].(map[string]any)["result"].(map[string]any)["currentDepth"] != 7.0 || view["tenant"] != nil {
+		t.Errorf("get printed %v", view)
+	}
+	if strings.Contains(out, done.LeaseToken) {
+		t.Errorf("get printed the lease token: %s", out)
+	}
+	if out, _, status := storeCLI(t, "store", "get", "depth", "done", "--tenant", "team-a"); status != 0 || !strings.Contains(out, `"tenant": "team-a"`) {
+		t.Errorf("get --tenant team-a: %d %s", status, out)
+	}
+	if _, _, status := storeCLI(t, "store", "get", "DEPTH", "missing"); status != exitNoRecord {
+		t.Errorf("get of a missing record: status %d, want %d", status, exitNoRecord)
+	}
+	if _, _, status := storeCLI(t, "store", "get", "PRODUCE", "done", "--tenant", "Team_A"); status != 2 {
+		t.Errorf("bad tenant: status %d, want 2", status)
+	}
+}
+
+// listKeys runs store list with args and returns the "tenant/op/key" of
+// each line, sorted.
+func listKeys(t *testing.T, args ...string) ([]string, string) {
+	t.Helper()
+	out, stderr, status := storeCLI(t, append([]string{"store", "list"}, args...)...)
+	if status != 0 {
+		t.Fatalf("list %v: status %d %s %s", args, status, out, stderr)
+	}
+	var keys []string
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		var view map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &view); err != nil {
+			t.Fatalf("list line %q: %v", sc.Text(), err)
+		}
+		tenant, _ := view["tenant"].(string)
+		keys = append(keys, tenant+"/"+view["operationType"].(string)+"/"+view["idempotencyKey"].(string))
+	}
+	slices.Sort(keys)
+	return keys, stderr
+}
+
+func TestStoreList(t *testing.T) {
+	seedSQLite(t)
+	for args, want := range map[string][]string{
+		"":                                       {"/DEPTH/done", "/PRODUCE/running", "/PRODUCE/stuck", "team-a/DEPTH/done"},
+		"--tenant default":                       {"/DEPTH/done", "/PRODUCE/running", "/PRODUCE/stuck"},
+		"--tenant team-a":                        {"team-a/DEPTH/done"},
+		"--status in_progress":                   {"/PRODUCE/running", "/PRODUCE/stuck"},
+		"--status IN_PROGRESS --older-than 10m":  {"/PRODUCE/stuck"},
+		"--status IN_PROGRESS --older-than PT2H": nil,
+		"--operation DEPTH --status COMPLETED":   {"/DEPTH/done", "team-a/DEPTH/done"},
+	} {
+		if got, _ := listKeys(t, strings.Fields(args)...); !slices.Equal(got, want) {
+			t.Errorf("list %s: %v, want %v", args, got, want)
+		}
+	}
+	got, stderr := listKeys(t, "--limit", "3")
+	if len(got) != 3 || !strings.Contains(stderr, "raise --limit") {
+		t.Errorf("list --limit 3: %v, stderr %q; want 3 records and a note that more match", got, stderr)
+	}
+	for _, args := range [][]string{{"--status", "DONE"}, {"--older-than", "ten minutes"}, {"--limit", "0"}} {
+		if _, _, status := storeCLI(t, append([]string{"store", "list"}, args...)...); status != 2 {
+			t.Errorf("list %v: status %d, want 2", args, status)
+		}
+	}
+}
+
+func TestStoreEvict(t *testing.T) {
+	seedSQLite(t)
+	_, stderr, status := storeCLI(t, "store", "evict", "PRODUCE", "running")
+	if status != exitRefused || !strings.Contains(stderr, `"outcome":"refused_lease_alive"`) {
+		t.Errorf("evicting a live lease: status %d, stderr %s; want %d and an audit line", status, stderr, exitRefused)
+	}
+	out, stderr, status := storeCLI(t, "store", "evict", "PRODUCE", "stuck")
+	if status != 0 || !strings.Contains(out, `"idempotencyKey": "stuck"`) {
+		t.Errorf("evicting a stuck record: status %d %s %s", status, out, stderr)
+	}
+	var audit map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(stderr)), &audit); err != nil {
+		t.Fatalf("audit line %q: %v", stderr, err)
+	}
+	if audit["msg"] != "evict" || audit["outcome"] != "evicted" || audit["forced"] != false || audit["tenant"] != "default" ||
+		audit["key"] != "stuck" || !strings.HasPrefix(audit["by"].(string), "cli user=") {
+		t.Errorf("audit line %v", audit)
+	}
+	if _, stderr, status = storeCLI(t, "store", "evict", "PRODUCE", "running", "--force"); status != 0 ||
+		!strings.Contains(stderr, `"forced":true`) || !strings.Contains(stderr, `"lease_alive":true`) {
+		t.Errorf("forced eviction: status %d, stderr %s", status, stderr)
+	}
+	if _, _, status = storeCLI(t, "store", "evict", "DEPTH", "done", "--tenant", "team-a"); status != 0 {
+		t.Errorf("evicting team-a's record: status %d", status)
+	}
+	if got, _ := listKeys(t); !slices.Equal(got, []string{"/DEPTH/done"}) {
+		t.Errorf("left after evictions: %v, want only the implicit tenant's DEPTH/done", got)
+	}
+	if _, _, status = storeCLI(t, "store", "evict", "PRODUCE", "stuck"); status != exitNoRecord {
+		t.Errorf("evicting again: status %d, want %d", status, exitNoRecord)
+	}
+}
+
+func TestStoreRecordsRefuseTheMemoryStore(t *testing.T) {
+	t.Setenv("MQPROBE_IDEMPOTENCY_STORE", "memory")
+	if _, stderr, status := storeCLI(t, "store", "list"); status != 1 || !strings.Contains(stderr, "GET /idempotency") {
+		t.Errorf("list on the memory store: status %d %s; want 1 pointing at the HTTP API", status, stderr)
+	}
+}

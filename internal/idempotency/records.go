@@ -1,0 +1,218 @@
+package idempotency
+
+import (
+	"cmp"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Argument names of the record operations, used in ArgumentError.
+const (
+	ArgStatus    = "status"
+	ArgOlderThan = "olderThan"
+	ArgLimit     = "limit"
+	ArgCursor    = "cursor"
+)
+
+// DefaultListLimit is the page size of List when the query names none.
+const DefaultListLimit = 100
+
+var (
+	// ErrNoRecord means there is no record (or only an expired one) to evict.
+	ErrNoRecord = errors.New("idempotency: no record")
+	// ErrLeaseAlive means Evict refused an IN_PROGRESS record whose holder's
+	// lease is alive: the holder is still working, and once the record is
+	// gone the next copy of the command claims it afresh and runs it a
+	// second time alongside. Only a forced eviction takes that risk.
+	ErrLeaseAlive = errors.New("idempotency: lease alive")
+	// ErrRecordChanged means the record was claimed again between Evict's
+	// read and its delete; nothing was deleted, and inspecting it again
+	// shows its new state.
+	ErrRecordChanged = errors.New("idempotency: record changed during evict")
+)
+
+// implicitTenantLabel names the implicit tenant in audit lines, as
+// tenant.Label does.
+const implicitTenantLabel = "default"
+
+// Inspect reads the record of an operation type, tenant ("" for the
+// implicit one) and key, lease token included, or reports it absent (or
+// expired). Bad arguments return an *ArgumentError.
+func (e *Engine) Inspect(ctx context.Context, operationType, tenant, key string) (Record, bool, error) {
+	if err := validateScope(operationType, tenant); err != nil {
+		return Record{}, false, err
+	}
+	return e.Get(ctx, operationType, tenant, key)
+}
+
+// RecordQuery selects the records List returns; zero fields select
+// everything of the tenant.
+type RecordQuery struct {
+	Status        Status // IN_PROGRESS, COMPLETED or FAILED; "" for any
+	OperationType string // "" for any
+	// Tenant, with AllTenants false, is the one tenant listed ("" the
+	// implicit tenant).
+	Tenant     string
+	AllTenants bool
+	// OlderThan selects records nobody updated for at least this long (a
+	// stuck IN_PROGRESS record's holder stopped heartbeating); 0 for any.
+	OlderThan time.Duration
+	// Limit is the most records a page holds, up to MaxListLimit; 0 means
+	// DefaultListLimit.
+	Limit int
+	// Cursor continues a listing: the Cursor of the previous page.
+	Cursor string
+}
+
+// RecordPage is one page of List.
+type RecordPage struct {
+	Records []Record
+	// Cursor continues the listing in RecordQuery.Cursor; "" at the end. A
+	// page may be short, even empty, while Cursor is set.
+	Cursor string
+}
+
+// List returns one page of the unexpired records q selects. Bad arguments
+// return an *ArgumentError naming the field; store failures match
+// ErrStoreUnavailable. With deduplication disabled there are no records.
+func (e *Engine) List(ctx context.Context, q RecordQuery) (RecordPage, error) {
+	sq, err := e.storeQuery(q)
+	if err != nil || e.cfg.Disabled {
+		return RecordPage{}, err
+	}
+	page, err := e.store.List(ctx, sq)
+	if err != nil {
+		return RecordPage{}, storeError("list", err)
+	}
+	out := RecordPage{Records: page.Records}
+	if page.Next != "" {
+		out.Cursor = base64.RawURLEncoding.EncodeToString([]byte(page.Next))
+	}
+	return out, nil
+}
+
+func (e *Engine) storeQuery(q RecordQuery) (ListQuery, error) {
+	switch q.Status {
+	case "", StatusInProgress, StatusCompleted, StatusFailed:
+	default:
+		return ListQuery{}, &ArgumentError{Arg: ArgStatus, Rule: fmt.Sprintf("must be IN_PROGRESS, COMPLETED or FAILED (got %q)", q.Status)}
+	}
+	if q.OperationType != "" {
+		if err := validateOperationType(q.OperationType); err != nil {
+			return ListQuery{}, err
+		}
+	}
+	if err := validateTenant(q.Tenant); err != nil {
+		return ListQuery{}, err
+	}
+	if q.OlderThan < 0 {
+		return ListQuery{}, &ArgumentError{Arg: ArgOlderThan, Rule: fmt.Sprintf("must not be negative (got %s)", q.OlderThan)}
+	}
+	if q.Limit < 0 || q.Limit > MaxListLimit {
+		return ListQuery{}, &ArgumentError{Arg: ArgLimit, Rule: fmt.Sprintf("must be between 1 and %d (got %d)", MaxListLimit, q.Limit)}
+	}
+	after, err := base64.RawURLEncoding.DecodeString(q.Cursor)
+	if err != nil {
+		return ListQuery{}, &ArgumentError{Arg: ArgCursor, Rule: "must be the cursor of a previous page"}
+	}
+	now := e.now()
+	sq := ListQuery{Status: q.Status, OperationType: q.OperationType, Tenant: q.Tenant, AllTenants: q.AllTenants,
+		LiveAt: now, Limit: cmp.Or(q.Limit, DefaultListLimit), After: string(after)}
+	if q.OlderThan > 0 {
+		sq.UpdatedBefore = now.Add(-q.OlderThan)
+	}
+	return sq, nil
+}
+
+// EvictRequest names the record Evict removes and who asks.
+type EvictRequest struct {
+	OperationType  string
+	Tenant         string // "" for the implicit tenant
+	IdempotencyKey string
+	// Force evicts an IN_PROGRESS record whose lease is alive: the
+	// operator's decision that its holder is gone or may run it twice.
+	Force bool
+	// By says who asks, for the audit line ("http", "cli user=alice").
+	By string
+}
+
+// Evict deletes a record so the next copy of its command runs afresh, and
+// writes one audit line, whatever the outcome. It returns the record it
+// found: deleted, or the reason it was not. Errors: *ArgumentError for bad
+// arguments, ErrNoRecord when there is none (or it expired), ErrLeaseAlive
+// for a live IN_PROGRESS record without Force, ErrRecordChanged when it was
+// claimed again meanwhile, and ErrStoreUnavailable for store failures.
+func (e *Engine) Evict(ctx context.Context, req EvictRequest) (rec Record, err error) {
+	if err := validateScope(req.OperationType, req.Tenant); err != nil {
+		return Record{}, err
+	}
+	if err := ValidateKey(req.IdempotencyKey); err != nil {
+		return Record{}, err
+	}
+	liveLease := false
+	defer func() { e.auditEviction(ctx, req, rec, liveLease, err) }()
+	rec, found, err := e.Get(ctx, req.OperationType, req.Tenant, req.IdempotencyKey)
+	if err != nil {
+		return Record{}, err
+	}
+	if !found {
+		return Record{}, fmt.Errorf("evict %s: %w", PK(req.OperationType, req.Tenant, req.IdempotencyKey), ErrNoRecord)
+	}
+	liveLease = rec.Status == StatusInProgress && rec.LeaseAlive(e.now())
+	token := rec.LeaseToken
+	if liveLease {
+		if !req.Force {
+			return rec, fmt.Errorf("evict %s: attempt %d holds its lease until %s: %w",
+				rec.PK, rec.Attempt, FormatTime(rec.LeaseExpiresAt), ErrLeaseAlive)
+		}
+		token = "" // whoever holds it now: forced
+	}
+	// Fenced by the token read above: a claim taken since is not ours to drop.
+	deleted, err := e.store.Delete(ctx, rec.PK, token)
+	if err != nil {
+		return rec, storeError("evict", err)
+	}
+	if !deleted {
+		return rec, fmt.Errorf("evict %s: %w", rec.PK, ErrRecordChanged)
+	}
+	if e.cache != nil {
+		e.cache.Remove(rec.PK)
+	}
+	return rec, nil
+}
+
+// auditEviction writes the audit line of one Evict: who, tenant,
+// operation, key, forced, and what became of it.
+func (e *Engine) auditEviction(ctx context.Context, req EvictRequest, rec Record, liveLease bool, err error) {
+	outcome := "evicted"
+	switch {
+	case errors.Is(err, ErrNoRecord):
+		outcome = "not_found"
+	case errors.Is(err, ErrLeaseAlive):
+		outcome = "refused_lease_alive"
+	case errors.Is(err, ErrRecordChanged):
+		outcome = "changed"
+	case err != nil:
+		outcome = "undecided"
+	}
+	attrs := []any{"key", req.IdempotencyKey, "operation", req.OperationType, "tenant", cmp.Or(req.Tenant, implicitTenantLabel),
+		"by", req.By, "forced", req.Force, "outcome", outcome}
+	if rec.PK != "" {
+		attrs = append(attrs, "status", string(rec.Status), "attempt", rec.Attempt)
+	}
+	level := slog.LevelInfo
+	if outcome == "evicted" && liveLease {
+		// The operator overrode a live lease: its holder may still be running.
+		attrs = append(attrs, "lease_alive", true, "lease_expires_at", FormatTime(rec.LeaseExpiresAt))
+		level = slog.LevelWarn
+	}
+	if err != nil && outcome == "undecided" {
+		attrs = append(attrs, "error", err)
+		level = slog.LevelWarn
+	}
+	e.log.Log(ctx, level, "evict", attrs...)
+}

@@ -1,0 +1,266 @@
+package storetest
+
+import (
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mqprobe/mqprobe/internal/idempotency"
+)
+
+// put writes a record of operation op, tenant and a fresh key with one
+// Begin at the fixture's clock, then moves it to status; it returns the
+// stored record.
+func (f *fixture) put(op, tenant string, status idempotency.Status, ttl time.Duration) idempotency.Record {
+	f.t.Helper()
+	key := newKey()
+	now := f.clock.Now()
+	c := idempotency.Claim{PK: idempotency.PK(op, tenant, key), OperationType: op, Tenant: tenant, IdempotencyKey: key,
+		RequestHash: hashA, LeaseToken: "token-" + key, Now: now, ExpiresAt: now.Add(ttl), LeaseExpiresAt: now.Add(lease)}
+	rec, ok, err := f.store.Begin(f.ctx, c)
+	if err != nil || !ok {
+		f.t.Fatalf("Begin(%s) = %v, %v", c.PK, ok, err)
+	}
+	u := idempotency.Update{Now: now}
+	switch status {
+	case idempotency.StatusCompleted:
+		u.Kind, u.ResponsePayload, u.HTTPStatus = idempotency.UpdateComplete, payload, 201
+	case idempotency.StatusFailed:
+		u.Kind, u.ErrorMessage = idempotency.UpdateFail, "MQRC 2085"
+	default:
+		return rec
+	}
+	if rec, err = f.store.Update(f.ctx, c.PK, c.LeaseToken, u); err != nil {
+		f.t.Fatalf("Update(%s): %v", c.PK, err)
+	}
+	return rec
+}
+
+// listAll pages through q with pages of pageSize and returns the pks seen
+// in order, failing on a page over its limit or a pk seen twice.
+func (f *fixture) listAll(q idempotency.ListQuery, pageSize int) []string {
+	f.t.Helper()
+	q.Limit = pageSize
+	var pks []string
+	for range 200 {
+		page, err := f.store.List(f.ctx, q)
+		if err != nil {
+			f.t.Fatalf("List(%+v): %v", q, err)
+		}
+		if len(page.Records) > pageSize {
+			f.t.Fatalf("page of %d records, limit %d", len(page.Records), pageSize)
+		}
+		for _, r := range page.Records {
+			if slices.Contains(pks, r.PK) {
+				f.t.Fatalf("%s listed twice", r.PK)
+			}
+			if !q.Matches(r) {
+				f.t.Errorf("%s (%s, %s, tenant %q, updated %s) does not match %+v", r.PK, r.Status, r.OperationType, r.Tenant, r.UpdatedAt, q)
+			}
+			pks = append(pks, r.PK)
+		}
+		if page.Next == "" {
+			return pks
+		}
+		q.After = page.Next
+	}
+	f.t.Fatal("List never ended")
+	return nil
+}
+
+func sorted(pks []string) []string {
+	out := slices.Clone(pks)
+	slices.Sort(out)
+	return out
+}
+
+func assertListed(t *testing.T, what string, got []string, want ...idempotency.Record) {
+	t.Helper()
+	var wantPKs []string
+	for _, r := range want {
+		wantPKs = append(wantPKs, r.PK)
+	}
+	if g, w := sorted(got), sorted(wantPKs); !slices.Equal(g, w) {
+		t.Errorf("%s listed\n %v\nwant\n %v", what, g, w)
+	}
+}
+
+// testList: every filter alone and combined selects exactly its records,
+// across pages of several sizes, each record once, all fields intact.
+func testList(t *testing.T, f *fixture) {
+	stuck := f.put(opProd, "", idempotency.StatusInProgress, time.Hour)
+	oldDone := f.put("DEPTH", "", idempotency.StatusCompleted, time.Hour)
+	expired := f.put(opProd, "", idempotency.StatusFailed, 5*time.Minute)
+	f.clock.Advance(10 * time.Minute)
+	cutoff := f.clock.Now()
+	f.clock.Advance(time.Second)
+	running := f.put(opProd, "", idempotency.StatusInProgress, time.Hour)
+	failed := f.put(opProd, "", idempotency.StatusFailed, time.Hour)
+	done := f.put(opProd, "", idempotency.StatusCompleted, time.Hour)
+	teamRunning := f.put(opProd, "team-a", idempotency.StatusInProgress, time.Hour)
+	teamDepth := f.put("DEPTH", "team-a", idempotency.StatusCompleted, time.Hour)
+	otherTeam := f.put(opProd, "team-b", idempotency.StatusCompleted, time.Hour)
+	now := f.clock.Now()
+
+	all := idempotency.ListQuery{AllTenants: true}
+	assertListed(t, "everything", f.listAll(all, 1000), stuck, oldDone, expired, running, failed, done, teamRunning, teamDepth, otherTeam)
+	for _, size := range []int{1, 2, 4} {
+		assertListed(t, "everything, paged", f.listAll(all, size), stuck, oldDone, expired, running, failed, done, teamRunning, teamDepth, otherTeam)
+	}
+	assertListed(t, "implicit tenant", f.listAll(idempotency.ListQuery{}, 3), stuck, oldDone, expired, running, failed, done)
+	assertListed(t, "team-a", f.listAll(idempotency.ListQuery{Tenant: "team-a"}, 3), teamRunning, teamDepth)
+	assertListed(t, "live", f.listAll(idempotency.ListQuery{AllTenants: true, LiveAt: now}, 3),
+		stuck, oldDone, running, failed, done, teamRunning, teamDepth, otherTeam)
+	assertListed(t, "IN_PROGRESS", f.listAll(idempotency.ListQuery{AllTenants: true, Status: idempotency.StatusInProgress}, 2),
+		stuck, running, teamRunning)
+	assertListed(t, "DEPTH", f.listAll(idempotency.ListQuery{AllTenants: true, OperationType: "DEPTH"}, 2), oldDone, teamDepth)
+	assertListed(t, "updated before the cutoff", f.listAll(idempotency.ListQuery{AllTenants: true, UpdatedBefore: cutoff}, 2),
+		stuck, oldDone, expired)
+	assertListed(t, "stuck: IN_PROGRESS, untouched since the cutoff, live",
+		f.listAll(idempotency.ListQuery{Status: idempotency.StatusInProgress, UpdatedBefore: cutoff, LiveAt: now}, 2), stuck)
+	assertListed(t, "implicit COMPLETED PRODUCE",
+		f.listAll(idempotency.ListQuery{Status: idempotency.StatusCompleted, OperationType: opProd}, 1), done)
+	assertListed(t, "team-b FAILED", f.listAll(idempotency.ListQuery{Tenant: "team-b", Status: idempotency.StatusFailed}, 5))
+
+	// Records come back whole.
+	page, err := f.store.List(f.ctx, idempotency.ListQuery{Tenant: "team-a", OperationType: "DEPTH", Limit: 10})
+	if err != nil || len(page.Records) != 1 {
+		t.Fatalf("List = %d records, %v", len(page.Records), err)
+	}
+	assertRecord(t, page.Records[0], teamDepth)
+	if page.Next != "" {
+		// A store may stop early, but not after a page that holds all there is.
+		if rest, err := f.store.List(f.ctx, idempotency.ListQuery{Tenant: "team-a", OperationType: "DEPTH", Limit: 10, After: page.Next}); err != nil || len(rest.Records) != 0 {
+			t.Errorf("page after the only match: %d records, %v", len(rest.Records), err)
+		}
+	}
+}
+
+// testDelete: Delete removes exactly one record, reports whether it did,
+// and with a lease token spares a record claimed since.
+func testDelete(t *testing.T, f *fixture) {
+	victim := f.put(opProd, "", idempotency.StatusInProgress, time.Hour)
+	neighbour := f.put(opProd, "", idempotency.StatusCompleted, time.Hour)
+	deleted, err := f.store.Delete(f.ctx, victim.PK, "")
+	if err != nil || !deleted {
+		t.Fatalf("Delete(%s) = %v, %v; want deleted", victim.PK, deleted, err)
+	}
+	if _, ok := f.get(victim.PK); ok {
+		t.Errorf("%s still stored after Delete", victim.PK)
+	}
+	if _, ok := f.get(neighbour.PK); !ok {
+		t.Errorf("Delete(%s) removed %s as well", victim.PK, neighbour.PK)
+	}
+	if deleted, err := f.store.Delete(f.ctx, victim.PK, ""); err != nil || deleted {
+		t.Errorf("second Delete = %v, %v; want nothing deleted", deleted, err)
+	}
+
+	if deleted, err := f.store.Delete(f.ctx, neighbour.PK, "token-of-an-older-claim"); err != nil || deleted {
+		t.Errorf("Delete with a stale token = %v, %v; want nothing deleted", deleted, err)
+	}
+	if _, ok := f.get(neighbour.PK); !ok {
+		t.Fatalf("Delete with a stale token removed %s", neighbour.PK)
+	}
+	if deleted, err := f.store.Delete(f.ctx, neighbour.PK, neighbour.LeaseToken); err != nil || !deleted {
+		t.Errorf("Delete with the record's token = %v, %v; want deleted", deleted, err)
+	}
+	if deleted, err := f.store.Delete(f.ctx, "PRODUCE#never-written", "some-token"); err != nil || deleted {
+		t.Errorf("Delete of an absent pk with a token = %v, %v; want nothing deleted", deleted, err)
+	}
+}
+
+// testEvict: the engine evicts finished and abandoned records, refuses a
+// live lease unless forced, and the next claim then starts afresh.
+func testEvict(t *testing.T, f *fixture) {
+	e := f.engine()
+	req := request(newKey(), hashA)
+	res := f.begin(e, req, idempotency.Acquired)
+	evict := idempotency.EvictRequest{OperationType: opProd, IdempotencyKey: req.IdempotencyKey, By: "test"}
+
+	rec, err := e.Evict(f.ctx, evict)
+	if !errors.Is(err, idempotency.ErrLeaseAlive) || rec.Status != idempotency.StatusInProgress {
+		t.Fatalf("Evict of a live lease = %s, %v; want refused with ErrLeaseAlive", rec.Status, err)
+	}
+	if _, ok := f.get(req.PK()); !ok {
+		t.Fatal("refused eviction deleted the record")
+	}
+	f.clock.Advance(lease) // the holder died: its lease ran out
+	if _, err := e.Evict(f.ctx, evict); err != nil {
+		t.Fatalf("Evict of an expired lease: %v", err)
+	}
+	if _, err := e.Evict(f.ctx, evict); !errors.Is(err, idempotency.ErrNoRecord) {
+		t.Errorf("second Evict = %v, want ErrNoRecord", err)
+	}
+	// Another process: this one's single-flight still counts the evicted
+	// holder as running here.
+	again := f.begin(f.engine(), req, idempotency.Acquired)
+	if again.Record.Attempt != 1 {
+		t.Errorf("claim after eviction is attempt %d, want a fresh 1", again.Record.Attempt)
+	}
+	if _, err := e.Complete(f.ctx, res.Lease, idempotency.Response{Payload: payload}); !errors.Is(err, idempotency.ErrLeaseLost) {
+		t.Errorf("evicted holder's Complete = %v, want ErrLeaseLost", err)
+	}
+
+	evict.Force = true
+	if rec, err := e.Evict(f.ctx, evict); err != nil || rec.LeaseToken != again.Record.LeaseToken {
+		t.Fatalf("forced Evict of a live lease = %v (token %s), want the live record evicted", err, rec.LeaseToken)
+	}
+	if _, ok := f.get(req.PK()); ok {
+		t.Error("forced eviction kept the record")
+	}
+
+	// A COMPLETED record replayed from the local cache is forgotten too.
+	cached := f.engine(func(c *idempotency.Config) { c.LocalCacheSize = 8 })
+	res = f.begin(cached, req, idempotency.Acquired)
+	complete(t, f, cached, res)
+	f.begin(cached, req, idempotency.Replay)
+	evict.Force = false
+	if _, err := cached.Evict(f.ctx, evict); err != nil {
+		t.Fatalf("Evict of a COMPLETED record: %v", err)
+	}
+	f.begin(cached, req, idempotency.Acquired)
+}
+
+// testInspectAndListThroughEngine: the engine hides expired records and
+// pages with an opaque cursor.
+func testInspectAndListThroughEngine(t *testing.T, f *fixture) {
+	e := f.engine()
+	short := f.put(opProd, "team-a", idempotency.StatusCompleted, time.Minute)
+	var want []idempotency.Record
+	for range 5 {
+		want = append(want, f.put(opProd, "team-a", idempotency.StatusInProgress, time.Hour))
+	}
+	f.clock.Advance(time.Minute)
+	if _, ok, err := e.Inspect(f.ctx, opProd, "team-a", short.IdempotencyKey); err != nil || ok {
+		t.Errorf("Inspect of an expired record = %v, %v; want absent", ok, err)
+	}
+	got, ok, err := e.Inspect(f.ctx, opProd, "team-a", want[0].IdempotencyKey)
+	if err != nil || !ok {
+		t.Fatalf("Inspect = %v, %v", ok, err)
+	}
+	assertRecord(t, got, want[0])
+	if _, ok, _ := e.Inspect(f.ctx, opProd, "", want[0].IdempotencyKey); ok {
+		t.Error("another tenant's record inspected")
+	}
+
+	var pks []string
+	q := idempotency.RecordQuery{Tenant: "team-a", Status: idempotency.StatusInProgress, OlderThan: 30 * time.Second, Limit: 2}
+	for range 20 {
+		page, err := e.List(f.ctx, q)
+		if err != nil {
+			t.Fatalf("List: %v", err)
+		}
+		for _, r := range page.Records {
+			pks = append(pks, r.PK)
+		}
+		if page.Cursor == "" {
+			break
+		}
+		q.Cursor = page.Cursor
+	}
+	assertListed(t, "engine listing", pks, want...)
+	if page, err := e.List(f.ctx, idempotency.RecordQuery{Tenant: "team-a", OlderThan: 2 * time.Minute}); err != nil || len(page.Records) != 0 {
+		t.Errorf("records older than their age listed: %d, %v", len(page.Records), err)
+	}
+}
