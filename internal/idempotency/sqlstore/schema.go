@@ -36,6 +36,8 @@ var migrations = []string{
 	CREATE INDEX IF NOT EXISTS idx_idempotency_expires ON idempotency_record (expires_at);`,
 	// 2: the named tenant a record belongs to ('' for the implicit tenant).
 	`ALTER TABLE idempotency_record ADD COLUMN tenant VARCHAR(63) NOT NULL DEFAULT ''`,
+	// 3: the instance that claimed the record last ('' before this version).
+	`ALTER TABLE idempotency_record ADD COLUMN lease_holder VARCHAR(255) NOT NULL DEFAULT ''`,
 }
 
 // SchemaVersion is the schema version this build migrates to.
