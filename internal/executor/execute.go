@@ -277,9 +277,6 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 		return err
 	})
 	data := x.data(j, result.StatusCompleted, claim.Record.Attempt)
-	if err != nil {
-		data.Progress = x.failedProgress(cmd.OperationType, &live.Counters, stored.get())
-	}
 	switch {
 	case errors.Is(err, idempotency.ErrLeaseLost):
 		// Another worker owns the command now; it reports the outcome.
@@ -294,6 +291,7 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 		x.releaseClaim(ctx, lease)
 		return x.busy(j, fmt.Errorf("%s: %w", lease.PK(), err))
 	case err != nil:
+		data.Progress = x.failedProgress(cmd.OperationType, &live.Counters, stored.get())
 		return x.fail(ctx, j, lease, data, err)
 	}
 	if data.Result, err = json.Marshal(res); err != nil {

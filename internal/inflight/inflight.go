@@ -6,6 +6,7 @@ package inflight
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -92,7 +93,7 @@ func (c *Command) Snapshot(now time.Time) Snapshot {
 		StartedAt: c.StartedAt, Total: total, Done: done, Committed: min(committed, done)}
 	if elapsed := now.Sub(c.StartedAt).Seconds(); elapsed > 0 {
 		if n := done - c.Counters.resumedFrom.Load(); n > 0 {
-			s.RatePerSec = float64(int64(float64(n)/elapsed*10)) / 10
+			s.RatePerSec = math.Round(float64(n)/elapsed*10) / 10
 		}
 	}
 	return s
