@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/mqprobe/mqprobe/internal/inflight"
 	"github.com/mqprobe/mqprobe/internal/mq"
 )
 
@@ -25,6 +26,7 @@ func BenchmarkProduce(b *testing.B) {
 		cmd := produceCmd(benchRound, benchSize, true, benchTxSize)
 		run := f.run(cmd)
 		run.Checkpoint = func(context.Context, string) error { return nil }
+		run.Live = new(inflight.Counters) // as the executor runs it
 		benchRounds(b, f, func(n int) {
 			cmd.Batch.Count = n
 			if _, err := produce(f.ctx, run); err != nil {

@@ -79,6 +79,7 @@ func consume(ctx context.Context, run Run, limits CaptureLimits) (any, error) {
 	if err := c.resume(ctx); err != nil {
 		return nil, fmt.Errorf("consume: resume: %w", err)
 	}
+	run.Live.Start(int64(c.max), int64(c.committed))
 	if err := c.getAll(ctx); err != nil {
 		return nil, err
 	}
@@ -224,6 +225,7 @@ func (c *consumer) getAll(ctx context.Context) error {
 			return c.abort(ctx, fmt.Errorf("consume: get message %d: %w", n+1, err))
 		}
 		c.cap.add(&msg)
+		c.run.Live.SetDone(int64(len(c.cap.messages)))
 		c.uow.n++
 		if c.chunk > 0 && len(c.cap.messages)-c.committed == c.chunk {
 			if err := c.settle(ctx); err != nil {
@@ -265,6 +267,9 @@ func (c *consumer) settle(ctx context.Context) (err error) {
 		}
 	}
 	c.committed = len(c.cap.messages)
+	if !c.rollback { // backed out: nothing is committed
+		c.run.Live.SetCommitted(int64(c.committed))
+	}
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"context"
 
 	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/inflight"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/telemetry"
 )
@@ -39,6 +40,9 @@ type Run struct {
 	// Report publishes an interim result (a TEST's progress event); nil
 	// publishes nothing.
 	Report func(ctx context.Context, result any)
+	// Live is where PRODUCE and CONSUME report how far they have got, for
+	// readers of the command's progress; nil reports nothing.
+	Live *inflight.Counters
 }
 
 // Connector lends connections; *mq.Pool is one.

@@ -79,6 +79,7 @@ func produce(ctx context.Context, run Run) (any, error) {
 		from := p.done.Committed // a copy: done moves on
 		resumedFrom = &from
 	}
+	run.Live.Start(int64(p.count), int64(p.done.Committed))
 	conn, q, err := openQueue(ctx, run, "produce", mq.OpenOutput)
 	if err != nil {
 		return nil, err
@@ -160,6 +161,7 @@ func (p *producer) putAll(ctx context.Context) (int, error) {
 			return put, p.abort(ctx, fmt.Errorf("produce: put message %d of %d: %w", seq, p.count, withCause(ctx, err)))
 		}
 		put++
+		p.run.Live.SetDone(int64(seq))
 		p.uow.n++
 		if put == 1 {
 			p.firstID = res.MsgID
@@ -211,6 +213,7 @@ func (p *producer) settle(ctx context.Context) error {
 	if err := saveProgress(ctx, p.run, p.done); err != nil {
 		return fmt.Errorf("produce: after %d messages: %w", p.done.Committed, err)
 	}
+	p.run.Live.SetCommitted(int64(p.done.Committed))
 	return nil
 }
 
@@ -223,6 +226,8 @@ func (p *producer) checkpointAsync(ctx context.Context) {
 	go func() {
 		if err := saveProgress(ctx, p.run, done); err != nil {
 			ch <- fmt.Errorf("produce: after %d messages: %w", done.Committed, err)
+		} else {
+			p.run.Live.SetCommitted(int64(done.Committed))
 		}
 		close(ch)
 	}()

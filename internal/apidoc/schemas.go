@@ -34,7 +34,7 @@ func ComponentName(op command.Operation) string {
 // Schemas returns the named schemas both documents share: each $def of
 // common.json under its own name, the command schema of each of ops under
 // ComponentName, and the result event as ResultEvent with its parts
-// ResultData, ResultError and ResultProblem. Every $ref points at
+// ResultData, ResultError, ResultProblem and ResultProgress. Every $ref points at
 // #/components/schemas/<name>; $id and $schema are dropped, nothing else
 // changes.
 func Schemas(ops ...command.Operation) (map[string]any, error) {
@@ -73,7 +73,7 @@ func Schemas(ops ...command.Operation) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	eventDefs := map[string]string{"data": "ResultData", "error": "ResultError", "problem": "ResultProblem"}
+	eventDefs := map[string]string{"data": "ResultData", "error": "ResultError", "problem": "ResultProblem", "progress": "ResultProgress"}
 	evDefs, _ := ev["$defs"].(map[string]any)
 	for def, name := range eventDefs {
 		s, ok := evDefs[def]

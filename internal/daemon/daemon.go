@@ -125,7 +125,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	}
 	if d.engine, err = idempotency.New(d.store, idempotency.Config{
 		Disabled: !cfg.Idempotency.Enabled, RecordTTL: cfg.Idempotency.RecordTTL, MaxRecordTTL: cfg.Idempotency.MaxRecordTTL,
-		Lease: cfg.Idempotency.Lease, LocalCacheSize: cfg.Idempotency.LocalCacheSize,
+		Lease: cfg.Idempotency.Lease, LocalCacheSize: cfg.Idempotency.LocalCacheSize, Holder: cfg.InstanceID,
 	}, log); err != nil {
 		return nil, err
 	}
@@ -199,7 +199,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		MaxBodyBytes: int64(cfg.HTTP.MaxBodyBytes), WriteTimeout: cfg.HTTP.WriteTimeout, MaxResultsBytes: cfg.Results.MaxReplyBytes,
 		Load: d.load, WorkContext: d.work,
 		Metrics: d.tel.MetricsHandler(), TracerProvider: d.tel.TracerProvider, MeterProvider: d.tel.MeterProvider,
-		Tests: ops.Tests, Stored: d.engine, Records: d.engine, AuthToken: cfg.HTTP.AuthToken, Tokens: tokens,
+		Tests: ops.Tests, Stored: d.engine, Records: d.engine, InFlight: d.exec.InFlight(), AuthToken: cfg.HTTP.AuthToken, Tokens: tokens,
 		Ready: map[string]httpapi.Check{"store": d.storeReady, "router": d.routerReady, "intake": d.intakeReady, "admission": d.admissionReady},
 		Status: httpapi.StatusInfo{Version: opts.Version, Mode: cfg.Mode, Instance: cfg.InstanceID, Started: time.Now(),
 			Backends: map[string]string{"mq": cfg.MQ.Backend, "idempotencyStore": storeName(cfg), "bus": d.bus.Name, "results": d.bus.ResultsName}},

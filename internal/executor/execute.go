@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -17,6 +18,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/admission"
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
+	"github.com/mqprobe/mqprobe/internal/inflight"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/targets"
@@ -251,11 +253,22 @@ func (x *Executor) begin(ctx context.Context, j *job, req idempotency.Request) (
 func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, claim idempotency.Result) Outcome {
 	lease := claim.Lease
 	cmd := j.dec.Command
+	live := &inflight.Command{OperationType: string(cmd.OperationType), Tenant: j.tenant.Name, Key: j.dec.IdempotencyKey,
+		Attempt: claim.Record.Attempt, StartedAt: time.Now().UTC()}
+	defer x.running.Add(live)()
+	stored := &checkpoints{last: lease.Progress()}
 	run := handlers.Run{
 		Command: cmd, Target: j.target.Target, Queue: j.target.Queue, Conns: x.Conns,
 		Progress: lease.Progress(), Metrics: x.Metrics, Key: j.dec.IdempotencyKey, Tenant: j.tenant.Name,
-		Checkpoint: func(ctx context.Context, progress string) error { return x.Engine.Checkpoint(ctx, lease, progress) },
-		Report:     func(ctx context.Context, res any) { x.progress(ctx, j, claim.Record.Attempt, res) },
+		Checkpoint: func(ctx context.Context, progress string) error {
+			err := x.Engine.Checkpoint(ctx, lease, progress)
+			if err == nil {
+				stored.set(progress)
+			}
+			return err
+		},
+		Report: func(ctx context.Context, res any) { x.progress(ctx, j, claim.Record.Attempt, res) },
+		Live:   &live.Counters,
 	}
 	notifyStart(ctx, j.dec.IdempotencyKey)
 	var res any
@@ -283,9 +296,11 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 		x.releaseClaim(ctx, lease)
 		return x.busy(j, fmt.Errorf("%s: %w", lease.PK(), err))
 	case err != nil:
+		data.Progress = x.failedProgress(cmd.OperationType, &live.Counters, stored.get())
 		return x.fail(ctx, j, lease, data, err)
 	}
 	if data.Result, err = json.Marshal(res); err != nil {
+		data.Progress = x.failedProgress(cmd.OperationType, &live.Counters, stored.get())
 		return x.fail(ctx, j, lease, data, fmt.Errorf("encode result: %w", err))
 	}
 	status := http.StatusOK
@@ -307,6 +322,41 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 	return out
 }
 
+// checkpoints is the last checkpoint a command's record holds: a previous
+// attempt's, then each one this attempt stores.
+type checkpoints struct {
+	mu   sync.Mutex
+	last string
+}
+
+func (c *checkpoints) set(progress string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.last = progress
+}
+
+func (c *checkpoints) get() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.last
+}
+
+// failedProgress says how far a failed PRODUCE or CONSUME got: the live
+// counters for what this attempt did, the record's checkpoint for what is
+// committed. It is resumable when the checkpoint gives a retry something
+// to take over from, and the record keeps it for one (idempotency is on).
+// Other operations have none.
+func (x *Executor) failedProgress(op command.Operation, live *inflight.Counters, checkpoint string) *result.Progress {
+	if op != command.Produce && op != command.Consume {
+		return nil
+	}
+	total, done, _ := live.Values()
+	cp, _ := handlers.ReadCheckpoint(op, checkpoint)
+	committed := int64(cp.Committed)
+	return &result.Progress{Total: total, Done: max(done, committed), Committed: committed,
+		FirstMsgID: cp.FirstMsgID, LastMsgID: cp.LastMsgID, Resumable: cp.Resumable && !x.Engine.Config().Disabled}
+}
+
 // progress publishes an interim result; a lost progress event is only
 // logged, as the next one or the final result supersedes it.
 func (x *Executor) progress(ctx context.Context, j *job, attempt int, res any) {
@@ -325,11 +375,14 @@ func (x *Executor) progress(ctx context.Context, j *job, attempt int, res any) {
 func (x *Executor) fail(ctx context.Context, j *job, lease *idempotency.Lease, data result.Data, cause error) Outcome {
 	data.Status = result.StatusFailed
 	data.Error = mqError(cause)
-	rec, err := x.Engine.Fail(context.WithoutCancel(ctx), lease, data.Error.Message)
+	body, _ := json.Marshal(data)
+	// The record keeps the body for GET /commands/{op}/{key}; a retry of the
+	// same command runs again rather than replaying it.
+	rec, err := x.Engine.FailWithResponse(context.WithoutCancel(ctx), lease, data.Error.Message,
+		idempotency.Response{Payload: string(body), HTTPStatus: http.StatusBadGateway})
 	if err != nil {
 		return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("record failure of %s: %w (failure was: %v)", lease.PK(), err, cause))
 	}
-	body, _ := json.Marshal(data)
 	if data.Error.Transient {
 		ev := x.event(ctx, data)
 		return Outcome{Status: result.StatusFailed, Event: &ev, RetryAfter: x.cfg.RetryDelay,

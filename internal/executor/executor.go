@@ -19,6 +19,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/admission"
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
+	"github.com/mqprobe/mqprobe/internal/inflight"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/targets"
 	"github.com/mqprobe/mqprobe/internal/telemetry"
@@ -103,7 +104,13 @@ type Executor struct {
 	Deps
 	counts sync.Map // outcome name → *int64 counter, for /status
 	active sync.WaitGroup
+	// running is the commands executing their handler now.
+	running inflight.Registry
 }
+
+// InFlight is the commands this executor is running now, with their live
+// progress; each is there from its claim until its handler returns.
+func (x *Executor) InFlight() *inflight.Registry { return &x.running }
 
 // Wait blocks until no command is executing, or ctx ends.
 func (x *Executor) Wait(ctx context.Context) error {

@@ -54,6 +54,7 @@ func OpenAPI(version string) ([]byte, error) {
 	for path, op := range recordPaths() {
 		paths[path] = op
 	}
+	paths["/commands/{operationType}/{key}"] = commandStatePath()
 	// Every route but the health probes answers 401 without the token (or
 	// the client certificate) the configuration asks for.
 	for path, item := range paths {
@@ -194,7 +195,7 @@ func opsPaths() map[string]any {
 		"/results":      results,
 		"/health/live":  get("live", "The process is alive.", obj),
 		"/health/ready": ready,
-		"/status":       get("status", "Version, mode, uptime, backends and command counts by outcome.", obj),
+		"/status":       get("status", "Version, mode, uptime, backends, command counts by outcome, and the caller's commands executing on this instance (inFlight).", obj),
 		"/openapi.json": get("openapi", "This document.", obj),
 		"/metrics": map[string]any{"get": map[string]any{"operationId": "metrics", "summary": "Prometheus metrics (text exposition format).",
 			"responses": map[string]any{"200": map[string]any{"description": "OK",

@@ -97,12 +97,12 @@ func (a *api) ready(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, status, map[string]any{"status": state, "checks": checks})
 }
 
-func (a *api) status(w http.ResponseWriter, _ *http.Request) {
+func (a *api) status(w http.ResponseWriter, r *http.Request) {
 	s := a.cfg.Status
 	writeJSON(w, http.StatusOK, map[string]any{
 		"version": s.Version, "mode": s.Mode, "instance": s.Instance, "backends": s.Backends,
 		"startedAt": s.Started.UTC().Format(time.RFC3339), "uptimeSeconds": int64(time.Since(s.Started).Seconds()),
-		"commands": a.cfg.Executor.Counts(), "load": a.load(),
+		"commands": a.cfg.Executor.Counts(), "load": a.load(), "inFlight": a.inFlight(tenant.FromContext(r.Context()).Name),
 	})
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/executor"
+	"github.com/mqprobe/mqprobe/internal/inflight"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/telemetry"
 )
@@ -65,8 +66,11 @@ type Config struct {
 	// Tests and Stored serve /tests; nil Tests disables them.
 	Tests  TestService
 	Stored StoredResults
-	// Records serves /idempotency; nil disables it.
-	Records Records
+	// Records serves /idempotency and GET /commands/{operationType}/{key};
+	// nil disables them. InFlight is the commands this instance executes,
+	// for that route and GET /status; nil lists none.
+	Records  Records
+	InFlight *inflight.Registry
 	// AuthToken and Tokens, when either is set, are the bearer tokens every
 	// request but the health probes must carry: AuthToken authenticates the
 	// implicit tenant, each of Tokens its named tenant.
@@ -102,6 +106,9 @@ func Handler(cfg Config) http.Handler {
 		mux.HandleFunc("POST "+path, a.command(op))
 	}
 	mux.HandleFunc("POST /commands", a.replyWithin(a.submit))
+	if cfg.Records != nil {
+		mux.HandleFunc("GET /commands/{operationType}/{key}", a.replyWithin(a.commandState))
+	}
 	if cfg.Tests != nil {
 		mux.HandleFunc("POST /tests", a.startTest)
 		mux.HandleFunc("GET /tests/{id}", a.replyWithin(a.test))

@@ -33,6 +33,10 @@ type Config struct {
 	LocalCacheSize int
 	// Clock defaults to SystemClock.
 	Clock Clock
+	// Holder names this process in the records it claims
+	// (Record.LeaseHolder), so an operator can tell which instance runs a
+	// command; empty leaves them unnamed.
+	Holder string
 }
 
 func (c *Config) setDefaults() {

@@ -137,7 +137,7 @@ func (e *Engine) Begin(ctx context.Context, req Request) (Result, error) {
 		now := e.now()
 		rec := Record{PK: pk, OperationType: req.OperationType, Tenant: req.Tenant, IdempotencyKey: req.IdempotencyKey,
 			Status: StatusInProgress, RequestHash: req.RequestHash, CreatedAt: now, UpdatedAt: now,
-			ExpiresAt: now.Add(e.TTL(req)), Attempt: 1, Target: req.Target, TraceID: req.TraceID}
+			ExpiresAt: now.Add(e.TTL(req)), LeaseHolder: e.cfg.Holder, Attempt: 1, Target: req.Target, TraceID: req.TraceID}
 		return Result{Outcome: Acquired, Record: rec, Source: FromDisabled,
 			Lease: &Lease{disabled: true, pk: pk, attempt: 1, startedAt: now}}, nil
 	}
@@ -186,7 +186,7 @@ func (e *Engine) lead(ctx context.Context, req Request, f *flight) (res Result, 
 		now := e.now()
 		claim := Claim{
 			PK: req.PK(), OperationType: req.OperationType, Tenant: req.Tenant, IdempotencyKey: req.IdempotencyKey,
-			RequestHash: req.RequestHash, LeaseToken: uuid.NewString(), Now: now,
+			RequestHash: req.RequestHash, LeaseToken: uuid.NewString(), LeaseHolder: e.cfg.Holder, Now: now,
 			ExpiresAt: now.Add(ttl), LeaseExpiresAt: now.Add(e.cfg.Lease),
 			Target: req.Target, TraceID: req.TraceID,
 		}

@@ -109,11 +109,18 @@ func (e *Engine) Complete(ctx context.Context, l *Lease, resp Response) (Record,
 }
 
 // Fail records that the command failed and ends the lease; a later copy with
-// the same request hash may retry it.
+// the same request hash may retry it, receiving the last checkpoint.
 func (e *Engine) Fail(ctx context.Context, l *Lease, message string) (Record, error) {
+	return e.FailWithResponse(ctx, l, message, Response{})
+}
+
+// FailWithResponse is Fail that also stores the failure's response (the
+// body its caller got), for readers of the record; it is never replayed.
+func (e *Engine) FailWithResponse(ctx context.Context, l *Lease, message string, resp Response) (Record, error) {
 	now := e.now()
 	return e.finish(ctx, l, "fail", Update{Kind: UpdateFail, Now: now, ExpiresAt: now.Add(l.ttl),
-		ErrorMessage: message, DurationMs: now.Sub(l.startedAt).Milliseconds()})
+		ErrorMessage: message, ResponsePayload: resp.Payload, HTTPStatus: resp.HTTPStatus,
+		DurationMs: now.Sub(l.startedAt).Milliseconds()})
 }
 
 // Release gives the claim up unfinished (for example on shutdown): the lease

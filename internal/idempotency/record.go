@@ -30,7 +30,7 @@ type Record struct {
 	IdempotencyKey  string
 	Status          Status
 	RequestHash     string
-	ResponsePayload string // JSON document, set when COMPLETED
+	ResponsePayload string // JSON document, set when COMPLETED (and when FAILED with a response)
 	HTTPStatus      int
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
@@ -45,6 +45,9 @@ type Record struct {
 	// Progress is the holder's last checkpoint (for example a PRODUCE's
 	// committed count), kept across takeovers so a new attempt can resume.
 	Progress string
+	// LeaseHolder names the process that claimed the record last: its
+	// instance id, as in the CloudEvents source mqprobe/<instance>.
+	LeaseHolder string
 }
 
 // Stored is the record as a command outcome, without the claim's
@@ -98,6 +101,7 @@ type recordJSON struct {
 	TTL             int64  `json:"ttl"`
 	LeaseExpiresAt  int64  `json:"leaseExpiresAt"`
 	LeaseToken      string `json:"leaseToken,omitempty"`
+	LeaseHolder     string `json:"leaseHolder,omitempty"`
 	Attempt         int    `json:"attempt"`
 	Target          string `json:"target,omitempty"`
 	TraceID         string `json:"traceId,omitempty"`
@@ -113,7 +117,7 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		Status: r.Status, RequestHash: r.RequestHash, ResponsePayload: r.ResponsePayload,
 		HTTPStatus: r.HTTPStatus, CreatedAt: FormatTime(r.CreatedAt), UpdatedAt: FormatTime(r.UpdatedAt),
 		ExpiresAt: FormatTime(r.ExpiresAt), TTL: r.TTL(), LeaseExpiresAt: r.LeaseExpiresAt.UnixMilli(),
-		LeaseToken: r.LeaseToken, Attempt: r.Attempt, Target: r.Target, TraceID: r.TraceID,
+		LeaseToken: r.LeaseToken, LeaseHolder: r.LeaseHolder, Attempt: r.Attempt, Target: r.Target, TraceID: r.TraceID,
 		DurationMs: r.DurationMs, ErrorMessage: r.ErrorMessage, Progress: r.Progress,
 	})
 }
@@ -137,7 +141,7 @@ func (r *Record) UnmarshalJSON(data []byte) error {
 		Status: j.Status, RequestHash: j.RequestHash, ResponsePayload: j.ResponsePayload,
 		HTTPStatus: j.HTTPStatus, CreatedAt: times[0], UpdatedAt: times[1], ExpiresAt: times[2],
 		LeaseExpiresAt: time.UnixMilli(j.LeaseExpiresAt).UTC(), LeaseToken: j.LeaseToken,
-		Attempt: j.Attempt, Target: j.Target, TraceID: j.TraceID, DurationMs: j.DurationMs,
+		LeaseHolder: j.LeaseHolder, Attempt: j.Attempt, Target: j.Target, TraceID: j.TraceID, DurationMs: j.DurationMs,
 		ErrorMessage: j.ErrorMessage, Progress: j.Progress,
 	}
 	return nil

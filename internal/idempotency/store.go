@@ -95,6 +95,7 @@ type Claim struct {
 	IdempotencyKey string
 	RequestHash    string
 	LeaseToken     string
+	LeaseHolder    string    // the claiming process, see Record.LeaseHolder
 	Now            time.Time // createdAt/updatedAt of a fresh record and the instant conditions use
 	ExpiresAt      time.Time
 	LeaseExpiresAt time.Time
@@ -107,7 +108,7 @@ func (c Claim) Record() Record {
 	return Record{
 		PK: c.PK, OperationType: c.OperationType, Tenant: c.Tenant, IdempotencyKey: c.IdempotencyKey,
 		Status: StatusInProgress, RequestHash: c.RequestHash, CreatedAt: c.Now, UpdatedAt: c.Now,
-		ExpiresAt: c.ExpiresAt, LeaseExpiresAt: c.LeaseExpiresAt, LeaseToken: c.LeaseToken,
+		ExpiresAt: c.ExpiresAt, LeaseExpiresAt: c.LeaseExpiresAt, LeaseToken: c.LeaseToken, LeaseHolder: c.LeaseHolder,
 		Attempt: 1, Target: c.Target, TraceID: c.TraceID,
 	}
 }
@@ -152,7 +153,8 @@ const (
 	UpdateHeartbeat UpdateKind = iota + 1
 	// UpdateComplete moves the record to COMPLETED with its response.
 	UpdateComplete
-	// UpdateFail moves the record to FAILED with its error message.
+	// UpdateFail moves the record to FAILED with its error message and,
+	// when given, the failure's response.
 	UpdateFail
 	// UpdateRelease ends the lease now so another worker can take over at once.
 	UpdateRelease
@@ -165,8 +167,8 @@ type Update struct {
 	LeaseExpiresAt  time.Time // heartbeat and release
 	ExpiresAt       time.Time // zero keeps the stored value
 	Progress        *string   // heartbeat: nil keeps the stored checkpoint
-	ResponsePayload string    // complete
-	HTTPStatus      int       // complete
+	ResponsePayload string    // complete, and fail when it has one
+	HTTPStatus      int       // complete and fail
 	DurationMs      int64     // complete and fail
 	ErrorMessage    string    // fail
 }
@@ -191,6 +193,8 @@ func (u Update) Apply(r Record) Record {
 	case UpdateFail:
 		r.Status = StatusFailed
 		r.ErrorMessage = u.ErrorMessage
+		r.ResponsePayload = u.ResponsePayload
+		r.HTTPStatus = u.HTTPStatus
 		r.DurationMs = u.DurationMs
 	}
 	return r

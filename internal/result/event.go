@@ -85,6 +85,22 @@ type Data struct {
 	Tags           map[string]string `json:"tags"`
 	// RawBody is the start of a rejected command's body, for diagnosis.
 	RawBody string `json:"rawBody,omitempty"`
+	// Progress is how far a FAILED PRODUCE or CONSUME got; nil otherwise.
+	Progress *Progress `json:"progress,omitempty"`
+}
+
+// Progress is how far a failed PRODUCE or CONSUME got, over all its
+// attempts: Done of Total messages put or got (Total is omitted when
+// unbounded), Committed of them committed and checkpointed, the first and
+// last of those by MsgId, and whether sending the same command with the
+// same key again resumes after them rather than starting over.
+type Progress struct {
+	Total      int64  `json:"total,omitempty"`
+	Done       int64  `json:"done"`
+	Committed  int64  `json:"committed"`
+	FirstMsgID string `json:"firstMsgId,omitempty"` // base64
+	LastMsgID  string `json:"lastMsgId,omitempty"`  // base64
+	Resumable  bool   `json:"resumable"`
 }
 
 // Error says why a command failed or was rejected. Reason is the MQ reason

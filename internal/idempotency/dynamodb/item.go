@@ -27,6 +27,7 @@ const (
 	attrTTL             = "ttl"
 	attrLeaseExpiresAt  = "leaseExpiresAt"
 	attrLeaseToken      = "leaseToken"
+	attrLeaseHolder     = "leaseHolder"
 	attrAttempt         = "attempt"
 	attrTarget          = "target"
 	attrTraceID         = "traceId"
@@ -67,6 +68,7 @@ func encode(r idempotency.Record) map[string]types.AttributeValue {
 	for name, v := range map[string]string{
 		attrResponsePayload: r.ResponsePayload, attrLeaseToken: r.LeaseToken, attrTarget: r.Target,
 		attrTraceID: r.TraceID, attrErrorMessage: r.ErrorMessage, attrProgress: r.Progress, attrTenant: r.Tenant,
+		attrLeaseHolder: r.LeaseHolder,
 	} {
 		if v != "" {
 			item[name] = str(v)
@@ -84,7 +86,8 @@ func decode(item map[string]types.AttributeValue) (idempotency.Record, error) {
 		ResponsePayload: d.str(attrResponsePayload), HTTPStatus: int(d.num(attrHTTPStatus)),
 		CreatedAt: d.time(attrCreatedAt), UpdatedAt: d.time(attrUpdatedAt), ExpiresAt: d.time(attrExpiresAt),
 		LeaseExpiresAt: time.UnixMilli(d.num(attrLeaseExpiresAt)).UTC(), LeaseToken: d.str(attrLeaseToken),
-		Attempt: int(d.num(attrAttempt)), Target: d.str(attrTarget), TraceID: d.str(attrTraceID),
+		LeaseHolder: d.str(attrLeaseHolder),
+		Attempt:     int(d.num(attrAttempt)), Target: d.str(attrTarget), TraceID: d.str(attrTraceID),
 		DurationMs: d.num(attrDurationMs), ErrorMessage: d.str(attrErrorMessage), Progress: d.str(attrProgress),
 	}
 	if d.err != nil {

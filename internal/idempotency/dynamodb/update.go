@@ -47,6 +47,8 @@ func (s *Store) Update(ctx context.Context, pk, token string, u idempotency.Upda
 	case idempotency.UpdateFail:
 		assign(attrStatus, str(string(idempotency.StatusFailed)))
 		assignStr(attrErrorMessage, u.ErrorMessage)
+		assignStr(attrResponsePayload, u.ResponsePayload)
+		assign(attrHTTPStatus, num(int64(u.HTTPStatus)))
 		assign(attrDurationMs, num(u.DurationMs))
 	default:
 		return idempotency.Record{}, fmt.Errorf("update %s: unknown kind %d", pk, u.Kind)

@@ -39,6 +39,8 @@ var migrations = []string{
 	// 3: List by status walks this index in pk order (finding stuck
 	// IN_PROGRESS records reads only those, not the whole table).
 	`CREATE INDEX IF NOT EXISTS idx_idempotency_status_pk ON idempotency_record (status, pk)`,
+	// 4: the instance that claimed the record last ('' before this version).
+	`ALTER TABLE idempotency_record ADD COLUMN lease_holder VARCHAR(255) NOT NULL DEFAULT ''`,
 }
 
 // SchemaVersion is the schema version this build migrates to.

@@ -27,7 +27,7 @@ var _ idempotency.Store = (*Store)(nil)
 
 const columns = `pk, operation_type, idempotency_key, status, request_hash, response_payload, http_status,
 	created_at, updated_at, expires_at, ttl, lease_expires_at, lease_token, attempt, target, trace_id,
-	duration_ms, error_message, progress, tenant`
+	duration_ms, error_message, progress, tenant, lease_holder`
 
 // cleanupBatch bounds one DELETE so cleanup never holds many row locks.
 const cleanupBatch = 500
@@ -57,7 +57,7 @@ func newStore(ctx context.Context, db *sql.DB, d dialect) (*Store, error) {
 // upsert writes the claim over a row only where the decision table says
 // "Acquired"; $5 is now as a timestamp, $12 now in epoch milliseconds.
 const upsert = `INSERT INTO idempotency_record (` + columns + `)
-	VALUES ($1, $2, $3, 'IN_PROGRESS', $4, NULL, 0, $5, $5, $6, $7, $8, $9, 1, $10, $11, 0, '', '', $13)
+	VALUES ($1, $2, $3, 'IN_PROGRESS', $4, NULL, 0, $5, $5, $6, $7, $8, $9, 1, $10, $11, 0, '', '', $13, $14)
 	ON CONFLICT (pk) DO UPDATE SET
 		operation_type = excluded.operation_type,
 		idempotency_key = excluded.idempotency_key,
@@ -77,7 +77,8 @@ const upsert = `INSERT INTO idempotency_record (` + columns + `)
 		duration_ms = 0,
 		error_message = '',
 		progress = CASE WHEN idempotency_record.expires_at <= $5 THEN '' ELSE idempotency_record.progress END,
-		tenant = excluded.tenant
+		tenant = excluded.tenant,
+		lease_holder = excluded.lease_holder
 	WHERE idempotency_record.expires_at <= $5
 		OR (idempotency_record.request_hash = excluded.request_hash
 			AND (idempotency_record.status = 'FAILED'
@@ -99,7 +100,7 @@ func beginStatement(d dialect) string {
 func (s *Store) claimArgs(c idempotency.Claim) []any {
 	return []any{c.PK, c.OperationType, c.IdempotencyKey, c.RequestHash, s.d.timeArg(c.Now),
 		s.d.timeArg(c.ExpiresAt), c.ExpiresAt.Unix(), c.LeaseExpiresAt.UnixMilli(), c.LeaseToken,
-		c.Target, c.TraceID, c.Now.UnixMilli(), c.Tenant}
+		c.Target, c.TraceID, c.Now.UnixMilli(), c.Tenant, c.LeaseHolder}
 }
 
 // Begin implements idempotency.Store. The write is one atomic statement;
@@ -192,6 +193,8 @@ func (s *Store) Update(ctx context.Context, pk, token string, u idempotency.Upda
 	case idempotency.UpdateFail:
 		set("status", string(idempotency.StatusFailed))
 		set("error_message", u.ErrorMessage)
+		set("response_payload", nullable(u.ResponsePayload))
+		set("http_status", u.HTTPStatus)
 		set("duration_ms", u.DurationMs)
 	default:
 		return idempotency.Record{}, fmt.Errorf("update %s: unknown kind %d", pk, u.Kind)
@@ -347,7 +350,7 @@ func recordDest(r *idempotency.Record) []any {
 	return []any{&r.PK, &r.OperationType, &r.IdempotencyKey, (*statusDest)(&r.Status), &r.RequestHash,
 		(*payloadDest)(&r.ResponsePayload), &r.HTTPStatus, (*timeDest)(&r.CreatedAt), (*timeDest)(&r.UpdatedAt),
 		(*timeDest)(&r.ExpiresAt), new(int64), (*millisDest)(&r.LeaseExpiresAt), &r.LeaseToken, &r.Attempt,
-		&r.Target, &r.TraceID, &r.DurationMs, &r.ErrorMessage, &r.Progress, &r.Tenant}
+		&r.Target, &r.TraceID, &r.DurationMs, &r.ErrorMessage, &r.Progress, &r.Tenant, &r.LeaseHolder}
 }
 
 type statusDest idempotency.Status

@@ -102,6 +102,7 @@ func Run(t *testing.T, factory Factory) {
 		{"CompletedDifferentHashConflicts", testCompletedConflict},
 		{"FailedRetriesSameHash", testFailedRetry},
 		{"FailedDifferentHashConflicts", testFailedConflict},
+		{"FailureResponseAndHolderRecorded", testFailureResponseAndHolder},
 		{"ExpiredCountsAsAbsentThoughStored", testExpiredAbsent},
 		{"ZombieIsFenced", testZombie},
 		{"HeartbeatExtendsLease", testHeartbeat},
@@ -296,6 +297,41 @@ func testFailedRetry(t *testing.T, f *fixture) {
 	retry := f.begin(f.engine(), request(key, hashA), idempotency.Acquired)
 	if retry.Record.Attempt != 2 || retry.Record.ErrorMessage != "" || retry.Record.Status != idempotency.StatusInProgress {
 		t.Errorf("retry: attempt %d status %s error %q, want 2 IN_PROGRESS and no error", retry.Record.Attempt, retry.Record.Status, retry.Record.ErrorMessage)
+	}
+}
+
+// testFailureResponseAndHolder: a claim names its holder, a takeover names
+// the new one, and a failure's response is stored until the retry that
+// resumes from the checkpoint it kept.
+func testFailureResponseAndHolder(t *testing.T, f *fixture) {
+	key := newKey()
+	pk := opProd + "#" + key
+	holderA := f.engine(func(c *idempotency.Config) { c.Holder = "instance-a" })
+	first := f.begin(holderA, request(key, hashA), idempotency.Acquired)
+	if first.Record.LeaseHolder != "instance-a" {
+		t.Errorf("claim holder = %q, want instance-a", first.Record.LeaseHolder)
+	}
+	if err := holderA.Checkpoint(f.ctx, first.Lease, `{"committed":5000}`); err != nil {
+		t.Fatalf("Checkpoint: %v", err)
+	}
+	failure := `{"status":"FAILED","progress":{"committed":5000}}`
+	if _, err := holderA.FailWithResponse(f.ctx, first.Lease, "MQRC_Q_FULL (2053)", idempotency.Response{Payload: failure, HTTPStatus: 502}); err != nil {
+		t.Fatalf("FailWithResponse: %v", err)
+	}
+	rec, _ := f.get(pk)
+	if rec.Status != idempotency.StatusFailed || rec.ResponsePayload != failure || rec.HTTPStatus != 502 ||
+		rec.Progress != `{"committed":5000}` || rec.LeaseHolder != "instance-a" {
+		t.Errorf("failed record: status %s payload %q http %d progress %q holder %q", rec.Status, rec.ResponsePayload, rec.HTTPStatus, rec.Progress, rec.LeaseHolder)
+	}
+	holderB := f.engine(func(c *idempotency.Config) { c.Holder = "instance-b" })
+	retry := f.begin(holderB, request(key, hashA), idempotency.Acquired)
+	if retry.Record.LeaseHolder != "instance-b" || retry.Record.ResponsePayload != "" || retry.Record.HTTPStatus != 0 ||
+		retry.Lease.Progress() != `{"committed":5000}` {
+		t.Errorf("retry: holder %q payload %q http %d progress %q, want instance-b, no response, the checkpoint",
+			retry.Record.LeaseHolder, retry.Record.ResponsePayload, retry.Record.HTTPStatus, retry.Lease.Progress())
+	}
+	if rec, _ := f.get(pk); rec.LeaseHolder != "instance-b" {
+		t.Errorf("stored holder after retry = %q, want instance-b", rec.LeaseHolder)
 	}
 }
 
