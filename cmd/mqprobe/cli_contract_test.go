@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -445,24 +446,33 @@ func TestProduceLiveLineOnATerminal(t *testing.T) {
 	}
 }
 
-// TestProduceLiveLineAgainstTheDaemon: the same under a real daemon; with
-// no per-command state to show yet, the line says it is waiting, and the
-// summary follows.
+// TestProduceLiveLineAgainstTheDaemon: the same under a real daemon: the
+// line shows the daemon's live counts (GET /commands/PRODUCE/{key}) while
+// the paced PRODUCE runs, and the summary follows.
 func TestProduceLiveLineAgainstTheDaemon(t *testing.T) {
 	addr := startDaemon(t)
-	screen, stderr, status := runOnPTY(t, "send", "produce", "--addr", addr, "--count", "4000", "--rate", "8000", "--wait", "--key", "cli-pty")
+	screen, stderr, status := runOnPTY(t, "send", "produce", "--addr", addr, "--count", "4000", "--rate", "4000", "--wait", "--key", "cli-pty")
 	if status != 0 {
 		t.Fatalf("exit %d\nscreen %q\nstderr %s", status, screen, stderr)
 	}
-	if !regexp.MustCompile(`\r\[[-#?]{20}\] [0-9.]+s`).MatchString(screen) {
-		t.Errorf("no live line on the terminal: %q", screen)
+	live := regexp.MustCompile(`\r\[[-#]{20}\] [0-9.]+s +[0-9]+%  put ([0-9]+)/4000  committed ([0-9]+)  [0-9.]+ msg/s  ETA [0-9hms]+`)
+	lines := live.FindAllStringSubmatch(screen, -1)
+	if len(lines) == 0 {
+		t.Fatalf("no live line with the daemon's counts on the terminal: %q", screen)
+	}
+	for _, l := range lines {
+		put, _ := strconv.Atoi(l[1])
+		committed, _ := strconv.Atoi(l[2])
+		if put < 1 || committed > put {
+			t.Errorf("live line %q: want 0 < put and committed <= put", l[0])
+		}
 	}
 	if !strings.Contains(screen, "\nPRODUCE cli-pty  COMPLETED  QM1:DEV.QUEUE.1  in ") ||
 		!regexp.MustCompile(`\n  enqueued +4000\n`).MatchString(screen) {
 		t.Errorf("no summary: %q", screen)
 	}
 	// JSON on demand, also on a terminal.
-	screen, _, status = runOnPTY(t, "send", "produce", "--addr", addr, "--count", "4000", "--rate", "8000", "--key", "cli-pty", "--output", "json")
+	screen, _, status = runOnPTY(t, "send", "produce", "--addr", addr, "--count", "4000", "--rate", "4000", "--key", "cli-pty", "--output", "json")
 	if status != 0 || !strings.Contains(screen, `"enqueued": 4000`) {
 		t.Errorf("--output json: exit %d, %q", status, screen)
 	}

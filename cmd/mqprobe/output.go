@@ -240,15 +240,30 @@ func writeOperationRows(w io.Writer, op string, raw json.RawMessage, showPayload
 	writeRows(w, rows)
 }
 
-// writeRows aligns label/value rows: labels left, values right.
+// writeRows aligns label/value rows: labels left, numbers and booleans
+// right-aligned in one column, other values (MsgIds, times) left-aligned from its start.
 func writeRows(w io.Writer, rows [][2]string) {
-	lw, vw := 0, 0
+	lw, nw := 0, 0
 	for _, row := range rows {
-		lw, vw = max(lw, len(row[0])), max(vw, len(row[1]))
+		lw = max(lw, len(row[0]))
+		if rightAligned(row[1]) {
+			nw = max(nw, len(row[1]))
+		}
 	}
 	for _, row := range rows {
-		fmt.Fprintf(w, "  %-*s  %*s\n", lw, row[0], vw, row[1])
+		if rightAligned(row[1]) {
+			fmt.Fprintf(w, "  %-*s  %*s\n", lw, row[0], nw, row[1])
+		} else {
+			fmt.Fprintf(w, "  %-*s  %s\n", lw, row[0], row[1])
+		}
 	}
+}
+
+// rightAligned reports whether v is a number or a boolean: the values
+// read down a column.
+func rightAligned(v string) bool {
+	_, err := strconv.ParseFloat(v, 64)
+	return err == nil || v == "true" || v == "false"
 }
 
 // writeMessages lists consumed messages, one line each; payloads only when

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -109,18 +110,15 @@ func awsSend(cmd *cobra.Command, opts *sendOptions, op string, body []byte) (han
 // line and closes the store.
 func watchRecord(cmd *cobra.Command, cfg *config.Config, operation, key, verb string, total int64) (stop func()) {
 	line := &progressLine{w: cmd.OutOrStdout(), tty: true}
-	store, err := daemon.OpenStore(cmd.Context(), cfg)
-	if err != nil || store == nil {
-		if err == nil {
-			err = fmt.Errorf("idempotency is disabled")
-		}
+	records, closeStore, err := daemon.OpenRecords(cmd.Context(), cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "no live progress: the idempotency store: %v\n", err)
 		return func() {}
 	}
-	watch := startCommandWatch(cmd.Context(), storeStateSource(store, operation, key), verb, total, line)
+	watch := startCommandWatch(cmd.Context(), storeStateSource(records, operation, key), verb, total, line)
 	return func() {
 		watch.stop()
-		if err := store.Close(); err != nil {
+		if err := closeStore(); err != nil {
 			fmt.Fprintf(cmd.ErrOrStderr(), "closing the idempotency store: %v\n", err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/mqprobe/mqprobe/internal/idempotency/sqlstore"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -94,7 +95,7 @@ func TestLiveLineFromTheRecord(t *testing.T) {
 	if _, err := daemon.InitStore(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
-	store, err := daemon.OpenStore(ctx, cfg)
+	store, err := sqlstore.OpenSQLite(ctx, cfg.Idempotency.SQLite.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,11 +115,11 @@ func TestLiveLineFromTheRecord(t *testing.T) {
 	}
 	checkpoint(300)
 
-	reader, err := daemon.OpenStore(ctx, cfg) // the CLI's own connection
+	reader, closeReader, err := daemon.OpenRecords(ctx, cfg, slog.New(slog.DiscardHandler)) // the CLI's own connection
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer reader.Close()
+	defer closeReader()
 	var screen lockedBuffer
 	watch := startCommandWatch(ctx, storeStateSource(reader, "PRODUCE", "aws-live"), "put", 1000, &progressLine{w: &screen, tty: true})
 	waitFor(t, &screen, "put 300/1000  committed 300")

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mqprobe/mqprobe/handlers"
+	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 )
 
@@ -87,24 +89,23 @@ func httpStateSource(dc *daemonClient, operation, key string) stateSource {
 	}
 }
 
+// recordInspector reads one command's idempotency record;
+// *idempotency.Engine is one.
+type recordInspector interface {
+	Inspect(ctx context.Context, operationType, tenant, key string) (idempotency.Record, bool, error)
+}
+
 // storeStateSource reads the command's idempotency record (aws mode): its
-// status and checkpointed progress.
-func storeStateSource(store idempotency.Store, operation, key string) stateSource {
-	pk := idempotency.PK(operation, "", key)
+// status and the committed count of its last checkpoint.
+func storeStateSource(records recordInspector, operation, key string) stateSource {
 	return func(ctx context.Context) (liveState, error) {
-		rec, ok, err := store.Get(ctx, pk)
+		rec, ok, err := records.Inspect(ctx, operation, "", key)
 		if err != nil || !ok {
 			return liveState{}, err
 		}
 		live := liveState{found: true, status: string(rec.Status)}
-		if rec.Progress != "" {
-			var checkpoint struct {
-				Committed int64 `json:"committed"`
-			}
-			if err := json.Unmarshal([]byte(rec.Progress), &checkpoint); err != nil {
-				return live, fmt.Errorf("record %s: progress: %w", pk, err)
-			}
-			live.done, live.committed = checkpoint.Committed, checkpoint.Committed
+		if c, ok := handlers.ReadCheckpoint(command.Operation(operation), rec.Progress); ok {
+			live.done, live.committed = int64(c.Committed), int64(c.Committed)
 		}
 		return live, nil
 	}

@@ -513,13 +513,6 @@ func tenantTokens(ctx context.Context, h config.HTTPConfig, resolver *secrets.Re
 	return creds, nil
 }
 
-// OpenStore opens the idempotency store cfg configures, for tools that
-// read records beside a running daemon (the CLI's live progress in aws
-// mode). It returns nil when idempotency is disabled. The caller closes it.
-func OpenStore(ctx context.Context, cfg *config.Config) (idempotency.Store, error) {
-	return openStore(ctx, cfg, func(ctx context.Context) (aws.Config, error) { return awsbus.LoadConfig(ctx) }, nil)
-}
-
 // InitStore creates the configured store's schema (idempotently) and says
 // what it did.
 func InitStore(ctx context.Context, cfg *config.Config) (string, error) {
