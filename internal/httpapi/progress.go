@@ -22,7 +22,6 @@ const typeNotFound = "https://mqprobe.dev/problems/not-found"
 // only counted.
 const maxInFlightListed = 100
 
-
 // observableOps are the operations GET /commands/{operationType}/{key}
 // knows; STOP_TEST leaves no record of its own worth reading.
 var observableOps = []command.Operation{command.Produce, command.Consume, command.Depth, command.ConnectionTest, command.Test}
