@@ -65,6 +65,7 @@ type recordView struct {
 	UpdatedAt      string          `json:"updatedAt"`
 	ExpiresAt      string          `json:"expiresAt"`
 	LeaseExpiresAt string          `json:"leaseExpiresAt,omitempty"`
+	LeaseHolder    string          `json:"leaseHolder,omitempty"`
 	Progress       json.RawMessage `json:"progress,omitempty"`
 	Target         string          `json:"target,omitempty"`
 	TraceID        string          `json:"traceId,omitempty"`
@@ -84,8 +85,8 @@ func RecordView(rec idempotency.Record) any {
 		TraceID: rec.TraceID, DurationMs: rec.DurationMs, ErrorMessage: rec.ErrorMessage}
 	switch rec.Status {
 	case idempotency.StatusInProgress:
-		v.LeaseExpiresAt = idempotency.FormatTime(rec.LeaseExpiresAt)
-	case idempotency.StatusCompleted:
+		v.LeaseExpiresAt, v.LeaseHolder = idempotency.FormatTime(rec.LeaseExpiresAt), rec.LeaseHolder
+	case idempotency.StatusCompleted, idempotency.StatusFailed:
 		v.HTTPStatus, v.Response = rec.HTTPStatus, jsonOrString(rec.ResponsePayload)
 	}
 	return v
@@ -241,13 +242,14 @@ var recordSchema = map[string]any{
 		"updatedAt":      map[string]any{"type": "string", "format": "date-time", "description": "Last write: claim, heartbeat, checkpoint or outcome."},
 		"expiresAt":      map[string]any{"type": "string", "format": "date-time"},
 		"leaseExpiresAt": map[string]any{"type": "string", "format": "date-time", "description": "IN_PROGRESS only: until when the holder owns the record without another heartbeat."},
+		"leaseHolder":    map[string]any{"type": "string", "description": "IN_PROGRESS only: the instance holding the lease (as in result events' source, mqprobe/<instance>)."},
 		"progress":       map[string]any{"description": "The holder's last checkpoint (for example a PRODUCE's committed count)."},
 		"target":         map[string]any{"type": "string"},
 		"traceId":        map[string]any{"type": "string"},
 		"durationMs":     map[string]any{"type": "integer"},
 		"errorMessage":   map[string]any{"type": "string", "description": "FAILED only."},
-		"httpStatus":     map[string]any{"type": "integer", "description": "COMPLETED only: the status a replay answers."},
-		"response":       map[string]any{"description": "COMPLETED only: the recorded result a replay answers.", "$ref": "#/components/schemas/ResultData"},
+		"httpStatus":     map[string]any{"type": "integer", "description": "COMPLETED: the status a replay answers; FAILED: the status the failure was answered with."},
+		"response":       map[string]any{"description": "COMPLETED: the recorded result a replay answers; FAILED: the failure's result, for reading (a repeat runs again).", "$ref": "#/components/schemas/ResultData"},
 	},
 }
 

@@ -39,7 +39,7 @@ func newRecordsAPI(t *testing.T) *recordsAPI {
 	// The clock starts at the wall clock's now: Retry-After counts from it.
 	a := &recordsAPI{t: t, clock: storetest.NewClock(time.Now()), log: &bytes.Buffer{}}
 	var err error
-	a.engine, err = idempotency.New(memory.New(), idempotency.Config{Lease: recordLease, Clock: a.clock},
+	a.engine, err = idempotency.New(memory.New(), idempotency.Config{Lease: recordLease, Clock: a.clock, Holder: "instance-7"},
 		slog.New(slog.NewJSONHandler(a.log, nil)))
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +67,8 @@ func (a *recordsAPI) claim(op, tenantName, key string, status idempotency.Status
 		}
 		return rec
 	case idempotency.StatusFailed:
-		rec, err := a.engine.Fail(ctx, res.Lease, "MQRC_Q_FULL")
+		rec, err := a.engine.FailWithResponse(ctx, res.Lease, "MQRC_Q_FULL",
+			idempotency.Response{Payload: `{"status":"FAILED","progress":{"committed":5}}`, HTTPStatus: 502})
 		if err != nil {
 			a.t.Fatal(err)
 		}
@@ -154,14 +155,15 @@ func TestInspectRecordShowsItWithoutTheLeaseToken(t *testing.T) {
 	// team-a sees its own record under the same key, never the implicit one's.
 	body = decodeBody(t, a.do(http.MethodGet, "/idempotency/PRODUCE/k1", "token-a"))
 	if body["status"] != "IN_PROGRESS" || body["tenant"] != "team-a" ||
-		body["leaseExpiresAt"] != idempotency.FormatTime(running.LeaseExpiresAt) || body["progress"].(map[string]any)["committed"] != 2.0 {
+		body["leaseExpiresAt"] != idempotency.FormatTime(running.LeaseExpiresAt) || body["leaseHolder"] != "instance-7" || body["progress"].(map[string]any)["committed"] != 2.0 {
 		t.Errorf("team-a's record: %v", body)
 	}
 	if rec := a.do(http.MethodGet, "/idempotency/DEPTH/k3", "token-a"); rec.Code != http.StatusNotFound {
 		t.Errorf("team-a read the implicit tenant's DEPTH/k3: %d %s", rec.Code, rec.Body)
 	}
 	body = decodeBody(t, a.do(http.MethodGet, "/idempotency/DEPTH/k3", "implicit-token"))
-	if body["status"] != "FAILED" || body["errorMessage"] != "MQRC_Q_FULL" || body["updatedAt"] != idempotency.FormatTime(failed.UpdatedAt) {
+	if body["status"] != "FAILED" || body["errorMessage"] != "MQRC_Q_FULL" || body["updatedAt"] != idempotency.FormatTime(failed.UpdatedAt) ||
+		body["httpStatus"] != 502.0 || body["response"].(map[string]any)["progress"].(map[string]any)["committed"] != 5.0 {
 		t.Errorf("failed record: %v", body)
 	}
 
