@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/aws/smithy-go/logging"
 	"log/slog"
 	"strings"
 	"time"
@@ -70,6 +71,9 @@ func awsSend(cmd *cobra.Command, opts *sendOptions, op string, body []byte) (han
 	if err != nil {
 		return true, &exitError{code: exitFailed, err: fmt.Errorf("AWS configuration: %w", err)}
 	}
+	// The SDK's own log lines (connection reuse after a long poll ends)
+	// would land in the user's output; its errors reach us as errors.
+	awsCfg.Logger = logging.Nop{}
 	id, err := publishCommand(ctx, awsCfg, queue, topic, body, attrs)
 	if err != nil {
 		return true, &exitError{code: exitFailed, err: err}

@@ -22,7 +22,7 @@ var walkthroughDocs = []string{"README.md", "docs/operations.md"}
 // runs on the AWS emulators, and norun) in document order, and checks each
 // output a ```text block shows (see package doctest for the convention).
 // They run against a `mqprobe run` process on the embedded default, started
-// in a fresh directory; the blocks run in a directory of their own holding
+// in a fresh directory; the blocks run in that directory, which also holds
 // bin/mqprobe and configs/, as in a clone, with nothing of the test's
 // environment but PATH. The one change is the daemon's address: the
 // documents' 127.0.0.1:8080 becomes the test daemon's, which the CLI reads
@@ -50,7 +50,7 @@ func TestDocsWalkthroughs(t *testing.T) {
 
 	daemon, _ := daemontest.StartProcess(t, "docs", map[string]string{})
 	addr := strings.TrimPrefix(daemon.Base, "http://")
-	dir := t.TempDir()
+	dir := daemon.Cmd.Dir // as in a clone: `make run` and the CLI share ./data
 	if err := os.Mkdir(filepath.Join(dir, "bin"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/doctest"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/testenv"
@@ -59,8 +60,19 @@ func docsAWSWalkthrough(t *testing.T, e *awsEmulator) {
 	startDaemonProcesses(t, 1, vars)
 
 	t.Logf("the walkthrough runs with %s (%s)", cli, awsCLIVersion(cli))
+	// The blocks run as in a clone: bin/mqprobe and configs/ beside them.
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(daemontest.Binary(t), filepath.Join(dir, "bin", "mqprobe")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "configs"), filepath.Join(dir, "configs")); err != nil {
+		t.Fatal(err)
+	}
 	session := &doctest.Session{
-		Dir:     t.TempDir(),
+		Dir:     dir,
 		Env:     []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()},
 		Replace: []string{"http://127.0.0.1:4100", e.sqs, "http://127.0.0.1:4567", e.dynamodb},
 	}
