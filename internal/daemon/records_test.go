@@ -66,6 +66,14 @@ func TestIdempotencyExpiryHeaderIsTheRecordsExpiresAt(t *testing.T) {
 	if d := h.Depth("DEV.QUEUE.1"); d != 6 {
 		t.Errorf("depth %d, want %d: the evicted command ran a second time", d, 6)
 	}
+	// A TEST answers 202 once claimed: its start reply advertises the record too.
+	// (It runs until stopped: completing would move the record's expiry.)
+	started := h.Post("/tests", fmt.Sprintf(`{%s,"durationSeconds":60,"batch":{"rateLimitPerSec":10}}`, daemontest.Target), "Idempotency-Key", "expiry-test")
+	expect("TEST started", started, http.StatusAccepted, stored("TEST#expiry-test"))
+	if stop := h.Post("/tests/expiry-test/stop", ""); stop.Status != http.StatusAccepted {
+		t.Fatalf("stop: %d %s", stop.Status, stop.Body)
+	}
+
 	// A command refused before it was claimed has no record to advertise.
 	bad := h.Post("/messages/produce", fmt.Sprintf(`{%s}`, daemontest.Target), "Idempotency-Key", "expiry-3")
 	if bad.Status != http.StatusUnprocessableEntity || bad.Header.Get("Idempotency-Expiry") != "" {

@@ -270,7 +270,7 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 		Report: func(ctx context.Context, res any) { x.progress(ctx, j, claim.Record.Attempt, res) },
 		Live:   &live.Counters,
 	}
-	notifyStart(ctx, j.dec.IdempotencyKey)
+	notifyStart(ctx, StartNotice{Key: j.dec.IdempotencyKey, ExpiresAt: claim.Record.ExpiresAt})
 	var res any
 	err := x.Engine.Hold(ctx, lease, func(ctx context.Context) (err error) {
 		defer func() {

@@ -147,16 +147,25 @@ func New(cfg Config, deps Deps) (*Executor, error) {
 
 type startNoticeKey struct{}
 
-// WithStartNotice returns ctx that makes Execute call started with the
-// command's idempotency key once the command is claimed and starts to run:
-// an HTTP caller of a long command (TEST) answers 202 then.
-func WithStartNotice(ctx context.Context, started func(key string)) context.Context {
+// StartNotice is what Execute tells a WithStartNotice caller when the
+// command is claimed and starts to run.
+type StartNotice struct {
+	Key string
+	// ExpiresAt is the claimed record's expiry (zero with idempotency
+	// disabled): until then a repeat of the command replays or waits.
+	ExpiresAt time.Time
+}
+
+// WithStartNotice returns ctx that makes Execute call started once the
+// command is claimed and starts to run: an HTTP caller of a long command
+// (TEST) answers 202 then.
+func WithStartNotice(ctx context.Context, started func(StartNotice)) context.Context {
 	return context.WithValue(ctx, startNoticeKey{}, started)
 }
 
-func notifyStart(ctx context.Context, key string) {
-	if f, ok := ctx.Value(startNoticeKey{}).(func(string)); ok {
-		f(key)
+func notifyStart(ctx context.Context, n StartNotice) {
+	if f, ok := ctx.Value(startNoticeKey{}).(func(StartNotice)); ok {
+		f(n)
 	}
 }
 

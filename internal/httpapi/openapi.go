@@ -175,9 +175,9 @@ func opsPaths() map[string]any {
 			"summary":     "Start a TEST probe run; the Idempotency-Key is its id.",
 			"requestBody": map[string]any{"required": true, "content": jsonContent(ref("TestCommand"))},
 			"responses": map[string]any{
-				"202": map[string]any{"description": "Started; follow Location.", "headers": map[string]any{
-					"Location": map[string]any{"schema": map[string]any{"type": "string"}}}, "content": jsonContent(obj)},
-				"200": map[string]any{"description": "The finished run with this id (replay).", "content": jsonContent(ref("ResultData"))},
+				"202": map[string]any{"description": "Started; follow Location.", "headers": withHeaders(map[string]any{
+					"Location": map[string]any{"schema": map[string]any{"type": "string"}}}, expiryHeaders), "content": jsonContent(obj)},
+				"200": map[string]any{"description": "The finished run with this id (replay).", "headers": expiryHeaders, "content": jsonContent(ref("ResultData"))},
 				"422": problemResponse("The command violates its schema, or names a target that is not allowed.", nil),
 				"429": problemResponse("Over tests.maxConcurrent or tests.maxDuration.", nil),
 			},

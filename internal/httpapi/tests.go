@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -40,26 +41,27 @@ func (a *api) startTest(w http.ResponseWriter, r *http.Request) {
 		key = uuid.NewString() // the test id; a key in the body wins
 	}
 	ctx, release := executor.MergeCancel(r.Context(), a.cfg.WorkContext)
-	started := make(chan string, 1)
-	ctx = executor.WithStartNotice(ctx, func(k string) { started <- k })
+	started := make(chan executor.StartNotice, 1)
+	ctx = executor.WithStartNotice(ctx, func(n executor.StartNotice) { started <- n })
 	done := make(chan executor.Outcome, 1)
 	go func() {
 		defer release()
 		done <- a.cfg.Executor.Execute(ctx, command.Input{Body: body, Transport: command.TransportHTTP,
 			Operation: command.Test, IdempotencyKey: key, ExpirySeconds: r.Header.Get("Idempotency-Expiry-Seconds")})
 	}()
-	accepted := func(id string) {
+	accepted := func(id string, expiresAt time.Time) {
+		setExpiry(w, expiresAt)
 		w.Header().Set("Location", "/tests/"+url.PathEscape(id))
 		writeJSON(w, http.StatusAccepted, map[string]string{"testId": id, "status": string(result.StatusInProgress)})
 	}
 	select {
-	case id := <-started:
+	case n := <-started:
 		a.startReply(w)
-		accepted(id)
+		accepted(n.Key, n.ExpiresAt)
 	case out := <-done:
 		a.startReply(w)
 		if out.Status == result.StatusInProgress && out.Event == nil {
-			accepted(key) // already running here or on another instance
+			accepted(key, out.ExpiresAt) // already running here or on another instance
 			return
 		}
 		a.respond(w, r, out)
