@@ -27,6 +27,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -43,14 +44,7 @@ type Block struct {
 }
 
 // HasTag reports whether the block's info string carries tag.
-func (b Block) HasTag(tag string) bool {
-	for _, t := range b.Tags {
-		if t == tag {
-			return true
-		}
-	}
-	return false
-}
+func (b Block) HasTag(tag string) bool { return slices.Contains(b.Tags, tag) }
 
 // String names the block by file and line, as failures report it.
 func (b Block) String() string { return fmt.Sprintf("%s:%d", b.File, b.Line) }
