@@ -77,14 +77,14 @@ func (s *Store) DeleteExpired(_ context.Context, now time.Time) (int64, error) {
 }
 
 // Delete implements idempotency.Store.
-func (s *Store) Delete(_ context.Context, pk, leaseToken string) (bool, error) {
+func (s *Store) Delete(_ context.Context, d idempotency.Deletion) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec, ok := s.records[pk]
-	if !ok || (leaseToken != "" && rec.LeaseToken != leaseToken) {
+	rec, ok := s.records[d.PK]
+	if !ok || !d.Deletable(rec) {
 		return false, nil
 	}
-	delete(s.records, pk)
+	delete(s.records, d.PK)
 	return true, nil
 }
 

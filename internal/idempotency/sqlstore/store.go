@@ -265,18 +265,20 @@ func (s *Store) DeleteExpired(ctx context.Context, now time.Time) (int64, error)
 }
 
 // Delete implements idempotency.Store.
-func (s *Store) Delete(ctx context.Context, pk, leaseToken string) (bool, error) {
-	query, args := `DELETE FROM idempotency_record WHERE pk = $1`, []any{pk}
-	if leaseToken != "" {
-		query, args = query+` AND lease_token = $2`, append(args, leaseToken)
+func (s *Store) Delete(ctx context.Context, d idempotency.Deletion) (bool, error) {
+	query, args := `DELETE FROM idempotency_record WHERE pk = $1`, []any{d.PK}
+	if !d.Force {
+		// lease_expires_at is epoch milliseconds, as Begin compares it.
+		query += ` AND lease_token = $2 AND (status <> 'IN_PROGRESS' OR lease_expires_at <= $3)`
+		args = append(args, d.LeaseToken, d.Now.UnixMilli())
 	}
 	res, err := s.db.ExecContext(ctx, s.d.bind(query), args...)
 	if err != nil {
-		return false, fmt.Errorf("delete %s: %w", pk, err)
+		return false, fmt.Errorf("delete %s: %w", d.PK, err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return false, fmt.Errorf("delete %s: %w", pk, err)
+		return false, fmt.Errorf("delete %s: %w", d.PK, err)
 	}
 	return n > 0, nil
 }
