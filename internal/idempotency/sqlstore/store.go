@@ -284,9 +284,37 @@ func (s *Store) Delete(ctx context.Context, d idempotency.Deletion) (bool, error
 }
 
 // List implements idempotency.Store: one indexed query in pk order (keyset
-// paging on the primary key, or on (status, pk) when filtering by status);
-// After and Next are pks.
+// paging on the primary key, (status, pk), (tenant, pk) or
+// (tenant, status, pk) as the filters allow); After and Next are pks.
 func (s *Store) List(ctx context.Context, q idempotency.ListQuery) (idempotency.ListPage, error) {
+	size := q.PageSize()
+	query, args := s.listQuery(q, size)
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return idempotency.ListPage{}, fmt.Errorf("list: %w", err)
+	}
+	defer rows.Close()
+	var page idempotency.ListPage
+	for rows.Next() {
+		var rec idempotency.Record
+		if err := rows.Scan(recordDest(&rec)...); err != nil {
+			return idempotency.ListPage{}, fmt.Errorf("list: scan: %w", err)
+		}
+		page.Records = append(page.Records, rec)
+	}
+	if err := rows.Err(); err != nil {
+		return idempotency.ListPage{}, fmt.Errorf("list: %w", err)
+	}
+	if len(page.Records) > size {
+		page.Records = page.Records[:size]
+		page.Next = page.Records[size-1].PK
+	}
+	return page, nil
+}
+
+// listQuery is List's statement for q and its arguments: a page of size
+// records and one more, which tells whether another page follows.
+func (s *Store) listQuery(q idempotency.ListQuery, size int) (string, []any) {
 	var (
 		conds []string
 		args  []any
@@ -311,31 +339,9 @@ func (s *Store) List(ctx context.Context, q idempotency.ListQuery) (idempotency.
 	if !q.LiveAt.IsZero() {
 		where("expires_at > $%d", s.d.timeArg(q.LiveAt))
 	}
-	size := q.PageSize()
-	// One row more than the page tells whether another page follows.
 	query := fmt.Sprintf(`SELECT %s FROM idempotency_record WHERE %s ORDER BY pk LIMIT %d`,
 		columns, strings.Join(conds, " AND "), size+1)
-	rows, err := s.db.QueryContext(ctx, s.d.bind(query), args...)
-	if err != nil {
-		return idempotency.ListPage{}, fmt.Errorf("list: %w", err)
-	}
-	defer rows.Close()
-	var page idempotency.ListPage
-	for rows.Next() {
-		var rec idempotency.Record
-		if err := rows.Scan(recordDest(&rec)...); err != nil {
-			return idempotency.ListPage{}, fmt.Errorf("list: scan: %w", err)
-		}
-		page.Records = append(page.Records, rec)
-	}
-	if err := rows.Err(); err != nil {
-		return idempotency.ListPage{}, fmt.Errorf("list: %w", err)
-	}
-	if len(page.Records) > size {
-		page.Records = page.Records[:size]
-		page.Next = page.Records[size-1].PK
-	}
-	return page, nil
+	return s.d.bind(query), args
 }
 
 // Close implements idempotency.Store.
