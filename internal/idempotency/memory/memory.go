@@ -91,14 +91,16 @@ func (s *Store) Delete(_ context.Context, d idempotency.Deletion) (bool, error) 
 // List implements idempotency.Store, in pk order; Next is the last pk of
 // a full page.
 func (s *Store) List(_ context.Context, q idempotency.ListQuery) (idempotency.ListPage, error) {
+	// Only the copying holds the lock; the sort, the costly part, does not
+	// keep Begin and Update waiting.
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	var matched []idempotency.Record
 	for pk, rec := range s.records {
 		if pk > q.After && q.Matches(rec) {
 			matched = append(matched, rec)
 		}
 	}
+	s.mu.Unlock()
 	slices.SortFunc(matched, func(a, b idempotency.Record) int { return strings.Compare(a.PK, b.PK) })
 	var page idempotency.ListPage
 	if size := q.PageSize(); len(matched) > size {
