@@ -222,9 +222,10 @@ func (e *Engine) Evict(ctx context.Context, req EvictRequest) (rec Record, err e
 			return rec, &ResumableError{PK: rec.PK, Status: rec.Status, Attempt: rec.Attempt, Committed: audit.committed}
 		}
 	}
-	// Without Force, fenced by the token read above and the lease at now: a
-	// claim taken, or a lease renewed, since the read is not ours to drop.
-	deleted, err := e.store.Delete(ctx, Deletion{PK: rec.PK, LeaseToken: rec.LeaseToken, Now: now, Force: req.Force})
+	// Fenced by the token read above and the lease at now — a claim taken,
+	// or a lease renewed, since the read is not ours to drop — unless the
+	// operator forced past a live lease: then whoever holds it now.
+	deleted, err := e.store.Delete(ctx, Deletion{PK: rec.PK, LeaseToken: rec.LeaseToken, Now: now, Force: audit.liveLease})
 	if err != nil {
 		return rec, storeError("evict", err)
 	}

@@ -193,3 +193,34 @@ func TestListRejectsAnOverlongCursor(t *testing.T) {
 		t.Fatalf("List with a cursor of the longest pk: %v", err)
 	}
 }
+
+// TestForcedEvictionOfAFinishedRecordSparesAClaimTakenMeanwhile: force
+// overrides a live lease or a checkpoint the operator saw, not a retry
+// that claimed the record between Evict's read and its delete.
+func TestForcedEvictionOfAFinishedRecordSparesAClaimTakenMeanwhile(t *testing.T) {
+	store := &storetest.Counting{Store: memory.New()}
+	e := newEngine(t, store, idempotency.Config{ReadCheckpoint: committedCheckpoint})
+	retrying := newEngine(t, store, idempotency.Config{})
+	ctx := t.Context()
+	res, _ := e.Begin(ctx, req("retried"))
+	if err := e.Checkpoint(ctx, res.Lease, `{"committed":100}`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Fail(ctx, res.Lease, "MQRC_Q_FULL"); err != nil {
+		t.Fatal(err)
+	}
+	store.BeforeDelete = func(idempotency.Deletion) error {
+		r, err := retrying.Begin(ctx, req("retried"))
+		if err == nil && r.Outcome != idempotency.Acquired {
+			t.Errorf("retry meanwhile: %v", r.Outcome)
+		}
+		return err
+	}
+	_, err := e.Evict(ctx, idempotency.EvictRequest{OperationType: "PRODUCE", IdempotencyKey: "retried", Force: true})
+	if !errors.Is(err, idempotency.ErrRecordChanged) {
+		t.Fatalf("forced Evict racing a retry = %v, want ErrRecordChanged", err)
+	}
+	if rec, found, _ := e.Inspect(ctx, "PRODUCE", "", "retried"); !found || rec.Attempt != 2 {
+		t.Fatalf("the retry's claim: found %v, attempt %d; want attempt 2 kept", found, rec.Attempt)
+	}
+}
