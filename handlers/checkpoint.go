@@ -23,6 +23,17 @@ type Checkpointed struct {
 // string its Run.Checkpoint stored). ok is false for an operation that
 // does not checkpoint, and for an empty or unreadable checkpoint.
 func ReadCheckpoint(op command.Operation, progress string) (c Checkpointed, ok bool) {
+	return ReadCheckpointCommitted(op, progress, 0)
+}
+
+// ReadCheckpointCommitted is ReadCheckpoint for an attempt known to have
+// committed at least committed messages (its live counter, see
+// inflight.Counters). A syncpoint CONSUME checkpoints a chunk's messages
+// just before its MQCMIT, so its checkpoint's own count lags the commit by
+// that chunk; the count read is the larger of the two, within the messages
+// the checkpoint holds, and LastMsgID the message at it. PRODUCE
+// checkpoints after committing, so its checkpoint is never behind.
+func ReadCheckpointCommitted(op command.Operation, progress string, committed int64) (c Checkpointed, ok bool) {
 	if progress == "" {
 		return c, false
 	}
@@ -32,14 +43,14 @@ func ReadCheckpoint(op command.Operation, progress string) (c Checkpointed, ok b
 		if json.Unmarshal([]byte(progress), &p) != nil {
 			return c, false
 		}
-		committed := max(p.Committed, 0)
-		return Checkpointed{Committed: committed, FirstMsgID: p.FirstMsgID, LastMsgID: p.LastMsgID, Resumable: committed > 0}, true
+		n := max(p.Committed, 0)
+		return Checkpointed{Committed: n, FirstMsgID: p.FirstMsgID, LastMsgID: p.LastMsgID, Resumable: n > 0}, true
 	case command.Consume:
 		var p consumeProgress
 		if json.Unmarshal([]byte(progress), &p) != nil {
 			return c, false
 		}
-		c.Committed = min(max(p.Committed, 0), len(p.Messages))
+		c.Committed = int(min(max(int64(p.Committed), committed, 0), int64(len(p.Messages))))
 		if c.Committed > 0 {
 			c.FirstMsgID, c.LastMsgID = p.Messages[0].MsgIDBase64, p.Messages[c.Committed-1].MsgIDBase64
 		}

@@ -92,7 +92,7 @@ func recordError(err error) error {
 		return &exitError{code: 2, err: err}
 	case errors.Is(err, idempotency.ErrNoRecord):
 		return &exitError{code: exitNoRecord, err: err}
-	case errors.Is(err, idempotency.ErrLeaseAlive), errors.Is(err, idempotency.ErrRecordChanged):
+	case errors.Is(err, idempotency.ErrLeaseAlive), errors.Is(err, idempotency.ErrResumable), errors.Is(err, idempotency.ErrRecordChanged):
 		return &exitError{code: exitRefused, err: err}
 	}
 	return err

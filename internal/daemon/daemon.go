@@ -126,6 +126,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	if d.engine, err = idempotency.New(d.store, idempotency.Config{
 		Disabled: !cfg.Idempotency.Enabled, RecordTTL: cfg.Idempotency.RecordTTL, MaxRecordTTL: cfg.Idempotency.MaxRecordTTL,
 		Lease: cfg.Idempotency.Lease, LocalCacheSize: cfg.Idempotency.LocalCacheSize, Holder: cfg.InstanceID,
+		ReadCheckpoint: readCheckpoint,
 	}, log); err != nil {
 		return nil, err
 	}

@@ -8,7 +8,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
+	"github.com/mqprobe/mqprobe/handlers"
 	"github.com/mqprobe/mqprobe/internal/awsbus"
+	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/config"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 )
@@ -30,10 +32,18 @@ func OpenRecords(ctx context.Context, cfg *config.Config, log *slog.Logger) (*id
 		return nil, nil, err
 	}
 	engine, err := idempotency.New(s, idempotency.Config{RecordTTL: cfg.Idempotency.RecordTTL,
-		MaxRecordTTL: cfg.Idempotency.MaxRecordTTL, Lease: cfg.Idempotency.Lease}, log)
+		MaxRecordTTL: cfg.Idempotency.MaxRecordTTL, Lease: cfg.Idempotency.Lease, ReadCheckpoint: readCheckpoint}, log)
 	if err != nil {
 		s.Close()
 		return nil, nil, fmt.Errorf("idempotency: %w", err)
 	}
 	return engine, s.Close, nil
+}
+
+// readCheckpoint is idempotency.Config.ReadCheckpoint over the handlers'
+// checkpoints: what a PRODUCE's or CONSUME's record says is committed, and
+// whether a retry resumes from it.
+func readCheckpoint(operationType, progress string) (committed int, resumable bool) {
+	cp, ok := handlers.ReadCheckpoint(command.Operation(operationType), progress)
+	return cp.Committed, ok && cp.Resumable
 }

@@ -342,16 +342,17 @@ func (c *checkpoints) get() string {
 }
 
 // failedProgress says how far a failed PRODUCE or CONSUME got: the live
-// counters for what this attempt did, the record's checkpoint for what is
-// committed. It is resumable when the checkpoint gives a retry something
-// to take over from, and the record keeps it for one (idempotency is on).
-// Other operations have none.
+// counters for what this attempt did, the record's checkpoint and the live
+// committed count (ahead of a syncpoint CONSUME's checkpoint by the chunk
+// it committed last) for what is committed. It is resumable when the
+// checkpoint gives a retry something to take over from, and the record
+// keeps it for one (idempotency is on). Other operations have none.
 func (x *Executor) failedProgress(op command.Operation, live *inflight.Counters, checkpoint string) *result.Progress {
 	if op != command.Produce && op != command.Consume {
 		return nil
 	}
-	total, done, _ := live.Values()
-	cp, _ := handlers.ReadCheckpoint(op, checkpoint)
+	total, done, liveCommitted := live.Values()
+	cp, _ := handlers.ReadCheckpointCommitted(op, checkpoint, liveCommitted)
 	committed := int64(cp.Committed)
 	return &result.Progress{Total: total, Done: max(done, committed), Committed: committed,
 		FirstMsgID: cp.FirstMsgID, LastMsgID: cp.LastMsgID, Resumable: cp.Resumable && !x.Engine.Config().Disabled}

@@ -2,6 +2,7 @@ package executor_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"testing"
@@ -129,6 +130,43 @@ func TestInFlightRegistryFollowsTheHandler(t *testing.T) {
 		}
 		if n := f.exec.InFlight().Len(); n != 0 {
 			t.Fatalf("%d commands still registered after a panic", n)
+		}
+	})
+}
+
+// TestFailedSyncpointConsumeCountsItsLastCommit: a syncpoint CONSUME
+// checkpoints each chunk just before its MQCMIT, so after two committed
+// chunks its checkpoint says 100; the failure reports the 200 that are
+// committed, with the 200th message's msgId last.
+func TestFailedSyncpointConsumeCountsItsLastCommit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t, newDecoder(t), executor.ReplayRepublish)
+		conn, err := f.qm.Connect(context.Background(), mq.Target{QueueManager: "QM1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := conn.OpenQueue(context.Background(), queue, mq.OpenOutput)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for i := range 300 {
+			res, err := q.Put(context.Background(), &mq.Message{Payload: []byte(fmt.Sprint("m", i))}, mq.PutOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, base64.StdEncoding.EncodeToString(res.MsgID[:]))
+		}
+		q.Close()
+		conn.Close()
+		f.qm.Faults().FailNth(mq.VerbGet, 250, mq.ReasonNotAuthorized)
+		p := f.failedBody(busMessage(fmt.Sprintf(`{"operationType":"CONSUME","target":{"queueManager":"QM1","queue":%q},`+
+			`"maxMessages":300,"waitSeconds":0,"ack":"commit","transaction":{"enabled":true,"txSize":100}}`, queue))).Progress
+		if p == nil || p.Committed != 200 || p.Done != 249 || p.FirstMsgID != ids[0] || p.LastMsgID != ids[199] || !p.Resumable {
+			t.Fatalf("progress %+v, want 200 committed of 249 got, msgIds of the 1st and 200th message, resumable", p)
+		}
+		if f.depth() != 100 {
+			t.Fatalf("queue holds %d, want the 100 not committed", f.depth())
 		}
 	})
 }

@@ -101,6 +101,7 @@ var problemSchema = map[string]any{
 		"code":           map[string]any{"type": "string", "description": "MALFORMED_JSON, TOO_LARGE, SCHEMA_VIOLATION, UNKNOWN_OPERATION, INVALID_KEY, MISSING_KEY, IDEMPOTENCY_KEY_REUSED, TARGET_NOT_FOUND, TARGET_NOT_ALLOWED"},
 		"errors":         map[string]any{"type": "array", "items": ref("ResultProblem")},
 		"idempotencyKey": map[string]any{"type": "string"},
+		"committed":      map[string]any{"type": "integer", "minimum": 0, "description": "Type resumable: the committed messages the record's checkpoint holds."},
 	},
 }
 

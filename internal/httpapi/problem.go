@@ -20,6 +20,9 @@ type problem struct {
 	Errors   []result.Problem `json:"errors,omitempty"`
 	// IdempotencyKey names the key the problem is about, when there is one.
 	IdempotencyKey string `json:"idempotencyKey,omitempty"`
+	// Committed is the committed messages a refused eviction would throw
+	// away (problem type resumable), when the checkpoint says.
+	Committed *int `json:"committed,omitempty"`
 }
 
 func writeProblem(w http.ResponseWriter, r *http.Request, status int, p problem) {

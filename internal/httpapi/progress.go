@@ -86,7 +86,7 @@ func (a *api) commandState(w http.ResponseWriter, r *http.Request) {
 	rec, ok, err := a.cfg.Records.Inspect(r.Context(), string(op), owner, key)
 	switch {
 	case err != nil:
-		writeProblem(w, r, http.StatusServiceUnavailable, problem{Type: typeNotDecided, Detail: err.Error()})
+		a.recordError(w, r, err)
 		return
 	case !ok:
 		writeProblem(w, r, http.StatusNotFound, problem{Type: typeNotFound,
@@ -110,7 +110,7 @@ func (a *api) commandView(op command.Operation, owner string, rec idempotency.Re
 		if rec.ResponsePayload != "" {
 			v.Result = json.RawMessage(rec.ResponsePayload)
 		}
-		v.Progress = failedProgress(op, rec)
+		v.Progress = recordedFailureProgress(op, rec)
 	}
 	return v
 }
@@ -135,9 +135,9 @@ func (a *api) runningProgress(op command.Operation, owner string, rec idempotenc
 	return &progressView{Done: int64(cp.Committed), Committed: int64(cp.Committed), FirstMsgID: cp.FirstMsgID, LastMsgID: cp.LastMsgID}
 }
 
-// failedProgress is the progress a failed command's result reported, or
-// for a record without one what its checkpoint says.
-func failedProgress(op command.Operation, rec idempotency.Record) *progressView {
+// recordedFailureProgress is the progress a FAILED record's stored result
+// reported, or for a record without one what its checkpoint says.
+func recordedFailureProgress(op command.Operation, rec idempotency.Record) *progressView {
 	if op != command.Produce && op != command.Consume {
 		return nil
 	}

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -177,5 +178,29 @@ func TestGetCommandRefusesBadInput(t *testing.T) {
 		if code != http.StatusBadRequest || ctype != "application/problem+json" || !strings.Contains(errs, `"path":"`+tc.field+`"`) {
 			t.Errorf("GET %.40s: %d %s %v, want 400 naming %s", tc.path, code, ctype, body, tc.field)
 		}
+	}
+}
+
+// unreachableStore fails every read, as a store that is down does.
+type unreachableStore struct{ *memory.Store }
+
+func (unreachableStore) Get(context.Context, string) (idempotency.Record, bool, error) {
+	return idempotency.Record{}, false, errors.New("dial tcp 10.0.0.5:5432: connection refused")
+}
+
+// TestGetCommandStoreDownIs503WithRetryAfter: as the OpenAPI says, and as
+// the record routes answer.
+func TestGetCommandStoreDownIs503WithRetryAfter(t *testing.T) {
+	engine, err := idempotency.New(unreachableStore{memory.New()}, idempotency.Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	handler := httpapi.Handler(httpapi.Config{Executor: countsOnly{}, Records: engine, AuthToken: "admin"})
+	req := httptest.NewRequest(http.MethodGet, "/commands/PRODUCE/k1", nil)
+	req.Header.Set("Authorization", "Bearer admin")
+	rec := httptest.NewRecorder()
+	handler.ServeHTTP(rec, req)
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" {
+		t.Fatalf("GET /commands with the store down: %d, Retry-After %q; want 503 with Retry-After", rec.Code, rec.Header().Get("Retry-After"))
 	}
 }

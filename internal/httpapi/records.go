@@ -29,6 +29,7 @@ type Records interface {
 const (
 	typeLeaseAlive    = "https://mqprobe.dev/problems/lease-alive"
 	typeRecordChanged = "https://mqprobe.dev/problems/record-changed"
+	typeResumable     = "https://mqprobe.dev/problems/resumable"
 )
 
 // expiryHeader advertises when a keyed command's record expires: after it
@@ -105,8 +106,28 @@ func jsonOrString(s string) json.RawMessage {
 	return quoted
 }
 
+// onlyParams answers 400 naming the first query parameter of r that is
+// not one of allowed, and reports whether all were.
+func (a *api) onlyParams(w http.ResponseWriter, r *http.Request, route string, allowed ...string) bool {
+	params := slices.Sorted(maps.Keys(r.URL.Query()))
+	for _, name := range params {
+		if !slices.Contains(allowed, name) {
+			rule := "is not a parameter of " + route
+			if len(allowed) > 0 {
+				rule += fmt.Sprintf(" (use %v)", allowed)
+			}
+			a.badParam(w, r, name, rule)
+			return false
+		}
+	}
+	return true
+}
+
 // inspectRecord shows one of the caller's records.
 func (a *api) inspectRecord(w http.ResponseWriter, r *http.Request) {
+	if !a.onlyParams(w, r, "GET /idempotency/{operationType}/{key}") {
+		return
+	}
 	op, key := r.PathValue("operationType"), r.PathValue("key")
 	rec, ok, err := a.cfg.Records.Inspect(r.Context(), op, tenant.FromContext(r.Context()).Name, key)
 	switch {
@@ -125,13 +146,10 @@ var listQueryParams = []string{"status", "operationType", "olderThan", "limit", 
 
 // listRecords pages through the caller's records.
 func (a *api) listRecords(w http.ResponseWriter, r *http.Request) {
-	params := r.URL.Query()
-	for name := range params {
-		if !slices.Contains(listQueryParams, name) {
-			a.badParam(w, r, name, fmt.Sprintf("is not a parameter of GET /idempotency (use %v)", listQueryParams))
-			return
-		}
+	if !a.onlyParams(w, r, "GET /idempotency", listQueryParams...) {
+		return
 	}
+	params := r.URL.Query()
 	q := idempotency.RecordQuery{Status: idempotency.Status(params.Get("status")), OperationType: params.Get("operationType"),
 		Tenant: tenant.FromContext(r.Context()).Name, Cursor: params.Get("cursor")}
 	if s := params.Get("olderThan"); s != "" {
@@ -165,6 +183,9 @@ func (a *api) listRecords(w http.ResponseWriter, r *http.Request) {
 // evictRecord deletes one of the caller's records, refusing a live lease
 // unless ?force=true.
 func (a *api) evictRecord(w http.ResponseWriter, r *http.Request) {
+	if !a.onlyParams(w, r, "DELETE /idempotency/{operationType}/{key}", "force") {
+		return
+	}
 	force := false
 	if s := r.URL.Query().Get("force"); s != "" {
 		var err error
@@ -176,6 +197,7 @@ func (a *api) evictRecord(w http.ResponseWriter, r *http.Request) {
 	key := r.PathValue("key")
 	rec, err := a.cfg.Records.Evict(r.Context(), idempotency.EvictRequest{OperationType: r.PathValue("operationType"),
 		Tenant: tenant.FromContext(r.Context()).Name, IdempotencyKey: key, Force: force, By: "http " + r.RemoteAddr})
+	var resumable *idempotency.ResumableError
 	switch {
 	case err == nil:
 		w.WriteHeader(http.StatusNoContent)
@@ -187,6 +209,15 @@ func (a *api) evictRecord(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, http.StatusConflict, problem{Type: typeLeaseAlive, Title: "Record is held by a running command",
 			Detail: err.Error() + "; its holder is still working and a new claim would run the command a second time. " +
 				"Retry after the lease ends, or add ?force=true to evict it anyway.", IdempotencyKey: key})
+	case errors.As(err, &resumable):
+		p := problem{Type: typeResumable, Title: "Record holds a resumable checkpoint",
+			Detail: err.Error() + " (putting or getting those messages again). Resend the command with the same key to " +
+				"resume it, or add ?force=true to evict it anyway.", IdempotencyKey: key}
+		if resumable.Committed >= 0 {
+			p.Committed = &resumable.Committed
+		}
+		setExpiry(w, rec.ExpiresAt)
+		writeProblem(w, r, http.StatusConflict, p)
 	case errors.Is(err, idempotency.ErrRecordChanged):
 		writeProblem(w, r, http.StatusConflict, problem{Type: typeRecordChanged, Title: "Record changed while evicting",
 			Detail: err.Error() + "; inspect it again before deciding.", IdempotencyKey: key})
@@ -285,7 +316,7 @@ func recordPaths() map[string]any {
 				"operationId": "getRecord", "summary": "The caller's tenant's idempotency record of an operation type and key.", "parameters": pathParams,
 				"responses": map[string]any{
 					"200": map[string]any{"description": "The record.", "headers": expiryHeaders, "content": jsonContent(ref("IdempotencyRecord"))},
-					"400": problemResponse("The operation type or key breaks its rule.", nil),
+					"400": problemResponse("The operation type or key breaks its rule, or a query parameter is unknown (it takes none).", nil),
 					"404": problemResponse("No record, or it expired.", nil),
 					"503": problemResponse("The idempotency store is unavailable.", retryAfter),
 				},
@@ -294,13 +325,15 @@ func recordPaths() map[string]any {
 				"operationId": "evictRecord",
 				"summary":     "Evict the caller's tenant's record so the next command with the key executes afresh; audited.",
 				"parameters": append(slices.Clone(pathParams), map[string]any{"name": "force", "in": "query",
-					"description": "Evict an IN_PROGRESS record whose lease is alive: its holder may still be running, and the next copy of the command then runs alongside it.",
+					"description": "Evict a record the eviction would otherwise refuse: an IN_PROGRESS record whose lease is alive (its holder may still be running, and the next copy of the command then runs alongside it), or a resumable one (the next copy then starts over and repeats the committed messages).",
 					"schema":      map[string]any{"type": "boolean", "default": false}}),
 				"responses": map[string]any{
-					"204": map[string]any{"description": "Evicted."},
-					"400": problemResponse("The operation type, key or force breaks its rule.", nil),
+					"204": map[string]any{"description": "Evicted; the next command with the key executes afresh. Only the answering instance's local cache forgets the record: " + idempotency.EvictCacheNote + "."},
+					"400": problemResponse("The operation type, key or force breaks its rule, or a query parameter is unknown.", nil),
 					"404": problemResponse("No record, or it expired.", nil),
-					"409": problemResponse("The record is IN_PROGRESS with a live lease (retry after Retry-After, when the lease ends, or use force=true), or it was claimed again while evicting.", withHeaders(retryAfter, expiryHeaders)),
+					"409": problemResponse("The record is IN_PROGRESS with a live lease (type lease-alive: retry after Retry-After, when the lease ends, or use force=true); "+
+						"or it is FAILED, or IN_PROGRESS with an expired lease, and holds a checkpoint the next copy of the command resumes from (type resumable, naming the committed messages; resend the command to resume, or use force=true); "+
+						"or it was claimed again, or its lease renewed, while evicting (type record-changed).", withHeaders(retryAfter, expiryHeaders)),
 					"503": problemResponse("The idempotency store is unavailable.", retryAfter),
 				},
 			},

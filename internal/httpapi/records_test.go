@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -39,7 +40,8 @@ func newRecordsAPI(t *testing.T) *recordsAPI {
 	// The clock starts at the wall clock's now: Retry-After counts from it.
 	a := &recordsAPI{t: t, clock: storetest.NewClock(time.Now()), log: &bytes.Buffer{}}
 	var err error
-	a.engine, err = idempotency.New(memory.New(), idempotency.Config{Lease: recordLease, Clock: a.clock, Holder: "instance-7"},
+	a.engine, err = idempotency.New(memory.New(), idempotency.Config{Lease: recordLease, Clock: a.clock, Holder: "instance-7",
+		ReadCheckpoint: committedCheckpoint},
 		slog.New(slog.NewJSONHandler(a.log, nil)))
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +84,16 @@ func (a *recordsAPI) claim(op, tenantName, key string, status idempotency.Status
 		a.t.Fatal(err)
 	}
 	return rec
+}
+
+// committedCheckpoint reads the checkpoints claim writes, {"committed":N}:
+// resumable when N > 0, as PRODUCE's are.
+func committedCheckpoint(_, progress string) (int, bool) {
+	var cp struct{ Committed int }
+	if json.Unmarshal([]byte(progress), &cp) != nil {
+		return 0, false
+	}
+	return cp.Committed, cp.Committed > 0
 }
 
 func (a *recordsAPI) do(method, target, token string) *httptest.ResponseRecorder {
@@ -330,5 +342,60 @@ func TestEvictRecord(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("audit lines\n %v\nwant\n %v", got, want)
+	}
+}
+
+// TestEvictRefusesAResumableRecord: a FAILED record whose checkpoint the
+// next copy resumes from answers 409 resumable naming the committed
+// messages, until forced; the audit lines say what was refused and forced.
+func TestEvictRefusesAResumableRecord(t *testing.T) {
+	a := newRecordsAPI(t)
+	ctx := context.Background()
+	res, err := a.engine.Begin(ctx, idempotency.Request{OperationType: "PRODUCE", IdempotencyKey: "half", RequestHash: "h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.engine.Checkpoint(ctx, res.Lease, `{"committed":200}`); err != nil {
+		t.Fatal(err)
+	}
+	failed, err := a.engine.Fail(ctx, res.Lease, "MQRC_Q_FULL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := a.do(http.MethodDelete, "/idempotency/PRODUCE/half", "implicit-token")
+	body := decodeBody(t, rec)
+	if rec.Code != http.StatusConflict || body["type"] != "https://mqprobe.dev/problems/resumable" || body["committed"] != float64(200) ||
+		!strings.Contains(body["detail"].(string), "200 committed messages") || rec.Header().Get("Idempotency-Expiry") != idempotency.FormatTime(failed.ExpiresAt) {
+		t.Fatalf("evicting a resumable record: %d %v %s, want 409 resumable naming 200 committed", rec.Code, rec.Header(), rec.Body)
+	}
+	if rec := a.do(http.MethodDelete, "/idempotency/PRODUCE/half?force=true", "implicit-token"); rec.Code != http.StatusNoContent {
+		t.Fatalf("forced eviction: %d %s, want 204", rec.Code, rec.Body)
+	}
+	var outcomes []string
+	for _, l := range a.auditLines() {
+		outcomes = append(outcomes, fmt.Sprintf("%v committed=%v", l["outcome"], l["committed"]))
+	}
+	if want := []string{"refused_resumable committed=200", "evicted committed=200"}; !slices.Equal(outcomes, want) {
+		t.Errorf("audit lines %v, want %v", outcomes, want)
+	}
+}
+
+// TestRecordRoutesRejectUnknownParameters: every record route names the
+// query parameter it does not know, as GET /idempotency does.
+func TestRecordRoutesRejectUnknownParameters(t *testing.T) {
+	a := newRecordsAPI(t)
+	a.claim("PRODUCE", "", "k1", idempotency.StatusCompleted)
+	for _, r := range []struct{ method, target, param string }{
+		{http.MethodGet, "/idempotency?forse=true", "forse"},
+		{http.MethodGet, "/idempotency/PRODUCE/k1?verbose=1", "verbose"},
+		{http.MethodDelete, "/idempotency/PRODUCE/k1?forse=true", "forse"},
+	} {
+		rec := a.do(r.method, r.target, "implicit-token")
+		if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), `"path":"`+r.param+`"`) {
+			t.Errorf("%s %s: %d %s, want 400 naming %s", r.method, r.target, rec.Code, rec.Body, r.param)
+		}
+	}
+	if _, ok, _ := a.engine.Inspect(context.Background(), "PRODUCE", "", "k1"); !ok {
+		t.Error("a DELETE with a misspelt parameter evicted the record")
 	}
 }

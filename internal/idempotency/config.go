@@ -33,6 +33,12 @@ type Config struct {
 	LocalCacheSize int
 	// Clock defaults to SystemClock.
 	Clock Clock
+	// ReadCheckpoint reads a record's checkpoint (Record.Progress) for
+	// Evict: how many messages it says are committed and whether the next
+	// attempt of the command resumes from it. Checkpoints are the
+	// handlers', opaque to the engine. Nil reads every checkpoint as
+	// resumable, its count unknown (-1).
+	ReadCheckpoint func(operationType, progress string) (committed int, resumable bool)
 	// Holder names this process in the records it claims
 	// (Record.LeaseHolder), so an operator can tell which instance runs a
 	// command; empty leaves them unnamed.
@@ -51,6 +57,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.Clock == nil {
 		c.Clock = SystemClock
+	}
+	if c.ReadCheckpoint == nil {
+		c.ReadCheckpoint = func(string, string) (int, bool) { return -1, true }
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/mqprobe/mqprobe/internal/tenant"
 )
 
 // Argument names of the record operations, used in ArgumentError.
@@ -29,15 +31,23 @@ var (
 	// gone the next copy of the command claims it afresh and runs it a
 	// second time alongside. Only a forced eviction takes that risk.
 	ErrLeaseAlive = errors.New("idempotency: lease alive")
-	// ErrRecordChanged means the record was claimed again between Evict's
-	// read and its delete; nothing was deleted, and inspecting it again
-	// shows its new state.
+	// ErrRecordChanged means the record was claimed again, or its holder
+	// renewed its lease, between Evict's read and its delete; nothing was
+	// deleted, and inspecting it again shows its new state.
 	ErrRecordChanged = errors.New("idempotency: record changed during evict")
+	// ErrResumable is matched by a *ResumableError: Evict refused a record
+	// whose checkpoint the next attempt resumes from.
+	ErrResumable = errors.New("idempotency: record is resumable")
 )
 
-// implicitTenantLabel names the implicit tenant in audit lines, as
-// tenant.Label does.
-const implicitTenantLabel = "default"
+// MaxPKLength is the longest pk a store holds (the SQL column is
+// VARCHAR(300)); a List cursor never decodes to more.
+const MaxPKLength = 300
+
+// EvictCacheNote is the limitation of Evict an operator must know: only the
+// evicting engine forgets the record.
+const EvictCacheNote = "instances with idempotency.localCacheSize > 0 that replayed this COMPLETED record may replay it " +
+	"from memory until it leaves their cache (pushed out by newer replays, or its expiresAt passes) or they restart"
 
 // Inspect reads the record of an operation type, tenant ("" for the
 // implicit one) and key, lease token included, or reports it absent (or
@@ -115,6 +125,12 @@ func (e *Engine) storeQuery(q RecordQuery) (ListQuery, error) {
 	if q.Limit < 0 || q.Limit > MaxListLimit {
 		return ListQuery{}, &ArgumentError{Arg: ArgLimit, Rule: fmt.Sprintf("must be between 1 and %d (got %d)", MaxListLimit, q.Limit)}
 	}
+	// Bounded before decoding: a forged cursor is a bad argument, not a key
+	// the store rejects as a failure.
+	if len(q.Cursor) > base64.RawURLEncoding.EncodedLen(MaxPKLength) {
+		return ListQuery{}, &ArgumentError{Arg: ArgCursor, Rule: fmt.Sprintf("must be the cursor of a previous page (at most %d characters, got %d)",
+			base64.RawURLEncoding.EncodedLen(MaxPKLength), len(q.Cursor))}
+	}
 	after, err := base64.RawURLEncoding.DecodeString(q.Cursor)
 	if err != nil {
 		return ListQuery{}, &ArgumentError{Arg: ArgCursor, Rule: "must be the cursor of a previous page"}
@@ -133,28 +149,60 @@ type EvictRequest struct {
 	OperationType  string
 	Tenant         string // "" for the implicit tenant
 	IdempotencyKey string
-	// Force evicts an IN_PROGRESS record whose lease is alive: the
-	// operator's decision that its holder is gone or may run it twice.
+	// Force evicts a record Evict would otherwise refuse: an IN_PROGRESS
+	// one whose lease is alive (the operator's decision that its holder is
+	// gone or may run it twice), or a resumable one (the next copy then
+	// starts over and repeats the committed messages).
 	Force bool
 	// By says who asks, for the audit line ("http", "cli user=alice").
 	By string
 }
 
+// ResumableError is Evict's refusal of a FAILED record, or an IN_PROGRESS
+// one whose lease expired, holding a checkpoint the next attempt resumes
+// from: once the record is gone the next copy starts over and puts (or
+// expects to get) the committed messages again. It matches ErrResumable.
+type ResumableError struct {
+	PK        string
+	Status    Status
+	Attempt   int
+	Committed int // messages the checkpoint says are committed; -1 unknown
+}
+
+func (e *ResumableError) Error() string {
+	committed := "a checkpoint"
+	if e.Committed >= 0 {
+		committed = fmt.Sprintf("a checkpoint of %d committed messages", e.Committed)
+	}
+	return fmt.Sprintf("evict %s: %s attempt %d holds %s that the next copy of the command resumes from; "+
+		"evicting it makes that copy start over", e.PK, e.Status, e.Attempt, committed)
+}
+
+// Is matches ErrResumable.
+func (e *ResumableError) Is(target error) bool { return target == ErrResumable }
+
 // Evict deletes a record so the next copy of its command runs afresh, and
-// writes one audit line, whatever the outcome. It returns the record it
-// found: deleted, or the reason it was not. Errors: *ArgumentError for bad
-// arguments, ErrNoRecord when there is none (or it expired), ErrLeaseAlive
-// for a live IN_PROGRESS record without Force, ErrRecordChanged when it was
-// claimed again meanwhile, and ErrStoreUnavailable for store failures.
+// writes one audit line whatever the outcome, bad arguments included. It
+// returns the record it found: deleted, or the reason it was not. Errors:
+// *ArgumentError for bad arguments, ErrNoRecord when there is none (or it
+// expired), ErrLeaseAlive for a live IN_PROGRESS record and a
+// *ResumableError (ErrResumable) for a resumable one unless Force is set,
+// ErrRecordChanged when it was claimed again or renewed meanwhile, and
+// ErrStoreUnavailable for store failures.
+//
+// Only this engine's local cache forgets the record: see EvictCacheNote.
+// Checking the store before every cached replay would defeat the cache,
+// and a COMPLETED record is evicted rarely and deliberately, so the
+// operator is told instead (in the audit line of a COMPLETED record).
 func (e *Engine) Evict(ctx context.Context, req EvictRequest) (rec Record, err error) {
+	audit := evictAudit{committed: -1}
+	defer func() { e.auditEviction(ctx, req, rec, audit, err) }()
 	if err := validateScope(req.OperationType, req.Tenant); err != nil {
 		return Record{}, err
 	}
 	if err := ValidateKey(req.IdempotencyKey); err != nil {
 		return Record{}, err
 	}
-	liveLease := false
-	defer func() { e.auditEviction(ctx, req, rec, liveLease, err) }()
 	rec, found, err := e.Get(ctx, req.OperationType, req.Tenant, req.IdempotencyKey)
 	if err != nil {
 		return Record{}, err
@@ -162,17 +210,22 @@ func (e *Engine) Evict(ctx context.Context, req EvictRequest) (rec Record, err e
 	if !found {
 		return Record{}, fmt.Errorf("evict %s: %w", PK(req.OperationType, req.Tenant, req.IdempotencyKey), ErrNoRecord)
 	}
-	liveLease = rec.Status == StatusInProgress && rec.LeaseAlive(e.now())
-	token := rec.LeaseToken
-	if liveLease {
-		if !req.Force {
-			return rec, fmt.Errorf("evict %s: attempt %d holds its lease until %s: %w",
-				rec.PK, rec.Attempt, FormatTime(rec.LeaseExpiresAt), ErrLeaseAlive)
-		}
-		token = "" // whoever holds it now: forced
+	now := e.now()
+	audit.liveLease = rec.Status == StatusInProgress && rec.LeaseAlive(now)
+	if audit.liveLease && !req.Force {
+		return rec, fmt.Errorf("evict %s: attempt %d holds its lease until %s: %w",
+			rec.PK, rec.Attempt, FormatTime(rec.LeaseExpiresAt), ErrLeaseAlive)
 	}
-	// Fenced by the token read above: a claim taken since is not ours to drop.
-	deleted, err := e.store.Delete(ctx, rec.PK, token)
+	if rec.Status != StatusCompleted && rec.Progress != "" {
+		audit.committed, audit.resumable = e.cfg.ReadCheckpoint(rec.OperationType, rec.Progress)
+		if audit.resumable && !req.Force {
+			return rec, &ResumableError{PK: rec.PK, Status: rec.Status, Attempt: rec.Attempt, Committed: audit.committed}
+		}
+	}
+	// Fenced by the token read above and the lease at now — a claim taken,
+	// or a lease renewed, since the read is not ours to drop — unless the
+	// operator forced past a live lease: then whoever holds it now.
+	deleted, err := e.store.Delete(ctx, Deletion{PK: rec.PK, LeaseToken: rec.LeaseToken, Now: now, Force: audit.liveLease})
 	if err != nil {
 		return rec, storeError("evict", err)
 	}
@@ -185,32 +238,52 @@ func (e *Engine) Evict(ctx context.Context, req EvictRequest) (rec Record, err e
 	return rec, nil
 }
 
+// evictAudit is what Evict learnt of the record, for its audit line.
+type evictAudit struct {
+	liveLease bool
+	resumable bool
+	committed int // -1: no checkpoint read
+}
+
 // auditEviction writes the audit line of one Evict: who, tenant,
 // operation, key, forced, and what became of it.
-func (e *Engine) auditEviction(ctx context.Context, req EvictRequest, rec Record, liveLease bool, err error) {
+func (e *Engine) auditEviction(ctx context.Context, req EvictRequest, rec Record, a evictAudit, err error) {
 	outcome := "evicted"
 	switch {
+	case errors.Is(err, ErrInvalidArgument):
+		outcome = "invalid"
 	case errors.Is(err, ErrNoRecord):
 		outcome = "not_found"
 	case errors.Is(err, ErrLeaseAlive):
 		outcome = "refused_lease_alive"
+	case errors.Is(err, ErrResumable):
+		outcome = "refused_resumable"
 	case errors.Is(err, ErrRecordChanged):
 		outcome = "changed"
 	case err != nil:
 		outcome = "undecided"
 	}
-	attrs := []any{"key", req.IdempotencyKey, "operation", req.OperationType, "tenant", cmp.Or(req.Tenant, implicitTenantLabel),
+	attrs := []any{"key", req.IdempotencyKey, "operation", req.OperationType, "tenant", tenant.Tenant{Name: req.Tenant}.Label(),
 		"by", req.By, "forced", req.Force, "outcome", outcome}
 	if rec.PK != "" {
 		attrs = append(attrs, "status", string(rec.Status), "attempt", rec.Attempt)
 	}
+	if a.committed >= 0 {
+		attrs = append(attrs, "committed", a.committed)
+	}
 	level := slog.LevelInfo
-	if outcome == "evicted" && liveLease {
+	switch {
+	case outcome == "evicted" && a.liveLease:
 		// The operator overrode a live lease: its holder may still be running.
 		attrs = append(attrs, "lease_alive", true, "lease_expires_at", FormatTime(rec.LeaseExpiresAt))
 		level = slog.LevelWarn
-	}
-	if err != nil && outcome == "undecided" {
+	case outcome == "evicted" && a.resumable:
+		// The operator threw a checkpoint away: the next copy repeats its messages.
+		attrs = append(attrs, "resumable", true)
+		level = slog.LevelWarn
+	case outcome == "evicted" && rec.Status == StatusCompleted:
+		attrs = append(attrs, "note", EvictCacheNote)
+	case outcome == "invalid" || outcome == "undecided":
 		attrs = append(attrs, "error", err)
 		level = slog.LevelWarn
 	}

@@ -28,11 +28,9 @@ type Store interface {
 	// DeleteExpired deletes records whose expiresAt is at or before now and
 	// returns how many it deleted. Safe to run concurrently and repeatedly.
 	DeleteExpired(ctx context.Context, now time.Time) (int64, error)
-	// Delete removes the record at pk and reports whether there was one to
-	// remove. With leaseToken empty it removes whatever is stored; otherwise
-	// only a record still carrying leaseToken, so a claim written since the
-	// caller read the record survives (and Delete reports false).
-	Delete(ctx context.Context, pk, leaseToken string) (bool, error)
+	// Delete removes the record d names with one conditional write and
+	// reports whether it did; see Deletion for the conditions.
+	Delete(ctx context.Context, d Deletion) (bool, error)
 	// List returns at most q.Limit records matching q, in the store's own
 	// order, and the Next value that continues after them ("" when there are
 	// no more). A page may hold fewer than q.Limit records while Next is set
@@ -42,6 +40,27 @@ type Store interface {
 	List(ctx context.Context, q ListQuery) (ListPage, error)
 	// Close releases the store's resources.
 	Close() error
+}
+
+// Deletion names the record Delete removes and the conditions it must
+// still meet at the moment of the write.
+type Deletion struct {
+	PK string
+	// Force removes whatever is stored at PK, a live lease included.
+	Force bool
+	// Without Force, only a record still carrying LeaseToken (the token the
+	// caller read) is removed, so a claim written since survives; and an
+	// IN_PROGRESS one only if its lease has expired at Now: heartbeats keep
+	// the token, so a holder that renewed since the caller's read keeps its
+	// record.
+	LeaseToken string
+	Now        time.Time
+}
+
+// Deletable reports whether d may remove the stored record r; for stores
+// that delete in memory.
+func (d Deletion) Deletable(r Record) bool {
+	return d.Force || (r.LeaseToken == d.LeaseToken && (r.Status != StatusInProgress || !r.LeaseAlive(d.Now)))
 }
 
 // MaxListLimit caps ListQuery.Limit: one page is one bounded read.

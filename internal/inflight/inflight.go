@@ -102,46 +102,64 @@ func (c *Command) Snapshot(now time.Time) Snapshot {
 // Registry is the commands this process is executing, by operation type,
 // tenant and key. The zero value is ready to use.
 type Registry struct {
-	mu       sync.Mutex
-	commands map[commandID]*Command
+	mu sync.Mutex
+	// commands holds each registration apart: with idempotency disabled
+	// two commands with one key may run at once, each removing only itself.
+	commands map[commandID][]*Command
+	n        int
 }
 
 type commandID struct{ op, tenant, key string }
 
 // Add registers cmd until the returned remove is called; the caller calls
-// it when the command ends, however it ends (defer it). Registering a
-// command that is already registered replaces it until either is removed.
+// it when the command ends, however it ends (defer it). Commands
+// registered under the same operation type, tenant and key are kept side
+// by side, and each remove removes only its own command.
 func (r *Registry) Add(cmd *Command) (remove func()) {
 	id := commandID{cmd.OperationType, cmd.Tenant, cmd.Key}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.commands == nil {
-		r.commands = map[commandID]*Command{}
+		r.commands = map[commandID][]*Command{}
 	}
-	r.commands[id] = cmd
+	r.commands[id] = append(r.commands[id], cmd)
+	r.n++
+	var once sync.Once
 	return func() {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if r.commands[id] == cmd {
-			delete(r.commands, id)
-		}
+		once.Do(func() {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			cmds := r.commands[id]
+			if i := slices.Index(cmds, cmd); i >= 0 {
+				cmds = slices.Delete(cmds, i, i+1)
+				r.n--
+			}
+			if len(cmds) == 0 {
+				delete(r.commands, id)
+			} else {
+				r.commands[id] = cmds
+			}
+		})
 	}
 }
 
 // Get returns the command of an operation type, tenant and key if this
-// process is executing it.
+// process is executing it; of several, the one registered last.
 func (r *Registry) Get(op, tenant, key string) (*Command, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	cmd, ok := r.commands[commandID{op, tenant, key}]
-	return cmd, ok
+	cmds := r.commands[commandID{op, tenant, key}]
+	if len(cmds) == 0 {
+		return nil, false
+	}
+	return cmds[len(cmds)-1], true
 }
 
 // Len is how many commands are executing.
 func (r *Registry) Len() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.commands)
+	return r.n
 }
 
 // List returns snapshots of a tenant's commands ("" for the implicit
@@ -149,10 +167,10 @@ func (r *Registry) Len() int {
 // more it left out.
 func (r *Registry) List(tenant string, limit int, now time.Time) (snapshots []Snapshot, more int) {
 	r.mu.Lock()
-	cmds := make([]*Command, 0, len(r.commands))
-	for id, c := range r.commands {
+	cmds := make([]*Command, 0, r.n)
+	for id, registered := range r.commands {
 		if id.tenant == tenant {
-			cmds = append(cmds, c)
+			cmds = append(cmds, registered...)
 		}
 	}
 	r.mu.Unlock()

@@ -65,19 +65,35 @@ func TestRegistryAddGetRemove(t *testing.T) {
 	}
 }
 
-func TestRegistryRemoveLeavesAReplacementAlone(t *testing.T) {
+// TestRegistryKeepsCommandsWithOneKeyApart: with idempotency disabled two
+// commands with one key run at once; both are listed, and whichever ends
+// first removes only itself.
+func TestRegistryKeepsCommandsWithOneKeyApart(t *testing.T) {
 	var r Registry
-	first, second := &Command{Key: "k"}, &Command{Key: "k", Attempt: 2}
+	now := time.Now()
+	first, second := &Command{Key: "k", StartedAt: now}, &Command{Key: "k", StartedAt: now.Add(time.Second)}
 	removeFirst := r.Add(first)
 	removeSecond := r.Add(second)
-	removeFirst()
-	if got, ok := r.Get("", "", "k"); !ok || got != second {
-		t.Fatalf("removing the replaced command removed its replacement")
+	if list, _ := r.List("", 10, now); r.Len() != 2 || len(list) != 2 {
+		t.Fatalf("len %d, %d listed; want both commands", r.Len(), len(list))
 	}
 	removeSecond()
+	if got, ok := r.Get("", "", "k"); !ok || got != first || r.Len() != 1 {
+		t.Fatalf("after the second ended: Get = %v %v (len %d), want the first still running", got, ok, r.Len())
+	}
 	removeSecond() // twice is harmless
-	if r.Len() != 0 {
-		t.Fatalf("len %d after both removed", r.Len())
+	if r.Len() != 1 {
+		t.Fatalf("a second remove of the same command removed another (len %d)", r.Len())
+	}
+	third := &Command{Key: "k"}
+	removeThird := r.Add(third)
+	removeFirst()
+	if got, ok := r.Get("", "", "k"); !ok || got != third {
+		t.Fatalf("after the first ended: Get = %v %v, want the third", got, ok)
+	}
+	removeThird()
+	if _, ok := r.Get("", "", "k"); ok || r.Len() != 0 {
+		t.Fatalf("len %d after all removed", r.Len())
 	}
 }
 

@@ -62,10 +62,10 @@ func (t *tracedStore) DeleteExpired(ctx context.Context, now time.Time) (int64, 
 	return n, err
 }
 
-func (t *tracedStore) Delete(ctx context.Context, pk, leaseToken string) (bool, error) {
-	ctx, span := t.start(ctx, "delete", pk)
+func (t *tracedStore) Delete(ctx context.Context, d idempotency.Deletion) (bool, error) {
+	ctx, span := t.start(ctx, "delete", d.PK)
 	defer span.End()
-	deleted, err := t.Store.Delete(ctx, pk, leaseToken)
+	deleted, err := t.Store.Delete(ctx, d)
 	span.SetAttributes(attribute.Bool("mqprobe.idempotency.evicted", deleted))
 	Fail(span, err)
 	return deleted, err

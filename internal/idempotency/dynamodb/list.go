@@ -17,25 +17,27 @@ import (
 // reading the whole table in one call.
 const maxScanRequests = 16
 
-// Delete implements idempotency.Store with one DeleteItem, conditioned on
-// the lease token when one is given.
-func (s *Store) Delete(ctx context.Context, pk, leaseToken string) (bool, error) {
+// Delete implements idempotency.Store with one DeleteItem whose condition
+// carries the Deletion's.
+func (s *Store) Delete(ctx context.Context, d idempotency.Deletion) (bool, error) {
 	e := newExpr()
 	cond := "attribute_exists(" + e.name(attrPK) + ")"
-	if leaseToken != "" {
-		cond += " AND " + e.name(attrLeaseToken) + " = " + e.val(str(leaseToken))
+	if !d.Force {
+		cond += " AND " + e.name(attrLeaseToken) + " = " + e.val(str(d.LeaseToken)) +
+			" AND (" + e.name(attrStatus) + " <> " + e.val(str(string(idempotency.StatusInProgress))) +
+			" OR " + e.name(attrLeaseExpiresAt) + " <= " + e.val(num(d.Now.UnixMilli())) + ")"
 	}
-	in := &dynamodb.DeleteItemInput{TableName: &s.table, Key: key(pk), ConditionExpression: &cond,
+	in := &dynamodb.DeleteItemInput{TableName: &s.table, Key: key(d.PK), ConditionExpression: &cond,
 		ExpressionAttributeNames: e.names}
 	if len(e.values) > 0 {
 		in.ExpressionAttributeValues = e.values
 	}
 	_, err := s.client.DeleteItem(ctx, in)
 	if _, failed := conditionFailed(err); failed {
-		return false, nil // absent, or claimed again since the caller read it
+		return false, nil // absent, claimed again or renewed since the caller read it
 	}
 	if err != nil {
-		return false, fmt.Errorf("delete %s: %w", pk, err)
+		return false, fmt.Errorf("delete %s: %w", d.PK, err)
 	}
 	return true, nil
 }

@@ -77,28 +77,30 @@ func (s *Store) DeleteExpired(_ context.Context, now time.Time) (int64, error) {
 }
 
 // Delete implements idempotency.Store.
-func (s *Store) Delete(_ context.Context, pk, leaseToken string) (bool, error) {
+func (s *Store) Delete(_ context.Context, d idempotency.Deletion) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec, ok := s.records[pk]
-	if !ok || (leaseToken != "" && rec.LeaseToken != leaseToken) {
+	rec, ok := s.records[d.PK]
+	if !ok || !d.Deletable(rec) {
 		return false, nil
 	}
-	delete(s.records, pk)
+	delete(s.records, d.PK)
 	return true, nil
 }
 
 // List implements idempotency.Store, in pk order; Next is the last pk of
 // a full page.
 func (s *Store) List(_ context.Context, q idempotency.ListQuery) (idempotency.ListPage, error) {
+	// Only the copying holds the lock; the sort, the costly part, does not
+	// keep Begin and Update waiting.
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	var matched []idempotency.Record
 	for pk, rec := range s.records {
 		if pk > q.After && q.Matches(rec) {
 			matched = append(matched, rec)
 		}
 	}
+	s.mu.Unlock()
 	slices.SortFunc(matched, func(a, b idempotency.Record) int { return strings.Compare(a.PK, b.PK) })
 	var page idempotency.ListPage
 	if size := q.PageSize(); len(matched) > size {

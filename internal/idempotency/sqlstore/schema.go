@@ -41,6 +41,11 @@ var migrations = []string{
 	`CREATE INDEX IF NOT EXISTS idx_idempotency_status_pk ON idempotency_record (status, pk)`,
 	// 4: the instance that claimed the record last ('' before this version).
 	`ALTER TABLE idempotency_record ADD COLUMN lease_holder VARCHAR(255) NOT NULL DEFAULT ''`,
+	// 5: List of one tenant (what GET /idempotency asks) walks the tenant's
+	// records in pk order, by status too when it filters by one, rather
+	// than every tenant's.
+	`CREATE INDEX IF NOT EXISTS idx_idempotency_tenant_pk ON idempotency_record (tenant, pk);
+	CREATE INDEX IF NOT EXISTS idx_idempotency_tenant_status_pk ON idempotency_record (tenant, status, pk)`,
 }
 
 // SchemaVersion is the schema version this build migrates to.

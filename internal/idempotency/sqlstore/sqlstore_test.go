@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -122,5 +123,33 @@ func TestSQLiteFilesAreOwnerOnly(t *testing.T) {
 		if mode := info.Mode().Perm(); mode&0o077 != 0 {
 			t.Errorf("%s has mode %v, want owner-only", filepath.Base(name), mode)
 		}
+	}
+}
+
+// TestListOfATenantUsesItsIndex: GET /idempotency lists one tenant's
+// records, by status or not; the plan walks that tenant's index entries
+// rather than every tenant's records.
+func TestListOfATenantUsesItsIndex(t *testing.T) {
+	ctx := context.Background()
+	for name, open := range map[string]func(testing.TB) idempotency.Store{"sqlite": openSQLite, "postgres": openPostgres} {
+		t.Run(name, func(t *testing.T) {
+			s := open(t).(*sqlstore.Store)
+			defer s.Close()
+			for _, tc := range []struct {
+				q     idempotency.ListQuery
+				index string
+			}{
+				{idempotency.ListQuery{Tenant: "team-a", LiveAt: time.Now()}, "idx_idempotency_tenant_pk"},
+				{idempotency.ListQuery{Tenant: "team-a", Status: idempotency.StatusInProgress, LiveAt: time.Now()}, "idx_idempotency_tenant_status_pk"},
+			} {
+				plan, err := s.ListPlan(ctx, tc.q)
+				if err != nil {
+					t.Fatalf("plan of %+v: %v", tc.q, err)
+				}
+				if !strings.Contains(plan, tc.index) {
+					t.Errorf("plan of %+v does not use %s:\n%s", tc.q, tc.index, plan)
+				}
+			}
+		})
 	}
 }

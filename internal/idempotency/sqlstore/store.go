@@ -265,26 +265,56 @@ func (s *Store) DeleteExpired(ctx context.Context, now time.Time) (int64, error)
 }
 
 // Delete implements idempotency.Store.
-func (s *Store) Delete(ctx context.Context, pk, leaseToken string) (bool, error) {
-	query, args := `DELETE FROM idempotency_record WHERE pk = $1`, []any{pk}
-	if leaseToken != "" {
-		query, args = query+` AND lease_token = $2`, append(args, leaseToken)
+func (s *Store) Delete(ctx context.Context, d idempotency.Deletion) (bool, error) {
+	query, args := `DELETE FROM idempotency_record WHERE pk = $1`, []any{d.PK}
+	if !d.Force {
+		// lease_expires_at is epoch milliseconds, as Begin compares it.
+		query += ` AND lease_token = $2 AND (status <> 'IN_PROGRESS' OR lease_expires_at <= $3)`
+		args = append(args, d.LeaseToken, d.Now.UnixMilli())
 	}
 	res, err := s.db.ExecContext(ctx, s.d.bind(query), args...)
 	if err != nil {
-		return false, fmt.Errorf("delete %s: %w", pk, err)
+		return false, fmt.Errorf("delete %s: %w", d.PK, err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return false, fmt.Errorf("delete %s: %w", pk, err)
+		return false, fmt.Errorf("delete %s: %w", d.PK, err)
 	}
 	return n > 0, nil
 }
 
 // List implements idempotency.Store: one indexed query in pk order (keyset
-// paging on the primary key, or on (status, pk) when filtering by status);
-// After and Next are pks.
+// paging on the primary key, (status, pk), (tenant, pk) or
+// (tenant, status, pk) as the filters allow); After and Next are pks.
 func (s *Store) List(ctx context.Context, q idempotency.ListQuery) (idempotency.ListPage, error) {
+	size := q.PageSize()
+	query, args := s.listQuery(q, size)
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return idempotency.ListPage{}, fmt.Errorf("list: %w", err)
+	}
+	defer rows.Close()
+	var page idempotency.ListPage
+	for rows.Next() {
+		var rec idempotency.Record
+		if err := rows.Scan(recordDest(&rec)...); err != nil {
+			return idempotency.ListPage{}, fmt.Errorf("list: scan: %w", err)
+		}
+		page.Records = append(page.Records, rec)
+	}
+	if err := rows.Err(); err != nil {
+		return idempotency.ListPage{}, fmt.Errorf("list: %w", err)
+	}
+	if len(page.Records) > size {
+		page.Records = page.Records[:size]
+		page.Next = page.Records[size-1].PK
+	}
+	return page, nil
+}
+
+// listQuery is List's statement for q and its arguments: a page of size
+// records and one more, which tells whether another page follows.
+func (s *Store) listQuery(q idempotency.ListQuery, size int) (string, []any) {
 	var (
 		conds []string
 		args  []any
@@ -309,31 +339,9 @@ func (s *Store) List(ctx context.Context, q idempotency.ListQuery) (idempotency.
 	if !q.LiveAt.IsZero() {
 		where("expires_at > $%d", s.d.timeArg(q.LiveAt))
 	}
-	size := q.PageSize()
-	// One row more than the page tells whether another page follows.
 	query := fmt.Sprintf(`SELECT %s FROM idempotency_record WHERE %s ORDER BY pk LIMIT %d`,
 		columns, strings.Join(conds, " AND "), size+1)
-	rows, err := s.db.QueryContext(ctx, s.d.bind(query), args...)
-	if err != nil {
-		return idempotency.ListPage{}, fmt.Errorf("list: %w", err)
-	}
-	defer rows.Close()
-	var page idempotency.ListPage
-	for rows.Next() {
-		var rec idempotency.Record
-		if err := rows.Scan(recordDest(&rec)...); err != nil {
-			return idempotency.ListPage{}, fmt.Errorf("list: scan: %w", err)
-		}
-		page.Records = append(page.Records, rec)
-	}
-	if err := rows.Err(); err != nil {
-		return idempotency.ListPage{}, fmt.Errorf("list: %w", err)
-	}
-	if len(page.Records) > size {
-		page.Records = page.Records[:size]
-		page.Next = page.Records[size-1].PK
-	}
-	return page, nil
+	return s.d.bind(query), args
 }
 
 // Close implements idempotency.Store.

@@ -138,13 +138,15 @@ func testList(t *testing.T, f *fixture) {
 }
 
 // testDelete: Delete removes exactly one record, reports whether it did,
-// and with a lease token spares a record claimed since.
+// and without Force spares a record claimed since, or one whose lease is
+// alive at the instant given.
 func testDelete(t *testing.T, f *fixture) {
 	victim := f.put(opProd, "", idempotency.StatusInProgress, time.Hour)
 	neighbour := f.put(opProd, "", idempotency.StatusCompleted, time.Hour)
-	deleted, err := f.store.Delete(f.ctx, victim.PK, "")
+	now := f.clock.Now()
+	deleted, err := f.store.Delete(f.ctx, idempotency.Deletion{PK: victim.PK, Now: now, Force: true})
 	if err != nil || !deleted {
-		t.Fatalf("Delete(%s) = %v, %v; want deleted", victim.PK, deleted, err)
+		t.Fatalf("forced Delete(%s) of a live lease = %v, %v; want deleted", victim.PK, deleted, err)
 	}
 	if _, ok := f.get(victim.PK); ok {
 		t.Errorf("%s still stored after Delete", victim.PK)
@@ -152,21 +154,76 @@ func testDelete(t *testing.T, f *fixture) {
 	if _, ok := f.get(neighbour.PK); !ok {
 		t.Errorf("Delete(%s) removed %s as well", victim.PK, neighbour.PK)
 	}
-	if deleted, err := f.store.Delete(f.ctx, victim.PK, ""); err != nil || deleted {
+	if deleted, err := f.store.Delete(f.ctx, idempotency.Deletion{PK: victim.PK, Now: now, Force: true}); err != nil || deleted {
 		t.Errorf("second Delete = %v, %v; want nothing deleted", deleted, err)
 	}
 
-	if deleted, err := f.store.Delete(f.ctx, neighbour.PK, "token-of-an-older-claim"); err != nil || deleted {
+	stale := idempotency.Deletion{PK: neighbour.PK, LeaseToken: "token-of-an-older-claim", Now: now}
+	if deleted, err := f.store.Delete(f.ctx, stale); err != nil || deleted {
 		t.Errorf("Delete with a stale token = %v, %v; want nothing deleted", deleted, err)
 	}
 	if _, ok := f.get(neighbour.PK); !ok {
 		t.Fatalf("Delete with a stale token removed %s", neighbour.PK)
 	}
-	if deleted, err := f.store.Delete(f.ctx, neighbour.PK, neighbour.LeaseToken); err != nil || !deleted {
-		t.Errorf("Delete with the record's token = %v, %v; want deleted", deleted, err)
+	if deleted, err := f.store.Delete(f.ctx, idempotency.Deletion{PK: neighbour.PK, LeaseToken: neighbour.LeaseToken, Now: now}); err != nil || !deleted {
+		t.Errorf("Delete of a COMPLETED record with its token = %v, %v; want deleted", deleted, err)
 	}
-	if deleted, err := f.store.Delete(f.ctx, "PRODUCE#never-written", "some-token"); err != nil || deleted {
+	if deleted, err := f.store.Delete(f.ctx, idempotency.Deletion{PK: "PRODUCE#never-written", LeaseToken: "some-token", Now: now}); err != nil || deleted {
 		t.Errorf("Delete of an absent pk with a token = %v, %v; want nothing deleted", deleted, err)
+	}
+
+	running := f.put(opProd, "", idempotency.StatusInProgress, time.Hour)
+	byToken := idempotency.Deletion{PK: running.PK, LeaseToken: running.LeaseToken, Now: f.clock.Now()}
+	if deleted, err := f.store.Delete(f.ctx, byToken); err != nil || deleted {
+		t.Errorf("Delete of an IN_PROGRESS record with a live lease = %v, %v; want nothing deleted", deleted, err)
+	}
+	f.clock.Advance(lease)
+	byToken.Now = f.clock.Now()
+	if deleted, err := f.store.Delete(f.ctx, byToken); err != nil || !deleted {
+		t.Errorf("Delete of an IN_PROGRESS record whose lease expired = %v, %v; want deleted", deleted, err)
+	}
+}
+
+// testDeleteSparesRenewedLease: a holder that heartbeats after the caller
+// read its expired lease keeps its record (the token is unchanged, so the
+// token alone would not fence it) and keeps running, checkpoint and all.
+func testDeleteSparesRenewedLease(t *testing.T, f *fixture) {
+	slow := f.put(opProd, "", idempotency.StatusInProgress, time.Hour)
+	f.clock.Advance(lease + time.Second) // the holder is late: the lease ran out
+	read, _ := f.get(slow.PK)
+	if read.LeaseAlive(f.clock.Now()) {
+		t.Fatal("test setup: the lease should have expired")
+	}
+	progress := `{"committed":200}`
+	renewed, err := f.store.Update(f.ctx, slow.PK, slow.LeaseToken, idempotency.Update{Kind: idempotency.UpdateHeartbeat,
+		Now: f.clock.Now(), LeaseExpiresAt: f.clock.Now().Add(lease), Progress: &progress})
+	if err != nil {
+		t.Fatalf("late heartbeat: %v", err)
+	}
+	d := idempotency.Deletion{PK: read.PK, LeaseToken: read.LeaseToken, Now: f.clock.Now()}
+	if deleted, err := f.store.Delete(f.ctx, d); err != nil || deleted {
+		t.Fatalf("Delete after the holder renewed = %v, %v; want nothing deleted", deleted, err)
+	}
+	if got, ok := f.get(slow.PK); !ok || got.Progress != progress || !got.LeaseExpiresAt.Equal(renewed.LeaseExpiresAt) {
+		t.Fatalf("renewed record after Delete: %+v (stored %v), want it kept with its checkpoint", got, ok)
+	}
+
+	// Through the engine: the heartbeat lands between Evict's read and its
+	// delete, and Evict reports the record changed.
+	e := f.engine()
+	late := f.put(opProd, "", idempotency.StatusInProgress, time.Hour)
+	f.clock.Advance(lease + time.Second)
+	f.store.BeforeDelete = func(idempotency.Deletion) error {
+		_, err := f.store.Update(f.ctx, late.PK, late.LeaseToken, idempotency.Update{Kind: idempotency.UpdateHeartbeat,
+			Now: f.clock.Now(), LeaseExpiresAt: f.clock.Now().Add(lease)})
+		return err
+	}
+	_, err = e.Evict(f.ctx, idempotency.EvictRequest{OperationType: opProd, IdempotencyKey: late.IdempotencyKey, By: "test"})
+	if !errors.Is(err, idempotency.ErrRecordChanged) {
+		t.Fatalf("Evict racing a heartbeat = %v, want ErrRecordChanged", err)
+	}
+	if got, ok := f.get(late.PK); !ok || !got.LeaseAlive(f.clock.Now()) {
+		t.Fatal("Evict deleted a record whose holder renewed its lease")
 	}
 }
 

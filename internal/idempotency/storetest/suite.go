@@ -118,6 +118,7 @@ func Run(t *testing.T, factory Factory) {
 		{"LocalCacheReplaysWithoutStore", testLocalCache},
 		{"ListFiltersAndPages", testList},
 		{"DeleteRemovesOneRecord", testDelete},
+		{"DeleteSparesRenewedLease", testDeleteSparesRenewedLease},
 		{"EvictRefusesLiveLeaseUnlessForced", testEvict},
 		{"InspectAndListHideExpired", testInspectAndListThroughEngine},
 	}

@@ -44,6 +44,7 @@ type Counting struct {
 
 	BeforeBegin  func(idempotency.Claim) error
 	BeforeUpdate func(idempotency.Update) error
+	BeforeDelete func(idempotency.Deletion) error
 }
 
 // Calls is the total number of store calls so far.
@@ -83,4 +84,15 @@ func (c *Counting) Get(ctx context.Context, pk string) (idempotency.Record, bool
 func (c *Counting) DeleteExpired(ctx context.Context, now time.Time) (int64, error) {
 	c.Deletes.Add(1)
 	return c.Store.DeleteExpired(ctx, now)
+}
+
+// Delete implements idempotency.Store.
+func (c *Counting) Delete(ctx context.Context, d idempotency.Deletion) (bool, error) {
+	c.Deletes.Add(1)
+	if c.BeforeDelete != nil {
+		if err := c.BeforeDelete(d); err != nil {
+			return false, err
+		}
+	}
+	return c.Store.Delete(ctx, d)
 }
