@@ -141,6 +141,8 @@ type testPKI struct {
 	dir                            string
 	caFile, serverCert, serverKey  string
 	clientCert, clientKey, otherCA string
+	ca                             *x509.Certificate
+	caKey                          *ecdsa.PrivateKey
 }
 
 func newTestPKI(t *testing.T) testPKI {
@@ -150,6 +152,7 @@ func newTestPKI(t *testing.T) testPKI {
 		serverKey: filepath.Join(dir, "server-key.pem"), clientCert: filepath.Join(dir, "client.pem"),
 		clientKey: filepath.Join(dir, "client-key.pem"), otherCA: filepath.Join(dir, "other-ca.pem")}
 	ca, caKey := makeCert(t, nil, nil, "mqprobe test CA", 0)
+	p.ca, p.caKey = ca, caKey
 	writePEMFile(t, p.caFile, "CERTIFICATE", ca.Raw)
 	other, _ := makeCert(t, nil, nil, "another CA", 0)
 	writePEMFile(t, p.otherCA, "CERTIFICATE", other.Raw)
