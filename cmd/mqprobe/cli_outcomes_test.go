@@ -239,3 +239,13 @@ func TestSecretsStayOutOfMessages(t *testing.T) {
 		t.Errorf("timeout hint: exit %d, stderr %q; want %q without the token", status, stderr, want)
 	}
 }
+
+// TestWaitWithJSONOutputDrawsNoLiveLine: --output json on a terminal gets
+// the JSON alone, without the live line's redraws before it.
+func TestWaitWithJSONOutputDrawsNoLiveLine(t *testing.T) {
+	addr := startDaemon(t)
+	screen, stderr, status := runOnPTY(t, "send", "produce", "--addr", addr, "--count", "2000", "--rate", "4000", "--wait", "--output", "json")
+	if status != 0 || strings.Contains(screen, "\r") || !strings.HasPrefix(screen, "{\n") || !strings.Contains(screen, `"enqueued": 2000`) {
+		t.Errorf("--wait --output json on a terminal: exit %d, screen %q, stderr %q", status, screen, stderr)
+	}
+}

@@ -136,9 +136,12 @@ payloads); otherwise, or with --output json, the full result JSON.
 The daemon: --addr (host:port or an http(s) URL; default http.addr of the
 configuration), HTTPS verified against --ca-file, a client certificate
 (--cert-file/--key-file) for mTLS, the bearer token from --token-file,
-$MQPROBE_TOKEN or http.authToken ($MQPROBE_HTTP_AUTHTOKEN). Without --key a
-key is generated and shown, so an interrupted or timed-out command can be
-looked up: mqprobe send status <OPERATION> <key>.
+$MQPROBE_TOKEN or http.authToken ($MQPROBE_HTTP_AUTHTOKEN); $MQPROBE_CA_FILE,
+$MQPROBE_CLIENT_CERTFILE, $MQPROBE_CLIENT_KEYFILE and $MQPROBE_SERVER_NAME
+stand in for --ca-file, --cert-file, --key-file and --server-name. Without
+--key a key is generated and shown, so an interrupted or timed-out command
+can be looked up: mqprobe send status <OPERATION> <key>. With --file the
+file holds the whole command: the flags that build one are refused.
 
 --wait waits for the outcome. Over HTTP the reply is the outcome anyway;
 --wait adds a live progress line on a terminal (produce, consume). In aws
@@ -148,10 +151,13 @@ attributes Idempotency-Key and Idempotency-Expiry-Seconds; with --wait, send
 waits for its result on a results queue (results.sqsQueue, or
 --results-queue). Without --wait it prints the message id.
 
-Exit status: 0 COMPLETED (or published, without --wait), 1 FAILED (or daemon
-unreachable), 2 usage, 3 REJECTED (invalid, key reused, target not
-allowed), 4 not decided (in progress elsewhere, the daemon could not
-decide, or --timeout ran out): look again later.`,
+Exit status: 0 COMPLETED (or published, without --wait), 1 FAILED (or the
+daemon unreachable, a TLS handshake failed, no mqprobe API at --addr),
+2 usage or configuration (also: the daemon refused the token or certificate
+(401, 403), or plain HTTP sent to its HTTPS port), 3 REJECTED (invalid, key
+reused, target not allowed, over a limit), 4 not decided (in progress
+elsewhere, busy, rate limited, the daemon could not decide, --timeout ran
+out, or interrupted): look again later.`,
 	}
 	produceOpts := &produceOptions{}
 	produceFlags := pflag.NewFlagSet("produce", pflag.ContinueOnError)
