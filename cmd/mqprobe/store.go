@@ -145,7 +145,7 @@ recorded response of a COMPLETED command.` + "\n" + recordsExitCodes,
 				return recordError(cmd, err)
 			}
 			if !ok {
-				return &exitError{code: exitFailed, err: fmt.Errorf("no record of %s key %s (never claimed, expired or evicted)", op, key)}
+				return &exitError{code: exitFailed, err: fmt.Errorf("no record of %s key %s", op, key)}
 			}
 			return printRecord(cmd.OutOrStdout(), rec, true)
 		},
