@@ -12,9 +12,11 @@ build:
 	$(GO) build ./...
 	CGO_ENABLED=0 $(GO) build ./...
 
-COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+# Expanded only where used (build-bin, docker): other targets run no git or
+# date. A tree with uncommitted changes builds as <commit>-dirty.
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell [ -n "$$(git status --porcelain 2>/dev/null)" ] && echo -dirty)
 BUILD_DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
-LDFLAGS := -X main.commit=$(COMMIT) -X main.buildDate=$(BUILD_DATE)
+LDFLAGS = -X main.commit=$(COMMIT) -X main.buildDate=$(BUILD_DATE)
 
 ## build-bin: the binary bin/mqprobe (with its commit and build date)
 build-bin:

@@ -141,6 +141,8 @@ type testPKI struct {
 	dir                            string
 	caFile, serverCert, serverKey  string
 	clientCert, clientKey, otherCA string
+	ca                             *x509.Certificate
+	caKey                          *ecdsa.PrivateKey
 }
 
 func newTestPKI(t *testing.T) testPKI {
@@ -150,6 +152,7 @@ func newTestPKI(t *testing.T) testPKI {
 		serverKey: filepath.Join(dir, "server-key.pem"), clientCert: filepath.Join(dir, "client.pem"),
 		clientKey: filepath.Join(dir, "client-key.pem"), otherCA: filepath.Join(dir, "other-ca.pem")}
 	ca, caKey := makeCert(t, nil, nil, "mqprobe test CA", 0)
+	p.ca, p.caKey = ca, caKey
 	writePEMFile(t, p.caFile, "CERTIFICATE", ca.Raw)
 	other, _ := makeCert(t, nil, nil, "another CA", 0)
 	writePEMFile(t, p.otherCA, "CERTIFICATE", other.Raw)
@@ -184,6 +187,8 @@ func makeCert(t *testing.T, ca *x509.Certificate, caKey *ecdsa.PrivateKey, name 
 		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{usage}
 		if ip := net.ParseIP(name); ip != nil {
 			tmpl.IPAddresses = []net.IP{ip}
+		} else if usage == x509.ExtKeyUsageServerAuth {
+			tmpl.DNSNames = []string{name}
 		}
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, signer)
@@ -241,7 +246,10 @@ func TestHTTPSWithToken(t *testing.T) {
 	}
 	check("https URL, CA, token file", 0, "--addr", "https://"+addr, "--ca-file", p.caFile, "--token-file", tokenFile)
 	check("host:port with --ca-file means https", 0, "--addr", addr, "--ca-file", p.caFile, "--token-file", tokenFile)
-	check("no token", exitRejected, "--addr", "https://"+addr, "--ca-file", p.caFile)
+	// A missing token is the caller's configuration, not a REJECTED command.
+	if stderr := check("no token", exitUsage, "--addr", "https://"+addr, "--ca-file", p.caFile); !strings.Contains(stderr, "401 Unauthorized: the daemon wants its bearer token: --token-file, $MQPROBE_TOKEN") {
+		t.Errorf("no token: stderr %q does not name the token options", stderr)
+	}
 	if stderr := check("untrusted certificate", exitFailed, "--addr", "https://"+addr, "--ca-file", p.otherCA, "--token-file", tokenFile); !strings.Contains(stderr, "certificate") {
 		t.Errorf("untrusted certificate: stderr %q does not say why", stderr)
 	}

@@ -24,24 +24,51 @@ import (
 // clientOptions are the flags that say how to reach the daemon's HTTP API
 // (send, send test, health).
 type clientOptions struct {
-	addr      string
-	caFile    string
-	certFile  string
-	keyFile   string
-	tokenFile string
-	timeout   time.Duration
+	addr       string
+	caFile     string
+	certFile   string
+	keyFile    string
+	serverName string
+	tokenFile  string
+	timeout    time.Duration
 }
 
-// tokenEnv holds the bearer token when --token-file is not given.
-const tokenEnv = "MQPROBE_TOKEN"
+// Variables the client settings fall back to when their flag is not given
+// (the Docker image's HEALTHCHECK has no flags to spare). Each is listed
+// in config.NonConfigEnv.
+const (
+	tokenEnv      = "MQPROBE_TOKEN"
+	caFileEnv     = "MQPROBE_CA_FILE"
+	certFileEnv   = "MQPROBE_CLIENT_CERTFILE"
+	keyFileEnv    = "MQPROBE_CLIENT_KEYFILE"
+	serverNameEnv = "MQPROBE_SERVER_NAME"
+)
+
+// clientFlags names the flags register adds, which only the HTTP API uses.
+var clientFlags = []string{"addr", "ca-file", "cert-file", "key-file", "server-name", "token-file"}
 
 func (o *clientOptions) register(f *pflag.FlagSet, timeoutUsage string, timeout time.Duration) {
 	f.StringVar(&o.addr, "addr", "", "daemon address: host:port or an http:// or https:// URL (default: http.addr of the configuration, https when it sets http.tls)")
-	f.StringVar(&o.caFile, "ca-file", "", "PEM CA bundle to verify the daemon's HTTPS certificate (default: the system roots, plus http.tls.certFile of the configuration when --addr is not given)")
-	f.StringVar(&o.certFile, "cert-file", "", "PEM client certificate for mTLS (with --key-file)")
-	f.StringVar(&o.keyFile, "key-file", "", "PEM private key of --cert-file")
+	f.StringVar(&o.caFile, "ca-file", "", "PEM CA bundle to verify the daemon's HTTPS certificate (default: $"+caFileEnv+", else the system roots, plus http.tls.certFile of the configuration when --addr is not given)")
+	f.StringVar(&o.certFile, "cert-file", "", "PEM client certificate for mTLS, with --key-file (default: $"+certFileEnv+")")
+	f.StringVar(&o.keyFile, "key-file", "", "PEM private key of --cert-file (default: $"+keyFileEnv+")")
+	f.StringVar(&o.serverName, "server-name", "", "host name the daemon's certificate must carry (default: $"+serverNameEnv+", else the host dialled)")
 	f.StringVar(&o.tokenFile, "token-file", "", "file holding the bearer token (default: $"+tokenEnv+", else http.authToken of the configuration, i.e. $MQPROBE_HTTP_AUTHTOKEN)")
 	f.DurationVar(&o.timeout, "timeout", timeout, timeoutUsage)
+}
+
+// withEnv is o with the settings its flags left out taken from the
+// environment.
+func (o clientOptions) withEnv() clientOptions {
+	for _, s := range []struct {
+		value *string
+		env   string
+	}{{&o.caFile, caFileEnv}, {&o.certFile, certFileEnv}, {&o.keyFile, keyFileEnv}, {&o.serverName, serverNameEnv}} {
+		if *s.value == "" {
+			*s.value = os.Getenv(s.env)
+		}
+	}
+	return o
 }
 
 // daemonClient makes the CLI's calls to the daemon's HTTP API.
@@ -53,7 +80,8 @@ type daemonClient struct {
 
 // newDaemonClient is the client o describes, anything o leaves out taken
 // from the configuration (loaded only then). Bad options are usage errors.
-func newDaemonClient(cmd *cobra.Command, o *clientOptions) (*daemonClient, error) {
+func newDaemonClient(cmd *cobra.Command, flags *clientOptions) (*daemonClient, error) {
+	o := flags.withEnv()
 	var cfg *config.Config
 	configured := func() (*config.Config, error) {
 		if cfg != nil {
@@ -64,15 +92,15 @@ func newDaemonClient(cmd *cobra.Command, o *clientOptions) (*daemonClient, error
 		return cfg, err
 	}
 	if (o.certFile == "") != (o.keyFile == "") {
-		return nil, usageErrorf(cmd, "--cert-file and --key-file go together: give both for a client certificate, or neither")
+		return nil, usageErrorf(cmd, "--cert-file and --key-file go together ($%s and $%s): give both for a client certificate, or neither", certFileEnv, keyFileEnv)
 	}
-	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
+	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: o.serverName}
 	var roots []string
 	var base *url.URL
 	if o.addr != "" {
 		var err error
 		if base, err = parseAddr(o.addr, o.caFile != "" || o.certFile != ""); err != nil {
-			return nil, usageErrorf(cmd, "--addr %q: %w", o.addr, err)
+			return nil, usageErrorf(cmd, "--addr %q: %w", redactedAddr(o.addr), err)
 		}
 	} else {
 		cfg, err := configured()
@@ -136,6 +164,14 @@ func newDaemonClient(cmd *cobra.Command, o *clientOptions) (*daemonClient, error
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.TLSClientConfig = tlsConfig
 	return &daemonClient{base: base, http: &http.Client{Timeout: o.timeout, Transport: transport}, token: token}, nil
+}
+
+// redactedAddr is --addr as it may be shown: a password in it masked.
+func redactedAddr(addr string) string {
+	if u, err := url.Parse(addr); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return addr
 }
 
 // parseAddr reads --addr: host:port (https when tls, else http) or an
@@ -204,9 +240,8 @@ func (o *keyOptions) header() http.Header {
 }
 
 // do sends one request to ref (resolved against the daemon's address; a
-// body is JSON) and returns the response with its whole body. When the
-// daemon cannot be reached, resp is nil; when the body cannot be read, resp
-// is returned along with a "reading the response" error.
+// body is JSON) and returns the response with its whole body. On any
+// error resp is nil; an answer that broke off is an errBrokenAnswer.
 func (c *daemonClient) do(ctx context.Context, method, ref string, body []byte, header http.Header) (*http.Response, []byte, error) {
 	u, err := c.base.Parse(ref)
 	if err != nil {
@@ -232,10 +267,13 @@ func (c *daemonClient) do(ctx context.Context, method, ref string, body []byte, 
 	defer resp.Body.Close()
 	out, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return resp, nil, fmt.Errorf("reading the response of %s %s: %w", method, u.Path, err)
+		return nil, nil, fmt.Errorf("%w (%s %s): %w", errBrokenAnswer, method, u.Redacted(), err)
 	}
 	return resp, out, nil
 }
+
+// errBrokenAnswer marks an answer whose body could not be read whole.
+var errBrokenAnswer = errors.New("the daemon's answer broke off")
 
 // isTimeout reports whether err is a deadline running out rather than the
 // daemon being unreachable.
@@ -244,12 +282,44 @@ func isTimeout(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }
 
-// unreachable is the error for a call that got no answer: a timeout is not
-// decided (the command may still be running; lookHint says how to look at
-// it), anything else means no daemon answered.
+// unreachable is the error for a call that got no (whole) answer. A
+// timeout or an interruption (Ctrl-C) is not decided: the command may
+// still be running, and lookHint says how to look at it. A failed TLS
+// handshake says what to check; anything else means no daemon answered.
 func (c *daemonClient) unreachable(err error, lookHint string) error {
-	if isTimeout(err) {
+	switch {
+	case isTimeout(err):
 		return &exitError{code: exitNotDecided, err: fmt.Errorf("no answer within --timeout %s; the command may still be running: %s", c.http.Timeout, lookHint)}
+	case errors.Is(err, context.Canceled):
+		return &exitError{code: exitNotDecided, err: fmt.Errorf("interrupted before the answer; the command may still be running: %s", lookHint)}
+	case errors.Is(err, errBrokenAnswer):
+		return &exitError{code: exitFailed, err: fmt.Errorf("%w; look at the command: %s", err, lookHint)}
+	}
+	if hint, ok := tlsFailure(err); ok {
+		return &exitError{code: exitFailed, err: fmt.Errorf("TLS handshake with %s failed: %w (%s)", c.base.Host, err, hint)}
 	}
 	return &exitError{code: exitFailed, err: fmt.Errorf("no answer from %s (is the daemon running: mqprobe run?): %w", c.base.Redacted(), err)}
+}
+
+// tlsFailure reports whether err is a failed TLS handshake, with a hint
+// at the setting to check.
+func tlsFailure(err error) (hint string, ok bool) {
+	var verify *tls.CertificateVerificationError
+	var unknownCA x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var header tls.RecordHeaderError
+	var op *net.OpError
+	switch {
+	case errors.Is(err, http.ErrSchemeMismatch), errors.As(err, &header):
+		return "the daemon speaks plain HTTP: use an http:// --addr", true
+	case errors.As(err, &hostname):
+		return "the certificate does not name the host dialled: --server-name (or $" + serverNameEnv + ") sets the name to verify", true
+	case errors.As(err, &verify), errors.As(err, &unknownCA), errors.As(err, &invalid):
+		return "verify the daemon's certificate against its CA: --ca-file (or $" + caFileEnv + ")", true
+	case errors.As(err, &op) && op.Op == "remote error":
+		// The daemon's alert: most often it wants a client certificate.
+		return "the daemon refused the handshake: a client certificate goes in --cert-file/--key-file (or $" + certFileEnv + "/$" + keyFileEnv + ")", true
+	}
+	return "", false
 }

@@ -16,9 +16,15 @@ func healthCommand() *cobra.Command {
 		Use:   "health",
 		Short: "Ask the daemon whether it is ready (exit 0) or not (exit 1); the image's HEALTHCHECK",
 		Long: `Ask the daemon's /health/ready (with --live, /health/live) and exit 0 when
-it answers 200, 1 otherwise, saying why. The address and TLS settings are
-the configuration's (http.addr, http.tls) unless --addr says otherwise, so
-the Docker image's HEALTHCHECK needs no shell or curl.`,
+it answers 200, 1 otherwise (also for a bad command line or configuration:
+Docker reserves 2), saying why. The address and TLS settings are the
+configuration's (http.addr, http.tls) unless --addr says otherwise, so the
+Docker image's HEALTHCHECK needs no shell or curl. When the daemon asks for
+client certificates (http.tls.clientCAFile), give one with
+$MQPROBE_CLIENT_CERTFILE and $MQPROBE_CLIENT_KEYFILE (its CA with
+$MQPROBE_CA_FILE); when its certificate does not name the address dialled
+(0.0.0.0 is dialled as 127.0.0.1), $MQPROBE_SERVER_NAME names the host to
+verify.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dc, err := newDaemonClient(cmd, opts)
 			if err != nil {
@@ -30,6 +36,9 @@ the Docker image's HEALTHCHECK needs no shell or curl.`,
 			}
 			resp, data, err := dc.do(cmd.Context(), http.MethodGet, path, nil, nil)
 			if err != nil {
+				if hint, ok := tlsFailure(err); ok {
+					return &exitError{code: exitFailed, err: fmt.Errorf("%s: TLS handshake failed: %w (%s)", dc.base.JoinPath(path).Redacted(), err, hint)}
+				}
 				return &exitError{code: exitFailed, err: fmt.Errorf("%s: no answer: %w", dc.base.JoinPath(path).Redacted(), err)}
 			}
 			if resp.StatusCode != http.StatusOK {

@@ -65,7 +65,17 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
+	code := report(err, stderr)
+	if code != exitCompleted && cmd != nil && cmd.CommandPath() == "mqprobe health" {
+		// Docker's HEALTHCHECK reserves 2: anything not healthy is 1.
+		code = exitFailed
+	}
+	return code
+}
+
+// report writes err to stderr and returns its exit status.
+func report(err error, stderr io.Writer) int {
 	if err == nil {
 		return exitCompleted
 	}

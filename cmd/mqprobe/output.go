@@ -167,7 +167,6 @@ func writeResultSummary(w io.Writer, d resultData, showPayloads bool) {
 // writeOperationRows writes an operation's result as label/value rows;
 // a result it cannot read is shown as JSON.
 func writeOperationRows(w io.Writer, op string, raw json.RawMessage, showPayloads bool) {
-	ms := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 	var rows [][2]string
 	var err error
 	switch op {
@@ -180,10 +179,10 @@ func writeOperationRows(w io.Writer, op string, raw json.RawMessage, showPayload
 				{"bytes", fmt.Sprint(r.Bytes)},
 				{"elapsed", r.Elapsed},
 				{"rate msg/s", strconv.FormatFloat(r.RatePerSec, 'f', 1, 64)},
-				{"put latency p50 ms", ms(r.LatencyMs.P50)},
-				{"put latency p95 ms", ms(r.LatencyMs.P95)},
-				{"put latency p99 ms", ms(r.LatencyMs.P99)},
-				{"put latency max ms", ms(r.LatencyMs.Max)},
+				{"put latency p50 ms", millis(r.LatencyMs.P50)},
+				{"put latency p95 ms", millis(r.LatencyMs.P95)},
+				{"put latency p99 ms", millis(r.LatencyMs.P99)},
+				{"put latency max ms", millis(r.LatencyMs.Max)},
 			}
 			if r.FirstMsgID != "" {
 				rows = append(rows, [2]string{"first MsgId", hexOf(r.FirstMsgID)}, [2]string{"last MsgId", hexOf(r.LastMsgID)})
@@ -221,7 +220,7 @@ func writeOperationRows(w io.Writer, op string, raw json.RawMessage, showPayload
 				{"queue manager", r.QueueManager},
 				{"command level", fmt.Sprint(r.CommandLevel)},
 				{"platform", r.Platform},
-				{"connect ms", ms(r.ConnectMs)},
+				{"connect ms", millis(r.ConnectMs)},
 			}
 		}
 	case "TEST":
@@ -308,7 +307,6 @@ func payloadText(b64 string) string {
 // writeTestRows writes a TEST's statistics and, when it has one, its
 // latency histogram.
 func writeTestRows(w io.Writer, r *probe.Stats) {
-	ms := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 	rows := [][2]string{
 		{"sent", fmt.Sprint(r.Sent)},
 		{"received", fmt.Sprint(r.Received)},
@@ -321,11 +319,11 @@ func writeTestRows(w io.Writer, r *probe.Stats) {
 	}
 	rows = append(rows,
 		[2]string{"throughput msg/s", strconv.FormatFloat(r.ThroughputPerSec, 'f', 1, 64)},
-		[2]string{"latency p50 ms", ms(r.LatencyMs.P50)},
-		[2]string{"latency p90 ms", ms(r.LatencyMs.P90)},
-		[2]string{"latency p99 ms", ms(r.LatencyMs.P99)},
-		[2]string{"latency p99.9 ms", ms(r.LatencyMs.P999)},
-		[2]string{"latency max ms", ms(r.LatencyMs.Max)},
+		[2]string{"latency p50 ms", millis(r.LatencyMs.P50)},
+		[2]string{"latency p90 ms", millis(r.LatencyMs.P90)},
+		[2]string{"latency p99 ms", millis(r.LatencyMs.P99)},
+		[2]string{"latency p99.9 ms", millis(r.LatencyMs.P999)},
+		[2]string{"latency max ms", millis(r.LatencyMs.Max)},
 		[2]string{"stopped", strconv.FormatBool(r.Stopped)},
 	)
 	writeRows(w, rows)
@@ -360,6 +358,9 @@ func writeHistogram(w io.Writer, buckets []probe.LatencyBucket) {
 		fmt.Fprintf(w, "  %*s  %-*s  %d (%.1f%%)\n", lw, labels[i], histogramWidth, strings.Repeat("#", n), b.Count, 100*float64(b.Count)/float64(total))
 	}
 }
+
+// millis formats a latency in milliseconds, to the microsecond.
+func millis(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
 func indentJSON(data []byte) string {
 	var pretty bytes.Buffer

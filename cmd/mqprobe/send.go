@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,6 +45,10 @@ type targetOptions struct {
 	tags      map[string]string
 }
 
+// targetFlags names the flags of targetOptions that build the command
+// body, and so conflict with --file.
+var targetFlags = []string{"qmgr", "queue", "target-ref", "tag"}
+
 func (o *targetOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.file, "file", "", "read the command JSON from this file ('-' for stdin) instead of flags")
 	f.StringVar(&o.qmgr, "qmgr", "QM1", "queue manager of the inline target")
@@ -57,6 +63,9 @@ type awsOptions struct {
 	snsTopic     string
 	resultsQueue string
 }
+
+// awsFlags names the flags of awsOptions.
+var awsFlags = []string{"sqs-queue", "sns-topic", "results-queue"}
 
 func (o *awsOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.sqsQueue, "sqs-queue", "", "aws mode: publish to this SQS queue (name or URL; default sqs.commandQueue)")
@@ -127,9 +136,12 @@ payloads); otherwise, or with --output json, the full result JSON.
 The daemon: --addr (host:port or an http(s) URL; default http.addr of the
 configuration), HTTPS verified against --ca-file, a client certificate
 (--cert-file/--key-file) for mTLS, the bearer token from --token-file,
-$MQPROBE_TOKEN or http.authToken ($MQPROBE_HTTP_AUTHTOKEN). Without --key a
-key is generated and shown, so an interrupted or timed-out command can be
-looked up: mqprobe send status <OPERATION> <key>.
+$MQPROBE_TOKEN or http.authToken ($MQPROBE_HTTP_AUTHTOKEN); $MQPROBE_CA_FILE,
+$MQPROBE_CLIENT_CERTFILE, $MQPROBE_CLIENT_KEYFILE and $MQPROBE_SERVER_NAME
+stand in for --ca-file, --cert-file, --key-file and --server-name. Without
+--key a key is generated and shown, so an interrupted or timed-out command
+can be looked up: mqprobe send status <OPERATION> <key>. With --file the
+file holds the whole command: the flags that build one are refused.
 
 --wait waits for the outcome. Over HTTP the reply is the outcome anyway;
 --wait adds a live progress line on a terminal (produce, consume). In aws
@@ -139,48 +151,76 @@ attributes Idempotency-Key and Idempotency-Expiry-Seconds; with --wait, send
 waits for its result on a results queue (results.sqsQueue, or
 --results-queue). Without --wait it prints the message id.
 
-Exit status: 0 COMPLETED (or published, without --wait), 1 FAILED (or daemon
-unreachable), 2 usage, 3 REJECTED (invalid, key reused, target not
-allowed), 4 not decided (in progress elsewhere, the daemon could not
-decide, or --timeout ran out): look again later.`,
+Exit status: 0 COMPLETED (or published, without --wait), 1 FAILED (or the
+daemon unreachable, a TLS handshake failed, no mqprobe API at --addr),
+2 usage or configuration (also: the daemon refused the token or certificate
+(401, 403), or plain HTTP sent to its HTTPS port), 3 REJECTED (invalid, key
+reused, target not allowed, over a limit), 4 not decided (in progress
+elsewhere, busy, rate limited, the daemon could not decide, --timeout ran
+out, or interrupted): look again later.`,
 	}
-	pf := send.PersistentFlags()
-	opts.client.register(pf, "how long to wait for the daemon's answer or the result", 10*time.Minute)
-	opts.keys.register(pf)
-	opts.target.register(pf)
-	opts.aws.register(pf)
-	opts.output.register(pf)
-	pf.BoolVar(&opts.wait, "wait", false, "wait for the outcome: a live progress line on a terminal; in aws mode, the result from the results queue")
-
 	produceOpts := &produceOptions{}
+	produceFlags := pflag.NewFlagSet("produce", pflag.ContinueOnError)
+	produceOpts.register(produceFlags)
 	produce := &cobra.Command{Use: "produce", Short: "Put a batch of messages"}
-	produceOpts.register(produce.Flags())
 	produce.RunE = func(cmd *cobra.Command, _ []string) error {
-		return runSend(cmd, opts, "produce", func(c map[string]any) { produceOpts.fill(cmd.Flags(), c) })
+		return runSend(cmd, opts, "produce", flagNames(produceFlags), func(c map[string]any) { produceOpts.fill(cmd.Flags(), c) })
 	}
+	produce.Flags().AddFlagSet(produceFlags)
 
 	consumeOpts := &consumeOptions{}
+	consumeFlags := pflag.NewFlagSet("consume", pflag.ContinueOnError)
+	consumeOpts.register(consumeFlags)
 	consume := &cobra.Command{Use: "consume", Short: "Get or browse a batch of messages"}
-	consumeOpts.register(consume.Flags())
 	consume.RunE = func(cmd *cobra.Command, _ []string) error {
-		return runSend(cmd, opts, "consume", func(c map[string]any) { consumeOpts.fill(cmd.Flags(), c) })
+		return runSend(cmd, opts, "consume", flagNames(consumeFlags), func(c map[string]any) { consumeOpts.fill(cmd.Flags(), c) })
 	}
+	consume.Flags().AddFlagSet(consumeFlags)
 
 	depth := &cobra.Command{Use: "depth", Short: "Read a queue's depth"}
 	conn := &cobra.Command{Use: "connection-test", Short: "Connect and inquire the queue manager"}
 	for _, c := range []*cobra.Command{depth, conn} {
-		c.RunE = func(cmd *cobra.Command, _ []string) error { return runSend(cmd, opts, cmd.Name(), nil) }
+		c.RunE = func(cmd *cobra.Command, _ []string) error { return runSend(cmd, opts, cmd.Name(), nil, nil) }
 	}
-	send.AddCommand(produce, consume, depth, conn, testCommand(opts), statusCommand(opts))
+	// Each subcommand has only the flags that apply to it: send test runs
+	// over HTTP whatever the mode (no aws flags), send status only reads.
+	for _, c := range []*cobra.Command{produce, consume, depth, conn} {
+		f := c.Flags()
+		opts.client.register(f, "how long to wait for the daemon's answer or the result", 10*time.Minute)
+		opts.keys.register(f)
+		opts.target.register(f)
+		opts.aws.register(f)
+		opts.output.register(f)
+		f.BoolVar(&opts.wait, "wait", false, "wait for the outcome: a live progress line on a terminal; in aws mode, the result from the results queue")
+	}
+	test := testCommand(opts)
+	tf := test.Flags()
+	opts.client.register(tf, "how long to wait for each of the daemon's answers", 10*time.Minute)
+	opts.keys.register(tf)
+	opts.target.register(tf)
+	opts.output.register(tf)
+	tf.BoolVar(&opts.wait, "wait", false, "wait for the run's end, showing its progress")
+	status := statusCommand(opts)
+	opts.client.register(status.Flags(), "how long to wait for the daemon's answer", time.Minute)
+	opts.output.register(status.Flags())
+	send.AddCommand(produce, consume, depth, conn, test, status)
 	return send
 }
 
-// runSend sends one command: fill adds the operation's own fields.
-func runSend(cmd *cobra.Command, opts *sendOptions, op string, fill func(map[string]any)) error {
+// flagNames are the names of the flags in f.
+func flagNames(f *pflag.FlagSet) []string {
+	var names []string
+	f.VisitAll(func(fl *pflag.Flag) { names = append(names, fl.Name) })
+	return names
+}
+
+// runSend sends one command: ownFlags are the operation's own flags, and
+// fill adds their fields.
+func runSend(cmd *cobra.Command, opts *sendOptions, op string, ownFlags []string, fill func(map[string]any)) error {
 	if err := opts.output.validate(cmd); err != nil {
 		return err
 	}
-	body, err := commandBody(cmd, &opts.target, op, fill)
+	body, err := commandBody(cmd, &opts.target, op, ownFlags, fill)
 	if err != nil {
 		return err
 	}
@@ -205,15 +245,12 @@ func runSend(cmd *cobra.Command, opts *sendOptions, op string, fill func(map[str
 	}
 	out := cmd.OutOrStdout()
 	var watch *commandWatch
-	if opts.wait && isTerminal(out) && (op == "produce" || op == "consume") {
+	if opts.wait && liveLine(out, &opts.output, op) {
 		watch = startCommandWatch(cmd.Context(), httpStateSource(dc, operation, key), verbOf(op), totalOf(body), &progressLine{w: out, tty: true})
 	}
 	resp, data, err := dc.do(cmd.Context(), http.MethodPost, sendRoutes[op], body, header)
 	watch.stop()
-	switch {
-	case err != nil && resp != nil:
-		return &exitError{code: exitFailed, err: err}
-	case err != nil:
+	if err != nil {
 		return dc.unreachable(err, lookupHint(dc, operation, key))
 	}
 	if err := opts.output.print(out, data); err != nil {
@@ -222,7 +259,14 @@ func runSend(cmd *cobra.Command, opts *sendOptions, op string, fill func(map[str
 	if resp.Header.Get("Idempotent-Replay") == "true" {
 		fmt.Fprintln(cmd.ErrOrStderr(), "(replayed: this command already ran; the recorded result is shown)")
 	}
-	return exitFor(resp.StatusCode, data)
+	return exitFor(resp, data)
+}
+
+// liveLine reports whether op's progress is drawn on out: a terminal that
+// gets the summary table (JSON output stays clean), for the operations
+// that report progress.
+func liveLine(out io.Writer, o *outputOptions, op string) bool {
+	return isTerminal(out) && o.table(out) && (op == "produce" || op == "consume")
 }
 
 // operationType is the API's name of a send subcommand: PRODUCE,
@@ -242,33 +286,84 @@ func verbOf(op string) string {
 // lookupHint says how to look at a command the CLI stopped waiting for.
 func lookupHint(dc *daemonClient, operation, key string) string {
 	u, _ := dc.base.Parse(commandStatePath(operation, key)) //nolint:errcheck // the path is escaped
-	return fmt.Sprintf("mqprobe send status %s %s (or curl %s)", operation, key, u)
+	auth := ""
+	if dc.token != "" {
+		// The variable, never the token: the hint lands in logs.
+		auth = ` -H "Authorization: Bearer $` + tokenEnv + `"`
+	}
+	return fmt.Sprintf("mqprobe send status %s %s (or curl%s %s)", operation, key, auth, u.Redacted())
 }
 
-// exitFor maps the daemon's answer to send's exit status.
-func exitFor(status int, body []byte) error {
+// Kinds of problem the daemon answers with, by the last segment of the
+// problem document's type.
+var (
+	rejectedProblems   = []string{"validation", "idempotency-key-reused", "target"}
+	notDecidedProblems = []string{"in-progress", "busy", "rate-limited", "unavailable"}
+)
+
+// exitFor maps the daemon's answer to a command to the exit status: by
+// the status of result data, else by the problem document's type, else by
+// the HTTP status. resp is nil for a result event (aws mode). Outcomes the
+// printed body explains have an empty message; the others say what to do.
+func exitFor(resp *http.Response, body []byte) error {
+	silent := errors.New("")
 	var data struct {
 		Status string `json:"status"`
+		Type   string `json:"type"`
 	}
-	json.Unmarshal(body, &data) //nolint:errcheck // problem documents have a numeric status
-	switch {
-	case data.Status == "COMPLETED":
+	// A problem document's numeric status leaves data.Status empty.
+	json.Unmarshal(body, &data) //nolint:errcheck // an answer that is not JSON goes by its HTTP status
+	switch data.Status {
+	case "COMPLETED":
 		return nil
-	case data.Status == "FAILED":
-		return &exitError{code: exitFailed, err: errors.New("")}
-	case data.Status == "IN_PROGRESS" || status == http.StatusServiceUnavailable ||
-		(status == http.StatusConflict && strings.Contains(string(body), "in-progress")):
-		return &exitError{code: exitNotDecided, err: errors.New("")}
-	case data.Status == "REJECTED" || (status >= 400 && status < 500):
-		return &exitError{code: exitRejected, err: errors.New("")}
+	case "FAILED":
+		return &exitError{code: exitFailed, err: silent}
+	case "REJECTED":
+		return &exitError{code: exitRejected, err: silent}
+	case "IN_PROGRESS":
+		return &exitError{code: exitNotDecided, err: silent}
 	}
-	return &exitError{code: exitFailed, err: errors.New("")}
+	if resp == nil {
+		return &exitError{code: exitFailed, err: errors.New("the result names no status")}
+	}
+	kind := data.Type[strings.LastIndex(data.Type, "/")+1:]
+	switch {
+	case strings.HasPrefix(data.Type, "https://mqprobe.dev/problems/") && slices.Contains(rejectedProblems, kind):
+		return &exitError{code: exitRejected, err: silent}
+	case strings.HasPrefix(data.Type, "https://mqprobe.dev/problems/") && slices.Contains(notDecidedProblems, kind):
+		return &exitError{code: exitNotDecided, err: silent}
+	}
+	where := resp.Request.Method + " " + resp.Request.URL.Redacted()
+	switch status := resp.StatusCode; {
+	case status == http.StatusUnauthorized:
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s: %s: the daemon wants its bearer token: --token-file, $%s or http.authToken ($MQPROBE_HTTP_AUTHTOKEN)", where, resp.Status, tokenEnv)}
+	case status == http.StatusForbidden:
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s: %s: these credentials may not do this: check the token (--token-file, $%s) and the client certificate (--cert-file/--key-file)", where, resp.Status, tokenEnv)}
+	case status == http.StatusBadRequest && bytes.Contains(body, []byte("HTTP request to an HTTPS server")):
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s speaks HTTPS: give --addr as an https:// URL (with --ca-file for its CA)", resp.Request.URL.Host)}
+	case status == http.StatusNotFound:
+		return &exitError{code: exitFailed, err: fmt.Errorf("%s: %s: no mqprobe API there: check --addr (a path in it prefixes the API's routes)", where, resp.Status)}
+	case status == http.StatusTooManyRequests || (status == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != ""):
+		return &exitError{code: exitNotDecided, err: fmt.Errorf("%s: %s: nothing executed; retry after %ss", where, resp.Status, resp.Header.Get("Retry-After"))}
+	}
+	return &exitError{code: exitFailed, err: fmt.Errorf("%s: unexpected answer %s", where, resp.Status)}
 }
 
 // commandBody is --file's content, or the command the flags describe:
 // target or targetRef, tags, operationType, and what fill adds.
-func commandBody(cmd *cobra.Command, o *targetOptions, op string, fill func(map[string]any)) ([]byte, error) {
+// ownFlags are op's flags besides the target's: with --file, none of them
+// may be given.
+func commandBody(cmd *cobra.Command, o *targetOptions, op string, ownFlags []string, fill func(map[string]any)) ([]byte, error) {
 	if o.file != "" {
+		var inline []string
+		for _, name := range append(slices.Clone(targetFlags), ownFlags...) {
+			if cmd.Flags().Changed(name) {
+				inline = append(inline, "--"+name)
+			}
+		}
+		if len(inline) > 0 {
+			return nil, usageErrorf(cmd, "--file holds the whole command: leave out %s, or put it in the file", strings.Join(inline, ", "))
+		}
 		var data []byte
 		var err error
 		if o.file == "-" {
@@ -278,6 +373,14 @@ func commandBody(cmd *cobra.Command, o *targetOptions, op string, fill func(map[
 		}
 		if err != nil {
 			return nil, usageErrorf(cmd, "--file: %w", err)
+		}
+		var named struct {
+			OperationType string `json:"operationType"`
+		}
+		json.Unmarshal(data, &named) //nolint:errcheck // the daemon judges the body
+		if named.OperationType != "" && named.OperationType != operationType(op) {
+			return nil, usageErrorf(cmd, "--file: operationType %s is not %s: send it with mqprobe send %s",
+				named.OperationType, operationType(op), strings.ToLower(strings.ReplaceAll(named.OperationType, "_", "-")))
 		}
 		return data, nil
 	}

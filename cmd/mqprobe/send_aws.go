@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/aws/smithy-go/logging"
 	"log/slog"
 	"strings"
 	"time"
@@ -15,6 +15,7 @@ import (
 	snstypes "github.com/aws/aws-sdk-go-v2/service/sns/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/aws/smithy-go/logging"
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
@@ -25,7 +26,8 @@ import (
 )
 
 // awsSend publishes body to SQS or SNS when the command line or the
-// configuration says aws; handled reports whether it did.
+// configuration says aws; handled reports whether it did. The flags of
+// the other mode are refused, so none is silently ignored.
 func awsSend(cmd *cobra.Command, opts *sendOptions, op string, body []byte) (handled bool, err error) {
 	queue, topic, resultsQueue := opts.aws.sqsQueue, opts.aws.snsTopic, opts.aws.resultsQueue
 	var cfg *config.Config
@@ -34,9 +36,19 @@ func awsSend(cmd *cobra.Command, opts *sendOptions, op string, body []byte) (han
 			return true, err
 		}
 		if cfg.Mode != config.ModeAWS {
+			for _, name := range awsFlags {
+				if cmd.Flags().Changed(name) {
+					return true, usageErrorf(cmd, "--%s applies in aws mode only (mode: aws, --sqs-queue or --sns-topic); this command goes to the daemon's HTTP API", name)
+				}
+			}
 			return false, nil
 		}
 		queue = cfg.SQS.CommandQueue
+	}
+	for _, name := range clientFlags {
+		if cmd.Flags().Changed(name) {
+			return true, usageErrorf(cmd, "--%s applies to the daemon's HTTP API; in aws mode the command is published to SQS or SNS", name)
+		}
 	}
 	if opts.wait && resultsQueue == "" {
 		if cfg == nil {
@@ -55,14 +67,13 @@ func awsSend(cmd *cobra.Command, opts *sendOptions, op string, body []byte) (han
 	if key == "" {
 		key = opts.keys.key
 	}
-	if key == "" && opts.wait {
-		key = uuid.NewString() // the result is found by its key
+	if key == "" {
+		// A key of our own: the result is found by it, and a retry with
+		// it does not run the command twice.
+		key = uuid.NewString()
 		fmt.Fprintf(cmd.ErrOrStderr(), "idempotency key %s\n", key)
 	}
-	attrs := map[string]string{}
-	if key != "" {
-		attrs["Idempotency-Key"] = key
-	}
+	attrs := map[string]string{"Idempotency-Key": key}
 	if opts.keys.expirySeconds != 0 {
 		attrs["Idempotency-Expiry-Seconds"] = fmt.Sprint(opts.keys.expirySeconds)
 	}
@@ -85,7 +96,7 @@ func awsSend(cmd *cobra.Command, opts *sendOptions, op string, body []byte) (han
 	}
 	operation := operationType(op)
 	stopWatch := func() {}
-	if isTerminal(out) && (op == "produce" || op == "consume") {
+	if liveLine(out, &opts.output, op) {
 		if cfg == nil {
 			if cfg, err = loadConfig(cmd); err != nil {
 				return true, err
@@ -96,6 +107,9 @@ func awsSend(cmd *cobra.Command, opts *sendOptions, op string, body []byte) (han
 	ev, err := awaitResult(ctx, sqs.NewFromConfig(awsCfg), resultsQueue, key, opts.client.timeout)
 	stopWatch()
 	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			err = errors.New("interrupted before the result")
+		}
 		return true, &exitError{code: exitNotDecided, err: fmt.Errorf("%w; the command may still be running: mqprobe send status %s %s asks the daemon's HTTP API, and its result event still goes to %s", err, operation, key, resultsQueue)}
 	}
 	data, err := json.Marshal(ev.Data)
@@ -105,7 +119,7 @@ func awsSend(cmd *cobra.Command, opts *sendOptions, op string, body []byte) (han
 	if err := opts.output.print(out, data); err != nil {
 		return true, err
 	}
-	return true, exitFor(0, data)
+	return true, exitFor(nil, data)
 }
 
 // watchRecord shows the live line of a command from its idempotency
@@ -169,9 +183,15 @@ func queueURL(ctx context.Context, client *sqs.Client, queue string) (string, er
 	return aws.ToString(out.QueueUrl), nil
 }
 
+// foreignHold is how long awaitResult keeps another command's result
+// invisible: visible again at once, the next long poll would return it
+// straight away and the wait would spin on it until --timeout.
+const foreignHold = 5 * time.Second
+
 // awaitResult long-polls the results queue for the first non-progress
-// event of key. It deletes that one; others' events are made visible again
-// at once, for their own consumers.
+// event of key, and deletes it. Progress events of key are deleted as
+// they come; other commands' events are left for their own consumers,
+// hidden from this wait for foreignHold.
 func awaitResult(ctx context.Context, client *sqs.Client, queue, key string, timeout time.Duration) (result.Event, error) {
 	url, err := queueURL(ctx, client, queue)
 	if err != nil {
@@ -180,23 +200,24 @@ func awaitResult(ctx context.Context, client *sqs.Client, queue, key string, tim
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		out, err := client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(url),
-			MaxNumberOfMessages: 10, WaitTimeSeconds: int32(min(20, max(1, time.Until(deadline)/time.Second))),
-			MessageAttributeNames: []string{"idempotencyKey"}})
+			MaxNumberOfMessages: 10, WaitTimeSeconds: int32(min(20, max(1, time.Until(deadline)/time.Second)))})
 		if err != nil {
 			return result.Event{}, fmt.Errorf("receive from %s: %w", queue, err)
 		}
 		for _, m := range out.Messages {
 			var ev result.Event
-			mine := json.NewDecoder(bytes.NewReader([]byte(aws.ToString(m.Body)))).Decode(&ev) == nil &&
-				ev.Data.IdempotencyKey == key && ev.Type != result.TypeProgress
+			mine := json.NewDecoder(bytes.NewReader([]byte(aws.ToString(m.Body)))).Decode(&ev) == nil && ev.Data.IdempotencyKey == key
 			if mine {
 				// Best effort: undeleted, the event shows again to other readers.
 				_, _ = client.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: m.ReceiptHandle})
-				return ev, nil
+				if ev.Type != result.TypeProgress {
+					return ev, nil
+				}
+				continue
 			}
-			// Best effort: unreleased, the event shows again after its visibility timeout.
+			// Best effort: unchanged, the event shows again after the queue's visibility timeout.
 			_, _ = client.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{QueueUrl: aws.String(url),
-				ReceiptHandle: m.ReceiptHandle, VisibilityTimeout: 0})
+				ReceiptHandle: m.ReceiptHandle, VisibilityTimeout: int32(foreignHold / time.Second)})
 		}
 	}
 	return result.Event{}, fmt.Errorf("no result for key %s on %s within --timeout %s", key, queue, timeout)

@@ -13,9 +13,11 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mqprobe/mqprobe/internal/probe"
 )
@@ -61,9 +63,9 @@ stops waiting). Finally print a summary table with a latency histogram
 Exit status: 0 started (without --wait) or COMPLETED, 1 FAILED (or daemon
 unreachable), 2 usage, 3 REJECTED, 4 not decided (retry later, or the final
 result could not be read).`,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSendTest(cmd, send, opts) },
 	}
-	f := c.Flags()
+	f := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	c.RunE = func(cmd *cobra.Command, _ []string) error { return runSendTest(cmd, send, opts, flagNames(f)) }
 	f.DurationVar(&opts.duration, "duration", testDefaultDuration, "how long the run lasts, whole seconds (durationSeconds)")
 	f.IntVar(&opts.count, "count", 0, "round trips to make (count); with --duration the run ends at whichever comes first")
 	f.IntVar(&opts.rate, "rate", 0, "probe messages per second (batch.rateLimitPerSec; default: as fast as possible)")
@@ -71,6 +73,7 @@ result could not be read).`,
 	f.StringVar(&opts.replyQueue, "reply-queue", "", "queue the probe messages are read back from (default: the target queue)")
 	f.BoolVar(&opts.persistent, "persistent", false, "put persistent probe messages (mqProps.persistence)")
 	f.DurationVar(&opts.progress, "progress", 5*time.Second, "seconds between the daemon's progress events (progressSeconds), and between plain progress lines with --wait")
+	c.Flags().AddFlagSet(f)
 	return c
 }
 
@@ -80,11 +83,12 @@ type testSpec struct {
 	Count    int64
 }
 
-// testBody is --file's content, or the TEST command the flags describe.
-func testBody(cmd *cobra.Command, target *targetOptions, o *testOptions) ([]byte, error) {
+// testBody is --file's content, or the TEST command the flags describe;
+// ownFlags are send test's own flags.
+func testBody(cmd *cobra.Command, target *targetOptions, o *testOptions, ownFlags []string) ([]byte, error) {
 	flags := cmd.Flags()
 	var fillErr error
-	body, err := commandBody(cmd, target, "test", func(c map[string]any) {
+	body, err := commandBody(cmd, target, "test", ownFlags, func(c map[string]any) {
 		if flags.Changed("duration") || !flags.Changed("count") {
 			secs, err := wholeSeconds(cmd, "--duration", o.duration)
 			if err != nil {
@@ -136,11 +140,11 @@ func specOf(body []byte) testSpec {
 	return testSpec{Duration: time.Duration(c.DurationSeconds) * time.Second, Count: c.Count}
 }
 
-func runSendTest(cmd *cobra.Command, send *sendOptions, opts *testOptions) error {
+func runSendTest(cmd *cobra.Command, send *sendOptions, opts *testOptions, ownFlags []string) error {
 	if err := send.output.validate(cmd); err != nil {
 		return err
 	}
-	body, err := testBody(cmd, &send.target, opts)
+	body, err := testBody(cmd, &send.target, opts, ownFlags)
 	if err != nil {
 		return err
 	}
@@ -151,10 +155,7 @@ func runSendTest(cmd *cobra.Command, send *sendOptions, opts *testOptions) error
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	ctx := cmd.Context()
 	resp, data, err := tc.do(ctx, http.MethodPost, "tests", body, send.keys.header())
-	switch {
-	case err != nil && resp != nil:
-		return &exitError{code: exitFailed, err: err}
-	case err != nil:
+	if err != nil {
 		hint := "GET /tests for the runs"
 		if key := send.keys.key; key != "" {
 			hint = lookupHint(tc, "TEST", key)
@@ -177,13 +178,13 @@ func runSendTest(cmd *cobra.Command, send *sendOptions, opts *testOptions) error
 			}
 			return nil
 		}
-		return exitFor(resp.StatusCode, data)
+		return exitFor(resp, data)
 	}
 	if resp.StatusCode == http.StatusOK && !inProgress(data) { // a replay of a finished run
 		if replay {
 			fmt.Fprintln(errOut, "(replayed: this test already ran; the recorded result is shown)")
 		}
-		return finishTest(out, &send.output, data, resp.StatusCode)
+		return finishTest(out, &send.output, resp, data)
 	}
 	loc, id, err := testLocation(resp, data)
 	if err != nil {
@@ -202,12 +203,12 @@ func runSendTest(cmd *cobra.Command, send *sendOptions, opts *testOptions) error
 		progressOut = out
 	}
 	pp := &testProgress{line: &progressLine{w: progressOut, tty: progressOut == out, every: progress}, spec: specOf(body)}
-	status, data, err := waitTest(ctx, tc, loc, id, pp, errOut, send.client.timeout)
+	resp, data, err = waitTest(ctx, tc, loc, id, pp, errOut, send.client.timeout)
 	pp.line.end()
 	if err != nil {
 		return err
 	}
-	return finishTest(out, &send.output, data, status)
+	return finishTest(out, &send.output, resp, data)
 }
 
 func inProgress(data []byte) bool {
@@ -249,8 +250,8 @@ func testLocation(resp *http.Response, data []byte) (loc, id string, err error) 
 
 // waitTest polls loc until the run is no longer IN_PROGRESS and returns the
 // last answer. When ctx ends (Ctrl-C) it asks the daemon to stop the run and
-// keeps waiting; a second interrupt stops the waiting.
-func waitTest(ctx context.Context, tc *daemonClient, loc, id string, pp *testProgress, errOut io.Writer, timeout time.Duration) (int, []byte, error) {
+// keeps waiting; a second SIGINT or SIGTERM stops the waiting.
+func waitTest(ctx context.Context, tc *daemonClient, loc, id string, pp *testProgress, errOut io.Writer, timeout time.Duration) (*http.Response, []byte, error) {
 	bg := context.WithoutCancel(ctx)
 	interrupted := ctx.Done()
 	var again chan os.Signal
@@ -267,23 +268,23 @@ func waitTest(ctx context.Context, tc *daemonClient, loc, id string, pp *testPro
 		switch {
 		case err != nil:
 			if time.Since(lastOK) > timeout {
-				return 0, nil, &exitError{code: exitNotDecided, err: fmt.Errorf("test %s: no answer from the daemon for %s (the run may go on): %w", id, timeout, err)}
+				return nil, nil, &exitError{code: exitNotDecided, err: fmt.Errorf("test %s: no answer from the daemon for %s (the run may go on): %w", id, timeout, err)}
 			}
 		case resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusBadGateway:
 			pp.line.end()
 			fmt.Fprintln(pp.line.w, indentJSON(data))
-			return 0, nil, &exitError{code: exitNotDecided, err: fmt.Errorf("test %s: GET %s answered %s", id, loc, resp.Status)}
+			return nil, nil, &exitError{code: exitNotDecided, err: fmt.Errorf("test %s: GET %s answered %s", id, loc, resp.Status)}
 		default:
 			lastOK = time.Now()
 			var run testRun
 			if err := json.Unmarshal(data, &run); err != nil {
-				return 0, nil, &exitError{code: exitNotDecided, err: fmt.Errorf("test %s: reading its state: %w", id, err)}
+				return nil, nil, &exitError{code: exitNotDecided, err: fmt.Errorf("test %s: reading its state: %w", id, err)}
 			}
 			if run.Status != "IN_PROGRESS" {
 				if pp.line.tty && pp.line.drawn > 0 && run.Result != nil {
 					pp.update(run.Result, time.Now()) // the live line's final state
 				}
-				return resp.StatusCode, data, nil
+				return resp, data, nil
 			}
 			pp.update(run.Result, time.Now())
 		}
@@ -291,7 +292,7 @@ func waitTest(ctx context.Context, tc *daemonClient, loc, id string, pp *testPro
 		case <-interrupted:
 			interrupted = nil
 			again = make(chan os.Signal, 1)
-			signal.Notify(again, os.Interrupt)
+			signal.Notify(again, os.Interrupt, syscall.SIGTERM)
 			pp.line.end()
 			fmt.Fprintf(errOut, "stopping test %s (Ctrl-C again to stop waiting)\n", id)
 			if resp, data, err := tc.do(bg, http.MethodPost, strings.TrimSuffix(loc, "/")+"/stop", nil, nil); err != nil {
@@ -300,7 +301,7 @@ func waitTest(ctx context.Context, tc *daemonClient, loc, id string, pp *testPro
 				fmt.Fprintf(errOut, "stop: %s %s\n", resp.Status, bytes.TrimSpace(data))
 			}
 		case <-again:
-			return 0, nil, &exitError{code: exitNotDecided, err: fmt.Errorf("test %s: stopped waiting; GET %s for its result", id, loc)}
+			return nil, nil, &exitError{code: exitNotDecided, err: fmt.Errorf("test %s: stopped waiting; GET %s for its result", id, loc)}
 		case <-tick.C:
 		}
 	}
@@ -317,11 +318,11 @@ type testResult = probe.Stats
 
 // finishTest prints a finished run as out asks and maps its status to the
 // exit status.
-func finishTest(w io.Writer, out *outputOptions, data []byte, status int) error {
+func finishTest(w io.Writer, out *outputOptions, resp *http.Response, data []byte) error {
 	if err := out.print(w, data); err != nil {
 		return err
 	}
-	return exitFor(status, data)
+	return exitFor(resp, data)
 }
 
 // testProgress shows a running test on a progressLine.

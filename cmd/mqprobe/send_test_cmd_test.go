@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -31,6 +33,9 @@ type fakeTests struct {
 	nextID  int
 	addr    string
 	problem bool // answer POST with a 422 problem
+	// slowStop leaves runs going after POST /tests/{id}/stop, as a run
+	// that takes its time to drain.
+	slowStop bool
 }
 
 type fakeRun struct {
@@ -123,7 +128,7 @@ func (f *fakeTests) stop(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotFound)
 		return
 	}
-	run.stopped = true
+	run.stopped = !f.slowStop
 	w.WriteHeader(http.StatusAccepted)
 	fmt.Fprintf(w, `{"testId":%q,"stopping":true}`, id)
 }
@@ -393,5 +398,32 @@ func TestTestProgressLine(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "progress 5.0s  10%  sent=40 ") {
 		t.Errorf("count progress %q", buf.String())
+	}
+}
+
+// TestSendTestSecondSignalStopsWaiting: while a stopped run drains, a
+// second SIGTERM (as a second Ctrl-C) ends the wait: exit 4, with where
+// to look for the result.
+func TestSendTestSecondSignalStopsWaiting(t *testing.T) {
+	f := newFakeTests(t, 0, "COMPLETED")
+	f.slowStop = true
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-f.polled
+		cancel() // the first signal
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			f.mu.Lock()
+			stopped := len(f.stops) > 0
+			f.mu.Unlock()
+			if stopped { // the CLI listens for the second signal before it asks for the stop
+				syscall.Kill(os.Getpid(), syscall.SIGTERM) //nolint:errcheck // the wait's exit status tells
+				return
+			}
+		}
+	}()
+	_, stderr, status := runCLI(t, ctx, "send", "test", "--addr", f.addr, "--wait", "--key", "t-term", "--timeout", "20s")
+	if status != exitNotDecided || !strings.Contains(stderr, "test t-term: stopped waiting; GET /tests/t-term for its result") {
+		t.Errorf("second signal: exit %d, stderr %q", status, stderr)
 	}
 }

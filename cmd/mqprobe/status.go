@@ -15,6 +15,7 @@ import (
 // operationTypes are the operations a record can belong to.
 var operationTypes = []string{"PRODUCE", "CONSUME", "DEPTH", "CONNECTION_TEST", "TEST"}
 
+// statusCommand is send status; its flags are added by sendCommand.
 func statusCommand(opts *sendOptions) *cobra.Command {
 	return &cobra.Command{
 		Use:   "status OPERATION KEY",
@@ -40,10 +41,7 @@ Exit status: 0 COMPLETED, 1 FAILED or no such command, 2 usage, 3 refused
 				return err
 			}
 			resp, data, err := dc.do(cmd.Context(), http.MethodGet, commandStatePath(operation, args[1]), nil, nil)
-			switch {
-			case err != nil && resp != nil:
-				return &exitError{code: exitFailed, err: err}
-			case err != nil:
+			if err != nil {
 				return dc.unreachable(err, "try again")
 			}
 			out := cmd.OutOrStdout()
@@ -57,12 +55,12 @@ Exit status: 0 COMPLETED, 1 FAILED or no such command, 2 usage, 3 refused
 				if err := opts.output.print(out, data); err != nil {
 					return err
 				}
-				return exitFor(resp.StatusCode, data)
+				return exitFor(resp, data)
 			}
 			var s commandState
 			if err := json.Unmarshal(data, &s); err != nil || s.Status == "" || !opts.output.table(out) {
 				fmt.Fprintln(out, indentJSON(data))
-				return exitFor(resp.StatusCode, data)
+				return exitFor(resp, data)
 			}
 			writeCommandState(out, s)
 			if len(s.Result) > 0 && string(s.Result) != "null" {
@@ -70,7 +68,7 @@ Exit status: 0 COMPLETED, 1 FAILED or no such command, 2 usage, 3 refused
 					return err
 				}
 			}
-			return exitFor(resp.StatusCode, data)
+			return exitFor(resp, data)
 		},
 	}
 }

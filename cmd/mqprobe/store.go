@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/user"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,21 +23,16 @@ import (
 	"github.com/mqprobe/mqprobe/internal/tenant"
 )
 
-// Exit statuses of the record commands besides 0 (done), 1 (failed) and
-// 2 (usage or configuration).
-const (
-	exitNoRecord = 3 // get, evict: no such record (or it expired)
-	exitRefused  = 4 // evict: the record's lease is alive, or it changed meanwhile
-)
-
 // recordsExitCodes is the help text shared by the record commands.
 const recordsExitCodes = `
 The commands open the configured store directly (idempotency.store sqlite,
 postgres or dynamodb), so they work with no daemon running. --tenant names a
 tenant of http.tokens; "default" is the implicit tenant.
 
-Exit status: 0 done; 1 the store failed; 2 bad usage or configuration;
-3 no such record (get, evict); 4 eviction refused (evict).`
+Exit status: 0 done; 1 no such record (get, evict) or the store failed;
+2 bad usage or configuration; 4 eviction refused: the record's holder is
+still working, a retry would resume from its checkpoint (--force evicts
+anyway), or the record changed meanwhile: look again later.`
 
 func storeCommand() *cobra.Command {
 	store := &cobra.Command{Use: "store", Short: "Manage the idempotency store"}
@@ -85,26 +82,43 @@ func tenantFlag(cmd *cobra.Command) string {
 	return name
 }
 
-// recordError gives a failed record operation its exit status.
-func recordError(err error) error {
+// recordError gives a failed record operation of cmd its exit status.
+func recordError(cmd *cobra.Command, err error) error {
 	switch {
 	case errors.Is(err, idempotency.ErrInvalidArgument):
-		return &exitError{code: 2, err: err}
+		return usageErrorf(cmd, "%w", err)
 	case errors.Is(err, idempotency.ErrNoRecord):
-		return &exitError{code: exitNoRecord, err: err}
+		return &exitError{code: exitFailed, err: err}
 	case errors.Is(err, idempotency.ErrLeaseAlive), errors.Is(err, idempotency.ErrResumable), errors.Is(err, idempotency.ErrRecordChanged):
-		return &exitError{code: exitRefused, err: err}
+		return &exitError{code: exitNotDecided, err: err}
 	}
 	return err
 }
 
-func printJSON(w io.Writer, v any, indent bool) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	if indent {
-		enc.SetIndent("", "  ")
+// recordOperation reads an operation type argument or flag (any case).
+func recordOperation(cmd *cobra.Command, what, value string) (string, error) {
+	op := strings.ToUpper(value)
+	if !slices.Contains(operationTypes, op) {
+		return "", usageErrorf(cmd, "%s %q: must be one of %s", what, value, strings.Join(operationTypes, ", "))
 	}
-	return enc.Encode(v)
+	return op, nil
+}
+
+// printRecord writes rec as the API shows it: indented JSON, or one line
+// (JSON Lines).
+func printRecord(w io.Writer, rec idempotency.Record, indent bool) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(httpapi.RecordView(rec)); err != nil {
+		return fmt.Errorf("encoding record %s: %w", rec.IdempotencyKey, err)
+	}
+	text := buf.String()
+	if indent {
+		text = indentJSON(buf.Bytes()) + "\n"
+	}
+	_, err := io.WriteString(w, text)
+	return err
 }
 
 func storeGetCommand() *cobra.Command {
@@ -117,20 +131,24 @@ attempt, times, lease expiry, checkpoint, target, trace id, error, and the
 recorded response of a COMPLETED command.` + "\n" + recordsExitCodes,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			op, err := recordOperation(cmd, "operationType", args[0])
+			if err != nil {
+				return err
+			}
+			key := args[1]
 			engine, closeStore, err := openRecords(cmd)
 			if err != nil {
 				return err
 			}
 			defer closeStore() //nolint:errcheck // read-only use
-			op, key := strings.ToUpper(args[0]), args[1]
 			rec, ok, err := engine.Inspect(cmd.Context(), op, tenantFlag(cmd), key)
 			if err != nil {
-				return recordError(err)
+				return recordError(cmd, err)
 			}
 			if !ok {
-				return &exitError{code: exitNoRecord, err: fmt.Errorf("no record of %s key %s", op, key)}
+				return &exitError{code: exitFailed, err: fmt.Errorf("no record of %s key %s", op, key)}
 			}
-			return printJSON(cmd.OutOrStdout(), httpapi.RecordView(rec), true)
+			return printRecord(cmd.OutOrStdout(), rec, true)
 		},
 	}
 	cmd.Flags().String("tenant", "", `the record's tenant ("default": the implicit tenant)`)
@@ -169,14 +187,23 @@ func runStoreList(cmd *cobra.Command, _ []string) error {
 	op, _ := flags.GetString("operation")
 	limit, _ := flags.GetInt("limit")
 	if limit < 1 {
-		return &exitError{code: 2, err: fmt.Errorf("--limit must be at least 1 (got %d)", limit)}
+		return usageErrorf(cmd, "--limit must be at least 1 (got %d)", limit)
 	}
-	q := idempotency.RecordQuery{Status: idempotency.Status(strings.ToUpper(status)), OperationType: strings.ToUpper(op),
+	if op != "" {
+		var err error
+		if op, err = recordOperation(cmd, "--operation", op); err != nil {
+			return err
+		}
+	}
+	if statuses := []string{"IN_PROGRESS", "COMPLETED", "FAILED"}; status != "" && !slices.Contains(statuses, strings.ToUpper(status)) {
+		return usageErrorf(cmd, "--status %q: must be one of %s", status, strings.Join(statuses, ", "))
+	}
+	q := idempotency.RecordQuery{Status: idempotency.Status(strings.ToUpper(status)), OperationType: op,
 		Tenant: tenantFlag(cmd), AllTenants: !flags.Changed("tenant")}
 	if s, _ := flags.GetString("older-than"); s != "" {
 		d, err := parseAge(s)
 		if err != nil {
-			return &exitError{code: 2, err: fmt.Errorf("--older-than: %w", err)}
+			return usageErrorf(cmd, "--older-than: %w", err)
 		}
 		q.OlderThan = d
 	}
@@ -190,10 +217,10 @@ func runStoreList(cmd *cobra.Command, _ []string) error {
 		q.Limit = min(limit-printed, idempotency.MaxListLimit)
 		page, err := engine.List(cmd.Context(), q)
 		if err != nil {
-			return recordError(err)
+			return recordError(cmd, err)
 		}
 		for _, rec := range page.Records {
-			if err := printJSON(cmd.OutOrStdout(), httpapi.RecordView(rec), false); err != nil {
+			if err := printRecord(cmd.OutOrStdout(), rec, false); err != nil {
 				return err
 			}
 		}
@@ -231,25 +258,30 @@ func storeEvictCommand() *cobra.Command {
 		Long: `Delete the record of an operation type and key, and print it as JSON. An
 audit line on standard error says who evicted what.
 
-An IN_PROGRESS record whose lease is alive is refused (exit 4): its holder
-is still working, and once the record is gone the next copy of the command
-claims it afresh and runs a second time alongside. --force evicts it anyway:
+An IN_PROGRESS record whose lease is alive is refused (exit 4: not now,
+look again later): its holder is still working, and once the record is gone
+the next copy of the command claims it afresh and runs a second time
+alongside. --force evicts it anyway:
 use it when you know the holder is gone (its process killed, its host lost)
 and cannot wait for the lease to run out.` + "\n" + recordsExitCodes,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			op, err := recordOperation(cmd, "operationType", args[0])
+			if err != nil {
+				return err
+			}
 			engine, closeStore, err := openRecords(cmd)
 			if err != nil {
 				return err
 			}
 			defer closeStore() //nolint:errcheck // the delete is already done or refused
 			force, _ := cmd.Flags().GetBool("force")
-			rec, err := engine.Evict(cmd.Context(), idempotency.EvictRequest{OperationType: strings.ToUpper(args[0]),
+			rec, err := engine.Evict(cmd.Context(), idempotency.EvictRequest{OperationType: op,
 				Tenant: tenantFlag(cmd), IdempotencyKey: args[1], Force: force, By: "cli user=" + userName()})
 			if err != nil {
-				return recordError(err)
+				return recordError(cmd, err)
 			}
-			return printJSON(cmd.OutOrStdout(), httpapi.RecordView(rec), true)
+			return printRecord(cmd.OutOrStdout(), rec, true)
 		},
 	}
 	cmd.Flags().String("tenant", "", `the record's tenant ("default": the implicit tenant)`)

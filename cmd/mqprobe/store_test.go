@@ -2,10 +2,8 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -62,21 +60,7 @@ func seedSQLite(t *testing.T) map[string]idempotency.Record {
 // status.
 func storeCLI(t *testing.T, args ...string) (stdout, stderr string, status int) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	root := rootCommand()
-	root.SetArgs(args)
-	root.SetOut(&out)
-	root.SetErr(&errOut)
-	err := root.ExecuteContext(context.Background())
-	var ee *exitError
-	switch {
-	case errors.As(err, &ee):
-		status = ee.code
-	case err != nil:
-		status = 1
-		errOut.WriteString(err.Error())
-	}
-	return out.String(), errOut.String(), status
+	return runCLI(t, context.Background(), args...)
 }
 
 func TestStoreGet(t *testing.T) {
@@ -100,11 +84,20 @@ func TestStoreGet(t *testing.T) {
 	if out, _, status := storeCLI(t, "store", "get", "depth", "done", "--tenant", "team-a"); status != 0 || !strings.Contains(out, `"tenant": "team-a"`) {
 		t.Errorf("get --tenant team-a: %d %s", status, out)
 	}
-	if _, _, status := storeCLI(t, "store", "get", "DEPTH", "missing"); status != exitNoRecord {
-		t.Errorf("get of a missing record: status %d, want %d", status, exitNoRecord)
+	// No record is a plain failure (1): 3 and 4 mean REJECTED and not
+	// decided everywhere in mqprobe.
+	if _, stderr, status := storeCLI(t, "store", "get", "DEPTH", "missing"); status != exitFailed ||
+		!strings.Contains(stderr, "no record of DEPTH key missing") {
+		t.Errorf("get of a missing record: status %d, stderr %q; want %d and why", status, stderr, exitFailed)
 	}
-	if _, _, status := storeCLI(t, "store", "get", "PRODUCE", "done", "--tenant", "Team_A"); status != 2 {
-		t.Errorf("bad tenant: status %d, want 2", status)
+	if _, stderr, status := storeCLI(t, "store", "get", "PRODUCE", "done", "--tenant", "Team_A"); status != exitUsage ||
+		!strings.Contains(stderr, "Run 'mqprobe store get --help' for usage.") {
+		t.Errorf("bad tenant: status %d, stderr %q; want 2 with the usage hint", status, stderr)
+	}
+	if _, stderr, status := storeCLI(t, "store", "get", "bogus", "done"); status != exitUsage ||
+		!strings.Contains(stderr, `operationType "bogus": must be one of PRODUCE, CONSUME, DEPTH, CONNECTION_TEST, TEST`) ||
+		!strings.Contains(stderr, "Run 'mqprobe store get --help' for usage.") {
+		t.Errorf("get of an unknown operation type: status %d, stderr %q", status, stderr)
 	}
 }
 
@@ -149,9 +142,20 @@ func TestStoreList(t *testing.T) {
 	if len(got) != 3 || !strings.Contains(stderr, "raise --limit") {
 		t.Errorf("list --limit 3: %v, stderr %q; want 3 records and a note that more match", got, stderr)
 	}
-	for _, args := range [][]string{{"--status", "DONE"}, {"--older-than", "ten minutes"}, {"--limit", "0"}} {
-		if _, _, status := storeCLI(t, append([]string{"store", "list"}, args...)...); status != 2 {
-			t.Errorf("list %v: status %d, want 2", args, status)
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--status", "DONE"}, `--status "DONE": must be one of IN_PROGRESS, COMPLETED, FAILED`},
+		{[]string{"--older-than", "ten minutes"}, `--older-than: must be a duration like 10m or PT10M (got "ten minutes")`},
+		{[]string{"--older-than", "xyz"}, `--older-than: must be a duration`},
+		{[]string{"--limit", "0"}, "--limit must be at least 1 (got 0)"},
+		{[]string{"--operation", "bogus"}, `--operation "bogus": must be one of PRODUCE, CONSUME, DEPTH, CONNECTION_TEST, TEST`},
+	} {
+		out, stderr, status := storeCLI(t, append([]string{"store", "list"}, tc.args...)...)
+		if status != exitUsage || out != "" || !strings.Contains(stderr, tc.msg) ||
+			!strings.Contains(stderr, "Run 'mqprobe store list --help' for usage.") {
+			t.Errorf("list %v: status %d, stdout %q, stderr %q; want 2, %q and the usage hint", tc.args, status, out, stderr, tc.msg)
 		}
 	}
 }
@@ -159,8 +163,8 @@ func TestStoreList(t *testing.T) {
 func TestStoreEvict(t *testing.T) {
 	seedSQLite(t)
 	_, stderr, status := storeCLI(t, "store", "evict", "PRODUCE", "running")
-	if status != exitRefused || !strings.Contains(stderr, `"outcome":"refused_lease_alive"`) {
-		t.Errorf("evicting a live lease: status %d, stderr %s; want %d and an audit line", status, stderr, exitRefused)
+	if status != exitNotDecided || !strings.Contains(stderr, `"outcome":"refused_lease_alive"`) {
+		t.Errorf("evicting a live lease: status %d, stderr %s; want %d (not now) and an audit line", status, stderr, exitNotDecided)
 	}
 	out, stderr, status := storeCLI(t, "store", "evict", "PRODUCE", "stuck")
 	if status != 0 || !strings.Contains(out, `"idempotencyKey": "stuck"`) {
@@ -184,8 +188,11 @@ func TestStoreEvict(t *testing.T) {
 	if got, _ := listKeys(t); !slices.Equal(got, []string{"/DEPTH/done"}) {
 		t.Errorf("left after evictions: %v, want only the implicit tenant's DEPTH/done", got)
 	}
-	if _, _, status = storeCLI(t, "store", "evict", "PRODUCE", "stuck"); status != exitNoRecord {
-		t.Errorf("evicting again: status %d, want %d", status, exitNoRecord)
+	if _, _, status = storeCLI(t, "store", "evict", "PRODUCE", "stuck"); status != exitFailed {
+		t.Errorf("evicting again: status %d, want %d", status, exitFailed)
+	}
+	if _, stderr, status = storeCLI(t, "store", "evict", "bogus", "stuck"); status != exitUsage || !strings.Contains(stderr, `operationType "bogus"`) {
+		t.Errorf("evicting an unknown operation type: status %d, stderr %q", status, stderr)
 	}
 }
 

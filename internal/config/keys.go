@@ -16,9 +16,13 @@ const EnvPrefix = "MQPROBE_"
 // so are not reported as unknown: names ending in "_" are prefixes.
 //   - MQPROBE_CONFIG: the config file path, read by the CLI like --config;
 //   - MQPROBE_TOKEN: the bearer token the CLI sends to the daemon;
+//   - MQPROBE_CA_FILE, MQPROBE_CLIENT_CERTFILE, MQPROBE_CLIENT_KEYFILE,
+//     MQPROBE_SERVER_NAME: the CLI's TLS settings towards the daemon
+//     (--ca-file, --cert-file, --key-file, --server-name);
 //   - MQPROBE_TEST_*: test harness settings (external servers for tests);
 //   - MQPROBE_PG_DIR: data directory of scripts/postgres.sh.
-var NonConfigEnv = []string{"MQPROBE_CONFIG", "MQPROBE_TOKEN", "MQPROBE_TEST_", "MQPROBE_PG_DIR"}
+var NonConfigEnv = []string{"MQPROBE_CONFIG", "MQPROBE_TOKEN", "MQPROBE_CA_FILE", "MQPROBE_CLIENT_CERTFILE",
+	"MQPROBE_CLIENT_KEYFILE", "MQPROBE_SERVER_NAME", "MQPROBE_TEST_", "MQPROBE_PG_DIR"}
 
 // Key describes one configuration key: one leaf field of Config.
 type Key struct {
