@@ -524,3 +524,48 @@ func TestConsumeSummaryLeavesPayloadsOut(t *testing.T) {
 		t.Errorf("--show-payloads:\n%s", out)
 	}
 }
+
+// TestConsumeLiveLineAgainstTheDaemon: a CONSUME waiting for messages
+// shows its live line (got 0 of 10 so far), then its summary once the
+// messages it waited for arrive.
+func TestConsumeLiveLineAgainstTheDaemon(t *testing.T) {
+	addr := startDaemon(t)
+	produced := make(chan int, 1)
+	go func() {
+		time.Sleep(time.Second) // the CONSUME waits on an empty queue meanwhile
+		_, status := mqprobe(t, "send", "produce", "--addr", addr, "--queue", "DEV.QUEUE.3", "--count", "10")
+		produced <- status
+	}()
+	screen, stderr, status := runOnPTY(t, "send", "consume", "--addr", addr, "--queue", "DEV.QUEUE.3", "--max-messages", "10",
+		"--wait-seconds", "10", "--wait", "--key", "cli-pty-consume")
+	if p := <-produced; p != 0 {
+		t.Fatalf("produce: exit %d", p)
+	}
+	if status != 0 {
+		t.Fatalf("exit %d\nscreen %q\nstderr %s", status, screen, stderr)
+	}
+	if !regexp.MustCompile(`\r\[-{20}\] [0-9.]+s +0%  got 0/10  committed 0 `).MatchString(screen) {
+		t.Errorf("no live line from the daemon while the CONSUME waits: %q", screen)
+	}
+	if !strings.Contains(screen, "\nCONSUME cli-pty-consume  COMPLETED  QM1:DEV.QUEUE.3  in ") ||
+		!regexp.MustCompile(`\n  received +10\n`).MatchString(screen) {
+		t.Errorf("no summary: %q", screen)
+	}
+}
+
+// TestWaitPerOperationOverHTTP: --wait means "wait for the outcome" for
+// every operation; over HTTP the reply is the outcome, so each completes.
+func TestWaitPerOperationOverHTTP(t *testing.T) {
+	addr := startDaemon(t)
+	for _, args := range [][]string{
+		{"produce", "--count", "3"},
+		{"consume", "--max-messages", "3", "--wait-seconds", "0"},
+		{"depth"},
+		{"connection-test"},
+	} {
+		out, stderr, status := runCLI(t, context.Background(), append([]string{"send"}, append(args, "--addr", addr, "--wait", "--output", "json")...)...)
+		if status != 0 || !strings.Contains(out, `"status": "COMPLETED"`) {
+			t.Errorf("send %s --wait: exit %d\n%s\n%s", args[0], status, out, stderr)
+		}
+	}
+}
