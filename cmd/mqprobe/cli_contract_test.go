@@ -45,6 +45,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{[]string{"send", "produce", "--no-such-flag"}, "unknown flag: --no-such-flag", "mqprobe send produce"},
 		{[]string{"send", "depth", "extra"}, `unknown command "extra" for "mqprobe send depth"`, "mqprobe send depth"},
 		{[]string{"version", "extra"}, `unknown command "extra" for "mqprobe version"`, "mqprobe version"},
+		{[]string{"completion", "bas"}, `unknown command "bas" for "mqprobe completion"; did you mean bash?`, "mqprobe completion"},
 		{[]string{"send", "depth", "--output", "yaml"}, `--output "yaml": must be auto, json or table`, "mqprobe send depth"},
 		{[]string{"send", "depth", "--addr", "ftp://127.0.0.1:1"}, `--addr "ftp://127.0.0.1:1": scheme "ftp": use http or https`, "mqprobe send depth"},
 		{[]string{"send", "depth", "--addr", "127.0.0.1:1", "--cert-file", "c.pem"}, "--cert-file and --key-file go together", "mqprobe send depth"},

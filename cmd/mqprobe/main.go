@@ -112,12 +112,15 @@ Exit status: 0 success (COMPLETED), 1 FAILED or the daemon unreachable,
 		return &usageError{commandPath: cmd.CommandPath(), err: err}
 	})
 	root.AddCommand(runCommand(), sendCommand(), storeCommand(), configCommand(), versionCommand(), healthCommand())
+	// Cobra adds its completion command only when it executes: add it now
+	// so it groups its shells like the others.
+	root.InitDefaultCompletionCmd()
 	requireSubcommands(root)
 	return root
 }
 
 // requireSubcommands makes every command that only groups others (root,
-// send, store, config) refuse to run alone or with an unknown subcommand:
+// send, store, config, completion) refuse to run alone or with an unknown subcommand:
 // cobra would print the help and exit 0, hiding the typo.
 func requireSubcommands(cmd *cobra.Command) {
 	for _, c := range cmd.Commands() {
