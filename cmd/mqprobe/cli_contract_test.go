@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -286,6 +287,17 @@ func TestMTLS(t *testing.T) {
 	if _, stderr, status := runCLI(t, context.Background(), "send", "depth", "--addr", addr, "--ca-file", p.caFile,
 		"--timeout", "5s"); status != exitFailed {
 		t.Errorf("without a client certificate: exit %d, want %d\n%s", status, exitFailed, stderr)
+	}
+	// The look-up hint after a timeout is a curl command that works here.
+	_, stderr, status := runCLI(t, context.Background(), "send", "produce", "--addr", addr, "--ca-file", p.caFile,
+		"--cert-file", p.clientCert, "--key-file", p.clientKey, "--count", "5", "--rate", "5", "--key", "mtls-slow", "--timeout", "300ms")
+	want := fmt.Sprintf("curl --cacert %q --cert %q --key %q https://%s/commands/PRODUCE/mtls-slow", p.caFile, p.clientCert, p.clientKey, addr)
+	if status != exitNotDecided || !strings.Contains(stderr, want) {
+		t.Fatalf("timeout hint: exit %d, stderr %q; want %q", status, stderr, want)
+	}
+	out, err := exec.Command("sh", "-c", want+" -sS").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `"idempotencyKey":"mtls-slow"`) {
+		t.Errorf("the hint's curl command: %v\n%s", err, out)
 	}
 }
 

@@ -76,6 +76,9 @@ type daemonClient struct {
 	base  *url.URL
 	http  *http.Client
 	token string
+	// curlTLS are curl's options for the same CA and client certificate,
+	// for the hints that show a curl command.
+	curlTLS string
 }
 
 // newDaemonClient is the client o describes, anything o leaves out taken
@@ -163,7 +166,15 @@ func newDaemonClient(cmd *cobra.Command, flags *clientOptions) (*daemonClient, e
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.TLSClientConfig = tlsConfig
-	return &daemonClient{base: base, http: &http.Client{Timeout: o.timeout, Transport: transport}, token: token}, nil
+	var curlTLS strings.Builder
+	for _, file := range roots {
+		fmt.Fprintf(&curlTLS, " --cacert %q", file)
+	}
+	if o.certFile != "" {
+		fmt.Fprintf(&curlTLS, " --cert %q --key %q", o.certFile, o.keyFile)
+	}
+	return &daemonClient{base: base, http: &http.Client{Timeout: o.timeout, Transport: transport}, token: token,
+		curlTLS: curlTLS.String()}, nil
 }
 
 // redactedAddr is --addr as it may be shown: a password in it masked.

@@ -291,7 +291,7 @@ func lookupHint(dc *daemonClient, operation, key string) string {
 		// The variable, never the token: the hint lands in logs.
 		auth = ` -H "Authorization: Bearer $` + tokenEnv + `"`
 	}
-	return fmt.Sprintf("mqprobe send status %s %s (or curl%s %s)", operation, key, auth, u.Redacted())
+	return fmt.Sprintf("mqprobe send status %s %s (or curl%s%s %s)", operation, key, dc.curlTLS, auth, u.Redacted())
 }
 
 // Kinds of problem the daemon answers with, by the last segment of the
