@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mqprobe/mqprobe/internal/command"
@@ -43,5 +44,10 @@ func TestConnectionTestUnknownQueueManager(t *testing.T) {
 	run := f.run(command.Command{OperationType: command.ConnectionTest})
 	run.Target.QueueManager = "QMX"
 	_, err := connectionTest(f.ctx, run)
-	mqtest.WantReason(t, err, mq.ReasonQMgrNotAvailable)
+	// A name the backend does not have is a permanent mistake (2058), not an
+	// outage to retry (2059), and the error names the ones it has.
+	mqtest.WantReason(t, err, mq.ReasonQMgrNameError)
+	if e, _ := mq.AsError(err); e.Transient() || !strings.Contains(err.Error(), `no queue manager "QMX"; it has QM1`) {
+		t.Errorf("unknown queue manager: %v (transient %v), want a permanent error naming QM1", err, e.Transient())
+	}
 }

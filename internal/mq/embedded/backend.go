@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -94,13 +97,22 @@ func (b *Backend) Connect(ctx context.Context, t mq.Target) (mq.Conn, error) {
 		qm = b.qmgrs[t.QueueManager]
 	}
 	if qm == nil {
-		return nil, mq.NewError(mq.VerbConnect, t.QueueManager, mq.ReasonQMgrNotAvailable)
+		// A name no queue manager here has is a mistake in the command or
+		// profile, not an outage: permanent, at once, naming what exists.
+		e := mq.NewError(mq.VerbConnect, t.QueueManager, mq.ReasonQMgrNameError)
+		e.Err = fmt.Errorf("the embedded backend has no queue manager %q; it has %s", t.QueueManager, strings.Join(b.queueManagerNames(), ", "))
+		return nil, e
 	}
 	c := &conn{qm: qm, handles: make(map[*handle]struct{})}
 	b.mu.Lock()
 	b.conns[c] = struct{}{}
 	b.mu.Unlock()
 	return c, nil
+}
+
+// queueManagerNames lists the configured queue managers, sorted.
+func (b *Backend) queueManagerNames() []string {
+	return slices.Sorted(maps.Keys(b.qmgrs))
 }
 
 // Faults returns the fault-injection hooks, for tests.

@@ -8,7 +8,7 @@
 // backed-out gets return to their original position with BackoutCount+1;
 // disconnect backs out), browse cursors per handle, msgId/correlId
 // selection, get-wait woken by puts, open counts, and IBM's reason codes
-// (2033, 2053, 2085, 2059, 2030, 2042, ...). Messages live in memory only:
+// (2033, 2053, 2085, 2058, 2030, 2042, ...). Messages live in memory only:
 // persistence is recorded, not made durable, and a byte limit per queue
 // manager (QueueManagerConfig.MaxBytes) bounds that memory, a put over it
 // failing with 2056 as when a real queue's storage is exhausted.

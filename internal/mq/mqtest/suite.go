@@ -470,11 +470,25 @@ func testConnectRefused(f *fixture) {
 	}
 	pc.Close()
 
-	// An unknown queue manager name is 2059 too.
+	// An unknown queue manager name: IBM's client answers 2059 when the
+	// listener belongs to another queue manager and 2058 when the name
+	// resolves to nothing (a CCDT without it; the embedded backend). 2058 is
+	// a mistake, not an outage: the pool does not retry it.
 	unknown := f.env.Target
 	unknown.QueueManager = "NOSUCHQM"
 	_, err = f.env.Backend.Connect(f.ctx, unknown)
-	WantReason(f.t, err, mq.ReasonQMgrNotAvailable)
+	e, ok := mq.AsError(err)
+	if !ok || (e.Reason != mq.ReasonQMgrNotAvailable && e.Reason != mq.ReasonQMgrNameError) {
+		f.t.Fatalf("unknown queue manager: %v, want 2058 or 2059", err)
+	}
+	if e.Reason == mq.ReasonQMgrNameError {
+		retries = 0
+		pool = f.fastPool(f.env.Backend, func(mq.Target, int, time.Duration, error) { retries++ })
+		_, err = pool.Acquire(f.ctx, unknown)
+		if WantReason(f.t, err, mq.ReasonQMgrNameError); e.Transient() || retries != 0 {
+			f.t.Errorf("2058: transient %v, retried %d times; want permanent, no retry", e.Transient(), retries)
+		}
+	}
 }
 
 func testPoolReconnect(f *fixture) {
