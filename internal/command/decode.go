@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mqprobe/mqprobe/internal/mq"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -201,7 +204,7 @@ func (d *Decoder) policy(t Transport) (MissingKeyPolicy, error) {
 func (d *Decoder) validate(op Operation, cmd map[string]any) *ValidationError {
 	problems := d.reg.validate(op, cmd)
 	if problems == nil {
-		return nil
+		return checkPropertyNames(cmd)
 	}
 	verr := &ValidationError{Code: CodeSchemaViolation, Problems: problems}
 	for _, p := range problems {
@@ -211,6 +214,21 @@ func (d *Decoder) validate(op Operation, cmd map[string]any) *ValidationError {
 	}
 	verr.Code, verr.Source = CodeInvalidKey, KeyFromCommand
 	return verr
+}
+
+// checkPropertyNames applies to the headers' names the IBM MQ rules a
+// JSON Schema pattern cannot state (selector keywords in any case, reserved
+// prefixes, dots), so such a command is rejected here rather than failing
+// at MQPUT with MQRC_PROPERTY_NAME_ERROR.
+func checkPropertyNames(cmd map[string]any) *ValidationError {
+	headers, _ := cmd["headers"].(map[string]any)
+	for _, name := range slices.Sorted(maps.Keys(headers)) {
+		if err := mq.CheckPropertyName(name); err != nil {
+			// The schema's pattern keeps names to [A-Za-z0-9_.]: no pointer escaping.
+			return reject(CodeSchemaViolation, "/headers/"+name, "propertyName", "%v (IBM MQ would refuse it: MQRC_PROPERTY_NAME_ERROR)", err)
+		}
+	}
+	return nil
 }
 
 // operation picks the schema: the route's operation when given (and the

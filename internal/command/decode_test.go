@@ -235,6 +235,16 @@ func TestDecodeRejects(t *testing.T) {
 		{"header name bad", bus(mutate(t, minimalProduce, edit{"headers/1abc", "x"})), CodeSchemaViolation, "/headers/1abc", "additionalProperties"},
 		{"header name with dash", bus(mutate(t, minimalProduce, edit{"headers/a-b", "x"})), CodeSchemaViolation, "/headers/a-b", "additionalProperties"},
 		{"too many headers", bus(mutate(t, minimalProduce, edit{"headers", manyStrings(65)})), CodeSchemaViolation, "/headers", "maxProperties"},
+		// names IBM MQ refuses with MQRC_PROPERTY_NAME_ERROR (2442)
+		{"header name a selector keyword", bus(mutate(t, minimalProduce, edit{"headers/NULL", "x"})), CodeSchemaViolation, "/headers/NULL", "propertyName"},
+		{"header name a keyword after usr.", bus(mutate(t, minimalProduce, edit{"headers/usr.between", "x"})), CodeSchemaViolation, "/headers/usr.between", "propertyName"},
+		{"header name JMS", bus(mutate(t, minimalProduce, edit{"headers/JMSFoo", "x"})), CodeSchemaViolation, "/headers/JMSFoo", "propertyName"},
+		{"header name usr.JMS", bus(mutate(t, minimalProduce, edit{"headers/usr.JMSx", "x"})), CodeSchemaViolation, "/headers/usr.JMSx", "propertyName"},
+		{"header name two dots", bus(mutate(t, minimalProduce, edit{"headers/a..b", "x"})), CodeSchemaViolation, "/headers/a..b", "propertyName"},
+		{"header name trailing dot", bus(mutate(t, minimalProduce, edit{"headers/a.", "x"})), CodeSchemaViolation, "/headers/a.", "propertyName"},
+		{"header name Root", bus(mutate(t, minimalProduce, edit{"headers/Root.x", "x"})), CodeSchemaViolation, "/headers/Root.x", "propertyName"},
+		{"header name Body", bus(mutate(t, minimalProduce, edit{"headers/Body", "x"})), CodeSchemaViolation, "/headers/Body", "propertyName"},
+		{"header name mq with two dots", bus(mutate(t, minimalProduce, edit{"headers/mq.a.b", "x"})), CodeSchemaViolation, "/headers/mq.a.b", "propertyName"},
 		{"header value over 1 KiB", bus(mutate(t, minimalProduce, edit{"headers/big", strings.Repeat("v", 1025)})), CodeSchemaViolation, "/headers/big", "maxLength"},
 		// keys
 		{"256-char key", bus(mutate(t, minimalDepth, edit{"idempotencyKey", long})), CodeInvalidKey, "/idempotencyKey", "maxLength"},

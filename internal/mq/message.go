@@ -82,9 +82,9 @@ type Properties map[string]any
 // Validate checks names and value types before a put, the way MQSETMP would.
 func (p Properties) Validate() error {
 	for name, v := range p {
-		if name == "" {
-			return &Error{Verb: VerbSetProp, CompCode: CompFailed, Reason: ReasonPropertyNameError,
-				Err: fmt.Errorf("empty property name")}
+		if err := CheckPropertyName(name); err != nil {
+			return &Error{Verb: VerbSetProp, Object: name, CompCode: CompFailed, Reason: ReasonPropertyNameError,
+				Err: fmt.Errorf("property name %q %w", name, err)}
 		}
 		switch v.(type) {
 		case string, bool, int64, float64, []byte:
