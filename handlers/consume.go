@@ -222,6 +222,11 @@ func (c *consumer) getAll(ctx context.Context) error {
 			case mq.IsReason(err, mq.ReasonNoMsgAvailable):
 				return c.settle(ctx)
 			}
+			if c.rollback {
+				err = syncpointLimitHint(err, "maxMessages (ack rollback gets them all in one unit of work)", c.max)
+			} else {
+				err = syncpointLimitHint(err, "transaction.txSize", c.chunk)
+			}
 			return c.abort(ctx, fmt.Errorf("consume: get message %d: %w", n+1, err))
 		}
 		c.cap.add(&msg)

@@ -34,7 +34,12 @@ type fixture struct {
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
-	b := embedded.NewDefault()
+	return newFixtureOn(t, embedded.NewDefault())
+}
+
+// newFixtureOn is newFixture on the embedded backend b.
+func newFixtureOn(t testing.TB, b *embedded.Backend) *fixture {
+	t.Helper()
 	pool, err := mq.NewPool(b, mq.PoolConfig{Backoff: mq.Backoff{MaxAttempts: 1}})
 	if err != nil {
 		t.Fatal(err)

@@ -158,6 +158,7 @@ func (p *producer) putAll(ctx context.Context) (int, error) {
 		res, err := p.q.Put(ctx, msg, mq.PutOptions{Syncpoint: p.tx})
 		p.lat.lap() // includes building the message: nanoseconds, below the histogram's 1 µs
 		if err != nil {
+			err = syncpointLimitHint(err, "batch.transaction.txSize", p.txSize)
 			return put, p.abort(ctx, fmt.Errorf("produce: put message %d of %d: %w", seq, p.count, withCause(ctx, err)))
 		}
 		put++

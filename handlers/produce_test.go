@@ -18,6 +18,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/mq/embedded"
 	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
 )
 
@@ -426,5 +427,25 @@ func TestProduceAllocatesNothingPerMessage(t *testing.T) {
 	t.Logf("handler allocations beyond bare puts: %.0f for 100 messages, %.0f for 2000", small, large)
 	if large-small > 100 { // one allocation per message would be 1900
 		t.Fatalf("handler allocations beyond bare puts: %.0f for 100 messages, %.0f for 2000", small, large)
+	}
+}
+
+// TestProduceOverMaxUncommittedIsPermanentAndSaysWhy: a txSize the queue
+// manager's MaxUncommittedMsgs (100 here) cannot hold fails with 2024 on
+// every attempt alike: permanent, naming the field.
+func TestProduceOverMaxUncommittedIsPermanentAndSaysWhy(t *testing.T) {
+	b, err := embedded.New(embedded.Config{QueueManagers: []embedded.QueueManagerConfig{
+		{Name: embedded.DefaultQueueManager, MaxUncommittedMsgs: 100}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixtureOn(t, b)
+	_, err = produce(f.ctx, f.run(produceCmd(150, 1, true, 150)))
+	e := mqtest.WantReason(t, err, mq.ReasonSyncpointLimitReached)
+	if e.Transient() || !strings.Contains(err.Error(), "batch.transaction.txSize 150 is more than the queue manager's MaxUncommittedMsgs") {
+		t.Errorf("2024: %v (transient %v), want permanent and naming batch.transaction.txSize", err, e.Transient())
+	}
+	if d := f.depth(); d != 0 {
+		t.Errorf("depth %d after the failed unit of work, want 0 (backed out)", d)
 	}
 }

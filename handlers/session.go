@@ -71,6 +71,16 @@ func withCause(ctx context.Context, err error) error {
 	return err
 }
 
+// syncpointLimitHint says which field of the command to lower when its
+// unit of work outgrew the queue manager's MaxUncommittedMsgs (2024): a
+// retry of the same command would meet the limit again.
+func syncpointLimitHint(err error, field string, size int) error {
+	if mq.IsReason(err, mq.ReasonSyncpointLimitReached) {
+		return fmt.Errorf("%w (%s %d is more than the queue manager's MaxUncommittedMsgs allows in one unit of work: lower it)", err, field, size)
+	}
+	return err
+}
+
 // cancelled reports whether ctx is done, without blocking.
 func cancelled(ctx context.Context) bool {
 	select {

@@ -51,8 +51,8 @@ func TestErrorHelpersSeeWrappedErrors(t *testing.T) {
 }
 
 func TestClassification(t *testing.T) {
-	transient := []mq.Reason{2003, 2009, 2024, 2042, 2051, 2056, 2059, 2071, 2161, 2162, 2192, 2202, 2537, 2538, 2543, 2548, 2568}
-	permanent := []mq.Reason{2030, 2031, 2033, 2035, 2046, 2053, 2058, 2063, 2085, 2086, 2087, 2110, 2195, 2217, 2219, 2381, 2393, 2540, 9999}
+	transient := []mq.Reason{2003, 2009, 2042, 2051, 2056, 2059, 2071, 2161, 2162, 2192, 2202, 2537, 2538, 2543, 2548, 2568}
+	permanent := []mq.Reason{2024, 2030, 2031, 2033, 2035, 2046, 2053, 2058, 2063, 2085, 2086, 2087, 2110, 2195, 2217, 2219, 2381, 2393, 2540, 9999}
 	for _, r := range transient {
 		if !r.Transient() {
 			t.Errorf("%s should be transient", r)

@@ -99,9 +99,10 @@ func (r Reason) String() string {
 //     DLQ bounds the retries if it stays short.
 //   - 2051 PUT_INHIBITED and 2016 GET_INHIBITED are transient: queues are
 //     inhibited for maintenance windows and re-enabled.
-//   - 2042 OBJECT_IN_USE (another exclusive reader) and 2024
-//     SYNCPOINT_LIMIT_REACHED (other work filling the log) clear by
-//     themselves.
+//   - 2042 OBJECT_IN_USE (another exclusive reader) clears by itself.
+//     2024 SYNCPOINT_LIMIT_REACHED does not: it is this unit of work
+//     outgrowing the queue manager's MaxUncommittedMsgs, so the same
+//     command (the same txSize) meets it again on every retry: permanent.
 //   - 2003 BACKED_OUT: the queue manager rolled the unit of work back, so
 //     nothing of it happened; running it again is safe.
 //   - 2033 NO_MSG_AVAILABLE is not a failure at all (an empty consume); it
@@ -111,7 +112,6 @@ func (r Reason) Transient() bool {
 	switch r {
 	case ReasonBackedOut,
 		ReasonGetInhibited,
-		ReasonSyncpointLimitReached,
 		ReasonMaxConnsLimitReached,
 		ReasonObjectInUse,
 		ReasonPutInhibited,
