@@ -1,7 +1,6 @@
 package router
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -13,25 +12,9 @@ import (
 	"github.com/ThreeDotsLabs/watermill"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
+
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
-
-// syncBuffer is a log destination safe for concurrent writers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // oneMessage is a subscriber that delivers one message.
 type oneMessage struct{ msg *message.Message }
@@ -69,7 +52,7 @@ func TestRedeliveryDecisions(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var logs syncBuffer
+			var logs testenv.Buffer
 			log := slog.New(slog.NewTextHandler(&logs, nil))
 			var delays []time.Duration
 			var mu sync.Mutex

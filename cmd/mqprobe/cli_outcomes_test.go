@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/config"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // TestInterruptIsNotDecided: Ctrl-C while the daemon runs a PRODUCE leaves
@@ -118,10 +119,7 @@ func TestTLSMistakesSayWhat(t *testing.T) {
 // included, is 1 (Docker reserves 2).
 func TestHealthOverMTLS(t *testing.T) {
 	p := newTestPKI(t)
-	named, namedKey := filepath.Join(p.dir, "named.pem"), filepath.Join(p.dir, "named-key.pem")
-	cert, key := makeCert(t, p.ca, p.caKey, "mqprobe.internal", x509.ExtKeyUsageServerAuth)
-	writePEMFile(t, named, "CERTIFICATE", cert.Raw)
-	writeKeyFile(t, namedKey, key)
+	named, namedKey := testenv.WriteKeyPair(t, p.dir, "named", p.ca.Issue(t, "mqprobe.internal", x509.ExtKeyUsageServerAuth))
 	addr := startDaemonWith(t, func(cfg *config.Config) {
 		cfg.HTTP.Addr = "0.0.0.0:0"
 		cfg.HTTP.TLS = config.HTTPTLSConfig{CertFile: named, KeyFile: namedKey, ClientCAFile: p.caFile}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -205,7 +203,7 @@ func TestLiveLineFromTheRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer closeReader()
-	var screen lockedBuffer
+	var screen testenv.Buffer
 	watch := startCommandWatch(ctx, storeStateSource(reader, "PRODUCE", "aws-live"), "put", 1000, &progressLine{w: &screen, tty: true})
 	waitFor(t, &screen, "put 300/1000  committed 300")
 	checkpoint(600)
@@ -216,26 +214,7 @@ func TestLiveLineFromTheRecord(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a bytes.Buffer the watch goroutine writes while the
-// test reads.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func waitFor(t *testing.T, b *lockedBuffer, want string) {
+func waitFor(t *testing.T, b *testenv.Buffer, want string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for !strings.Contains(b.String(), want) {

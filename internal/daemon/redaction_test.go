@@ -1,7 +1,6 @@
 package daemon_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -17,28 +15,11 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/config"
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // knownPassword is the secret the redaction test looks for everywhere.
 const knownPassword = "Redaction-Canary-7f3a91"
-
-// lockedBuffer is a log sink safe for the daemon's goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 func TestRedaction(t *testing.T) { runRedaction(t, nil) }
 
@@ -53,7 +34,7 @@ func runRedaction(t *testing.T, mod func(*daemontest.Setup)) {
 	if err := os.WriteFile(pwFile, []byte(knownPassword+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	logs := &lockedBuffer{}
+	logs := &testenv.Buffer{}
 	rec := tracetest.NewSpanRecorder()
 	dbPath := filepath.Join(dir, "records.db")
 	h := daemontest.Start(t, func(s *daemontest.Setup) {

@@ -2,23 +2,14 @@ package daemon_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"log/slog"
-	"math/big"
-	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,6 +20,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/daemon"
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // TestTargetPolicy: commands reach only what the operator allowed, and a
@@ -128,7 +120,7 @@ func TestRateLimit(t *testing.T) {
 // the result events, nor the logs.
 func TestPastedPasswordsRedactedWhateverTheEnvelope(t *testing.T) {
 	const pasted = "Pasted-Canary-41c7e2"
-	logs := &lockedBuffer{}
+	logs := &testenv.Buffer{}
 	h := daemontest.Start(t, func(s *daemontest.Setup) {
 		s.Opts.Log = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
@@ -166,7 +158,7 @@ func TestPastedPasswordsRedactedWhateverTheEnvelope(t *testing.T) {
 // event and the audit line, and never in the Idempotency-Key header; a valid
 // one is echoed as given.
 func TestInvalidIdempotencyKeysEchoedCapped(t *testing.T) {
-	logs := &lockedBuffer{}
+	logs := &testenv.Buffer{}
 	h := daemontest.Start(t, func(s *daemontest.Setup) {
 		s.Opts.Log = slog.New(slog.NewJSONHandler(logs, nil))
 	})
@@ -267,25 +259,15 @@ func TestEmbeddedBackendRefusesInlineConnections(t *testing.T) {
 // TestMutualTLS: with http.tls.clientCAFile the API speaks HTTPS and
 // accepts only clients holding a certificate the CA signed.
 func TestMutualTLS(t *testing.T) {
-	dir := t.TempDir()
-	ca, caKey := newCA(t)
-	serverCert := issue(t, ca, caKey, "127.0.0.1", x509.ExtKeyUsageServerAuth)
-	clientCert := issue(t, ca, caKey, "probe-client", x509.ExtKeyUsageClientAuth)
-	otherCA, otherKey := newCA(t)
-	strangerCert := issue(t, otherCA, otherKey, "stranger", x509.ExtKeyUsageClientAuth)
-	writePEM(t, filepath.Join(dir, "ca.pem"), "CERTIFICATE", ca.Raw)
-	writePEM(t, filepath.Join(dir, "server.pem"), "CERTIFICATE", serverCert.Certificate[0])
-	keyDER, err := x509.MarshalPKCS8PrivateKey(serverCert.PrivateKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writePEM(t, filepath.Join(dir, "server-key.pem"), "PRIVATE KEY", keyDER)
+	ca := testenv.NewCA(t)
+	serverCertFile, serverKeyFile := testenv.WriteKeyPair(t, t.TempDir(), "server", ca.Issue(t, "127.0.0.1", x509.ExtKeyUsageServerAuth))
+	clientCert := ca.Issue(t, "probe-client", x509.ExtKeyUsageClientAuth)
+	strangerCert := testenv.NewCA(t).Issue(t, "stranger", x509.ExtKeyUsageClientAuth)
 
 	cfg := config.Default()
 	cfg.HTTP.Addr = "127.0.0.1:0"
 	cfg.Idempotency.Store = config.StoreMemory
-	cfg.HTTP.TLS = config.HTTPTLSConfig{CertFile: filepath.Join(dir, "server.pem"), KeyFile: filepath.Join(dir, "server-key.pem"),
-		ClientCAFile: filepath.Join(dir, "ca.pem")}
+	cfg.HTTP.TLS = config.HTTPTLSConfig{CertFile: serverCertFile, KeyFile: serverKeyFile, ClientCAFile: ca.Bundle}
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -303,8 +285,7 @@ func TestMutualTLS(t *testing.T) {
 		}
 	})
 
-	roots := x509.NewCertPool()
-	roots.AddCert(ca)
+	roots := ca.Pool()
 	client := func(certs ...tls.Certificate) *http.Client {
 		return &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
 			TLSClientConfig: &tls.Config{RootCAs: roots, Certificates: certs, MinVersion: tls.VersionTLS12}}}
@@ -331,51 +312,5 @@ func TestMutualTLS(t *testing.T) {
 		if resp.StatusCode == http.StatusOK {
 			t.Error("plain HTTP was served")
 		}
-	}
-}
-
-func newCA(t *testing.T) (*x509.Certificate, *ecdsa.PrivateKey) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: "mqprobe test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cert, key
-}
-
-func issue(t *testing.T, ca *x509.Certificate, caKey *ecdsa.PrivateKey, name string, usage x509.ExtKeyUsage) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage}}
-	if ip := net.ParseIP(name); ip != nil {
-		tmpl.IPAddresses = []net.IP{ip}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-}
-
-func writePEM(t *testing.T, path, kind string, der []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
 	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // Tokens of the tenants the tests configure.
@@ -34,7 +35,7 @@ const (
 )
 
 // auditLines returns the executor's "command" lines of a JSON log, decoded.
-func auditLines(logs *lockedBuffer) []map[string]any {
+func auditLines(logs *testenv.Buffer) []map[string]any {
 	var lines []map[string]any
 	for _, line := range strings.Split(logs.String(), "\n") {
 		var m map[string]any
@@ -49,14 +50,14 @@ func auditLines(logs *lockedBuffer) []map[string]any {
 // team-a (token from an env: reference) may use the lab-* profiles, team-b
 // (token from a file: reference) profile lab-1 and inline targets. Its log
 // is JSON into the returned buffer.
-func startTenants(t *testing.T, mods ...func(*daemontest.Setup)) (*daemontest.Harness, *lockedBuffer) {
+func startTenants(t *testing.T, mods ...func(*daemontest.Setup)) (*daemontest.Harness, *testenv.Buffer) {
 	t.Helper()
 	t.Setenv("MQPROBE_TEST_TOKEN_A", tokenA)
 	tokenFile := filepath.Join(t.TempDir(), "team-b.token")
 	if err := os.WriteFile(tokenFile, []byte(tokenB+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	logs := &lockedBuffer{}
+	logs := &testenv.Buffer{}
 	setup := func(s *daemontest.Setup) {
 		s.Opts.Log = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		s.Cfg.HTTP.AuthToken = tokenImplicit

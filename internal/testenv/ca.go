@@ -28,14 +28,12 @@ type CA struct {
 }
 
 // NewCA makes a CA valid for an hour and writes its bundle into a
-// temporary directory of t.
+// temporary directory of t. Each CA has its own key: a certificate another
+// one issued does not verify against it.
 func NewCA(t testing.TB) *CA {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "mqprobe test CA"},
+	key := newKey(t)
+	tmpl := &x509.Certificate{SerialNumber: newSerial(t), Subject: pkix.Name{CommonName: "mqprobe test CA"},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true,
 		BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
@@ -47,34 +45,88 @@ func NewCA(t testing.TB) *CA {
 		t.Fatal(err)
 	}
 	bundle := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(bundle, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+	writePEM(t, bundle, "CERTIFICATE", der)
+	return &CA{cert: cert, key: key, Bundle: bundle}
+}
+
+// Pool is a certificate pool holding the CA alone.
+func (ca *CA) Pool() *x509.CertPool {
+	pool := x509.NewCertPool()
+	pool.AddCert(ca.cert)
+	return pool
+}
+
+// Issue signs a certificate for name with usage, valid for an hour. name is
+// its common name and, when it is an IP address, its IP SAN; a server
+// certificate for a host name gets it as DNS SAN.
+func (ca *CA) Issue(t testing.TB, name string, usage x509.ExtKeyUsage) tls.Certificate {
+	t.Helper()
+	key := newKey(t)
+	tmpl := &x509.Certificate{SerialNumber: newSerial(t), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{usage}}
+	if ip := net.ParseIP(name); ip != nil {
+		tmpl.IPAddresses = []net.IP{ip}
+	} else if usage == x509.ExtKeyUsageServerAuth {
+		tmpl.DNSNames = []string{name}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return &CA{cert: cert, key: key, Bundle: bundle}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
+// WriteKeyPair writes c as PEM files dir/name.pem and dir/name-key.pem,
+// as a TLS configuration names them, and returns their paths.
+func WriteKeyPair(t testing.TB, dir, name string, c tls.Certificate) (certFile, keyFile string) {
+	t.Helper()
+	keyDER, err := x509.MarshalPKCS8PrivateKey(c.PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, name+".pem"), filepath.Join(dir, name+"-key.pem")
+	writePEM(t, certFile, "CERTIFICATE", c.Certificate[0])
+	writePEM(t, keyFile, "PRIVATE KEY", keyDER)
+	return certFile, keyFile
 }
 
 // HTTPSProxy serves target over HTTPS on 127.0.0.1 with a certificate the
 // CA signed, and returns its URL.
 func (ca *CA) HTTPSProxy(t testing.TB, target string) string {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, NotBefore: time.Now().Add(-time.Hour),
-		NotAfter: time.Now().Add(time.Hour), ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
 	u, err := url.Parse(target)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewUnstartedServer(httputil.NewSingleHostReverseProxy(u))
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{ca.Issue(t, "127.0.0.1", x509.ExtKeyUsageServerAuth)}}
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+func newKey(t testing.TB) *ecdsa.PrivateKey {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+func newSerial(t testing.TB) *big.Int {
+	t.Helper()
+	serial, err := rand.Int(rand.Reader, big.NewInt(1<<62))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serial
+}
+
+func writePEM(t testing.TB, path, kind string, der []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
 }

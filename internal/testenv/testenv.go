@@ -1,6 +1,7 @@
 // Package testenv provides the servers tests need — started by the project's
 // own scripts when the environment does not name one — and fails loudly,
-// never skips, when they cannot be had.
+// never skips, when they cannot be had; and the fixtures several packages'
+// tests share: a certificate authority, a goroutine-safe buffer.
 package testenv
 
 import (
