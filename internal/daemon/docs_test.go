@@ -3,7 +3,6 @@ package daemon_test
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -51,15 +50,7 @@ func TestDocsWalkthroughs(t *testing.T) {
 	daemon, _ := daemontest.StartProcess(t, "docs", map[string]string{})
 	addr := strings.TrimPrefix(daemon.Base, "http://")
 	dir := daemon.Cmd.Dir // as in a clone: `make run` and the CLI share ./data
-	if err := os.Mkdir(filepath.Join(dir, "bin"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(daemontest.Binary(t), filepath.Join(dir, "bin", "mqprobe")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(root, "configs"), filepath.Join(dir, "configs")); err != nil {
-		t.Fatal(err)
-	}
+	daemontest.LikeAClone(t, dir)
 	session := &doctest.Session{
 		Dir:     dir,
 		Env:     []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "MQPROBE_HTTP_ADDR=" + addr},

@@ -62,15 +62,7 @@ func docsAWSWalkthrough(t *testing.T, e *awsEmulator) {
 	t.Logf("the walkthrough runs with %s (%s)", cli, awsCLIVersion(cli))
 	// The blocks run as in a clone: bin/mqprobe and configs/ beside them.
 	dir := t.TempDir()
-	if err := os.Mkdir(filepath.Join(dir, "bin"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(daemontest.Binary(t), filepath.Join(dir, "bin", "mqprobe")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(root, "configs"), filepath.Join(dir, "configs")); err != nil {
-		t.Fatal(err)
-	}
+	daemontest.LikeAClone(t, dir)
 	session := &doctest.Session{
 		Dir:     dir,
 		Env:     []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()},

@@ -32,6 +32,25 @@ var daemonBinary struct {
 	err  error
 }
 
+// LikeAClone makes dir look like a clone to the commands the documents
+// show: bin/mqprobe (the test binary) and configs/ (the repository's).
+func LikeAClone(t testing.TB, dir string) {
+	t.Helper()
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(Binary(t), filepath.Join(dir, "bin", "mqprobe")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "configs"), filepath.Join(dir, "configs")); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Binary builds ./cmd/mqprobe once per test binary into the repository's
 // build directory (.build/test/mqprobe, git-ignored) and returns its path:
 // a temporary file renamed into place, so concurrent runs never execute a
