@@ -6,7 +6,7 @@
 //
 //   - A fenced block whose info string starts with "sh" is run. Words after
 //     it are tags: "sh aws" is run against the AWS emulators, a plain "sh"
-//     against an embedded daemon.
+//     against an embedded daemon, "sh norun" not at all.
 //   - A "text" block right after it (blank lines between are allowed) is the
 //     output the block prints, stdout and stderr together. Each line must
 //     match one output line in order; "…" in a line stands for any run of

@@ -43,7 +43,7 @@ func docsAWSWalkthrough(t *testing.T, e *awsEmulator) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks, err := doctest.Load(root, func(b doctest.Block) bool { return b.HasTag("aws") }, "README.md", "docs/operations.md")
+	blocks, err := doctest.Load(root, func(b doctest.Block) bool { return b.HasTag("aws") }, daemontest.AWSWalkthroughDocs...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,10 @@ var daemonBinary struct {
 	err  error
 }
 
+// AWSWalkthroughDocs are the documents whose shell blocks tagged aws the
+// AWS walkthrough runs on the emulators, in order.
+var AWSWalkthroughDocs = []string{"README.md", "docs/operations.md"}
+
 // LikeAClone makes dir look like a clone to the commands the documents
 // show: bin/mqprobe (the test binary) and configs/ (the repository's).
 func LikeAClone(t testing.TB, dir string) {
