@@ -379,7 +379,7 @@ func (x *Executor) fail(ctx context.Context, j *job, lease *idempotency.Lease, d
 	body, _ := json.Marshal(data)
 	// The record keeps the body for GET /commands/{op}/{key}; a retry of the
 	// same command runs again rather than replaying it.
-	rec, err := x.Engine.FailWithResponse(context.WithoutCancel(ctx), lease, data.Error.Message,
+	rec, err := x.Engine.Fail(context.WithoutCancel(ctx), lease, data.Error.Message,
 		idempotency.Response{Payload: string(body), HTTPStatus: http.StatusBadGateway})
 	if err != nil {
 		return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("record failure of %s: %w (failure was: %v)", lease.PK(), err, cause))

@@ -146,7 +146,7 @@ func TestGetCommandRecordStates(t *testing.T) {
 	}
 	failure := `{"operationType":"PRODUCE","idempotencyKey":"full","status":"FAILED","result":null,` +
 		`"progress":{"total":1000000,"done":5230,"committed":5000,"firstMsgId":"AQ==","lastMsgId":"Ag==","resumable":true}}`
-	if _, err := f.engine.FailWithResponse(ctx, f.claim("PRODUCE", "", "full"), "MQRC_Q_FULL", idempotency.Response{Payload: failure, HTTPStatus: 502}); err != nil {
+	if _, err := f.engine.Fail(ctx, f.claim("PRODUCE", "", "full"), "MQRC_Q_FULL", idempotency.Response{Payload: failure, HTTPStatus: 502}); err != nil {
 		t.Fatal(err)
 	}
 

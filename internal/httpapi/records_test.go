@@ -69,7 +69,7 @@ func (a *recordsAPI) claim(op, tenantName, key string, status idempotency.Status
 		}
 		return rec
 	case idempotency.StatusFailed:
-		rec, err := a.engine.FailWithResponse(ctx, res.Lease, "MQRC_Q_FULL",
+		rec, err := a.engine.Fail(ctx, res.Lease, "MQRC_Q_FULL",
 			idempotency.Response{Payload: `{"status":"FAILED","progress":{"committed":5}}`, HTTPStatus: 502})
 		if err != nil {
 			a.t.Fatal(err)
@@ -358,7 +358,7 @@ func TestEvictRefusesAResumableRecord(t *testing.T) {
 	if err := a.engine.Checkpoint(ctx, res.Lease, `{"committed":200}`); err != nil {
 		t.Fatal(err)
 	}
-	failed, err := a.engine.Fail(ctx, res.Lease, "MQRC_Q_FULL")
+	failed, err := a.engine.Fail(ctx, res.Lease, "MQRC_Q_FULL", idempotency.Response{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func TestGetTestReadsTheStoredResult(t *testing.T) {
 	if _, err := engine.Complete(ctx, claim("done"), idempotency.Response{Payload: payload, HTTPStatus: http.StatusOK}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := engine.Fail(ctx, claim("broken"), "MQRC_Q_FULL"); err != nil {
+	if _, err := engine.Fail(ctx, claim("broken"), "MQRC_Q_FULL", idempotency.Response{}); err != nil {
 		t.Fatal(err)
 	}
 	claim("elsewhere")

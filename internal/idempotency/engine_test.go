@@ -301,7 +301,7 @@ func TestStoredResultIsTheOutcomeWithoutTheRecord(t *testing.T) {
 	if _, err := e.Complete(t.Context(), claim("done"), idempotency.Response{Payload: `{"sent":3}`, HTTPStatus: 201}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Fail(t.Context(), claim("failed"), "MQRC_Q_FULL"); err != nil {
+	if _, err := e.Fail(t.Context(), claim("failed"), "MQRC_Q_FULL", idempotency.Response{}); err != nil {
 		t.Fatal(err)
 	}
 	claim("running")

@@ -109,14 +109,10 @@ func (e *Engine) Complete(ctx context.Context, l *Lease, resp Response) (Record,
 }
 
 // Fail records that the command failed and ends the lease; a later copy with
-// the same request hash may retry it, receiving the last checkpoint.
-func (e *Engine) Fail(ctx context.Context, l *Lease, message string) (Record, error) {
-	return e.FailWithResponse(ctx, l, message, Response{})
-}
-
-// FailWithResponse is Fail that also stores the failure's response (the
-// body its caller got), for readers of the record; it is never replayed.
-func (e *Engine) FailWithResponse(ctx context.Context, l *Lease, message string, resp Response) (Record, error) {
+// the same request hash may retry it, receiving the last checkpoint. resp,
+// when given, is the failure's answer (the body its caller got), kept for
+// readers of the record: it is never replayed.
+func (e *Engine) Fail(ctx context.Context, l *Lease, message string, resp Response) (Record, error) {
 	now := e.now()
 	return e.finish(ctx, l, "fail", Update{Kind: UpdateFail, Now: now, ExpiresAt: now.Add(l.ttl),
 		ErrorMessage: message, ResponsePayload: resp.Payload, HTTPStatus: resp.HTTPStatus,

@@ -63,7 +63,7 @@ func TestEvictRefusesAResumableRecordUnlessForced(t *testing.T) {
 	if err := e.Checkpoint(ctx, res.Lease, `{"committed":200}`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Fail(ctx, res.Lease, "MQRC_Q_FULL"); err != nil {
+	if _, err := e.Fail(ctx, res.Lease, "MQRC_Q_FULL", idempotency.Response{}); err != nil {
 		t.Fatal(err)
 	}
 	evict := idempotency.EvictRequest{OperationType: "PRODUCE", IdempotencyKey: "resumable", By: "test"}
@@ -96,7 +96,7 @@ func TestEvictRefusesAResumableRecordUnlessForced(t *testing.T) {
 
 	// A FAILED record with nothing committed has nothing to resume.
 	res, _ = e.Begin(ctx, req("fresh-failure"))
-	if _, err := e.Fail(ctx, res.Lease, "MQRC_UNKNOWN_OBJECT_NAME"); err != nil {
+	if _, err := e.Fail(ctx, res.Lease, "MQRC_UNKNOWN_OBJECT_NAME", idempotency.Response{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.Evict(ctx, idempotency.EvictRequest{OperationType: "PRODUCE", IdempotencyKey: "fresh-failure"}); err != nil {
@@ -113,7 +113,7 @@ func TestEvictWithoutACheckpointReaderKeepsAnyCheckpoint(t *testing.T) {
 	if err := e.Checkpoint(ctx, res.Lease, `{"anything":1}`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Fail(ctx, res.Lease, "failed"); err != nil {
+	if _, err := e.Fail(ctx, res.Lease, "failed", idempotency.Response{}); err != nil {
 		t.Fatal(err)
 	}
 	_, err := e.Evict(ctx, idempotency.EvictRequest{OperationType: "PRODUCE", IdempotencyKey: "opaque"})
@@ -206,7 +206,7 @@ func TestForcedEvictionOfAFinishedRecordSparesAClaimTakenMeanwhile(t *testing.T)
 	if err := e.Checkpoint(ctx, res.Lease, `{"committed":100}`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Fail(ctx, res.Lease, "MQRC_Q_FULL"); err != nil {
+	if _, err := e.Fail(ctx, res.Lease, "MQRC_Q_FULL", idempotency.Response{}); err != nil {
 		t.Fatal(err)
 	}
 	store.BeforeDelete = func(idempotency.Deletion) error {

@@ -281,7 +281,7 @@ func testCompletedConflict(t *testing.T, f *fixture) {
 
 func fail(t *testing.T, f *fixture, e *idempotency.Engine, res idempotency.Result) {
 	t.Helper()
-	if _, err := e.Fail(f.ctx, res.Lease, "MQRC_Q_MGR_NOT_AVAILABLE (2059)"); err != nil {
+	if _, err := e.Fail(f.ctx, res.Lease, "MQRC_Q_MGR_NOT_AVAILABLE (2059)", idempotency.Response{}); err != nil {
 		t.Fatalf("Fail: %v", err)
 	}
 }
@@ -316,8 +316,8 @@ func testFailureResponseAndHolder(t *testing.T, f *fixture) {
 		t.Fatalf("Checkpoint: %v", err)
 	}
 	failure := `{"status":"FAILED","progress":{"committed":5000}}`
-	if _, err := holderA.FailWithResponse(f.ctx, first.Lease, "MQRC_Q_FULL (2053)", idempotency.Response{Payload: failure, HTTPStatus: 502}); err != nil {
-		t.Fatalf("FailWithResponse: %v", err)
+	if _, err := holderA.Fail(f.ctx, first.Lease, "MQRC_Q_FULL (2053)", idempotency.Response{Payload: failure, HTTPStatus: 502}); err != nil {
+		t.Fatalf("Fail with a response: %v", err)
 	}
 	rec, _ := f.get(pk)
 	if rec.Status != idempotency.StatusFailed || rec.ResponsePayload != failure || rec.HTTPStatus != 502 ||
@@ -379,7 +379,7 @@ func testZombie(t *testing.T, f *fixture) {
 			return err
 		},
 		"Fail": func(e *idempotency.Engine, l *idempotency.Lease) error {
-			_, err := e.Fail(f.ctx, l, "late")
+			_, err := e.Fail(f.ctx, l, "late", idempotency.Response{})
 			return err
 		},
 		"Release": func(e *idempotency.Engine, l *idempotency.Lease) error { return e.Release(f.ctx, l) },
