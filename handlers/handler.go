@@ -43,6 +43,10 @@ type Run struct {
 	// Live is where PRODUCE and CONSUME report how far they have got, for
 	// readers of the command's progress; nil reports nothing.
 	Live *inflight.Counters
+	// Started, when set, is called once the command runs where a caller can
+	// watch and stop it (a TEST registered by its id): the transport then
+	// answers that it started. nil when nobody waits for that.
+	Started func()
 }
 
 // Connector lends connections; *mq.Pool is one.

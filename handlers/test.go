@@ -109,6 +109,9 @@ func (t *Tests) Test(ctx context.Context, run Run) (any, error) {
 		delete(t.runs, id)
 		t.mu.Unlock()
 	}()
+	if run.Started != nil {
+		run.Started() // GET /tests/{id} and a stop find it from now on
+	}
 	qm, queue := run.Target.QueueManager, run.Queue
 	cfg.OnRoundTrip = func(d time.Duration) { run.Metrics.ProbeRoundTrip(ctx, qm, queue, d) }
 	// GET /tests/{id} sees fresh statistics; progress events go out every

@@ -133,3 +133,22 @@ func TestProbeStopsAndLimits(t *testing.T) {
 		t.Errorf("stop of a finished run: %d", r.Status)
 	}
 }
+
+// TestStopRightAfterStartFindsTheRun: the 202 of POST /tests promises a run
+// that can be stopped, so a stop sent the moment it arrives finds it.
+func TestStopRightAfterStartFindsTheRun(t *testing.T) {
+	h := daemontest.Start(t, func(s *daemontest.Setup) { s.Cfg.Tests.MaxConcurrent = 1 })
+	long := fmt.Sprintf(`{%s,"durationSeconds":30,"batch":{"rateLimitPerSec":100}}`, daemontest.Target)
+	for i := range 20 {
+		id := fmt.Sprintf("probe-quick-stop-%d", i)
+		if r := startTest(t, h, long, id); r.Status != http.StatusAccepted {
+			t.Fatalf("start %s: %d %s", id, r.Status, r.Body)
+		}
+		if r := h.Post("/tests/"+id+"/stop", ""); r.Status != http.StatusAccepted {
+			t.Fatalf("stop sent on %s's 202: %d %s", id, r.Status, r.Body)
+		}
+		if v := awaitTest(t, h, id); v.Status != "COMPLETED" || !v.Result.Stopped {
+			t.Fatalf("%s: %+v %+v, want COMPLETED and stopped", id, v, v.Result)
+		}
+	}
+}

@@ -269,8 +269,10 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 		},
 		Report: func(ctx context.Context, res any) { x.progress(ctx, j, claim.Record.Attempt, res) },
 		Live:   &live.Counters,
+		Started: func() {
+			notifyStart(ctx, StartNotice{Key: j.dec.IdempotencyKey, ExpiresAt: claim.Record.ExpiresAt})
+		},
 	}
-	notifyStart(ctx, StartNotice{Key: j.dec.IdempotencyKey, ExpiresAt: claim.Record.ExpiresAt})
 	var res any
 	err := x.Engine.Hold(ctx, lease, func(ctx context.Context) (err error) {
 		defer func() {

@@ -157,8 +157,9 @@ type StartNotice struct {
 }
 
 // WithStartNotice returns ctx that makes Execute call started once the
-// command is claimed and starts to run: an HTTP caller of a long command
-// (TEST) answers 202 then.
+// command is claimed and its handler says it runs where a caller can see
+// and stop it (handlers.Run.Started): an HTTP caller of a long command
+// (TEST) answers 202 then, and a stop sent on that answer finds the run.
 func WithStartNotice(ctx context.Context, started func(StartNotice)) context.Context {
 	return context.WithValue(ctx, startNoticeKey{}, started)
 }

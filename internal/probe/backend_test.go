@@ -45,6 +45,7 @@ func runBackendCases(t *testing.T, newEnv func(t *testing.T) testEnv) {
 		{"InjectedLoss", testInjectedLoss},
 		{"InjectedDuplication", testInjectedDuplication},
 		{"StopMidRun", testStopMidRun},
+		{"StopBeforeTheFirstPut", testStopBeforeTheFirstPut},
 		{"CancelReturnsError", testCancelReturnsError},
 		{"RateHonoured", testRateHonoured},
 		{"Progress", testProgress},
@@ -265,6 +266,19 @@ func testInjectedDuplication(f *probeFixture) {
 	st := f.run(f.ctx, cfg, nil)
 	if st.Sent != 50 || st.Received != 50 || st.Duplicated != 2 || st.Lost != 0 || st.OutOfOrder != 0 || st.InFlight != 0 {
 		f.t.Errorf("got %+v; want sent = received = 50, duplicated 2, nothing else", st)
+	}
+}
+
+// testStopBeforeTheFirstPut: a stop that arrives while the run is still
+// connecting ends it as stopped, with nothing sent, not as a failure.
+func testStopBeforeTheFirstPut(f *probeFixture) {
+	ctx, stop := context.WithCancelCause(f.ctx)
+	stop(ErrStopped)
+	cfg := f.config()
+	cfg.Count = 50
+	st := f.run(ctx, cfg, nil)
+	if !st.Stopped || st.Sent != 0 || st.Received != 0 {
+		f.t.Errorf("got %+v; want stopped with nothing sent", st)
 	}
 }
 

@@ -58,6 +58,9 @@ func Run(ctx context.Context, conns Connector, cfg Config, progress func(Stats))
 	w, err := r.open(ctx, conns)
 	defer w.close()
 	if err != nil {
+		if errors.Is(context.Cause(ctx), ErrStopped) {
+			return Stats{Stopped: true}, nil // stopped before the first put: nothing sent
+		}
 		return Stats{}, err
 	}
 	r.start = time.Now()
