@@ -74,9 +74,11 @@ func (m *Message) Reset() {
 	*m = Message{Payload: payload, Properties: props}
 }
 
-// Properties are message properties. Values must be one of string, bool,
-// int64, float64 or []byte (MQTYPE_STRING, BOOLEAN, INT64, FLOAT64,
-// BYTE_STRING); backends return them with these same types.
+// Properties are message properties. A value is one of the MQ property
+// types: string (MQTYPE_STRING), bool (BOOLEAN), int8, int16, int32, int64
+// (INT8 to INT64), float32, float64 (FLOAT32, FLOAT64), []byte
+// (BYTE_STRING) or nil (NULL). Backends return each value with the type it
+// was put with.
 type Properties map[string]any
 
 // Validate checks names and value types before a put, the way MQSETMP would.
@@ -87,7 +89,7 @@ func (p Properties) Validate() error {
 				Err: fmt.Errorf("property name %q %w", name, err)}
 		}
 		switch v.(type) {
-		case string, bool, int64, float64, []byte:
+		case string, bool, int8, int16, int32, int64, float32, float64, []byte, nil:
 		default:
 			return &Error{Verb: VerbSetProp, Object: name, CompCode: CompFailed, Reason: ReasonPropertyTypeError,
 				Err: fmt.Errorf("property %q has unsupported type %T", name, v)}

@@ -82,14 +82,53 @@ func (o OpenOption) Validate() error {
 	return nil
 }
 
-// QueueInfo holds the queue attributes DEPTH reports.
+// QueueInfo holds the queue attributes DEPTH reports. Depth, limits and
+// open counts apply to local queues only: for the other types (a real
+// queue manager answers MQINQ for them with warning 2068,
+// MQRC_SELECTOR_NOT_FOR_TYPE) they are zero, and the fields naming what
+// the definition points at are set instead.
 type QueueInfo struct {
 	Name            string
+	Type            QueueType
 	CurrentDepth    int // CURDEPTH: committed and uncommitted messages
 	MaxDepth        int // MAXDEPTH
 	OpenInputCount  int // IPPROCS
 	OpenOutputCount int // OPPROCS
 	MaxMsgLength    int // MAXMSGL, bytes
+
+	BaseQueue          string // alias: TARGET (MQCA_BASE_Q_NAME)
+	RemoteQueue        string // remote definition: RNAME
+	RemoteQueueManager string // remote definition: RQMNAME
+	TransmissionQueue  string // remote definition: XMITQ ("" = the one named like RQMNAME)
+}
+
+// QueueType is MQIA_Q_TYPE (MQQT_*).
+type QueueType int32
+
+// Queue types.
+const (
+	QueueLocal   QueueType = 1 // MQQT_LOCAL
+	QueueModel   QueueType = 2 // MQQT_MODEL
+	QueueAlias   QueueType = 3 // MQQT_ALIAS
+	QueueRemote  QueueType = 6 // MQQT_REMOTE
+	QueueCluster QueueType = 7 // MQQT_CLUSTER
+)
+
+// String is the lower-case name DEPTH reports: local, alias, remote, ...
+func (t QueueType) String() string {
+	switch t {
+	case QueueLocal:
+		return "local"
+	case QueueModel:
+		return "model"
+	case QueueAlias:
+		return "alias"
+	case QueueRemote:
+		return "remote"
+	case QueueCluster:
+		return "cluster"
+	}
+	return fmt.Sprintf("type%d", int32(t))
 }
 
 // QueueManagerInfo holds what CONNECTION_TEST reports.

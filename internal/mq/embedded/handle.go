@@ -236,6 +236,7 @@ func (h *handle) Inquire(context.Context) (mq.QueueInfo, error) {
 	defer q.mu.Unlock()
 	return mq.QueueInfo{
 		Name:            q.name,
+		Type:            mq.QueueLocal,
 		CurrentDepth:    q.depth,
 		MaxDepth:        q.effectiveMaxDepth(),
 		OpenInputCount:  q.inputCount,

@@ -212,6 +212,7 @@ func (q *queue) Inquire(context.Context) (mq.QueueInfo, error) {
 	}
 	return mq.QueueInfo{
 		Name:            q.name,
+		Type:            mq.QueueLocal,
 		CurrentDepth:    intAttr(attrs, mqi.MQIA_CURRENT_Q_DEPTH),
 		MaxDepth:        intAttr(attrs, mqi.MQIA_MAX_Q_DEPTH),
 		OpenInputCount:  intAttr(attrs, mqi.MQIA_OPEN_INPUT_COUNT),
