@@ -45,16 +45,24 @@ import (
 // table, are executed exactly 200 times: 200 × count messages put over all
 // instances, one non-replay result per command and a replay per duplicate.
 func TestThreeInstancesShareQueueAndTable(t *testing.T) {
-	onEachEmulator(t, threeInstancesShareQueueAndTable)
+	onEachEmulator(t, func(t *testing.T, _ *awsEmulator) { threeInstancesShareQueueAndTable(t, nil) })
 }
 
-func threeInstancesShareQueueAndTable(t *testing.T, _ *awsEmulator) {
+// threeInstancesShareQueueAndTable runs the three instances on their own
+// embedded queue managers (srv nil) or, with the ibmmq backend, on srv's.
+func threeInstancesShareQueueAndTable(t *testing.T, srv *daemontest.MQServer) {
 	const commands, copies, count = 200, 3, 5
 	env := newLocalAWS(t, 50)
 	// No instance dies here, so no message needs its visibility to run out:
 	// a long timeout keeps a 2-core machine's stall from turning into an
 	// SQS redelivery (a legitimate extra replay this test would count).
-	procs := startDaemonProcesses(t, 3, daemonProcessEnv(env, map[string]string{"MQPROBE_SQS_VISIBILITYTIMEOUT": "30s"}))
+	vars := map[string]string{"MQPROBE_SQS_VISIBILITYTIMEOUT": "30s"}
+	target := daemontest.Target
+	if srv != nil {
+		maps.Copy(vars, ibmmqProcessEnv(srv))
+		target = srv.Target("DEV.QUEUE.1")
+	}
+	procs := startDaemonProcesses(t, 3, daemonProcessEnv(env, vars))
 	results := newResultQueue(t, env.results)
 
 	run := strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
@@ -63,7 +71,7 @@ func threeInstancesShareQueueAndTable(t *testing.T, _ *awsEmulator) {
 		keys[i] = fmt.Sprintf("three-%s-%03d", run, i)
 	}
 	body := func(i int) string {
-		return fmt.Sprintf(`{"operationType":"PRODUCE",%s,"batch":{"count":%d,"messageSizeBytes":64},"tags":{"n":"%d"}}`, daemontest.Target, count, i)
+		return fmt.Sprintf(`{"operationType":"PRODUCE",%s,"batch":{"count":%d,"messageSizeBytes":64},"tags":{"n":"%d"}}`, target, count, i)
 	}
 	began := time.Now()
 	var (
@@ -168,6 +176,22 @@ func threeInstancesShareQueueAndTable(t *testing.T, _ *awsEmulator) {
 		t.Errorf("%d copies replayed twice, more than 1%% of %d: not SQS's rare redelivery", redelivered, commands*copies)
 	}
 
+	if srv != nil {
+		// One queue for all: exactly one execution's messages per command.
+		if d := procs[0].DepthOf(t, target); d != commands*count {
+			t.Errorf("the shared DEV.QUEUE.1 holds %d messages, want exactly %d (%d commands × %d)", d, commands*count, commands, count)
+		}
+		for _, p := range procs {
+			if executedBy["mqprobe/"+p.Name] == 0 {
+				t.Errorf("instance %s executed nothing (%v): the work was not shared", p.Name, executedBy)
+			}
+		}
+		t.Logf("executions per instance: %v", executedBy)
+		if n := sqsQueueMessages(t, env.deadLetters); n != 0 {
+			t.Errorf("%d commands in the dead-letter queue", n)
+		}
+		return
+	}
 	total := 0
 	depths := make([]int, len(procs))
 	for i, p := range procs {
@@ -498,6 +522,12 @@ func daemonProcessEnv(env *localAWS, extra map[string]string) map[string]string 
 	}
 	maps.Copy(vars, extra)
 	return vars
+}
+
+// ibmmqProcessEnv points a daemon process's ibmmq backend at srv (the
+// daemon binary has it when the tests run with -tags ibmmq).
+func ibmmqProcessEnv(srv *daemontest.MQServer) map[string]string {
+	return map[string]string{"MQPROBE_MQ_BACKEND": "ibmmq", "MQPROBE_TARGETS_INLINE_HOSTS": "127.0.0.1:" + srv.Port}
 }
 
 // startDaemonProcesses starts n daemon processes at once with vars and waits

@@ -55,45 +55,52 @@ func LikeAClone(t testing.TB, dir string) {
 	}
 }
 
-// Binary builds ./cmd/mqprobe once per test binary into the repository's
-// build directory (.build/test/mqprobe, git-ignored) and returns its path:
-// a temporary file renamed into place, so concurrent runs never execute a
-// half-written binary. A failed build fails t (and every later caller).
+// Binary builds ./cmd/mqprobe once per test binary, with the test binary's
+// own build tags (so a run with -tags ibmmq gets the IBM MQ backend), into
+// the repository's build directory (.build/test, git-ignored) and returns
+// its path. A failed build fails t (and every later caller).
 func Binary(t testing.TB) string {
 	t.Helper()
+	name := "mqprobe"
+	if binaryTags != "" {
+		name += "-" + binaryTags
+	}
 	daemonBinary.once.Do(func() {
-		root, err := testenv.RepoRoot()
-		if err != nil {
-			daemonBinary.err = err
-			return
-		}
-		dir := filepath.Join(root, ".build", "test")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			daemonBinary.err = err
-			return
-		}
-		tmp := filepath.Join(dir, fmt.Sprintf("mqprobe.tmp.%d", os.Getpid()))
-		began := time.Now()
-		cmd := exec.Command("go", "build", "-o", tmp, "./cmd/mqprobe")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			os.Remove(tmp)
-			daemonBinary.err = fmt.Errorf("go build ./cmd/mqprobe: %v\n%s", err, out)
-			return
-		}
-		final := filepath.Join(dir, "mqprobe")
-		if err := os.Rename(tmp, final); err != nil {
-			os.Remove(tmp)
-			daemonBinary.err = err
-			return
-		}
-		daemonBinary.path = final
-		fmt.Fprintf(os.Stderr, "built %s in %s\n", final, time.Since(began).Round(time.Millisecond))
+		daemonBinary.path, daemonBinary.err = buildCommand("./cmd/mqprobe", name, binaryTags)
 	})
 	if daemonBinary.err != nil {
 		t.Fatalf("daemon binary: %v", daemonBinary.err)
 	}
 	return daemonBinary.path
+}
+
+// buildCommand builds the main package pkg into .build/test/name: a
+// temporary file renamed into place, so concurrent runs never execute a
+// half-written binary.
+func buildCommand(pkg, name, tags string) (string, error) {
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(root, ".build", "test")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	tmp := filepath.Join(dir, fmt.Sprintf("%s.tmp.%d", name, os.Getpid()))
+	began := time.Now()
+	cmd := exec.Command("go", "build", "-tags", tags, "-o", tmp, pkg)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("go build -tags %q %s: %v\n%s", tags, pkg, err, out)
+	}
+	final := filepath.Join(dir, name)
+	if err := os.Rename(tmp, final); err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	fmt.Fprintf(os.Stderr, "built %s in %s\n", final, time.Since(began).Round(time.Millisecond))
+	return final, nil
 }
 
 // Process is one `mqprobe run` process. Whoever starts it sets every field
@@ -185,12 +192,19 @@ func (p *Process) Get(path string) (int, []byte, error) {
 	return resp.StatusCode, body, err
 }
 
-// Depth reads a queue's depth on this process's queue manager, through its
+// Depth reads a queue's depth on this process's embedded QM1, through its
 // API, failing t unless it answers one.
 func (p *Process) Depth(t testing.TB, queue string) int {
 	t.Helper()
-	resp, err := processHTTP.Post(p.Base+"/queue/depth", "application/json",
-		strings.NewReader(fmt.Sprintf(`{"target":{"queueManager":"QM1","queue":%q}}`, queue)))
+	return p.DepthOf(t, fmt.Sprintf(`"target":{"queueManager":"QM1","queue":%q}`, queue))
+}
+
+// DepthOf reads the depth of the queue target (a command's "target"
+// member) names, through this process's API, failing t unless it answers
+// one.
+func (p *Process) DepthOf(t testing.TB, target string) int {
+	t.Helper()
+	resp, err := processHTTP.Post(p.Base+"/queue/depth", "application/json", strings.NewReader("{"+target+"}"))
 	if err != nil {
 		t.Fatalf("%s: depth: %v", p.Name, err)
 	}
