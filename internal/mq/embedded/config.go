@@ -116,12 +116,17 @@ func (c *QueueManagerConfig) setDefaults() {
 	}
 }
 
-// Validate reports every invalid setting, naming it.
-func (c Config) Validate() error {
+// Validate reports every invalid setting, naming it under
+// embedded.queueManagers.
+func (c Config) Validate() error { return c.ValidateAt("embedded.queueManagers") }
+
+// ValidateAt reports every invalid setting, naming it under key, the list
+// of queue managers in the caller's configuration file.
+func (c Config) ValidateAt(key string) error {
 	var errs []error
 	qmNames := map[string]bool{}
 	for i, qm := range c.QueueManagers {
-		at := fmt.Sprintf("embedded.queueManagers[%d]", i)
+		at := fmt.Sprintf("%s[%d]", key, i)
 		errs = append(errs, validateName(at+".name", qm.Name, 48))
 		if qmNames[qm.Name] {
 			errs = append(errs, fmt.Errorf("%s.name: duplicate queue manager %q", at, qm.Name))
