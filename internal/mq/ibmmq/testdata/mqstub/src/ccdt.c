@@ -151,13 +151,14 @@ static int append(jparser *p, jval *v, char *key, jval *item)
   jval *items = realloc(v->items, (v->n + 1) * sizeof *items);
   if (items)
     v->items = items;
-  char **keys = v->keys;
+  int keys_ok = 1;
   if (items && v->type == J_OBJ) {
-    keys = realloc(v->keys, (v->n + 1) * sizeof *keys);
+    char **keys = realloc(v->keys, (v->n + 1) * sizeof *keys);
     if (keys)
       v->keys = keys;
+    keys_ok = keys != NULL;
   }
-  if (!items || !keys) {
+  if (!items || !keys_ok) {
     free(key);
     jfree(item);
     p->bad = 1;
