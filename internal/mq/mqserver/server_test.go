@@ -5,6 +5,9 @@ import (
 	"encoding/binary"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -884,5 +887,173 @@ func TestServerRestart(t *testing.T) {
 	}
 	if d := c.depth("DEV.QUEUE.1"); d != 0 {
 		t.Errorf("depth %d: the uncommitted put survived the restart", d)
+	}
+}
+
+func TestInquireQueueManager(t *testing.T) {
+	noPasswords(t)
+	s := newServer(t, Config{})
+	c := appClient(t, s)
+	h, r, _, rqm := c.open(otQMgr, "", ooInquire)
+	wantRC(t, "open the queue manager", r, ccOK, rcNone)
+	if rqm != "QM1" {
+		t.Errorf("resolved queue manager %q", rqm)
+	}
+	r, ints, chars := c.inq(h, []int32{iaCommandLevel, caQMgrName, iaPlatform, caDeadLetterQName, iaMaxUncommittedMsgs, iaCodedCharSetID}, 4, 96)
+	wantRC(t, "inquire", r, ccOK, rcNone)
+	if !slices.Equal(ints, []int32{940, platformUnix, 10000, qmgrCCSID}) {
+		t.Errorf("integer attributes %v", ints)
+	}
+	if want := pad("QM1", 48) + pad("DEV.DEAD.LETTER.QUEUE", 48); string(chars) != want {
+		t.Errorf("character attributes %q, want %q", chars, want)
+	}
+	r, _, _ = c.inq(h, []int32{iaCurrentQDepth}, 1, 0)
+	wantRC(t, "a queue's selector on the queue manager", r, ccFailed, rcSelectorError)
+}
+
+func pad(s string, n int) string { return s + strings.Repeat(" ", n-len(s)) }
+
+func TestInquireQueue(t *testing.T) {
+	noPasswords(t)
+	s := newServer(t, Config{})
+	c := appClient(t, s)
+	out := c.mustOpen("DEV.QUEUE.1", ooOutput)
+	c.mustPut(out, 0, "one")
+	h := c.mustOpen("DEV.QUEUE.1", ooInquire|ooInputShared)
+	sels := []int32{iaCurrentQDepth, iaMaxQDepth, iaOpenInputCount, iaOpenOutputCount, iaMaxMsgLength, iaQType, caQName}
+	r, ints, chars := c.inq(h, sels, 6, 48)
+	wantRC(t, "inquire", r, ccOK, rcNone)
+	if !slices.Equal(ints, []int32{1, 5000, 1, 1, 4194304, 1}) || string(chars) != pad("DEV.QUEUE.1", 48) {
+		t.Errorf("got %v %q", ints, chars)
+	}
+	r, ints, chars = c.inq(h, sels, 2, 10)
+	wantRC(t, "too few integers", r, ccWarning, rcIntAttrCountTooSmall)
+	if !slices.Equal(ints, []int32{1, 5000}) || string(chars) != "DEV.QUEUE." {
+		t.Errorf("got %v %q, want what fits", ints, chars)
+	}
+	r, _, _ = c.inq(h, []int32{caQName}, 0, 47)
+	wantRC(t, "too few characters", r, ccWarning, rcCharAttrsTooShort)
+	for _, tc := range []struct {
+		name string
+		sels []int32
+		rc   int32
+	}{
+		{"unknown selector", []int32{iaCurrentQDepth, 9999}, rcSelectorError},
+		{"a queue manager selector", []int32{iaCommandLevel}, rcSelectorError},
+		{"257 selectors", make([]int32, 257), rcSelectorCountError},
+	} {
+		r, _, _ := c.inq(h, tc.sels, 10, 100)
+		wantRC(t, tc.name, r, ccFailed, tc.rc)
+	}
+	r, _, _ = c.inq(h, []int32{iaCurrentQDepth}, -1, 0)
+	wantRC(t, "negative count", r, ccFailed, rcIntAttrCountError)
+	r, _, _ = c.inq(out, []int32{iaCurrentQDepth}, 1, 0)
+	wantRC(t, "not open for inquire", r, ccFailed, rcNotOpenForInquire)
+}
+
+func TestAliasAndRemoteQueues(t *testing.T) {
+	noPasswords(t)
+	s := newServer(t, Config{})
+	c := appClient(t, s)
+
+	// An alias resolves to its base queue for put and get.
+	h, r, rq, rqm := c.open(otQ, "DEV.ALIAS.1", ooOutput|ooInputShared)
+	wantRC(t, "open alias", r, ccOK, rcNone)
+	if rq != "DEV.QUEUE.1" || rqm != "QM1" {
+		t.Errorf("alias resolved to %s@%s", rq, rqm)
+	}
+	c.mustPut(h, 0, "via alias")
+	if d := c.depth("DEV.QUEUE.1"); d != 1 {
+		t.Errorf("base queue depth %d after a put through the alias", d)
+	}
+	if g := c.mustGet(h, 0); string(g.data) != "via alias" || g.resolvedQ != "DEV.QUEUE.1" {
+		t.Errorf("get through the alias: %q from %q", g.data, g.resolvedQ)
+	}
+
+	// Inquired, an alias is itself: local-queue selectors warn 2068.
+	ah := c.mustOpen("DEV.ALIAS.1", ooInquire)
+	r, ints, chars := c.inq(ah, []int32{iaQType, iaCurrentQDepth, caBaseQName, caCreationDate}, 2, 60)
+	wantRC(t, "inquire alias", r, ccWarning, rcSelectorNotForType)
+	if !slices.Equal(ints, []int32{3, iavNotApplicable}) || string(chars) != pad("DEV.QUEUE.1", 48)+"************" {
+		t.Errorf("alias attributes %v %q", ints, chars)
+	}
+
+	// A remote definition puts to its transmission queue, named like
+	// RQMNAME, and cannot be read.
+	r, done := c.put1(otQ, "DEV.REMOTE.1", 0, defaultMD(), nil, []byte("for QM2"))
+	wantRC(t, "put1 to the remote definition", r, ccOK, rcNone)
+	if done.resolvedQ != "DEV.QUEUE.1" || done.rqmgr != "QM2" {
+		t.Errorf("remote put resolved to %s@%s, want RNAME@RQMNAME", done.resolvedQ, done.rqmgr)
+	}
+	if d := c.depth("QM2"); d != 1 {
+		t.Errorf("transmission queue depth %d", d)
+	}
+	if d := c.depth("DEV.QUEUE.1"); d != 0 {
+		t.Errorf("RNAME's local namesake got the message: depth %d", d)
+	}
+	_, r, _, _ = c.open(otQ, "DEV.REMOTE.1", ooBrowse)
+	wantRC(t, "browse a remote definition", r, ccFailed, rcOptionNotValidForType)
+	rh := c.mustOpen("DEV.REMOTE.1", ooInquire)
+	r, ints, chars = c.inq(rh, []int32{iaQType, iaMaxQDepth, caRemoteQName, caRemoteQMgrName, caXmitQName}, 2, 144)
+	wantRC(t, "inquire remote", r, ccWarning, rcSelectorNotForType)
+	if !slices.Equal(ints, []int32{6, iavNotApplicable}) || string(chars) != pad("DEV.QUEUE.1", 48)+pad("QM2", 48)+pad("", 48) {
+		t.Errorf("remote attributes %v %q", ints, chars)
+	}
+}
+
+func TestShippedConfigIsTheDefault(t *testing.T) {
+	noPasswords(t)
+	cfg, err := LoadConfig("../../../configs/mqserver.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{QueueManagers: DefaultQueueManagers(), Channels: DefaultChannels(), Users: DefaultUsers()}
+	want.setDefaults()
+	cfg.setDefaults()
+	// The file spells out what the defaults leave to the queue manager.
+	for i := range want.QueueManagers[0].Queues {
+		want.QueueManagers[0].Queues[i] = cfg.QueueManagers[0].Queues[i]
+	}
+	want.QueueManagers[0].CommandLevel, want.QueueManagers[0].MaxMsgLength = 940, 4194304
+	want.QueueManagers[0].MaxBytes = embedded.DefaultMaxBytes
+	if !reflect.DeepEqual(cfg, want) {
+		t.Errorf("configs/mqserver.yaml reads as\n%+v\nthe defaults are\n%+v", cfg, want)
+	}
+	if q := cfg.QueueManagers[0].Queues; len(q) != 5 || q[0].MaxDepth != 5000 || q[1].Name != "DEV.QUEUE.2" {
+		t.Errorf("queues %+v", q)
+	}
+}
+
+func TestConfigPasswordsFromEnvironment(t *testing.T) {
+	t.Setenv("MQ_APP_PASSWORD", "from-env")
+	t.Setenv("MQ_ADMIN_PASSWORD", "")
+	cfg, err := parseConfig(strings.NewReader("users:\n  - name: app\n    password: from-file\n  - name: admin\n    password: admin-file\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Users[0].Password != "from-env" || cfg.Users[1].Password != "admin-file" {
+		t.Errorf("passwords %q %q, want the environment's, else the file's", cfg.Users[0].Password, cfg.Users[1].Password)
+	}
+}
+
+func TestConfigErrorsNameTheField(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"queueManager: []\n", "field queueManager not found"},
+		{"channels:\n  - name: DEV.APP.SVRCONN\n    users: [nobody]\n", "channels[0].users[0]: \"nobody\" is not one of users"},
+		{"channels:\n  - name: X\n", "channels[0].users: must name at least one user"},
+		{"channels:\n  - name: X\n    users: [app]\n    maxMsgLength: -1\n", "channels[0].maxMsgLength: must be 0"},
+		{"users:\n  - name: a-user-name-too-long\n", "users[0].name: must be 1-12 characters"},
+		{"queueManagers:\n  - name: QM1\n    aliases:\n      - {name: A, target: NOWHERE}\n", "queueManagers[0].aliases[0].target: \"NOWHERE\" must name a local queue or a remote definition"},
+		{"queueManagers:\n  - name: QM1\n    remotes:\n      - {name: R, remoteQueue: Q, remoteQueueManager: QM9}\n", "queueManagers[0].remotes[0].remoteQueueManager: transmission queue \"QM9\" must be a local queue"},
+		{"queueManagers:\n  - name: QM1\n    queues: [{name: Q}]\n    aliases: [{name: Q, target: Q}]\n", "queueManagers[0].aliases[0].name: duplicate queue \"Q\""},
+	} {
+		path := filepath.Join(t.TempDir(), "mqserver.yaml")
+		if err := os.WriteFile(path, []byte(tc.yaml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := LoadConfig(path)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
+			t.Errorf("config\n%s: error %v, want one naming %s and %q", tc.yaml, err, path, tc.want)
+		}
 	}
 }
