@@ -3,12 +3,16 @@
  *
  * Written for this project. Field order and the 64-bit layout follow IBM's
  * documented MQCD up to version 12 (sizeof == MQCD_LENGTH_12, checked in
- * src/layout.c). Clients pass an MQCD through MQCNO.ClientConnPtr.
+ * src/layout.c). Clients pass an MQCD through MQCNO.ClientConnPtr, usually
+ * starting from `MQCD cd = {MQCD_CLIENT_CONN_DEFAULT};`. The exit and
+ * installable-service constants are declared (mqstub_exit_values.h); their
+ * structures are not, since the stub runs no exits.
  */
 #ifndef MQSTUB_CMQXC_H
 #define MQSTUB_CMQXC_H
 
 #include "cmqc.h"
+#include "mqstub_exit_values.h"
 
 #if defined(__cplusplus)
 extern "C" {
@@ -117,6 +121,39 @@ typedef struct tagMQCD {
   MQLONG    SPLProtection;
 } MQCD;
 typedef MQCD MQPOINTER PMQCD;
+typedef PMQCD MQPOINTER PPMQCD;
+
+/* IBM's initial values: the two defaults differ only in channel type,
+ * transport, heartbeat interval and the first compression entries. */
+#define MQSTUB_MQCD_FIELDS(channelType, transportType, heartbeat, firstCompression) \
+  {""}, MQCD_VERSION_6, channelType, transportType, {""}, {""}, {""}, {""}, {""}, {""}, {""}, \
+  50, 6000, 10, 60, 999999999, 1200, {""}, {""}, {""}, {""}, 999999999, 4194304, \
+  MQPA_DEFAULT, MQCDC_NO_SENDER_CONVERSION, {""}, {""}, {""}, {""}, \
+  /* version 2 */ {""}, {""}, {""}, MQMCAT_PROCESS, {""}, {""}, {""}, \
+  /* version 3 */ {""}, {""}, 10, 1000, \
+  /* version 4 */ heartbeat, 0, MQNPMS_FAST, MQCD_CURRENT_LENGTH, MQ_EXIT_NAME_LENGTH, \
+  MQ_EXIT_DATA_LENGTH, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, \
+  /* version 5 */ NULL, 0, 0, \
+  /* version 6 */ 0, 0, NULL, NULL, {MQSID_NONE_ARRAY}, {MQSID_NONE_ARRAY}, \
+  /* version 7 */ {""}, NULL, 0, MQSCA_REQUIRED, MQKAI_AUTO, {""}, 0, \
+  /* version 8 */ {firstCompression, MQCOMPRESS_NOT_AVAILABLE}, \
+  {firstCompression, MQCOMPRESS_NOT_AVAILABLE, MQCOMPRESS_NOT_AVAILABLE, \
+   MQCOMPRESS_NOT_AVAILABLE, MQCOMPRESS_NOT_AVAILABLE, MQCOMPRESS_NOT_AVAILABLE, \
+   MQCOMPRESS_NOT_AVAILABLE, MQCOMPRESS_NOT_AVAILABLE, MQCOMPRESS_NOT_AVAILABLE, \
+   MQCOMPRESS_NOT_AVAILABLE, MQCOMPRESS_NOT_AVAILABLE, MQCOMPRESS_NOT_AVAILABLE, \
+   MQCOMPRESS_NOT_AVAILABLE, MQCOMPRESS_NOT_AVAILABLE, MQCOMPRESS_NOT_AVAILABLE, \
+   MQCOMPRESS_NOT_AVAILABLE}, \
+  0, 0, 50, MQMON_OFF, MQMON_OFF, \
+  /* version 9 */ 10, MQPROP_COMPATIBILITY, 999999999, 999999999, 0, MQCAFTY_PREFERRED, \
+  /* version 10 */ 5000, MQUSEDLQ_YES, MQRCN_NO, \
+  /* version 11 */ {""}, \
+  /* version 12 */ MQSPL_PASSTHRU
+
+/* A sender channel over LU 6.2 (IBM's generic default). */
+#define MQCD_DEFAULT MQSTUB_MQCD_FIELDS(MQCHT_SENDER, MQXPT_LU62, 300, MQCOMPRESS_NONE)
+/* A client-connection channel over TCP: what MQCONNX clients start from. */
+#define MQCD_CLIENT_CONN_DEFAULT \
+  MQSTUB_MQCD_FIELDS(MQCHT_CLNTCONN, MQXPT_TCP, 1, MQCOMPRESS_NOT_AVAILABLE)
 
 #if defined(__cplusplus)
 }

@@ -40,7 +40,7 @@ static const mqs_strent tab_BACF[] = {
     {7038, "MQBACF_CONN_TAG"},
     {7039, "MQBACF_MQBNO_STRUCT"},
 };
-MQS_EXPORT const char *MQBACF_STR(MQLONG v) { return mqs_strlookup(tab_BACF, sizeof tab_BACF / sizeof tab_BACF[0], v); }
+MQS_EXPORT char *MQBACF_STR(MQLONG v) { return (char *)mqs_strlookup(tab_BACF, sizeof tab_BACF / sizeof tab_BACF[0], v); }
 
 static const mqs_strent tab_CA[] = {
     {2001, "MQCA_APPL_ID"},
@@ -170,7 +170,7 @@ static const mqs_strent tab_CA[] = {
     {2138, "MQCA_STREAM_QUEUE_NAME"},
     {4000, "MQCA_USER_LIST"},
 };
-MQS_EXPORT const char *MQCA_STR(MQLONG v) { return mqs_strlookup(tab_CA, sizeof tab_CA / sizeof tab_CA[0], v); }
+MQS_EXPORT char *MQCA_STR(MQLONG v) { return (char *)mqs_strlookup(tab_CA, sizeof tab_CA / sizeof tab_CA[0], v); }
 
 static const mqs_strent tab_CACF[] = {
     {3001, "MQCACF_FROM_Q_NAME"},
@@ -402,7 +402,7 @@ static const mqs_strent tab_CACF[] = {
     {3235, "MQCACF_ERROR_LOG_RECORD"},
     {3236, "MQCACF_ERROR_LOG_ISOTIME"},
 };
-MQS_EXPORT const char *MQCACF_STR(MQLONG v) { return mqs_strlookup(tab_CACF, sizeof tab_CACF / sizeof tab_CACF[0], v); }
+MQS_EXPORT char *MQCACF_STR(MQLONG v) { return (char *)mqs_strlookup(tab_CACF, sizeof tab_CACF / sizeof tab_CACF[0], v); }
 
 static const mqs_strent tab_CACH[] = {
     {3501, "MQCACH_CHANNEL_NAME"},
@@ -467,7 +467,7 @@ static const mqs_strent tab_CACH[] = {
     {3572, "MQCACH_TEMPORARY_MODEL_Q"},
     {3573, "MQCACH_TEMPORARY_Q_PREFIX"},
 };
-MQS_EXPORT const char *MQCACH_STR(MQLONG v) { return mqs_strlookup(tab_CACH, sizeof tab_CACH / sizeof tab_CACH[0], v); }
+MQS_EXPORT char *MQCACH_STR(MQLONG v) { return (char *)mqs_strlookup(tab_CACH, sizeof tab_CACH / sizeof tab_CACH[0], v); }
 
 static const mqs_strent tab_CAMO[] = {
     {2701, "MQCAMO_CLOSE_DATE"},
@@ -486,7 +486,7 @@ static const mqs_strent tab_CAMO[] = {
     {2714, "MQCAMO_MONITOR_TYPE"},
     {2715, "MQCAMO_MONITOR_DESC"},
 };
-MQS_EXPORT const char *MQCAMO_STR(MQLONG v) { return mqs_strlookup(tab_CAMO, sizeof tab_CAMO / sizeof tab_CAMO[0], v); }
+MQS_EXPORT char *MQCAMO_STR(MQLONG v) { return (char *)mqs_strlookup(tab_CAMO, sizeof tab_CAMO / sizeof tab_CAMO[0], v); }
 
 static const mqs_strent tab_CC[] = {
     {-1, "MQCC_UNKNOWN"},
@@ -494,7 +494,7 @@ static const mqs_strent tab_CC[] = {
     {1, "MQCC_WARNING"},
     {2, "MQCC_FAILED"},
 };
-MQS_EXPORT const char *MQCC_STR(MQLONG v) { return mqs_strlookup(tab_CC, sizeof tab_CC / sizeof tab_CC[0], v); }
+MQS_EXPORT char *MQCC_STR(MQLONG v) { return (char *)mqs_strlookup(tab_CC, sizeof tab_CC / sizeof tab_CC[0], v); }
 
 static const mqs_strent tab_CHT[] = {
     {1, "MQCHT_SENDER"},
@@ -509,7 +509,7 @@ static const mqs_strent tab_CHT[] = {
     {10, "MQCHT_MQTT"},
     {11, "MQCHT_AMQP"},
 };
-MQS_EXPORT const char *MQCHT_STR(MQLONG v) { return mqs_strlookup(tab_CHT, sizeof tab_CHT / sizeof tab_CHT[0], v); }
+MQS_EXPORT char *MQCHT_STR(MQLONG v) { return (char *)mqs_strlookup(tab_CHT, sizeof tab_CHT / sizeof tab_CHT[0], v); }
 
 static const mqs_strent tab_CMD[] = {
     {0, "MQCMD_NONE"},
@@ -709,7 +709,7 @@ static const mqs_strent tab_CMD[] = {
     {220, "MQCMD_INQUIRE_APPL_STATUS"},
     {221, "MQCMD_INQUIRE_ERROR_LOG"},
 };
-MQS_EXPORT const char *MQCMD_STR(MQLONG v) { return mqs_strlookup(tab_CMD, sizeof tab_CMD / sizeof tab_CMD[0], v); }
+MQS_EXPORT char *MQCMD_STR(MQLONG v) { return (char *)mqs_strlookup(tab_CMD, sizeof tab_CMD / sizeof tab_CMD[0], v); }
 
 static const mqs_strent tab_IA[] = {
     {1, "MQIA_APPL_TYPE"},
@@ -960,7 +960,7 @@ static const mqs_strent tab_IA[] = {
     {279, "MQIA_OTEL_PROPAGATION_CONTROL"},
     {2000, "MQIA_USER_LIST"},
 };
-MQS_EXPORT const char *MQIA_STR(MQLONG v) { return mqs_strlookup(tab_IA, sizeof tab_IA / sizeof tab_IA[0], v); }
+MQS_EXPORT char *MQIA_STR(MQLONG v) { return (char *)mqs_strlookup(tab_IA, sizeof tab_IA / sizeof tab_IA[0], v); }
 
 static const mqs_strent tab_IACF[] = {
     {1001, "MQIACF_Q_MGR_ATTRS"},
@@ -1373,7 +1373,7 @@ static const mqs_strent tab_IACF[] = {
     {1478, "MQIACF_EVENT_DUPLICATE_COUNT"},
     {1479, "MQIACF_ERROR_LOG_OPTIONS"},
 };
-MQS_EXPORT const char *MQIACF_STR(MQLONG v) { return mqs_strlookup(tab_IACF, sizeof tab_IACF / sizeof tab_IACF[0], v); }
+MQS_EXPORT char *MQIACF_STR(MQLONG v) { return (char *)mqs_strlookup(tab_IACF, sizeof tab_IACF / sizeof tab_IACF[0], v); }
 
 static const mqs_strent tab_IACH[] = {
     {1501, "MQIACH_XMIT_PROTOCOL_TYPE"},
@@ -1503,7 +1503,7 @@ static const mqs_strent tab_IACH[] = {
     {1645, "MQIACH_SECURITY_PROTOCOL"},
     {1646, "MQIACH_SPL_PROTECTION"},
 };
-MQS_EXPORT const char *MQIACH_STR(MQLONG v) { return mqs_strlookup(tab_IACH, sizeof tab_IACH / sizeof tab_IACH[0], v); }
+MQS_EXPORT char *MQIACH_STR(MQLONG v) { return (char *)mqs_strlookup(tab_IACH, sizeof tab_IACH / sizeof tab_IACH[0], v); }
 
 static const mqs_strent tab_IAMO[] = {
     {0, "MQIAMO_MONITOR_FLAGS_NONE"},
@@ -1648,7 +1648,7 @@ static const mqs_strent tab_IAMO[] = {
     {1048576, "MQIAMO_MONITOR_MB"},
     {100000000, "MQIAMO_MONITOR_GB"},
 };
-MQS_EXPORT const char *MQIAMO_STR(MQLONG v) { return mqs_strlookup(tab_IAMO, sizeof tab_IAMO / sizeof tab_IAMO[0], v); }
+MQS_EXPORT char *MQIAMO_STR(MQLONG v) { return (char *)mqs_strlookup(tab_IAMO, sizeof tab_IAMO / sizeof tab_IAMO[0], v); }
 
 static const mqs_strent tab_IAMO64[] = {
     {703, "MQIAMO64_AVG_Q_TIME"},
@@ -1665,7 +1665,7 @@ static const mqs_strent tab_IAMO64[] = {
     {844, "MQIAMO64_QMGR_OP_DURATION"},
     {845, "MQIAMO64_MONITOR_INTERVAL"},
 };
-MQS_EXPORT const char *MQIAMO64_STR(MQLONG v) { return mqs_strlookup(tab_IAMO64, sizeof tab_IAMO64 / sizeof tab_IAMO64[0], v); }
+MQS_EXPORT char *MQIAMO64_STR(MQLONG v) { return (char *)mqs_strlookup(tab_IAMO64, sizeof tab_IAMO64 / sizeof tab_IAMO64[0], v); }
 
 static const mqs_strent tab_OT[] = {
     {0, "MQOT_NONE"},
@@ -1703,7 +1703,7 @@ static const mqs_strent tab_OT[] = {
     {1021, "MQOT_AMQP_CHANNEL"},
     {1022, "MQOT_AUTH_REC"},
 };
-MQS_EXPORT const char *MQOT_STR(MQLONG v) { return mqs_strlookup(tab_OT, sizeof tab_OT / sizeof tab_OT[0], v); }
+MQS_EXPORT char *MQOT_STR(MQLONG v) { return (char *)mqs_strlookup(tab_OT, sizeof tab_OT / sizeof tab_OT[0], v); }
 
 static const mqs_strent tab_PL[] = {
     {1, "MQPL_ZOS"},
@@ -1720,7 +1720,7 @@ static const mqs_strent tab_PL[] = {
     {27, "MQPL_VSE"},
     {28, "MQPL_APPLIANCE"},
 };
-MQS_EXPORT const char *MQPL_STR(MQLONG v) { return mqs_strlookup(tab_PL, sizeof tab_PL / sizeof tab_PL[0], v); }
+MQS_EXPORT char *MQPL_STR(MQLONG v) { return (char *)mqs_strlookup(tab_PL, sizeof tab_PL / sizeof tab_PL[0], v); }
 
 static const mqs_strent tab_RC[] = {
     {0, "MQRC_NONE"},
@@ -2292,7 +2292,7 @@ static const mqs_strent tab_RC[] = {
     {6130, "MQRC_XR_NOT_AVAILABLE"},
     {29440, "MQRC_SUB_JOIN_NOT_ALTERABLE"},
 };
-MQS_EXPORT const char *MQRC_STR(MQLONG v) { return mqs_strlookup(tab_RC, sizeof tab_RC / sizeof tab_RC[0], v); }
+MQS_EXPORT char *MQRC_STR(MQLONG v) { return (char *)mqs_strlookup(tab_RC, sizeof tab_RC / sizeof tab_RC[0], v); }
 
 static const mqs_strent tab_RCCF[] = {
     {3001, "MQRCCF_CFH_TYPE_ERROR"},
@@ -2661,4 +2661,4 @@ static const mqs_strent tab_RCCF[] = {
     {4098, "MQRCCF_NHA_NOT_AVAILABLE"},
     {4099, "MQRCCF_Q_MGR_STATUS_NOT_FOUND"},
 };
-MQS_EXPORT const char *MQRCCF_STR(MQLONG v) { return mqs_strlookup(tab_RCCF, sizeof tab_RCCF / sizeof tab_RCCF[0], v); }
+MQS_EXPORT char *MQRCCF_STR(MQLONG v) { return (char *)mqs_strlookup(tab_RCCF, sizeof tab_RCCF / sizeof tab_RCCF[0], v); }
