@@ -45,8 +45,12 @@ else
   "$cc" -shared -fPIC -fvisibility=hidden "${cflags[@]}" -I"$src/include" \
     -Wl,-soname,libmqm_r.so -o "$tmp" "$src"/src/*.c
   mv -f "$tmp" "$out/lib64/libmqm_r.so"
-  "$cc" "${cflags[@]}" -I"$out/inc" -o "$out/bin/stubtest" "$src/test/stubtest.c" \
-    -L"$out/lib64" -Wl,-rpath,"$out/lib64" -lmqm_r
+  # Every test program: the self-test, the initial values of the
+  # structures, and a program written the way IBM's samples are.
+  for prog in "$src"/test/*.c; do
+    "$cc" "${cflags[@]}" -I"$out/inc" -o "$out/bin/$(basename "$prog" .c)" "$prog" \
+      -L"$out/lib64" -Wl,-rpath,"$out/lib64" -lmqm_r
+  done
   echo "$hash" > "$stamp"
 fi
 
@@ -86,6 +90,11 @@ if [ "$mode" = check ]; then
   # choose a channel or TLS otherwise are cleared.
   env -u MQCCDTURL -u MQCHLLIB -u MQCHLTAB -u MQSSLKEYR -u MQ_APP_PASSWORD -u MQ_ADMIN_PASSWORD \
     MQSERVER="DEV.APP.SVRCONN/TCP/${addr%:*}(${addr##*:})" "$out/bin/stubtest"
+  log "mqstub: checking the structures' initial values"
+  "$out/bin/defaults"
+  log "mqstub: running the IBM-style program against mqserver"
+  env -u MQCCDTURL -u MQCHLLIB -u MQCHLTAB -u MQSSLKEYR -u MQ_APP_PASSWORD -u MQ_ADMIN_PASSWORD \
+    MQSERVER="DEV.APP.SVRCONN/TCP/${addr%:*}(${addr##*:})" "$out/bin/ibmstyle"
 fi
 
 if [ "$mode" = env ]; then

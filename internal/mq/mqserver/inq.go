@@ -47,6 +47,8 @@ const (
 	iaDefBind             int32 = 61
 	iaPropertyControl     int32 = 190
 	iaBaseType            int32 = 193
+	iaNameCount           int32 = 19
+	iaNamelistType        int32 = 72
 
 	caBaseQName         int32 = 2002
 	caCommandInputQName int32 = 2003
@@ -71,11 +73,17 @@ const (
 	caClusterNamelist   int32 = 2030
 	caQMgrIdentifier    int32 = 2032
 	caVersion           int32 = 2120
+	caNamelistDesc      int32 = 2009
+	caNamelistName      int32 = 2010
+	caNames             int32 = 2020
 
 	iavNotApplicable int32 = -1 // MQIAV_NOT_APPLICABLE
 	platformUnix     int32 = 3
 	qmgrVersion            = "09040000"
 	commandQueue           = "SYSTEM.ADMIN.COMMAND.QUEUE"
+	// defaultNamelist is the one namelist, empty, as on every IBM queue
+	// manager; programs such as IBM's amqsinq sample inquire it.
+	defaultNamelist = "SYSTEM.DEFAULT.NAMELIST"
 )
 
 // Queue types an attribute applies to.
@@ -157,6 +165,36 @@ var queueCharAttrs = map[int32]queueCharAttr{
 var qmgrCharLengths = map[int32]int{
 	caQMgrName: 48, caQMgrIdentifier: 48, caQMgrDesc: 64, caDeadLetterQName: 48,
 	caCommandInputQName: 48, caDefXmitQName: 48, caVersion: 8,
+}
+
+// namelistCharLengths are a namelist's character attributes; MQCA_NAMES
+// is 48 bytes per name, none in the default namelist.
+var namelistCharLengths = map[int32]int{
+	caNamelistName: 48, caNamelistDesc: 64, caNames: 0,
+	caAlterationDate: 12, caAlterationTime: 8,
+}
+
+// namelistIntAttr returns an integer attribute of the (empty) namelist.
+func namelistIntAttr(sel int32) (int32, bool) {
+	switch sel {
+	case iaNameCount:
+		return 0, true
+	case iaNamelistType:
+		return 0, true // MQNT_NONE
+	}
+	return 0, false
+}
+
+func (s *session) namelistCharAttr(o *object, sel int32) string {
+	switch sel {
+	case caNamelistName:
+		return o.namelist
+	case caAlterationDate:
+		return s.srv.started.UTC().Format("2006-01-02")
+	case caAlterationTime:
+		return s.srv.started.UTC().Format("15.04.05")
+	}
+	return ""
 }
 
 // qmgrIntAttr returns an integer attribute of the queue manager.
@@ -274,6 +312,10 @@ func (s *session) inq(d *decoder) (cc, rc int32, err error) {
 	for _, sel := range selectors {
 		var ok bool
 		switch {
+		case o.namelist != "" && sel >= iaFirst && sel <= iaLast:
+			_, ok = namelistIntAttr(sel)
+		case o.namelist != "":
+			_, ok = namelistCharLengths[sel]
 		case o.queue == nil && sel >= iaFirst && sel <= iaLast:
 			_, ok = s.qmgrIntAttr(sel)
 		case o.queue == nil:
@@ -299,7 +341,9 @@ func (s *session) inq(d *decoder) (cc, rc int32, err error) {
 	for _, sel := range selectors {
 		if sel >= iaFirst && sel <= iaLast {
 			var v int32
-			if o.queue == nil {
+			if o.namelist != "" {
+				v, _ = namelistIntAttr(sel)
+			} else if o.queue == nil {
 				v, _ = s.qmgrIntAttr(sel)
 			} else if a := queueIntAttrs[sel]; a.types&typ == 0 {
 				v = iavNotApplicable
@@ -316,7 +360,9 @@ func (s *session) inq(d *decoder) (cc, rc int32, err error) {
 		}
 		var length int
 		var value string
-		if o.queue == nil {
+		if o.namelist != "" {
+			length, value = namelistCharLengths[sel], s.namelistCharAttr(o, sel)
+		} else if o.queue == nil {
 			length, value = qmgrCharLengths[sel], s.qmgrCharAttr(sel)
 		} else {
 			a := queueCharAttrs[sel]

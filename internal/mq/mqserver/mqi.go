@@ -53,9 +53,10 @@ const (
 
 // Object types (MQOT_*).
 const (
-	otQ     int32 = 1
-	otQMgr  int32 = 5
-	otTopic int32 = 8
+	otQ        int32 = 1
+	otQMgr     int32 = 5
+	otNamelist int32 = 2
+	otTopic    int32 = 8
 )
 
 // Open options (MQOO_*).

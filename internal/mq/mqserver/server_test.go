@@ -229,7 +229,9 @@ func TestOpenAndClose(t *testing.T) {
 		{"two input options", otQ, "DEV.QUEUE.1", ooInputShared | ooInputExclusive, rcOptionsError},
 		{"unknown option", otQ, "DEV.QUEUE.1", ooOutput | 1<<30, rcOptionsError},
 		{"topic", otTopic, "dev/", ooOutput, rcFunctionNotSupported},
-		{"namelist", 2, "SYSTEM.DEFAULT.NAMELIST", ooInquire, rcObjectTypeError},
+		{"namelist for output", otNamelist, "SYSTEM.DEFAULT.NAMELIST", ooOutput, rcOptionNotValidForType},
+		{"unknown namelist", otNamelist, "NO.SUCH.NAMELIST", ooInquire, rcUnknownObjectName},
+		{"process definition", 3, "SYSTEM.DEFAULT.PROCESS", ooInquire, rcObjectTypeError},
 		{"queue manager for output", otQMgr, "", ooOutput, rcOptionNotValidForType},
 		{"other queue manager object", otQMgr, "QM9", ooInquire, rcUnknownObjectName},
 		{"remote definition for input", otQ, "DEV.REMOTE.1", ooInputShared, rcOptionNotValidForType},
@@ -909,6 +911,24 @@ func TestInquireQueueManager(t *testing.T) {
 	}
 	r, _, _ = c.inq(h, []int32{iaCurrentQDepth}, 1, 0)
 	wantRC(t, "a queue's selector on the queue manager", r, ccFailed, rcSelectorError)
+}
+
+// TestInquireNamelist: SYSTEM.DEFAULT.NAMELIST exists, empty, as on every
+// IBM queue manager (IBM's amqsinq sample inquires it).
+func TestInquireNamelist(t *testing.T) {
+	noPasswords(t)
+	s := newServer(t, Config{})
+	c := appClient(t, s)
+	h, r, _, _ := c.open(otNamelist, "SYSTEM.DEFAULT.NAMELIST", ooInquire)
+	wantRC(t, "open the namelist", r, ccOK, rcNone)
+	r, ints, chars := c.inq(h, []int32{caNamelistName, iaNameCount, caNames}, 1, 48)
+	wantRC(t, "inquire", r, ccOK, rcNone)
+	if !slices.Equal(ints, []int32{0}) || string(chars) != pad("SYSTEM.DEFAULT.NAMELIST", 48) {
+		t.Errorf("got %v %q, want no names", ints, chars)
+	}
+	r, _, _ = c.inq(h, []int32{iaCurrentQDepth}, 1, 0)
+	wantRC(t, "a queue's selector on a namelist", r, ccFailed, rcSelectorError)
+	c.close(h)
 }
 
 func pad(s string, n int) string { return s + strings.Repeat(" ", n-len(s)) }

@@ -42,8 +42,9 @@ type session struct {
 
 // object is an open object handle.
 type object struct {
-	queue   *embedded.MQIQueue // nil for the queue manager object
-	options int32
+	queue    *embedded.MQIQueue // nil for the queue manager object and namelists
+	namelist string             // a namelist's name; "" for the other objects
+	options  int32
 }
 
 // maxKeptBuffer bounds the request and reply buffers a session keeps
@@ -347,6 +348,20 @@ func (s *session) open(d *decoder) (cc, rc int32, err error) {
 			return fail(rcHandleNotAvailable)
 		}
 		s.out.i32(s.addObject(&object{options: options}))
+		s.out.str("")
+		s.out.str(s.qmgr.Name)
+		return ccOK, rcNone, nil
+	}
+	if objectType == otNamelist {
+		switch {
+		case options&^ooQMgrAllowed != 0:
+			return fail(rcOptionNotValidForType)
+		case name != defaultNamelist, qmgrName != "" && qmgrName != s.qmgr.Name:
+			return fail(rcUnknownObjectName)
+		case len(s.objects) >= maxHandlesPerConn:
+			return fail(rcHandleNotAvailable)
+		}
+		s.out.i32(s.addObject(&object{namelist: name, options: options}))
 		s.out.str("")
 		s.out.str(s.qmgr.Name)
 		return ccOK, rcNone, nil

@@ -939,7 +939,7 @@ static void test_inquire(void)
 
 static MQCHARV charv(const char *s)
 {
-  MQCHARV v = MQCHARV_DEFAULT;
+  MQCHARV v = {MQCHARV_DEFAULT};
   v.VSPtr = (MQPTR)s;
   v.VSLength = (MQLONG)strlen(s);
   return v;
