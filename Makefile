@@ -30,7 +30,7 @@ run: build-bin
 dev-aws:
 	bash scripts/dev-aws.sh
 
-## test: provision PostgreSQL, goaws, dynalite, moto, Jaeger, the AWS CLI and the MQ client stub; run every test (also with -tags ibmmq), the docs' walkthroughs included
+## test: provision PostgreSQL, goaws, dynalite, moto, Jaeger, the AWS CLI, Chromium and the MQ client stub; run every test (also with -tags ibmmq), the docs' walkthroughs and the console's browser tests included
 test:
 	bash scripts/with-services.sh bash scripts/run-tests.sh
 
@@ -85,9 +85,12 @@ docker:
 	$(DOCKER) build --target ibmmq --build-arg VERSION=$(IMAGE_TAG) --build-arg COMMIT=$(COMMIT) --build-arg BUILD_DATE=$(BUILD_DATE) --build-arg MQ_VERSION=$(MQ_VERSION) \
 	  --build-arg MQ_CLIENT_SHA256=$(MQ_CLIENT_SHA256) -t $(IMAGE):$(IMAGE_TAG) .
 
-## docs: regenerate configs/openapi.yaml, configs/asyncapi.yaml and docs/configuration.md
+## docs: regenerate configs/openapi.yaml, configs/asyncapi.yaml, docs/configuration.md and the
+## console's screenshots in docs/console (taken by its browser test, in Chromium: scripts/chromium.sh)
 docs:
 	$(GO) run ./internal/apidoc/gendocs
+	MQPROBE_TEST_CHROMIUM="$$(bash scripts/chromium.sh)" MQPROBE_CONSOLE_SCREENSHOTS=$(CURDIR)/docs/console \
+	  $(GO) test -count=1 -run '^TestConsoleInBrowser$$' ./internal/console/
 
 ## help: list the targets and what they do
 help:

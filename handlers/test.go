@@ -1,9 +1,12 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -25,13 +28,65 @@ type Tests struct {
 type testID struct{ tenant, key string }
 
 type testRun struct {
-	stop  context.CancelCauseFunc
-	mu    sync.Mutex
-	stats probe.Stats
+	stop   context.CancelCauseFunc
+	mu     sync.Mutex
+	stats  probe.Stats
+	series []TestPoint // the latest maxTestPoints, oldest first
 }
 
-// liveEvery is how fresh the statistics of a running test are.
+// liveEvery is how fresh the statistics of a running test are, and how
+// far apart the points of its series.
 const liveEvery = 500 * time.Millisecond
+
+// maxTestPoints bounds a running test's series: its last 10 minutes.
+const maxTestPoints = int(10 * time.Minute / liveEvery)
+
+// TestPoint is one moment of a running test: its totals then, and the
+// round trips of the interval since the previous point, whose latency
+// percentiles are absent when none came back in it.
+type TestPoint struct {
+	// N numbers the points of a run from 1.
+	N         int64 `json:"n"`
+	ElapsedMs int64 `json:"elapsedMs"`
+	Sent      int64 `json:"sent"`
+	Received  int64 `json:"received"`
+	Lost      int64 `json:"lost"`
+	// RatePerSec is the round trips completed per second in the interval.
+	RatePerSec float64  `json:"ratePerSec"`
+	P50Ms      *float64 `json:"p50Ms,omitempty"`
+	P99Ms      *float64 `json:"p99Ms,omitempty"`
+}
+
+// LiveTest is a running test: its statistics so far and the points of its
+// series asked for.
+type LiveTest struct {
+	Stats  probe.Stats
+	Series []TestPoint
+}
+
+// record adds a progress report to r as its statistics and next point.
+func (r *testRun) record(p probe.Progress) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	point := TestPoint{N: 1, ElapsedMs: p.Stats.Elapsed.Milliseconds(), Sent: p.Stats.Sent,
+		Received: p.Stats.Received, Lost: p.Stats.Lost}
+	interval := p.Stats.Elapsed
+	if n := len(r.series); n > 0 {
+		point.N = r.series[n-1].N + 1
+		interval -= time.Duration(r.series[n-1].ElapsedMs) * time.Millisecond
+	}
+	if interval > 0 {
+		point.RatePerSec = math.Round(float64(p.Window.Received)/interval.Seconds()*10) / 10
+	}
+	if p.Window.Received > 0 {
+		p50, p99 := p.Window.LatencyMs.P50, p.Window.LatencyMs.P99
+		point.P50Ms, point.P99Ms = &p50, &p99
+	}
+	if len(r.series) == maxTestPoints {
+		r.series = slices.Delete(r.series, 0, 1)
+	}
+	r.stats, r.series = p.Stats, append(r.series, point)
+}
 
 func newTests(limits TestLimits) *Tests {
 	return &Tests{limits: limits, runs: map[testID]*testRun{}}
@@ -64,17 +119,19 @@ func (t *Tests) Admit(cmd command.Command) error {
 	return nil
 }
 
-// Live returns the latest statistics of tenant's running test id.
-func (t *Tests) Live(tenant, id string) (probe.Stats, bool) {
+// Live returns the latest statistics of tenant's running test id, and the
+// points of its series numbered above after (of its last 10 minutes).
+func (t *Tests) Live(tenant, id string, after int64) (LiveTest, bool) {
 	t.mu.Lock()
 	r, ok := t.runs[testID{tenant, id}]
 	t.mu.Unlock()
 	if !ok {
-		return probe.Stats{}, false
+		return LiveTest{}, false
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.stats, true
+	i, _ := slices.BinarySearchFunc(r.series, after+1, func(p TestPoint, n int64) int { return cmp.Compare(p.N, n) })
+	return LiveTest{Stats: r.stats, Series: slices.Clone(r.series[i:])}, true
 }
 
 // Stop ends tenant's running test id early: putting stops, messages in
@@ -118,13 +175,11 @@ func (t *Tests) Test(ctx context.Context, run Run) (any, error) {
 	// progressSeconds.
 	reportEvery, lastReport := cfg.ProgressEvery, time.Now()
 	cfg.ProgressEvery = liveEvery
-	stats, err := probe.Run(ctx, run.Conns, cfg, func(s probe.Stats) {
-		r.mu.Lock()
-		r.stats = s
-		r.mu.Unlock()
+	stats, err := probe.Run(ctx, run.Conns, cfg, func(p probe.Progress) {
+		r.record(p)
 		if run.Report != nil && reportEvery > 0 && time.Since(lastReport) >= reportEvery {
 			lastReport = time.Now()
-			run.Report(ctx, s)
+			run.Report(ctx, p.Stats)
 		}
 	})
 	run.Metrics.ProbeSuccess(ctx, qm, queue, err == nil && stats.Lost == 0 && stats.Received > 0)

@@ -15,6 +15,9 @@
 #     MQPROBE_TEST_OTLP_ENDPOINT, MQPROBE_TEST_OTLP_GRPC_ENDPOINT and
 #     MQPROBE_TEST_JAEGER_QUERY unless those are already set;
 #   - the AWS CLI on PATH (installed with pip when the machine has none);
+#   - Debian's Chromium (scripts/chromium.sh), which the web console's
+#     browser tests drive headless, exported as MQPROBE_TEST_CHROMIUM unless
+#     that is already set;
 #   - the IBM MQ client stub (scripts/build-mqstub.sh), with CGO_CFLAGS and
 #     CGO_LDFLAGS pointing at it for `-tags ibmmq` builds.
 #
@@ -72,6 +75,16 @@ if ! command -v aws >/dev/null; then
     fi
   fi
   export PATH="$awscli/bin:$PATH"
+fi
+
+# Chromium for the console's browser tests: the machine's, else Debian's
+# package.
+if [ -z "${MQPROBE_TEST_CHROMIUM:-}" ]; then
+  if ! MQPROBE_TEST_CHROMIUM="$(bash "$root/scripts/chromium.sh")"; then
+    echo "==> FATAL: no Chromium, and scripts/chromium.sh could not install it: the console's browser tests need it" >&2
+    exit 1
+  fi
+  export MQPROBE_TEST_CHROMIUM
 fi
 
 echo "==> building the IBM MQ client stub"

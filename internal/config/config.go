@@ -44,6 +44,7 @@ type Config struct {
 	Mode        string            `yaml:"mode" desc:"Deployment mode: embedded (in-process bus, zero setup) or aws (SQS/SNS/DynamoDB)"`
 	InstanceID  string            `yaml:"instanceId" desc:"Name of this process in result events (source mqprobe/<instanceId>) and records" default:"<hostname>-<6 random hex>"`
 	HTTP        HTTPConfig        `yaml:"http"`
+	Console     ConsoleConfig     `yaml:"console"`
 	Idempotency IdempotencyConfig `yaml:"idempotency"`
 	MQ          MQConfig          `yaml:"mq"`
 	Command     CommandConfig     `yaml:"command"`
@@ -77,6 +78,11 @@ type TenantConfig struct {
 	TokenRef string   `yaml:"tokenRef" secret:"true" desc:"Reference to the tenant's bearer token (env:NAME, file:/path or secret://name), resolved once at start; never the token"`
 	Profiles []string `yaml:"profiles" desc:"Patterns (* and ?) of the targets.profiles names the tenant's targetRef may name (empty = none)"`
 	Inline   bool     `yaml:"inline" desc:"Let the tenant name inline targets, within targets.allowInline and targets.inline"`
+}
+
+// ConsoleConfig is the web console the HTTP API serves at / and /ui/.
+type ConsoleConfig struct {
+	Enabled bool `yaml:"enabled" desc:"Serve the web console at / and /ui/ on http.addr; its pages read the API with the same token, mTLS and tenant scoping"`
 }
 
 // HTTPTLSConfig serves the API over TLS, optionally requiring client
@@ -331,6 +337,7 @@ func defaults() *Config {
 			ShutdownTimeout: 30 * time.Second,
 			InProgressWait:  executor.DefaultHTTPWait,
 		},
+		Console: ConsoleConfig{Enabled: true},
 		Idempotency: IdempotencyConfig{
 			Enabled:         true,
 			RecordTTL:       idempotency.DefaultRecordTTL,

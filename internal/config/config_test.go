@@ -64,6 +64,7 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 		InstanceID: c.InstanceID,
 		HTTP: HTTPConfig{Addr: "127.0.0.1:8080", MaxBodyBytes: 300000, ReadTimeout: 10 * time.Second,
 			WriteTimeout: 30 * time.Second, ShutdownTimeout: 30 * time.Second, InProgressWait: 10 * time.Second},
+		Console: ConsoleConfig{Enabled: true},
 		Idempotency: IdempotencyConfig{Enabled: true, Store: "sqlite", RecordTTL: 24 * time.Hour,
 			MaxRecordTTL: 720 * time.Hour, Lease: 30 * time.Second, LocalCacheSize: 0, CleanupInterval: time.Hour,
 			SQLite: SQLiteConfig{Path: "./data/mqprobe.db"}, DynamoDB: DynamoDBConfig{Table: "mq-probe-idempotency"}},

@@ -32,6 +32,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/awsbus"
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/config"
+	"github.com/mqprobe/mqprobe/internal/console"
 	"github.com/mqprobe/mqprobe/internal/executor"
 	"github.com/mqprobe/mqprobe/internal/httpapi"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
@@ -203,7 +204,9 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		Tests: ops.Tests, Stored: d.engine, Records: d.engine, InFlight: d.exec.InFlight(), AuthToken: cfg.HTTP.AuthToken, Tokens: tokens,
 		Ready: map[string]httpapi.Check{"store": d.storeReady, "router": d.routerReady, "intake": d.intakeReady, "admission": d.admissionReady},
 		Status: httpapi.StatusInfo{Version: opts.Version, Mode: cfg.Mode, Instance: cfg.InstanceID, Started: time.Now(),
-			Backends: map[string]string{"mq": cfg.MQ.Backend, "idempotencyStore": storeName(cfg), "bus": d.bus.Name, "results": d.bus.ResultsName}},
+			Backends:      map[string]string{"mq": cfg.MQ.Backend, "idempotencyStore": storeName(cfg), "bus": d.bus.Name, "results": d.bus.ResultsName},
+			QueueManagers: statusQueueManagers(cfg), Profiles: statusProfiles(cfg)},
+		Console: consoleHandler(cfg),
 	})
 	if err := d.tel.ObserveLoad(d.telemetryLoad); err != nil {
 		return nil, err
@@ -224,6 +227,37 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		d.listener = tls.NewListener(d.listener, tlsCfg)
 	}
 	return d, nil
+}
+
+// consoleHandler is the web console, or nil when console.enabled is false.
+func consoleHandler(cfg *config.Config) http.Handler {
+	if !cfg.Console.Enabled {
+		return nil
+	}
+	return console.Handler()
+}
+
+// statusQueueManagers lists the embedded backend's queue managers for GET
+// /status; the ibmmq backend knows none beyond its profiles.
+func statusQueueManagers(cfg *config.Config) []httpapi.QueueManagerInfo {
+	if cfg.MQ.Backend != config.BackendEmbedded {
+		return nil
+	}
+	var qms []httpapi.QueueManagerInfo
+	for _, qm := range cfg.MQ.Embedded.QueueManagers {
+		qms = append(qms, httpapi.QueueManagerInfo{Name: qm.Name, Queues: slices.Clone(qm.Queues)})
+	}
+	return qms
+}
+
+// statusProfiles lists targets.profiles for GET /status, by name.
+func statusProfiles(cfg *config.Config) []httpapi.ProfileInfo {
+	var profiles []httpapi.ProfileInfo
+	for _, name := range slices.Sorted(maps.Keys(cfg.Targets.Profiles)) {
+		p := cfg.Targets.Profiles[name]
+		profiles = append(profiles, httpapi.ProfileInfo{Name: name, QueueManager: p.QueueManager, Queue: p.Queue})
+	}
+	return profiles
 }
 
 // serverTLS is the API's TLS configuration: TLS 1.2 or later, and with a

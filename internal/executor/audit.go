@@ -37,6 +37,7 @@ func (x *Executor) audit(ctx context.Context, j *job, out Outcome) {
 	name := outcomeName(out)
 	c, _ := x.counts.LoadOrStore(name, new(int64))
 	atomic.AddInt64(c.(*int64), 1)
+	x.lastHour.add(time.Now(), j.tenant.Name, name)
 	op := string(j.dec.Command.OperationType)
 	if op == "" {
 		op = string(j.in.Operation)
@@ -95,6 +96,12 @@ func sourceName(s idempotency.Source) string {
 		return "disabled"
 	}
 	return "unknown"
+}
+
+// LastHourCounts returns how many of tenant's commands ("" for the
+// implicit tenant) ended in each outcome in the last hour.
+func (x *Executor) LastHourCounts(tenant string) map[string]int64 {
+	return x.lastHour.count(time.Now(), tenant)
 }
 
 // Counts returns how many commands ended in each outcome.

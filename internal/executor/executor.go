@@ -103,7 +103,9 @@ type Executor struct {
 	cfg Config
 	Deps
 	counts sync.Map // outcome name → *int64 counter, for /status
-	active sync.WaitGroup
+	// lastHour counts the outcomes of the last hour per tenant, for /status.
+	lastHour outcomeWindow
+	active   sync.WaitGroup
 	// running is the commands executing their handler now.
 	running inflight.Registry
 }

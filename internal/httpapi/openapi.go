@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mqprobe/mqprobe/internal/apidoc"
@@ -153,6 +154,26 @@ func commandOperation(component, summary string, success int) map[string]any {
 	}
 }
 
+// testSeriesSchema documents a running test's series (handlers.TestPoint).
+var testSeriesSchema = map[string]any{
+	"type":        "array",
+	"description": "While the run is IN_PROGRESS on the instance answering: a point every 0.5 s, of its last 10 minutes, oldest first. Absent from a finished run's result.",
+	"items": map[string]any{
+		"type":     "object",
+		"required": []any{"n", "elapsedMs", "sent", "received", "lost", "ratePerSec"},
+		"properties": map[string]any{
+			"n":          map[string]any{"type": "integer", "minimum": 1, "description": "The point's number in the run, from 1."},
+			"elapsedMs":  map[string]any{"type": "integer", "minimum": 0, "description": "Milliseconds since the first put."},
+			"sent":       map[string]any{"type": "integer", "minimum": 0, "description": "Messages put so far."},
+			"received":   map[string]any{"type": "integer", "minimum": 0, "description": "Messages back so far."},
+			"lost":       map[string]any{"type": "integer", "minimum": 0, "description": "Messages counted lost so far."},
+			"ratePerSec": map[string]any{"type": "number", "minimum": 0, "description": "Round trips completed per second since the previous point."},
+			"p50Ms":      map[string]any{"type": "number", "description": "Median round trip since the previous point, in milliseconds; absent when none came back."},
+			"p99Ms":      map[string]any{"type": "number", "description": "99th percentile round trip since the previous point, in milliseconds; absent when none came back."},
+		},
+	},
+}
+
 func opsPaths() map[string]any {
 	obj := map[string]any{"type": "object"}
 	get := func(id, summary string, content any) map[string]any {
@@ -164,9 +185,17 @@ func opsPaths() map[string]any {
 	results["get"].(map[string]any)["parameters"] = []any{
 		map[string]any{"name": "idempotencyKey", "in": "query", "schema": map[string]any{"type": "string"}},
 		map[string]any{"name": "operationType", "in": "query", "schema": map[string]any{"type": "string"}},
-		map[string]any{"name": "status", "in": "query", "schema": map[string]any{"type": "string"}},
+		map[string]any{"name": "status", "in": "query", "schema": map[string]any{"type": "string", "enum": []any{"COMPLETED", "FAILED", "REJECTED", "IN_PROGRESS"}}},
+		map[string]any{"name": "target", "in": "query", "description": "A data.target (QM1:DEV.QUEUE.1), or a queue manager (QM1) for every queue of it.",
+			"schema": map[string]any{"type": "string"}},
+		map[string]any{"name": "since", "in": "query", "description": "Only events at or after this time (RFC 3339).",
+			"schema": map[string]any{"type": "string", "format": "date-time"}},
+		map[string]any{"name": "until", "in": "query", "description": "Only events at or before this time (RFC 3339).",
+			"schema": map[string]any{"type": "string", "format": "date-time"}},
 		map[string]any{"name": "limit", "in": "query", "schema": map[string]any{"type": "integer", "minimum": 1, "maximum": 1000}},
 	}
+	results["get"].(map[string]any)["responses"].(map[string]any)["400"] = problemResponse("A parameter breaks its rule (the problem names it).", nil)
+	results["get"].(map[string]any)["responses"].(map[string]any)["404"] = problemResponse("Not embedded mode: results leave through the results topic or queue only.", nil)
 	ready := get("ready", "Ready: store reachable, router running, not draining.", obj)
 	ready["get"].(map[string]any)["responses"].(map[string]any)["503"] = map[string]any{"description": "Not ready", "content": jsonContent(obj)}
 	idParam := []any{map[string]any{"name": "id", "in": "path", "required": true, "schema": map[string]any{"type": "string"}}}
@@ -184,8 +213,13 @@ func opsPaths() map[string]any {
 			},
 		}},
 		"/tests/{id}": map[string]any{"get": map[string]any{
-			"operationId": "getTest", "summary": "A run's live statistics, or its result.", "parameters": idParam,
-			"responses": map[string]any{"200": map[string]any{"description": "OK", "content": jsonContent(ref("ResultData"))},
+			"operationId": "getTest", "summary": "A run's live statistics and latency series while it runs on this instance, else its result.",
+			"parameters": append(slices.Clone(idParam), map[string]any{"name": "after", "in": "query",
+				"description": "Only the series points numbered above this (the n of the last point the caller has), so that a chart polling the run fetches each point once.",
+				"schema":      map[string]any{"type": "integer", "minimum": 0, "default": 0}}),
+			"responses": map[string]any{"200": map[string]any{"description": "OK", "content": jsonContent(map[string]any{
+				"allOf": []any{ref("ResultData"), map[string]any{"properties": map[string]any{"series": testSeriesSchema}}}})},
+				"400": problemResponse("after is not a whole number of 0 or more, or a query parameter is unknown.", nil),
 				"404": problemResponse("No such test.", nil)},
 		}},
 		"/tests/{id}/stop": map[string]any{"post": map[string]any{
@@ -196,7 +230,7 @@ func opsPaths() map[string]any {
 		"/results":      results,
 		"/health/live":  get("live", "The process is alive.", obj),
 		"/health/ready": ready,
-		"/status":       get("status", "Version, mode, uptime, backends, command counts by outcome, and the caller's commands executing on this instance (inFlight).", obj),
+		"/status":       get("status", "Version, mode, uptime, backends, command counts by outcome since start (commands) and the caller's of the last hour (lastHour), the targets the caller may use (targets: the embedded queue managers, the profiles), and the caller's commands executing on this instance (inFlight).", obj),
 		"/openapi.json": get("openapi", "This document.", obj),
 		"/metrics": map[string]any{"get": map[string]any{"operationId": "metrics", "summary": "Prometheus metrics (text exposition format).",
 			"responses": map[string]any{"200": map[string]any{"description": "OK",

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -23,7 +24,7 @@ func (a *api) results(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	f := result.Filter{Tenant: tenant.FromContext(r.Context()).Name, IdempotencyKey: q.Get("idempotencyKey"), OperationType: q.Get("operationType"),
-		Status: result.Status(q.Get("status")), Limit: 100}
+		Status: result.Status(q.Get("status")), Target: q.Get("target"), Limit: 100}
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 1000 {
@@ -33,8 +34,29 @@ func (a *api) results(w http.ResponseWriter, r *http.Request) {
 		}
 		f.Limit = n
 	}
+	if f.Status != "" && !slices.Contains(resultStatuses, f.Status) {
+		a.badParam(w, r, "status", fmt.Sprintf("must be one of %v (got %q)", resultStatuses, f.Status))
+		return
+	}
+	for _, b := range []struct {
+		name  string
+		bound *time.Time
+	}{{"since", &f.Since}, {"until", &f.Until}} {
+		name, bound := b.name, b.bound
+		if s := q.Get(name); s != "" {
+			t, err := time.Parse(time.RFC3339Nano, s)
+			if err != nil {
+				a.badParam(w, r, name, "must be an RFC 3339 time like 2026-03-01T12:00:00Z (got "+strconv.Quote(s)+")")
+				return
+			}
+			*bound = t
+		}
+	}
 	writeResults(w, a.cfg.Recent.Find(f), cmp.Or(a.cfg.MaxResultsBytes, defaultMaxResultsBytes))
 }
+
+// resultStatuses are the statuses of published result events.
+var resultStatuses = []result.Status{result.StatusCompleted, result.StatusFailed, result.StatusRejected, result.StatusInProgress}
 
 const defaultMaxResultsBytes = 4 << 20
 
@@ -98,12 +120,28 @@ func (a *api) ready(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *api) status(w http.ResponseWriter, r *http.Request) {
-	s := a.cfg.Status
+	s, caller := a.cfg.Status, tenant.FromContext(r.Context())
 	writeJSON(w, http.StatusOK, map[string]any{
 		"version": s.Version, "mode": s.Mode, "instance": s.Instance, "backends": s.Backends,
 		"startedAt": s.Started.UTC().Format(time.RFC3339), "uptimeSeconds": int64(time.Since(s.Started).Seconds()),
-		"commands": a.cfg.Executor.Counts(), "load": a.load(), "inFlight": a.inFlight(tenant.FromContext(r.Context()).Name),
+		"commands": a.cfg.Executor.Counts(), "lastHour": a.cfg.Executor.LastHourCounts(caller.Name),
+		"load": a.load(), "inFlight": a.inFlight(caller.Name), "targets": callerTargets(s, caller),
 	})
+}
+
+// callerTargets is GET /status "targets": the embedded queue managers and
+// the profiles caller may use.
+func callerTargets(s StatusInfo, caller tenant.Tenant) map[string]any {
+	qms, profiles := []QueueManagerInfo{}, []ProfileInfo{}
+	if !caller.Named() || caller.Inline {
+		qms = append(qms, s.QueueManagers...)
+	}
+	for _, p := range s.Profiles {
+		if caller.MayUseProfile(p.Name) {
+			profiles = append(profiles, p)
+		}
+	}
+	return map[string]any{"queueManagers": qms, "profiles": profiles}
 }
 
 // Load is what the daemon holds now (GET /status "load").

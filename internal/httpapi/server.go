@@ -24,6 +24,9 @@ import (
 type Executor interface {
 	Execute(ctx context.Context, in command.Input) executor.Outcome
 	Counts() map[string]int64
+	// LastHourCounts is tenant's ("" for the implicit one) outcomes of
+	// the last hour.
+	LastHourCounts(tenant string) map[string]int64
 }
 
 // Check reports whether a dependency is usable; nil means ready.
@@ -76,6 +79,10 @@ type Config struct {
 	// implicit tenant, each of Tokens its named tenant.
 	AuthToken string
 	Tokens    []Credential
+	// Console, when set, serves GET / and GET /ui/… without credentials:
+	// the web console's pages, which hold no data and read the API with
+	// the caller's own.
+	Console http.Handler
 	// TracerProvider and MeterProvider instrument requests; nil means none.
 	TracerProvider trace.TracerProvider
 	MeterProvider  metric.MeterProvider
@@ -88,6 +95,25 @@ type StatusInfo struct {
 	Instance string            `json:"instance"`
 	Backends map[string]string `json:"backends"`
 	Started  time.Time         `json:"startedAt"`
+	// QueueManagers are the embedded backend's queue managers, shown to
+	// the callers that may name inline targets.
+	QueueManagers []QueueManagerInfo
+	// Profiles are the targets.profiles, each shown to the callers that
+	// may use it.
+	Profiles []ProfileInfo
+}
+
+// QueueManagerInfo is an embedded queue manager and its queues.
+type QueueManagerInfo struct {
+	Name   string   `json:"name"`
+	Queues []string `json:"queues"`
+}
+
+// ProfileInfo is a target profile: its name, and what it points at.
+type ProfileInfo struct {
+	Name         string `json:"name"`
+	QueueManager string `json:"queueManager"`
+	Queue        string `json:"queue"`
 }
 
 // Handler returns the API's routes.
@@ -132,6 +158,13 @@ func Handler(cfg Config) http.Handler {
 			creds = append([]Credential{{Token: cfg.AuthToken}}, creds...)
 		}
 		h = requireBearer(creds, mux)
+	}
+	if cfg.Console != nil {
+		withConsole := http.NewServeMux()
+		withConsole.Handle("GET /{$}", cfg.Console)
+		withConsole.Handle("GET /ui/", cfg.Console)
+		withConsole.Handle("/", h)
+		h = withConsole
 	}
 	if cfg.TracerProvider == nil {
 		return h

@@ -4,21 +4,24 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/mqprobe/mqprobe/handlers"
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/executor"
-	"github.com/mqprobe/mqprobe/internal/probe"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/tenant"
 )
 
 // TestService is what the API needs of running TEST commands, each known
-// by its tenant ("" for the implicit one) and id.
+// by its tenant ("" for the implicit one) and id; *handlers.Tests is one.
 type TestService interface {
-	Live(tenant, id string) (probe.Stats, bool)
+	// Live returns a running test's statistics and the points of its
+	// series numbered above after.
+	Live(tenant, id string, after int64) (handlers.LiveTest, bool)
 	Stop(tenant, id string) bool
 }
 
@@ -69,12 +72,29 @@ func (a *api) startTest(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// test shows one of the caller's tests: live statistics while it runs
-// here, else its record.
+// test shows one of the caller's tests: live statistics and series while
+// it runs here (?after=n leaves out the points up to n), else its record.
 func (a *api) test(w http.ResponseWriter, r *http.Request) {
+	if !a.onlyParams(w, r, "GET /tests/{id}", "after") {
+		return
+	}
+	var after int64
+	if s := r.URL.Query().Get("after"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 0 {
+			a.badParam(w, r, "after", "must be a point number n of the series, 0 or more (got "+strconv.Quote(s)+")")
+			return
+		}
+		after = n
+	}
 	id, owner := r.PathValue("id"), tenant.FromContext(r.Context()).Name
-	if stats, ok := a.cfg.Tests.Live(owner, id); ok {
-		writeJSON(w, http.StatusOK, testData(id, result.StatusInProgress, stats, nil))
+	if live, ok := a.cfg.Tests.Live(owner, id, after); ok {
+		data := testData(id, result.StatusInProgress, live.Stats, nil)
+		data["series"] = live.Series
+		if live.Series == nil {
+			data["series"] = []handlers.TestPoint{}
+		}
+		writeJSON(w, http.StatusOK, data)
 		return
 	}
 	stored, ok, err := a.cfg.Stored.StoredResult(r.Context(), string(command.Test), owner, id)

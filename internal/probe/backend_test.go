@@ -83,7 +83,7 @@ func (f *probeFixture) config() Config {
 	return Config{Target: f.env.target, Queue: f.env.queue, MessageSize: 256, LossTimeout: 2 * time.Second}
 }
 
-func (f *probeFixture) run(ctx context.Context, cfg Config, progress func(Stats)) Stats {
+func (f *probeFixture) run(ctx context.Context, cfg Config, progress func(Progress)) Stats {
 	f.t.Helper()
 	st, err := Run(ctx, f.pool, cfg, progress)
 	if err != nil {
@@ -339,9 +339,13 @@ func testRateHonoured(f *probeFixture) {
 
 func testProgress(f *probeFixture) {
 	var got []Stats
+	var windows []Window
 	cfg := f.config()
 	cfg.Duration, cfg.Rate, cfg.ProgressEvery = 600*time.Millisecond, 300, 100*time.Millisecond
-	f.run(f.ctx, cfg, func(st Stats) { got = append(got, st) })
+	f.run(f.ctx, cfg, func(p Progress) {
+		got = append(got, p.Stats)
+		windows = append(windows, p.Window)
+	})
 	if len(got) < 3 {
 		f.t.Fatalf("%d progress reports in 600 ms every 100 ms, want at least 3", len(got))
 	}
@@ -352,6 +356,26 @@ func testProgress(f *probeFixture) {
 	}
 	if got[len(got)-1].Sent <= got[0].Sent {
 		f.t.Errorf("sent did not grow across progress reports: %d then %d", got[0].Sent, got[len(got)-1].Sent)
+	}
+	// Each window holds the round trips since the previous report: together
+	// they are every one reported so far, and each has its own latency.
+	var windowed int64
+	for i, w := range windows {
+		windowed += w.Received
+		if windowed != got[i].Received {
+			f.t.Errorf("report %d: windows so far hold %d round trips, the totals %d", i, windowed, got[i].Received)
+		}
+		if (w.Received > 0) != (w.LatencyMs.P50 > 0 && w.LatencyMs.P99 >= w.LatencyMs.P50) {
+			f.t.Errorf("report %d: window of %d round trips has latency %+v", i, w.Received, w.LatencyMs)
+		}
+	}
+	last := got[len(got)-1]
+	var histogrammed int64
+	for _, b := range last.LatencyHistogram {
+		histogrammed += b.Count
+	}
+	if last.Received == 0 || histogrammed != last.Received {
+		f.t.Errorf("last report: histogram counts %d round trips, received %d", histogrammed, last.Received)
 	}
 }
 

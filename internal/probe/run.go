@@ -35,14 +35,15 @@ type run struct {
 // Run probes cfg.Target: it puts probe messages to cfg.Queue, gets them
 // back from cfg.ReplyQueue (or cfg.Queue) and returns the statistics.
 // progress, if not nil, is called from Run's goroutine every
-// cfg.ProgressEvery with a snapshot; it should return quickly.
+// cfg.ProgressEvery with the statistics so far and the round trips since
+// the previous call; it should return quickly.
 //
 // The run ends when the putters have put everything (Count or Duration)
 // and every message is back or lost (LossTimeout after its put). When ctx
 // is cancelled with cause ErrStopped, it ends the same way with Stopped
 // set. Any other end of ctx returns its error with the stats so far, as
 // does a failing MQ call (an *mq.Error in the chain).
-func Run(ctx context.Context, conns Connector, cfg Config, progress func(Stats)) (Stats, error) {
+func Run(ctx context.Context, conns Connector, cfg Config, progress func(Progress)) (Stats, error) {
 	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
 		return Stats{}, err
@@ -128,7 +129,7 @@ func (r *run) received(h header, now time.Duration) {
 
 // execute runs the workers and watches them: it sweeps for lost messages,
 // reports progress, and decides when the run is over.
-func (r *run) execute(ctx context.Context, w *workers, progress func(Stats)) (Stats, error) {
+func (r *run) execute(ctx context.Context, w *workers, progress func(Progress)) (Stats, error) {
 	putCtx, cancelPuts := context.WithCancel(ctx)
 	defer cancelPuts()
 	// Getters outlive a stop: they drain what is in flight.
@@ -186,7 +187,9 @@ func (r *run) execute(ctx context.Context, w *workers, progress func(Stats)) (St
 			r.tracker.sweep(time.Since(r.start))
 		case <-r.settled:
 		case <-progressC:
-			progress(r.snapshot(stopped))
+			p := r.tracker.progress(time.Since(r.start))
+			p.Stats.Stopped = stopped
+			progress(p)
 		}
 		// Checked whatever case was picked: putters end with ctx, and the
 		// end of the puts must not pass for a normal finish.

@@ -31,12 +31,28 @@ type Stats struct {
 	ThroughputPerSec float64   `json:"throughputPerSec"`
 	LatencyMs        LatencyMs `json:"latencyMs"`
 	// LatencyHistogram counts the round trips in log-spaced buckets (see
-	// LatencyBucket); in a run's final statistics only, and absent when no
-	// message came back.
+	// LatencyBucket); in a run's final statistics and progress reports, and
+	// absent when no message came back.
 	LatencyHistogram []LatencyBucket `json:"latencyHistogram,omitempty"`
 	// Stopped is true when the run was stopped early (ErrStopped).
 	Stopped  bool  `json:"stopped"`
 	InFlight int64 `json:"inFlight"`
+}
+
+// Progress is what a running probe reports every Config.ProgressEvery.
+type Progress struct {
+	// Stats are the run's statistics so far, LatencyHistogram included.
+	Stats Stats
+	// Window is the round trips received since the previous report.
+	Window Window
+}
+
+// Window is the round trips of one reporting interval: how many came back
+// and their latency (zero when none did), so that a chart shows the
+// latency of each moment rather than of the run so far.
+type Window struct {
+	Received  int64
+	LatencyMs LatencyMs
 }
 
 // LatencyBucket is one bar of the round-trip histogram: Count round trips

@@ -69,7 +69,10 @@ type tracker struct {
 	// lateLost holds retired sequence numbers counted lost and not seen.
 	lateLost map[int64]struct{}
 	hist     *hdrhistogram.Histogram
-	counts   counts
+	// window holds the round trips since the last takeWindow, for a
+	// running test's latency over time.
+	window *hdrhistogram.Histogram
+	counts counts
 }
 
 type counts struct {
@@ -94,6 +97,7 @@ func newTracker(cfg Config, credits chan struct{}) *tracker {
 		highest:     highest,
 		lateLost:    make(map[int64]struct{}),
 		hist:        hdrhistogram.New(latencyMinMicros, latencyMaxMicros, latencyDigits),
+		window:      hdrhistogram.New(latencyMinMicros, latencyMaxMicros, latencyDigits),
 	}
 }
 
@@ -195,7 +199,9 @@ func (t *tracker) receiveLocked(h header, now time.Duration) {
 		}
 		s.state = slotReceived
 		t.counts.received++
-		t.hist.RecordValue(min(max(rtt.Microseconds(), latencyMinMicros), latencyMaxMicros)) // in range by construction
+		micros := min(max(rtt.Microseconds(), latencyMinMicros), latencyMaxMicros)
+		t.hist.RecordValue(micros)   // in range by construction
+		t.window.RecordValue(micros) // likewise
 		if t.onRoundTrip != nil {
 			t.onRoundTrip(rtt)
 		}
@@ -256,6 +262,10 @@ func (t *tracker) settled() bool {
 func (t *tracker) snapshot(elapsed time.Duration) Stats {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.snapshotLocked(elapsed)
+}
+
+func (t *tracker) snapshotLocked(elapsed time.Duration) Stats {
 	c := t.counts
 	st := Stats{
 		Sent:       c.sent,
@@ -269,21 +279,41 @@ func (t *tracker) snapshot(elapsed time.Duration) Stats {
 	if elapsed > 0 {
 		st.ThroughputPerSec = round1(float64(c.received) / elapsed.Seconds())
 	}
-	if t.hist.TotalCount() > 0 {
-		p := t.hist.ValueAtPercentilesSlice(percentiles) // one pass over the counts
-		st.LatencyMs = LatencyMs{
-			P50:  microsToMs(p[0]),
-			P90:  microsToMs(p[1]),
-			P99:  microsToMs(p[2]),
-			P999: microsToMs(p[3]),
-			Max:  microsToMs(t.hist.Max()),
-		}
-	}
+	st.LatencyMs = latencyMs(t.hist)
 	return st
 }
 
+// latencyMs summarizes h; zero when it is empty.
+func latencyMs(h *hdrhistogram.Histogram) LatencyMs {
+	if h.TotalCount() == 0 {
+		return LatencyMs{}
+	}
+	p := h.ValueAtPercentilesSlice(percentiles) // one pass over the counts
+	return LatencyMs{
+		P50:  microsToMs(p[0]),
+		P90:  microsToMs(p[1]),
+		P99:  microsToMs(p[2]),
+		P999: microsToMs(p[3]),
+		Max:  microsToMs(h.Max()),
+	}
+}
+
+// progress returns the statistics so far with their latency histogram,
+// and the round trips since the previous call (or the run's start), all
+// at one instant; it starts a new window.
+func (t *tracker) progress(elapsed time.Duration) Progress {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := Progress{Stats: t.snapshotLocked(elapsed),
+		Window: Window{Received: t.window.TotalCount(), LatencyMs: latencyMs(t.window)}}
+	p.Stats.LatencyHistogram = latencyHistogram(t.hist)
+	t.window.Reset()
+	return p
+}
+
 // histogram returns the round trips so far as LatencyBuckets. It walks
-// every HDR count, so runs call it for their final statistics only.
+// the HDR counts up to the largest round trip, so runs call it for their
+// final statistics and progress reports only.
 func (t *tracker) histogram() []LatencyBucket {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -2,7 +2,9 @@ package result
 
 import (
 	"context"
+	"strings"
 	"sync"
+	"time"
 )
 
 // Recent keeps the last events in memory for GET /results, bounded by a
@@ -58,13 +60,27 @@ type Filter struct {
 	IdempotencyKey string
 	OperationType  string
 	Status         Status
-	Limit          int
+	// Target is a data.target ("QM1:DEV.QUEUE.1"), or a queue manager
+	// ("QM1") matching every queue of it.
+	Target string
+	// Since and Until bound the event time, both inclusive.
+	Since, Until time.Time
+	Limit        int
 }
 
 func (f Filter) match(e Event) bool {
 	return e.Data.Tenant == f.Tenant && (f.IdempotencyKey == "" || e.Data.IdempotencyKey == f.IdempotencyKey) &&
 		(f.OperationType == "" || e.Data.OperationType == f.OperationType) &&
-		(f.Status == "" || e.Data.Status == f.Status)
+		(f.Status == "" || e.Data.Status == f.Status) && f.matchTarget(e.Data.Target) &&
+		(f.Since.IsZero() || !e.Time.Before(f.Since)) && (f.Until.IsZero() || !e.Time.After(f.Until))
+}
+
+func (f Filter) matchTarget(target string) bool {
+	if f.Target == "" || target == f.Target {
+		return true
+	}
+	qm, _, _ := strings.Cut(target, ":")
+	return !strings.Contains(f.Target, ":") && qm == f.Target
 }
 
 // Find returns matching events, newest first.

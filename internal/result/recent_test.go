@@ -35,6 +35,43 @@ func TestRecentKeepsTheNewestAndFilters(t *testing.T) {
 	}
 }
 
+// TestRecentFiltersByTargetAndTime: a target filter names a queue or a
+// whole queue manager; since and until bound the event time inclusively.
+func TestRecentFiltersByTargetAndTime(t *testing.T) {
+	r := result.NewRecent(10, 0)
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for i, target := range []string{"QM1:DEV.QUEUE.1", "QM1:DEV.QUEUE.2", "QM2:DEV.QUEUE.1", ""} {
+		ev := result.New("mqprobe/test", result.Data{IdempotencyKey: fmt.Sprint("k", i), Target: target}, start.Add(time.Duration(i)*time.Minute))
+		if err := r.Publish(context.Background(), ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keys := func(f result.Filter) string {
+		var out []string
+		for _, e := range r.Find(f) {
+			out = append(out, e.Data.IdempotencyKey)
+		}
+		return strings.Join(out, ",")
+	}
+	for name, tt := range map[string]struct {
+		f    result.Filter
+		want string
+	}{
+		"queue":               {result.Filter{Target: "QM1:DEV.QUEUE.1"}, "k0"},
+		"queue manager":       {result.Filter{Target: "QM1"}, "k1,k0"},
+		"other queue manager": {result.Filter{Target: "QM2"}, "k2"},
+		"prefix is not a qm":  {result.Filter{Target: "QM"}, ""},
+		"since":               {result.Filter{Since: start.Add(time.Minute)}, "k3,k2,k1"},
+		"until":               {result.Filter{Until: start.Add(time.Minute)}, "k1,k0"},
+		"between":             {result.Filter{Since: start.Add(time.Minute), Until: start.Add(2 * time.Minute)}, "k2,k1"},
+		"target and time":     {result.Filter{Target: "QM1", Since: start.Add(30 * time.Second)}, "k1"},
+	} {
+		if got := keys(tt.f); got != tt.want {
+			t.Errorf("%s: %q, want %q", name, got, tt.want)
+		}
+	}
+}
+
 func TestRecentIsBoundedBySize(t *testing.T) {
 	r := result.NewRecent(1000, 10_000)
 	big := json.RawMessage(`"` + strings.Repeat("x", 3000) + `"`)

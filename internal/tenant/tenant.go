@@ -68,16 +68,28 @@ func (t Tenant) Authorize(cmd command.Command) error {
 	}
 	switch {
 	case cmd.TargetRef != "":
-		for _, p := range t.Profiles {
-			if targets.Match(p, cmd.TargetRef, false) {
-				return nil
-			}
+		if t.MayUseProfile(cmd.TargetRef) {
+			return nil
 		}
 		return fmt.Errorf("tenant %q may not use target profile %q: it matches no pattern of http.tokens.%s.profiles", t.Name, cmd.TargetRef, t.Name)
 	case cmd.Target != nil && !t.Inline:
 		return fmt.Errorf("tenant %q may not name inline targets (http.tokens.%s.inline is false): use a targetRef", t.Name, t.Name)
 	}
 	return nil
+}
+
+// MayUseProfile reports whether t's targetRef may name the target profile
+// name: any for the implicit tenant, else one matching t's Profiles.
+func (t Tenant) MayUseProfile(name string) bool {
+	if !t.Named() {
+		return true
+	}
+	for _, p := range t.Profiles {
+		if targets.Match(p, name, false) {
+			return true
+		}
+	}
+	return false
 }
 
 type contextKey struct{}

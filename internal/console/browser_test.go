@@ -1,0 +1,363 @@
+package console_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/mqprobe/mqprobe/internal/config"
+	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
+)
+
+// screenshotsVar names the directory the browser test writes a screenshot
+// of each page into (make docs sets it to docs/console); unset, it writes
+// none.
+const screenshotsVar = "MQPROBE_CONSOLE_SCREENSHOTS"
+
+// chromiumPath finds the Chromium the browser tests drive:
+// $MQPROBE_TEST_CHROMIUM, else chromium or chromium-browser on PATH.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("MQPROBE_TEST_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Fatal("no Chromium for the console's browser tests: run `bash scripts/chromium.sh` (make test does), or set MQPROBE_TEST_CHROMIUM to a Chromium binary")
+	return ""
+}
+
+// browser is one headless Chromium tab on a daemon's console.
+type browser struct {
+	t    *testing.T
+	ctx  context.Context
+	base string
+}
+
+func newBrowser(t *testing.T, base string) *browser {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromiumPath(t)),
+		chromedp.NoSandbox, chromedp.DisableGPU, chromedp.Flag("disable-background-networking", true), chromedp.NoFirstRun,
+		chromedp.Flag("no-proxy-server", true), chromedp.WindowSize(1280, 900))
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+	})
+	// The first action starts the browser, which lives as long as the
+	// context it runs on: this one, not a step's timeout.
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("starting Chromium: %v", err)
+	}
+	return &browser{t: t, ctx: ctx, base: base}
+}
+
+// do runs steps, failing the test with what the page shows if one fails.
+func (b *browser) do(steps ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		b.t.Fatalf("browser: %v; the page shows:\n%s", err, b.mainText())
+	}
+}
+
+// open loads path of the console.
+func (b *browser) open(path string) {
+	b.t.Helper()
+	b.do(chromedp.Navigate(b.base + path))
+}
+
+// eval returns the value of a JavaScript expression in the page.
+func eval[T any](b *browser, expr string) T {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 15*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.t.Fatalf("evaluating %s: %v", expr, err)
+	}
+	return v
+}
+
+// waitFor waits until a JavaScript expression is truthy, failing the test
+// with what the page shows after timeout. The expression is evaluated
+// afresh each time, so a page that loads meanwhile is no error.
+func (b *browser) waitFor(what, expr string, timeout time.Duration) {
+	b.t.Helper()
+	deadline := time.Now().Add(timeout)
+	var lastErr error
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("Boolean("+expr+")"))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		lastErr = err
+		time.Sleep(50 * time.Millisecond)
+	}
+	b.t.Fatalf("waiting %s for %s (last error: %v); the page shows:\n%s", timeout, what, lastErr, b.mainText())
+}
+
+// waitText waits until the element sel holds text.
+func (b *browser) waitText(sel, text string) {
+	b.t.Helper()
+	b.waitFor(fmt.Sprintf("%s to show %q", sel, text),
+		fmt.Sprintf(`document.querySelector(%s)?.textContent.includes(%s)`, js(sel), js(text)), 15*time.Second)
+}
+
+// fill sets the form control sel to value as if typed, inputs in folded
+// sections included.
+func (b *browser) fill(sel, value string) {
+	b.t.Helper()
+	b.do(chromedp.SetValue(chromedp.CSS(sel), value))
+}
+
+func (b *browser) click(sel string) {
+	b.t.Helper()
+	b.do(chromedp.Click(chromedp.CSS(sel)))
+}
+
+func (b *browser) mainText() string {
+	ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+	defer cancel()
+	text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('main')?.innerText ?? ''`))
+	if err != nil {
+		return "(unreadable: " + err.Error() + ")"
+	}
+	return text
+}
+
+// screenshot saves the whole page as <name>.png in $MQPROBE_CONSOLE_SCREENSHOTS,
+// when it is set.
+func (b *browser) screenshot(name string) {
+	b.t.Helper()
+	dir := os.Getenv(screenshotsVar)
+	if dir == "" {
+		return
+	}
+	b.waitFor("the page to settle", `document.readyState === 'complete'`, 5*time.Second)
+	ctx, cancel := context.WithTimeout(b.ctx, 15*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // 100: PNG
+	if err != nil {
+		b.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// js quotes s as a JavaScript string.
+func js(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+const (
+	adminToken = "console-admin-token"
+	teamToken  = "console-team-a-token"
+)
+
+// TestConsoleInBrowser drives the console in headless Chromium against a
+// daemon that asks for a token: a page opened without it shows no data,
+// then each page is loaded and used as an operator would — a PRODUCE sent
+// from the form and its result found, a TEST started and its chart
+// watched growing, then stopped, and a record opened and evicted. A named
+// tenant signed in sees none of it.
+func TestConsoleInBrowser(t *testing.T) {
+	t.Setenv("MQPROBE_TEST_CONSOLE_TEAM_TOKEN", teamToken)
+	h := daemontest.Start(t, func(s *daemontest.Setup) {
+		s.Cfg.HTTP.AuthToken = adminToken
+		s.Cfg.HTTP.Tokens = map[string]config.TenantConfig{"team-a": {TokenRef: "env:MQPROBE_TEST_CONSOLE_TEAM_TOKEN", Inline: true}}
+	})
+	if dir := os.Getenv(screenshotsVar); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := newBrowser(t, h.Base)
+
+	t.Run("without the token no data", func(t *testing.T) {
+		b.t = t
+		for _, path := range []string{"/", "/ui/results", "/ui/probes", "/ui/record?op=PRODUCE&key=k", "/ui/send"} {
+			b.open(path)
+			b.waitFor("the sign-in form on "+path, `document.querySelector('#signin #token') !== null`, 10*time.Second)
+			if text := b.mainText(); strings.Contains(text, "embedded") || strings.Contains(text, "QM1") || strings.Contains(text, "None.") {
+				t.Errorf("%s without a token shows data:\n%s", path, text)
+			}
+		}
+		if status := eval[int](b, `fetch('/status').then(r => r.status)`); status != http.StatusUnauthorized {
+			t.Errorf("GET /status from the page without a token: %d, want 401", status)
+		}
+	})
+
+	b.t = t
+	b.open("/")
+	b.waitFor("the sign-in form", `document.querySelector('#token') !== null`, 10*time.Second)
+	b.do(chromedp.SendKeys(chromedp.CSS("#token"), adminToken), chromedp.Click(chromedp.CSS("#signin button[type=submit]")))
+
+	t.Run("overview", func(t *testing.T) {
+		b.t = t
+		b.waitText("#about", "embedded")
+		b.waitText("#targets", "DEV.QUEUE.1")
+		b.waitText("#last-hour", "None.")
+		if got := eval[string](b, `document.querySelector('nav a[aria-current=page]')?.textContent`); got != "Overview" {
+			t.Errorf("the current page in the navigation is %q, want Overview", got)
+		}
+	})
+
+	var produceKey string
+	t.Run("send a PRODUCE from the form and see its result", func(t *testing.T) {
+		b.t = t
+		b.open("/ui/send?op=PRODUCE")
+		b.waitFor("the PRODUCE form", `document.querySelector('#f-batch-count') !== null`, 10*time.Second)
+		produceKey = eval[string](b, `document.querySelector('#idempotency-key').value`)
+		if !strings.HasPrefix(produceKey, "console-") {
+			t.Fatalf("the form shows key %q, want a generated console-… key", produceKey)
+		}
+		if max := eval[string](b, `document.querySelector('#f-batch-count').max`); max != "10000000" {
+			t.Errorf("batch count's max %q, want the schema's 10000000", max)
+		}
+		b.fill("#f-target-queueManager", "QM1")
+		b.fill("#f-target-queue", "DEV.QUEUE.3")
+		b.fill("#f-batch-count", "7")
+		b.screenshot("send")
+		b.click("#send-button")
+		b.waitText("#reply", "COMPLETED")
+		if depth := queueDepth(t, h, "DEV.QUEUE.3"); depth != 7 {
+			t.Errorf("DEV.QUEUE.3 holds %d messages after the form's PRODUCE of 7", depth)
+		}
+		b.click("#see-results")
+		b.waitText("#results", produceKey)
+		b.waitText("#results", "COMPLETED")
+		b.click("#results details summary")
+		b.waitText("#results details pre", `"idempotencyKey": "`+produceKey+`"`)
+		if shown := eval[bool](b, `document.querySelector('#results details details').open`); shown {
+			t.Error("the payload is shown before it is asked for")
+		}
+		b.screenshot("results")
+
+		// Server-side filters: the target's queue manager finds the event,
+		// another queue does not.
+		b.open("/ui/results?target=QM1&operationType=PRODUCE")
+		b.waitText("#results", produceKey)
+		b.open("/ui/results?target=QM1:DEV.QUEUE.2")
+		b.waitText("#results", "0 events")
+	})
+
+	t.Run("open the record and evict it", func(t *testing.T) {
+		b.t = t
+		b.open("/ui/record?op=PRODUCE&key=" + produceKey)
+		b.waitText("#record", "COMPLETED")
+		b.waitText("#record", "Expires")
+		b.screenshot("record")
+		b.click("#evict")
+		b.click("#confirm-evict")
+		b.waitText("#evict-outcome", "Evicted")
+		if status := apiStatus(t, h, "/idempotency/PRODUCE/"+produceKey, adminToken); status != http.StatusNotFound {
+			t.Errorf("GET the evicted record: %d, want 404", status)
+		}
+	})
+
+	t.Run("start a TEST, watch its chart grow, stop it", func(t *testing.T) {
+		b.t = t
+		b.open("/ui/send?op=TEST")
+		b.waitFor("the TEST form", `document.querySelector('#f-durationSeconds') !== null`, 10*time.Second)
+		testKey := eval[string](b, `document.querySelector('#idempotency-key').value`)
+		b.fill("#f-target-queueManager", "QM1")
+		b.fill("#f-target-queue", "DEV.QUEUE.2")
+		b.fill("#f-durationSeconds", "60")
+		b.fill("#f-batch-rateLimitPerSec", "100")
+		b.click("#send-button")
+		b.waitText("#reply", "202")
+		b.click("#watch-probe")
+		b.waitFor("the latency chart", `document.querySelector('#latency-chart') !== null`, 10*time.Second)
+		first := eval[int](b, `Number(document.querySelector('#latency-chart').dataset.points)`)
+		b.waitFor("the chart's points to grow", fmt.Sprintf(`Number(document.querySelector('#latency-chart')?.dataset.points) >= %d`, first+3), 10*time.Second)
+		if lines := eval[int](b, `document.querySelectorAll('#latency-chart polyline').length`); lines != 2 {
+			t.Errorf("the latency chart draws %d lines, want p50 and p99", lines)
+		}
+		if rows := eval[int](b, `document.querySelectorAll('#latency tbody tr').length`); rows < 3 {
+			t.Errorf("the table beside the chart lists %d points", rows)
+		}
+		b.waitFor("the live histogram", `document.querySelector('#histogram-chart rect.bar') !== null`, 10*time.Second)
+		b.screenshot("probe")
+		b.click("#stop-test")
+		b.waitText("#test-summary", "COMPLETED")
+		b.waitText("#test-summary", "stopped early")
+		if hidden := eval[bool](b, `document.querySelector('#stop-test').hidden`); !hidden {
+			t.Error("the Stop button is still offered after the run ended")
+		}
+
+		b.open("/ui/probes")
+		b.waitText("#tests", testKey)
+		b.waitText("#tests", "COMPLETED")
+		b.screenshot("probes")
+
+		// The overview counts the commands that ran: the PRODUCE and the TEST.
+		b.open("/")
+		b.waitFor("the last hour's outcomes", `[...document.querySelectorAll('#last-hour td')].some(td => td.textContent === 'completed')`, 10*time.Second)
+		b.screenshot("overview")
+	})
+
+	t.Run("a tenant sees only its own", func(t *testing.T) {
+		b.t = t
+		eval[any](b, `sessionStorage.setItem('mqprobe.token', `+js(teamToken)+`) ?? true`)
+		b.open("/ui/results")
+		b.waitText("#results", "0 events")
+		b.open("/ui/probes")
+		b.waitText("#tests", "None.")
+	})
+}
+
+// TestConsoleDisabled: console.enabled false leaves / to the API, which
+// has no such route.
+func TestConsoleDisabled(t *testing.T) {
+	h := daemontest.Start(t, func(s *daemontest.Setup) { s.Cfg.Console.Enabled = false })
+	for _, path := range []string{"/", "/ui/probes", "/ui/assets/app.js"} {
+		if status, _, _ := h.Get(path); status != http.StatusNotFound {
+			t.Errorf("GET %s with the console disabled: %d, want 404", path, status)
+		}
+	}
+}
+
+// apiStatus is the status of GET path with token.
+func apiStatus(t *testing.T, h *daemontest.Harness, path, token string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, h.Base+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// queueDepth reads a QM1 queue's depth through the API.
+func queueDepth(t *testing.T, h *daemontest.Harness, queue string) int {
+	t.Helper()
+	r := h.Post("/queue/depth", fmt.Sprintf(`{"target":{"queueManager":"QM1","queue":%q}}`, queue), "Authorization", "Bearer "+adminToken)
+	if r.Status != http.StatusOK {
+		t.Fatalf("depth: %d %s", r.Status, r.Body)
+	}
+	return int(r.JSON(t)["result"].(map[string]any)["currentDepth"].(float64))
+}
