@@ -7,8 +7,10 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"log/slog"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -153,6 +155,34 @@ func TestReusedPutHandleDropsOldProperties(t *testing.T) {
 	}
 }
 
+// TestPropertiesKeepTheirTypes: every MQ property type comes back as the
+// Go type it was put with, a null property included.
+func TestPropertiesKeepTheirTypes(t *testing.T) {
+	e := newAdapterEnv(t)
+	c := e.connect()
+	out := e.open(c, mq.OpenOutput)
+	in := e.open(c, mq.OpenInputShared)
+	sent := mq.Properties{
+		"s": "text", "b": true, "bytes": []byte{0, 1, 2},
+		"i8": int8(-8), "i16": int16(-1600), "i32": int32(-320000), "i64": int64(-6400000000),
+		"f32": float32(0.25), "f64": 0.125, "nothing": nil,
+	}
+	e.put(out, &mq.Message{Properties: sent, Payload: []byte("x")})
+	var msg mq.Message
+	if err := in.Get(e.ctx, &msg, mq.GetOptions{}); err != nil {
+		t.Fatalf("get: %v", err)
+	}
+	for name, want := range sent {
+		got, ok := msg.Properties[name]
+		if !ok || !reflect.DeepEqual(got, want) {
+			t.Errorf("property %s = %T %v (present %v), want %T %v", name, got, got, ok, want, want)
+		}
+	}
+	if len(msg.Properties) != len(sent) {
+		t.Errorf("got %d properties %v, want %d", len(msg.Properties), msg.Properties, len(sent))
+	}
+}
+
 func TestRejectsWhatThePortForbids(t *testing.T) {
 	e := newAdapterEnv(t)
 	q := e.open(e.connect(), mq.OpenOutput|mq.OpenInputShared|mq.OpenBrowse)
@@ -220,6 +250,11 @@ func TestConnectOptions(t *testing.T) {
 	if cno.Options&mqi.MQCNO_CLIENT_BINDING == 0 || cno.ApplName != "probe" || cno.CCDTUrl != "" {
 		t.Errorf("MQCNO = options %#x, applName %q, ccdt %q", cno.Options, cno.ApplName, cno.CCDTUrl)
 	}
+	// Whatever DefRecon or DEFRECON say, the client must not reconnect
+	// behind the pool's back.
+	if cno.Options&mqi.MQCNO_RECONNECT_DISABLED == 0 || cno.Options&mqi.MQCNO_RECONNECT != 0 {
+		t.Errorf("MQCNO = options %#x, applName %q, ccdt %q", cno.Options, cno.ApplName, cno.CCDTUrl)
+	}
 	cd := cno.ClientConn
 	if cd == nil || cd.ChannelName != "APP.SVRCONN" || cd.ConnectionName != "mq1(1414),mq2(1415)" ||
 		cd.SSLCipherSpec != "ANY_TLS13" || cd.SSLPeerName != "CN=QM1" || cd.CertificateLabel != "me" ||
@@ -237,6 +272,46 @@ func TestConnectOptions(t *testing.T) {
 	cno = connectOptions(mq.Target{QueueManager: "QM1", CCDTURL: "file:///ccdt.json"})
 	if cno.CCDTUrl != "file:///ccdt.json" || cno.ClientConn != nil || cno.SSLConfig != nil || cno.SecurityParms != nil {
 		t.Errorf("CCDT target gave MQCNO %+v", cno)
+	}
+}
+
+// TestConnectKeepsWarnedConnection: MQCONNX completing with a warning
+// (2391: another connection in the process set up TLS with other
+// settings) returns a live connection, which Connect keeps and logs, rather
+// than reporting a failure and leaking it.
+func TestConnectKeepsWarnedConnection(t *testing.T) {
+	e := newAdapterEnv(t)
+	realConnx := connx
+	t.Cleanup(func() { connx = realConnx })
+	connx = func(name string, cno *mqi.MQCNO) (mqi.MQQueueManager, error) {
+		qm, err := realConnx(name, cno)
+		if err != nil {
+			return qm, err
+		}
+		return qm, &mqi.MQReturn{MQCC: mqi.MQCC_WARNING, MQRC: mqi.MQRC_SSL_ALREADY_INITIALIZED}
+	}
+	var logged bytes.Buffer
+	backend := &Backend{Log: slog.New(slog.NewTextHandler(&logged, nil))}
+	c, err := backend.Connect(e.ctx, e.target)
+	if err != nil {
+		t.Fatalf("a warned connect failed: %v", err)
+	}
+	q, err := c.OpenQueue(e.ctx, e.queue, mq.OpenOutput|mq.OpenInquire)
+	if err != nil {
+		t.Fatalf("open on the warned connection: %v", err)
+	}
+	if _, err := q.Inquire(e.ctx); err != nil {
+		t.Errorf("inquire on the warned connection: %v", err)
+	}
+	if err := q.Close(); err != nil {
+		t.Errorf("close queue: %v", err)
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("disconnect: %v", err)
+	}
+	if want := "MQRC_SSL_ALREADY_INITIALIZED (2391)"; !strings.Contains(logged.String(), want) ||
+		!strings.Contains(logged.String(), "level=WARN") {
+		t.Errorf("log %q does not warn of %s", logged.String(), want)
 	}
 }
 
@@ -262,16 +337,5 @@ func TestUnitConversions(t *testing.T) {
 		if got := waitMillis(d); got != want {
 			t.Errorf("waitMillis(%s) = %d, want %d", d, got, want)
 		}
-	}
-	for in, want := range map[any]any{
-		int8(-1): int64(-1), int16(2): int64(2), int32(3): int64(3), float32(0.5): 0.5,
-		"s": "s", true: true, int64(4): int64(4), 1.5: 1.5,
-	} {
-		if got, ok := portValue(in); !ok || got != want {
-			t.Errorf("portValue(%T %v) = %T %v, %v", in, in, got, got, ok)
-		}
-	}
-	if _, ok := portValue(nil); ok {
-		t.Error("a null property got a port value")
 	}
 }
