@@ -245,7 +245,8 @@ func TestConnectOptions(t *testing.T) {
 		User:         "app",
 		Password:     "secret",
 		ApplName:     "probe",
-		TLS:          mq.TLS{CipherSpec: "ANY_TLS13", KeyRepository: "/keys/key", CertLabel: "me", PeerName: "CN=QM1"},
+		TLS: mq.TLS{CipherSpec: "ANY_TLS13", KeyRepository: "/keys/key.p12", KeyRepositoryPassword: "p12-pw",
+			CertLabel: "me", PeerName: "CN=QM1"},
 	})
 	if cno.Options&mqi.MQCNO_CLIENT_BINDING == 0 || cno.ApplName != "probe" || cno.CCDTUrl != "" {
 		t.Errorf("MQCNO = options %#x, applName %q, ccdt %q", cno.Options, cno.ApplName, cno.CCDTUrl)
@@ -261,7 +262,7 @@ func TestConnectOptions(t *testing.T) {
 		cd.MaxMsgLength != maxChannelMsgLength {
 		t.Errorf("MQCD = %+v", cd)
 	}
-	if sco := cno.SSLConfig; sco == nil || sco.KeyRepository != "/keys/key" || sco.CertificateLabel != "me" {
+	if sco := cno.SSLConfig; sco == nil || sco.KeyRepository != "/keys/key.p12" || sco.KeyRepoPassword != "p12-pw" || sco.CertificateLabel != "me" {
 		t.Errorf("MQSCO = %+v", sco)
 	}
 	csp := cno.SecurityParms

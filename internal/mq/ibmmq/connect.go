@@ -67,8 +67,8 @@ func (b *Backend) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// connectOptions builds the MQCNO for t. The password goes only into the
-// MQCSP, which the binding frees after MQCONNX.
+// connectOptions builds the MQCNO for t. The passwords go only into the
+// MQCSP and MQSCO, whose copies the binding frees after MQCONNX.
 func connectOptions(t mq.Target) *mqi.MQCNO {
 	cno := mqi.NewMQCNO()
 	// A client connection whatever MQ_CONNECT_TYPE says. HANDLE_SHARE_NO_BLOCK
@@ -93,6 +93,7 @@ func connectOptions(t mq.Target) *mqi.MQCNO {
 	if t.TLS.Enabled() {
 		sco := mqi.NewMQSCO()
 		sco.KeyRepository = t.TLS.KeyRepository
+		sco.KeyRepoPassword = t.TLS.KeyRepositoryPassword // the binding frees its copy after MQCONNX
 		sco.CertificateLabel = t.TLS.CertLabel
 		cno.SSLConfig = sco
 	}
