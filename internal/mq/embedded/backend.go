@@ -37,7 +37,10 @@ type queueManager struct {
 	maxUncommitted int
 	maxBytes       int64
 	queues         map[string]*queue
-	idPrefix       [16]byte // "AMQ " + name, as in IBM-generated MsgIds
+	aliases        map[string]string             // alias name → TARGET
+	remotes        map[string]*RemoteQueueConfig // remote definition name → definition
+	identifier     string                        // QMID: name_creation time in hex, as IBM MQ makes it
+	idPrefix       [16]byte                      // "AMQ " + name, as in IBM-generated MsgIds
 	idSeq          atomic.Uint64
 	bodyBytes      atomic.Int64 // held against maxBytes, see storage.go
 }
@@ -60,11 +63,20 @@ func New(cfg Config) (*Backend, error) {
 			maxUncommitted: qc.MaxUncommittedMsgs,
 			maxBytes:       qc.MaxBytes,
 			queues:         make(map[string]*queue, len(qc.Queues)),
+			aliases:        make(map[string]string, len(qc.Aliases)),
+			remotes:        make(map[string]*RemoteQueueConfig, len(qc.Remotes)),
+			identifier:     fmt.Sprintf("%s_%08x", qc.Name, time.Now().Unix()),
 		}
 		copy(qm.idPrefix[:], "AMQ "+qc.Name+"            ")
 		qm.idSeq.Store(uint64(time.Now().UnixNano())) // distinct ids across restarts
 		for _, q := range qc.Queues {
 			qm.queues[q.Name] = newQueue(qm, q)
+		}
+		for _, a := range qc.Aliases {
+			qm.aliases[a.Name] = a.Target
+		}
+		for _, r := range qc.Remotes {
+			qm.remotes[r.Name] = &r
 		}
 		b.qmgrs[qc.Name] = qm
 		if b.defaultQM == nil {

@@ -40,6 +40,35 @@ type QueueManagerConfig struct {
 	MaxUncommittedMsgs int   // MAXUMSGS: puts+gets per unit of work; default 10000
 	MaxBytes           int64 // bodies held by all its queues, uncommitted ones too; more fails 2056; default DefaultMaxBytes
 	Queues             []QueueConfig
+	Aliases            []AliasQueueConfig  // QALIAS definitions
+	Remotes            []RemoteQueueConfig // QREMOTE definitions
+}
+
+// AliasQueueConfig describes an alias queue (DEFINE QALIAS): opened for
+// put, get or browse it resolves to Target, a local queue or a remote
+// definition of the same queue manager; opened for inquire it is itself.
+type AliasQueueConfig struct {
+	Name   string
+	Target string // TARGET (BASE_Q_NAME)
+}
+
+// RemoteQueueConfig describes a remote queue definition (DEFINE QREMOTE).
+// Opened for output it puts to TransmissionQueue, a local queue of the same
+// queue manager (no channel moves messages on); it cannot be opened for
+// input or browse (2045).
+type RemoteQueueConfig struct {
+	Name               string
+	RemoteQueue        string // RNAME
+	RemoteQueueManager string // RQMNAME
+	TransmissionQueue  string // XMITQ; "" = the local queue named like RemoteQueueManager
+}
+
+// xmitq is the local queue a remote definition's messages go to.
+func (r RemoteQueueConfig) xmitq() string {
+	if r.TransmissionQueue != "" {
+		return r.TransmissionQueue
+	}
+	return r.RemoteQueueManager
 }
 
 // QueueConfig describes one local queue.
@@ -87,12 +116,17 @@ func (c *QueueManagerConfig) setDefaults() {
 	}
 }
 
-// Validate reports every invalid setting, naming it.
-func (c Config) Validate() error {
+// Validate reports every invalid setting, naming it under
+// embedded.queueManagers.
+func (c Config) Validate() error { return c.ValidateAt("embedded.queueManagers") }
+
+// ValidateAt reports every invalid setting, naming it under key, the list
+// of queue managers in the caller's configuration file.
+func (c Config) ValidateAt(key string) error {
 	var errs []error
 	qmNames := map[string]bool{}
 	for i, qm := range c.QueueManagers {
-		at := fmt.Sprintf("embedded.queueManagers[%d]", i)
+		at := fmt.Sprintf("%s[%d]", key, i)
 		errs = append(errs, validateName(at+".name", qm.Name, 48))
 		if qmNames[qm.Name] {
 			errs = append(errs, fmt.Errorf("%s.name: duplicate queue manager %q", at, qm.Name))
@@ -103,17 +137,50 @@ func (c Config) Validate() error {
 			notNegative(at+".maxMsgLength", qm.MaxMsgLength),
 			notNegative(at+".maxUncommittedMsgs", qm.MaxUncommittedMsgs),
 			notNegative(at+".maxBytes", qm.MaxBytes))
+		// Queue names share one namespace whatever the queue's type, as on
+		// IBM MQ.
 		qNames := map[string]bool{}
+		unique := func(qat, name string) {
+			errs = append(errs, validateName(qat+".name", name, 48))
+			if qNames[name] {
+				errs = append(errs, fmt.Errorf("%s.name: duplicate queue %q", qat, name))
+			}
+			qNames[name] = true
+		}
+		locals := map[string]bool{}
 		for j, q := range qm.Queues {
 			qat := fmt.Sprintf("%s.queues[%d]", at, j)
-			errs = append(errs, validateName(qat+".name", q.Name, 48))
-			if qNames[q.Name] {
-				errs = append(errs, fmt.Errorf("%s.name: duplicate queue %q", qat, q.Name))
-			}
-			qNames[q.Name] = true
+			unique(qat, q.Name)
+			locals[q.Name] = true
 			errs = append(errs,
 				notNegative(qat+".maxDepth", q.MaxDepth),
 				notNegative(qat+".maxMsgLength", q.MaxMsgLength))
+		}
+		remotes := map[string]bool{}
+		for j, r := range qm.Remotes {
+			rat := fmt.Sprintf("%s.remotes[%d]", at, j)
+			unique(rat, r.Name)
+			remotes[r.Name] = true
+			errs = append(errs,
+				validateName(rat+".remoteQueue", r.RemoteQueue, 48),
+				validateName(rat+".remoteQueueManager", r.RemoteQueueManager, 48))
+			if r.TransmissionQueue != "" {
+				errs = append(errs, validateName(rat+".transmissionQueue", r.TransmissionQueue, 48))
+			}
+			if r.RemoteQueueManager != "" && !locals[r.xmitq()] {
+				field := ".transmissionQueue"
+				if r.TransmissionQueue == "" {
+					field = ".remoteQueueManager" // the xmitq defaults to its name
+				}
+				errs = append(errs, fmt.Errorf("%s%s: transmission queue %q must be a local queue of queue manager %q", rat, field, r.xmitq(), qm.Name))
+			}
+		}
+		for j, a := range qm.Aliases {
+			aat := fmt.Sprintf("%s.aliases[%d]", at, j)
+			unique(aat, a.Name)
+			if !locals[a.Target] && !remotes[a.Target] {
+				errs = append(errs, fmt.Errorf("%s.target: %q must name a local queue or a remote definition of queue manager %q", aat, a.Target, qm.Name))
+			}
 		}
 	}
 	return errors.Join(errs...)

@@ -47,6 +47,20 @@ func (c *conn) check(verb mq.Verb, object string) error {
 }
 
 func (c *conn) OpenQueue(_ context.Context, name string, opts mq.OpenOption) (mq.Queue, error) {
+	h, err := c.open(name, opts)
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// reasonOptionNotValidForType is MQRC_OPTION_NOT_VALID_FOR_TYPE: input or
+// browse on a remote queue definition.
+const reasonOptionNotValidForType mq.Reason = 2045
+
+// open opens name, resolving an alias to its target and a remote
+// definition to its transmission queue.
+func (c *conn) open(name string, opts mq.OpenOption) (*handle, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.check(mq.VerbOpen, name); err != nil {
@@ -58,10 +72,26 @@ func (c *conn) OpenQueue(_ context.Context, name string, opts mq.OpenOption) (mq
 		}
 		return nil, err
 	}
-	q := c.qm.queues[name]
+	h := &handle{c: c, name: name, typ: mq.QueueLocal, opts: opts}
+	target := name
+	if base, ok := c.qm.aliases[name]; ok {
+		h.typ, h.alias, target = mq.QueueAlias, base, base
+	}
+	if r := c.qm.remotes[target]; r != nil {
+		if h.typ == mq.QueueLocal {
+			h.typ = mq.QueueRemote
+		}
+		h.remote = r
+		if opts.Input() || opts.Has(mq.OpenBrowse) {
+			return nil, mq.NewError(mq.VerbOpen, name, reasonOptionNotValidForType)
+		}
+		target = r.xmitq()
+	}
+	q := c.qm.queues[target]
 	if q == nil {
 		return nil, mq.NewError(mq.VerbOpen, name, mq.ReasonUnknownObjectName)
 	}
+	h.q = q
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if opts.Input() {
@@ -74,7 +104,6 @@ func (c *conn) OpenQueue(_ context.Context, name string, opts mq.OpenOption) (mq
 	if opts.Has(mq.OpenOutput) {
 		q.outputCount++
 	}
-	h := &handle{c: c, q: q, opts: opts}
 	c.handles[h] = struct{}{}
 	return h, nil
 }

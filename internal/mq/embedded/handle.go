@@ -11,7 +11,11 @@ import (
 // handle is an open queue (hObj). Its connection's mutex guards it.
 type handle struct {
 	c      *conn
-	q      *queue
+	q      *queue // the local queue puts and gets reach
+	name   string // as opened
+	typ    mq.QueueType
+	alias  string             // an alias's TARGET
+	remote *RemoteQueueConfig // a remote definition, opened directly or through an alias
 	opts   mq.OpenOption
 	closed bool
 	cursor *position // browse cursor; nil before the first browse
@@ -20,81 +24,113 @@ type handle struct {
 
 var _ mq.Queue = (*handle)(nil)
 
-func (h *handle) Name() string { return h.q.name }
+func (h *handle) Name() string { return h.name }
 
 func (h *handle) check(verb mq.Verb) error {
-	if err := h.c.check(verb, h.q.name); err != nil {
+	if err := h.c.check(verb, h.name); err != nil {
 		return err
 	}
 	if h.closed {
-		return mq.NewError(verb, h.q.name, mq.ReasonHobjError)
+		return mq.NewError(verb, h.name, mq.ReasonHobjError)
 	}
 	return nil
 }
 
 func (h *handle) fail(verb mq.Verb, reason mq.Reason) error {
-	return mq.NewError(verb, h.q.name, reason)
+	return mq.NewError(verb, h.name, reason)
+}
+
+// putRequest is a put's options beyond the message: the port's, and the
+// MQI's the server passes (see MQIQueue.Put).
+type putRequest struct {
+	syncpoint   bool
+	newMsgID    bool // MQPMO_NEW_MSG_ID: ignore the message's MsgId
+	newCorrelID bool // MQPMO_NEW_CORREL_ID
+	putTime     time.Time
+	desc        *Descriptor // nil from the port
+	propOrder   []string
+}
+
+// putDone is what a put assigned.
+type putDone struct {
+	msgID, correlID mq.ID
+	putTime         time.Time
 }
 
 func (h *handle) Put(_ context.Context, msg *mq.Message, opts mq.PutOptions) (mq.PutResult, error) {
+	done, err := h.put(msg, putRequest{syncpoint: opts.Syncpoint})
+	return mq.PutResult{MsgID: done.msgID, PutTime: done.putTime}, err
+}
+
+func (h *handle) put(msg *mq.Message, req putRequest) (putDone, error) {
 	c := h.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := h.check(mq.VerbPut); err != nil {
-		return mq.PutResult{}, err
+		return putDone{}, err
 	}
 	if !h.opts.Has(mq.OpenOutput) {
-		return mq.PutResult{}, h.fail(mq.VerbPut, mq.ReasonNotOpenForOutput)
+		return putDone{}, h.fail(mq.VerbPut, mq.ReasonNotOpenForOutput)
 	}
 	faults := &c.qm.backend.faults
 	failRC, fault := faults.put.hit(), faults.takePut()
 	if failRC != 0 {
-		return mq.PutResult{}, h.fail(mq.VerbPut, failRC)
+		return putDone{}, h.fail(mq.VerbPut, failRC)
 	}
 	if err := h.validatePut(msg); err != nil {
-		return mq.PutResult{}, err
+		return putDone{}, err
 	}
-	if opts.Syncpoint && len(c.uow) >= c.qm.maxUncommitted {
-		return mq.PutResult{}, h.fail(mq.VerbPut, mq.ReasonSyncpointLimitReached)
+	if req.syncpoint && len(c.uow) >= c.qm.maxUncommitted {
+		return putDone{}, h.fail(mq.VerbPut, mq.ReasonSyncpointLimitReached)
 	}
-	msgID := msg.MsgID
-	if msgID.IsZero() {
-		msgID = c.qm.newMsgID()
+	done := putDone{msgID: msg.MsgID, correlID: msg.CorrelID, putTime: req.putTime}
+	if done.msgID.IsZero() || req.newMsgID {
+		done.msgID = c.qm.newMsgID()
 	}
-	now := time.Now().Round(0) // wall clock only, like MQMD PutDate/PutTime
+	if req.newCorrelID {
+		done.correlID = c.qm.newMsgID()
+	}
+	if done.putTime.IsZero() {
+		done.putTime = time.Now()
+	}
+	done.putTime = done.putTime.Round(0) // wall clock only, like MQMD PutDate/PutTime
 	// The body is reserved before it is copied, so a put over MaxBytes
 	// allocates nothing.
 	if !c.qm.reserveBody(len(msg.Payload)) {
-		c.qm.purgeExpired(now.UnixNano())
+		c.qm.purgeExpired(done.putTime.UnixNano())
 		if !c.qm.reserveBody(len(msg.Payload)) {
-			return mq.PutResult{}, h.fail(mq.VerbPut, mq.ReasonQSpaceNotAvailable)
+			return putDone{}, h.fail(mq.VerbPut, mq.ReasonQSpaceNotAvailable)
 		}
 	}
-	m := newMessage(msg, msgID, now)
-	m.uncommitted = opts.Syncpoint
-
+	m := newMessage(msg, done.msgID, done.putTime)
+	m.correlID = done.correlID
+	if req.desc != nil {
+		m.desc = *req.desc
+		m.desc.Valid = true
+		m.propOrder = req.propOrder
+	}
+	m.uncommitted = req.syncpoint
 	q := h.q
 	q.mu.Lock()
 	if q.depth >= q.effectiveMaxDepth() {
-		q.purgeExpired(now.UnixNano())
+		q.purgeExpired(done.putTime.UnixNano())
 		if q.depth >= q.effectiveMaxDepth() {
 			q.mu.Unlock()
 			c.qm.discard(m)
-			return mq.PutResult{}, h.fail(mq.VerbPut, mq.ReasonQFull)
+			return putDone{}, h.fail(mq.VerbPut, mq.ReasonQFull)
 		}
 	}
-	if opts.Syncpoint {
+	if req.syncpoint {
 		m.fault = fault // applied at commit
 		q.appendLocked(m)
 	} else {
 		q.deliverLocked(m, fault)
 	}
 	q.mu.Unlock()
-
-	if opts.Syncpoint {
+	if req.syncpoint {
 		c.uow = append(c.uow, uowEntry{q: q, m: m})
 	}
-	return mq.PutResult{MsgID: msgID, PutTime: now}, nil
+	return done, nil
 }
 
 // validatePut rejects what MQPUT would reject before touching the queue.
@@ -114,7 +150,7 @@ func (h *handle) validatePut(msg *mq.Message) error {
 	if len(msg.Properties) > 0 {
 		if err := msg.Properties.Validate(); err != nil {
 			if e, ok := mq.AsError(err); ok {
-				e.Verb, e.Object = mq.VerbPut, h.q.name
+				e.Verb, e.Object = mq.VerbPut, h.name
 			}
 			return err
 		}
@@ -122,7 +158,53 @@ func (h *handle) validatePut(msg *mq.Message) error {
 	return nil
 }
 
+// Reason codes of MQGET the port does not name.
+const (
+	reasonNoMsgUnderCursor     mq.Reason = 2034
+	reasonTruncatedMsgAccepted mq.Reason = 2079
+)
+
+// getRequest is a get's options: the port's, and the MQI's the server
+// passes (see MQIQueue.Get).
+type getRequest struct {
+	wait                  time.Duration
+	waitUnlimited         bool
+	syncpoint             bool
+	syncpointIfPersistent bool
+	browse                mq.BrowseMode
+	browseUnderCursor     bool // MQGMO_BROWSE_MSG_UNDER_CURSOR
+	msgUnderCursor        bool // MQGMO_MSG_UNDER_CURSOR: take the browsed message
+	sel                   match
+	bufferLength          int // −1: the port, which takes any length
+	acceptTruncated       bool
+}
+
+// getDone is what a get found, beyond the port's message.
+type getDone struct {
+	dataLength int
+	desc       Descriptor
+	propOrder  []string
+}
+
 func (h *handle) Get(ctx context.Context, msg *mq.Message, opts mq.GetOptions) error {
+	switch {
+	case opts.Browse != mq.NoBrowse && opts.Syncpoint, opts.Browse < mq.NoBrowse || opts.Browse > mq.BrowseNext:
+		return h.fail(mq.VerbGet, mq.ReasonOptionsError)
+	case opts.Wait < 0:
+		return h.fail(mq.VerbGet, mq.ReasonWaitIntervalError)
+	}
+	return h.get(ctx, msg, nil, getRequest{
+		wait:         opts.Wait,
+		syncpoint:    opts.Syncpoint,
+		browse:       opts.Browse,
+		sel:          match{msgID: opts.MsgID, correlID: opts.CorrelID},
+		bufferLength: -1,
+	})
+}
+
+// get receives or browses into msg; done, when not nil, receives the
+// MQI's view of the message.
+func (h *handle) get(ctx context.Context, msg *mq.Message, done *getDone, req getRequest) error {
 	c := h.c
 	c.mu.Lock()
 	locked := true
@@ -134,78 +216,72 @@ func (h *handle) Get(ctx context.Context, msg *mq.Message, opts mq.GetOptions) e
 	if err := h.check(mq.VerbGet); err != nil {
 		return err
 	}
-	browse := opts.Browse != mq.NoBrowse
+	browse := req.browse != mq.NoBrowse || req.browseUnderCursor
 	switch {
-	case browse && opts.Syncpoint, opts.Browse < mq.NoBrowse || opts.Browse > mq.BrowseNext:
-		return h.fail(mq.VerbGet, mq.ReasonOptionsError)
 	case browse && !h.opts.Has(mq.OpenBrowse):
 		return h.fail(mq.VerbGet, mq.ReasonNotOpenForBrowse)
 	case !browse && !h.opts.Input():
 		return h.fail(mq.VerbGet, mq.ReasonNotOpenForInput)
-	case opts.Wait < 0:
-		return h.fail(mq.VerbGet, mq.ReasonWaitIntervalError)
 	}
 	if rc := c.qm.backend.faults.get.hit(); rc != 0 {
 		return h.fail(mq.VerbGet, rc)
 	}
-	if opts.Syncpoint && len(c.uow) >= c.qm.maxUncommitted {
+	if (req.syncpoint || req.syncpointIfPersistent) && len(c.uow) >= c.qm.maxUncommitted {
 		return h.fail(mq.VerbGet, mq.ReasonSyncpointLimitReached)
 	}
-
-	sel := match{msgID: opts.MsgID, correlID: opts.CorrelID}
+	underCursor := req.browseUnderCursor || req.msgUnderCursor
+	if req.browse == mq.BrowseFirst {
+		h.cursor = nil // even when the get fails: IBM leaves it before the first message
+	}
 	var deadline time.Time
 	var timer *time.Timer
 	q := h.q
 	for {
 		now := time.Now()
-		var after *position
-		if opts.Browse == mq.BrowseNext {
-			after = h.cursor // nil (not yet positioned) behaves as browse-first
-		}
 		q.mu.Lock()
-		lvl, idx, m := q.find(sel, after, now.UnixNano())
+		var lvl, idx int
+		var m *message
+		if underCursor {
+			lvl, idx, m = q.at(h.cursor, now.UnixNano())
+		} else {
+			var after *position
+			if req.browse == mq.BrowseNext {
+				after = h.cursor // nil (not yet positioned) behaves as browse-first
+			}
+			lvl, idx, m = q.find(req.sel, after, now.UnixNano())
+		}
 		if m != nil {
-			if browse {
-				m.copyTo(msg, now.UnixNano())
-				h.cur = position{priority: int32(lvl), seq: m.seq}
-				h.cursor = &h.cur
-				q.mu.Unlock()
-				return nil
-			}
-			q.levels[lvl].removeAt(idx)
-			q.depth--
+			return h.take(msg, done, req, browse, q, lvl, idx, m, now)
+		}
+		if underCursor {
 			q.mu.Unlock()
-			m.copyTo(msg, now.UnixNano())
-			if opts.Syncpoint {
-				c.uow = append(c.uow, uowEntry{q: q, m: m, got: true})
-			} else {
-				c.qm.discard(m)
-			}
-			return nil
+			return h.fail(mq.VerbGet, reasonNoMsgUnderCursor)
 		}
-		if deadline.IsZero() {
-			deadline = now.Add(opts.Wait)
+		if deadline.IsZero() && !req.waitUnlimited {
+			deadline = now.Add(req.wait)
 		}
-		if !now.Before(deadline) {
+		if !req.waitUnlimited && !now.Before(deadline) {
 			q.mu.Unlock()
 			return h.fail(mq.VerbGet, mq.ReasonNoMsgAvailable)
 		}
-		if timer == nil {
-			timer = time.NewTimer(deadline.Sub(now))
-			defer timer.Stop()
+		var expired <-chan time.Time
+		if !req.waitUnlimited {
+			if timer == nil {
+				timer = time.NewTimer(deadline.Sub(now))
+				defer timer.Stop()
+			}
+			expired = timer.C
 		}
 		wake := q.wake
 		q.waiters++
 		q.mu.Unlock()
 		c.mu.Unlock()
 		locked = false
-
 		select {
 		case <-wake:
-		case <-timer.C:
+		case <-expired:
 		case <-ctx.Done():
 		}
-
 		c.mu.Lock()
 		locked = true
 		q.mu.Lock()
@@ -214,12 +290,52 @@ func (h *handle) Get(ctx context.Context, msg *mq.Message, opts mq.GetOptions) e
 		}
 		q.mu.Unlock()
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("mq: %s %s: wait: %w", mq.VerbGet, q.name, err)
+			return fmt.Errorf("mq: %s %s: wait: %w", mq.VerbGet, h.name, err)
 		}
 		if err := h.check(mq.VerbGet); err != nil {
 			return err
 		}
 	}
+}
+
+// take hands the found message m (the idx-th live message of priority lvl)
+// to the caller: browsed, got, or left where it is when it does not fit the
+// caller's buffer. Callers hold c.mu and q.mu; take releases q.mu.
+func (h *handle) take(msg *mq.Message, done *getDone, req getRequest, browse bool, q *queue, lvl, idx int, m *message, now time.Time) error {
+	c := h.c
+	truncated := req.bufferLength >= 0 && len(m.payload) > req.bufferLength
+	if done != nil {
+		done.dataLength = len(m.payload)
+		done.desc = m.desc
+		done.propOrder = m.propOrder
+	}
+	if truncated && !req.acceptTruncated {
+		// The message stays, and so does a browse cursor.
+		m.copyTo(msg, now.UnixNano(), req.bufferLength)
+		q.mu.Unlock()
+		return &mq.Error{Verb: mq.VerbGet, Object: h.name, CompCode: mq.CompWarning, Reason: mq.ReasonTruncatedMsgFailed}
+	}
+	if browse {
+		m.copyTo(msg, now.UnixNano(), req.bufferLength)
+		h.cur = position{priority: int32(lvl), seq: m.seq}
+		h.cursor = &h.cur
+		q.mu.Unlock()
+	} else {
+		q.levels[lvl].removeAt(idx)
+		q.depth--
+		q.mu.Unlock()
+		m.copyTo(msg, now.UnixNano(), req.bufferLength)
+		if req.syncpoint || req.syncpointIfPersistent && m.persistent {
+			c.uow = append(c.uow, uowEntry{q: q, m: m, got: true})
+		} else {
+			c.qm.discard(m) // done keeps m.propOrder: the pool never writes to it
+
+		}
+	}
+	if truncated {
+		return &mq.Error{Verb: mq.VerbGet, Object: h.name, CompCode: mq.CompWarning, Reason: reasonTruncatedMsgAccepted}
+	}
+	return nil
 }
 
 func (h *handle) Inquire(context.Context) (mq.QueueInfo, error) {
@@ -230,6 +346,13 @@ func (h *handle) Inquire(context.Context) (mq.QueueInfo, error) {
 	}
 	if !h.opts.Has(mq.OpenInquire) {
 		return mq.QueueInfo{}, h.fail(mq.VerbInquire, mq.ReasonNotOpenForInquire)
+	}
+	switch h.typ {
+	case mq.QueueAlias:
+		return mq.QueueInfo{Name: h.name, Type: mq.QueueAlias, BaseQueue: h.alias}, nil
+	case mq.QueueRemote:
+		return mq.QueueInfo{Name: h.name, Type: mq.QueueRemote, RemoteQueue: h.remote.RemoteQueue,
+			RemoteQueueManager: h.remote.RemoteQueueManager, TransmissionQueue: h.remote.TransmissionQueue}, nil
 	}
 	q := h.q
 	q.mu.Lock()

@@ -25,8 +25,10 @@ type message struct {
 	backoutCount int32
 	props        mq.Properties
 	payload      []byte
-	uncommitted  bool     // put under syncpoint, not yet committed: invisible to gets
-	fault        putFault // injected, applied at commit (see Faults.DropNth)
+	desc         Descriptor // MQMD fields the port does not model; zero when put through the port
+	propOrder    []string   // property names in the order an MQI client put them; never written after the put
+	uncommitted  bool       // put under syncpoint, not yet committed: invisible to gets
+	fault        putFault   // injected, applied at commit (see Faults.DropNth)
 }
 
 // maxPooledPayload bounds the buffers kept for reuse, so one huge message
@@ -94,9 +96,14 @@ func (m *message) release() {
 func (m *message) expired(now int64) bool { return m.expiresAt != 0 && now >= m.expiresAt }
 
 // copyTo fills dst the way MQGET fills an MQMD and buffer, reusing dst's
-// payload and property storage.
-func (m *message) copyTo(dst *mq.Message, now int64) {
+// payload and property storage; at most bufferLength bytes of the body
+// (all of it when bufferLength is negative).
+func (m *message) copyTo(dst *mq.Message, now int64, bufferLength int) {
 	payload, props := dst.Payload, dst.Properties
+	body := m.payload
+	if bufferLength >= 0 && len(body) > bufferLength {
+		body = body[:bufferLength]
+	}
 	*dst = mq.Message{
 		MsgID:        m.msgID,
 		CorrelID:     m.correlID,
@@ -107,7 +114,7 @@ func (m *message) copyTo(dst *mq.Message, now int64) {
 		ReplyToQMgr:  m.replyToQMgr,
 		PutTime:      m.putTime,
 		BackoutCount: m.backoutCount,
-		Payload:      append(payload[:0], m.payload...),
+		Payload:      append(payload[:0], body...),
 		Properties:   copyProperties(props, m.props),
 	}
 	if m.expiresAt != 0 {

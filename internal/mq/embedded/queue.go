@@ -108,13 +108,37 @@ type position struct {
 	seq      uint64
 }
 
-// match is the selection of a get.
+// match is the selection of a get. A zero identifier matches anything.
 type match struct {
 	msgID, correlID mq.ID
+	groupID         mq.ID
+	matchSeq        bool // MQMO_MATCH_MSG_SEQ_NUMBER
+	seq             int32
 }
 
 func (s match) matches(m *message) bool {
-	return (s.msgID.IsZero() || s.msgID == m.msgID) && (s.correlID.IsZero() || s.correlID == m.correlID)
+	if !(s.msgID.IsZero() || s.msgID == m.msgID) || !(s.correlID.IsZero() || s.correlID == m.correlID) {
+		return false
+	}
+	if !s.groupID.IsZero() && s.groupID != m.desc.GroupID {
+		return false
+	}
+	return !s.matchSeq || s.seq == m.desc.msgSeqNumber()
+}
+
+// at returns the message under a browse cursor, if it is still there,
+// committed and not expired. Callers hold q.mu.
+func (q *queue) at(cursor *position, now int64) (lvl, idx int, m *message) {
+	if cursor == nil {
+		return 0, 0, nil
+	}
+	l := &q.levels[cursor.priority]
+	live := l.live()
+	i := sort.Search(len(live), func(i int) bool { return live[i].seq >= cursor.seq })
+	if i == len(live) || live[i].seq != cursor.seq || live[i].uncommitted || live[i].expired(now) {
+		return 0, 0, nil
+	}
+	return int(cursor.priority), i, live[i]
 }
 
 // find returns the first available message in delivery order that matches

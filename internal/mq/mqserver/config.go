@@ -1,0 +1,274 @@
+package mqserver
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/mqprobe/mqprobe/internal/mq/embedded"
+)
+
+// Config is what a Server serves and who may connect.
+type Config struct {
+	// Backend is the set of queue managers to serve; nil builds one from
+	// QueueManagers. Passing the same Backend to a new Server after Close
+	// keeps the messages across a restart.
+	Backend *embedded.Backend
+	// QueueManagers are built into a Backend when Backend is nil; empty
+	// means DefaultQueueManagers.
+	QueueManagers []embedded.QueueManagerConfig
+	// Channels are the SVRCONN channels; empty means DefaultChannels.
+	Channels []Channel
+	// Users are the users channels name; empty means DefaultUsers.
+	Users []User
+	// Logger receives connection events (never a password); nil discards
+	// them.
+	Logger *slog.Logger
+}
+
+// Channel is a server-connection channel.
+type Channel struct {
+	Name string
+	// MaxMsgLength is the channel's MAXMSGL: a longer message fails with
+	// MQRC_DATA_LENGTH_ERROR (2010) before the queue manager sees it.
+	// 0 means DefaultChannelMaxMsgLength.
+	MaxMsgLength int
+	// Users may connect through the channel. A connection without
+	// credentials runs as the first.
+	Users []string
+	// PasswordRequired asks every connection for a user and password
+	// (DEV.ADMIN.SVRCONN). Otherwise (DEV.APP.SVRCONN) a password is asked
+	// for only when the user has one configured, as in IBM's developer
+	// image without MQ_APP_PASSWORD.
+	PasswordRequired bool
+}
+
+// User is a user a channel may admit.
+type User struct {
+	Name     string
+	Password string // "" = none configured
+}
+
+// DefaultChannelMaxMsgLength is MAXMSGL of a channel that sets none, as on
+// IBM's DEV channels.
+const DefaultChannelMaxMsgLength = 4 * 1024 * 1024
+
+// Names of the default objects, as in IBM's MQ developer container.
+const (
+	AppChannel   = "DEV.APP.SVRCONN"
+	AdminChannel = "DEV.ADMIN.SVRCONN"
+	AppUser      = "app"
+	AdminUser    = "admin"
+)
+
+// DefaultQueueManagers returns IBM's developer queue manager QM1 (local
+// queues DEV.QUEUE.1-3 and DEV.DEAD.LETTER.QUEUE) plus an alias queue
+// DEV.ALIAS.1 → DEV.QUEUE.1 and a remote definition DEV.REMOTE.1 (RNAME
+// DEV.QUEUE.1, RQMNAME QM2) whose messages wait on the transmission queue
+// QM2.
+func DefaultQueueManagers() []embedded.QueueManagerConfig {
+	var queues []embedded.QueueConfig
+	for _, name := range append(append([]string{}, embedded.DefaultQueues...), "QM2") {
+		queues = append(queues, embedded.QueueConfig{Name: name})
+	}
+	return []embedded.QueueManagerConfig{{
+		Name:               embedded.DefaultQueueManager,
+		MaxUncommittedMsgs: embedded.DefaultMaxUncommittedMsgs,
+		Queues:             queues,
+		Aliases:            []embedded.AliasQueueConfig{{Name: "DEV.ALIAS.1", Target: "DEV.QUEUE.1"}},
+		Remotes: []embedded.RemoteQueueConfig{{Name: "DEV.REMOTE.1", RemoteQueue: "DEV.QUEUE.1",
+			RemoteQueueManager: "QM2"}},
+	}}
+}
+
+// DefaultChannels returns DEV.APP.SVRCONN (user app, a password only when
+// app has one) and DEV.ADMIN.SVRCONN (user admin, always a password).
+func DefaultChannels() []Channel {
+	return []Channel{
+		{Name: AppChannel, Users: []string{AppUser}},
+		{Name: AdminChannel, Users: []string{AdminUser}, PasswordRequired: true},
+	}
+}
+
+// DefaultUsers returns app and admin with the passwords of MQ_APP_PASSWORD
+// and MQ_ADMIN_PASSWORD (none when unset), as IBM's developer image takes
+// them.
+func DefaultUsers() []User {
+	return []User{
+		{Name: AppUser, Password: os.Getenv(passwordEnv(AppUser))},
+		{Name: AdminUser, Password: os.Getenv(passwordEnv(AdminUser))},
+	}
+}
+
+// passwordEnv is the environment variable that sets user's password:
+// MQ_APP_PASSWORD for app.
+func passwordEnv(user string) string { return "MQ_" + strings.ToUpper(user) + "_PASSWORD" }
+
+func (c *Config) setDefaults() {
+	if len(c.QueueManagers) == 0 {
+		c.QueueManagers = DefaultQueueManagers()
+	}
+	if len(c.Channels) == 0 {
+		c.Channels = DefaultChannels()
+	}
+	if len(c.Users) == 0 {
+		c.Users = DefaultUsers()
+	}
+	for i := range c.Channels {
+		if c.Channels[i].MaxMsgLength == 0 {
+			c.Channels[i].MaxMsgLength = DefaultChannelMaxMsgLength
+		}
+	}
+}
+
+// Validate reports every invalid setting, naming it as the configuration
+// file does.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Backend == nil {
+		errs = append(errs, embedded.Config{QueueManagers: c.QueueManagers}.ValidateAt("queueManagers"))
+	}
+	users := map[string]bool{}
+	for i, u := range c.Users {
+		at := fmt.Sprintf("users[%d]", i)
+		if u.Name == "" || len(u.Name) > 12 {
+			errs = append(errs, fmt.Errorf("%s.name: must be 1-12 characters, an MQMD UserIdentifier (got %q)", at, u.Name))
+		}
+		if users[u.Name] {
+			errs = append(errs, fmt.Errorf("%s.name: duplicate user %q", at, u.Name))
+		}
+		users[u.Name] = true
+	}
+	channels := map[string]bool{}
+	for i, ch := range c.Channels {
+		at := fmt.Sprintf("channels[%d]", i)
+		if ch.Name == "" || len(ch.Name) > 20 {
+			errs = append(errs, fmt.Errorf("%s.name: must be 1-20 characters, an MQ channel name (got %q)", at, ch.Name))
+		}
+		if channels[ch.Name] {
+			errs = append(errs, fmt.Errorf("%s.name: duplicate channel %q", at, ch.Name))
+		}
+		channels[ch.Name] = true
+		if ch.MaxMsgLength < 0 || ch.MaxMsgLength > 104857600 {
+			errs = append(errs, fmt.Errorf("%s.maxMsgLength: must be 0 (the default, %d) to 104857600 bytes (got %d)", at, DefaultChannelMaxMsgLength, ch.MaxMsgLength))
+		}
+		if len(ch.Users) == 0 {
+			errs = append(errs, fmt.Errorf("%s.users: must name at least one user", at))
+		}
+		for j, u := range ch.Users {
+			if !users[u] {
+				errs = append(errs, fmt.Errorf("%s.users[%d]: %q is not one of users", at, j, u))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// fileConfig is the configuration file (configs/mqserver.yaml).
+type fileConfig struct {
+	QueueManagers []fileQueueManager `yaml:"queueManagers"`
+	Channels      []fileChannel      `yaml:"channels"`
+	Users         []fileUser         `yaml:"users"`
+}
+
+type fileQueueManager struct {
+	Name               string       `yaml:"name"`
+	CommandLevel       int          `yaml:"commandLevel"`
+	MaxMsgLength       int          `yaml:"maxMsgLength"`
+	MaxUncommittedMsgs int          `yaml:"maxUncommittedMsgs"`
+	MaxBytes           int64        `yaml:"maxBytes"`
+	Queues             []fileQueue  `yaml:"queues"`
+	Aliases            []fileAlias  `yaml:"aliases"`
+	Remotes            []fileRemote `yaml:"remotes"`
+}
+
+type fileQueue struct {
+	Name         string `yaml:"name"`
+	MaxDepth     int    `yaml:"maxDepth"`
+	MaxMsgLength int    `yaml:"maxMsgLength"`
+}
+
+type fileAlias struct {
+	Name   string `yaml:"name"`
+	Target string `yaml:"target"`
+}
+
+type fileRemote struct {
+	Name               string `yaml:"name"`
+	RemoteQueue        string `yaml:"remoteQueue"`
+	RemoteQueueManager string `yaml:"remoteQueueManager"`
+	TransmissionQueue  string `yaml:"transmissionQueue"`
+}
+
+type fileChannel struct {
+	Name             string   `yaml:"name"`
+	MaxMsgLength     int      `yaml:"maxMsgLength"`
+	Users            []string `yaml:"users"`
+	PasswordRequired bool     `yaml:"passwordRequired"`
+}
+
+type fileUser struct {
+	Name     string `yaml:"name"`
+	Password string `yaml:"password"`
+}
+
+// LoadConfig reads a configuration file (see configs/mqserver.yaml). A
+// user's password comes from MQ_<NAME>_PASSWORD (MQ_APP_PASSWORD for app)
+// when that is set, else from the file. Unknown keys and invalid settings
+// are errors naming the key.
+func LoadConfig(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("mqserver config: %w", err)
+	}
+	cfg, err := parseConfig(bytes.NewReader(data))
+	if err == nil {
+		defaulted := cfg
+		defaulted.setDefaults()
+		err = defaulted.Validate()
+	}
+	if err != nil {
+		return Config{}, fmt.Errorf("mqserver config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+func parseConfig(r io.Reader) (Config, error) {
+	var f fileConfig
+	dec := yaml.NewDecoder(r)
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
+		return Config{}, err
+	}
+	var cfg Config
+	for _, fq := range f.QueueManagers {
+		qm := embedded.QueueManagerConfig{Name: fq.Name, CommandLevel: fq.CommandLevel, MaxMsgLength: fq.MaxMsgLength,
+			MaxUncommittedMsgs: fq.MaxUncommittedMsgs, MaxBytes: fq.MaxBytes}
+		for _, q := range fq.Queues {
+			qm.Queues = append(qm.Queues, embedded.QueueConfig(q))
+		}
+		for _, a := range fq.Aliases {
+			qm.Aliases = append(qm.Aliases, embedded.AliasQueueConfig(a))
+		}
+		for _, r := range fq.Remotes {
+			qm.Remotes = append(qm.Remotes, embedded.RemoteQueueConfig(r))
+		}
+		cfg.QueueManagers = append(cfg.QueueManagers, qm)
+	}
+	for _, ch := range f.Channels {
+		cfg.Channels = append(cfg.Channels, Channel(ch))
+	}
+	for _, u := range f.Users {
+		if p := os.Getenv(passwordEnv(u.Name)); p != "" {
+			u.Password = p
+		}
+		cfg.Users = append(cfg.Users, User(u))
+	}
+	return cfg, nil
+}

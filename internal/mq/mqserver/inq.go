@@ -1,0 +1,344 @@
+package mqserver
+
+import (
+	"strings"
+
+	"github.com/mqprobe/mqprobe/internal/mq"
+)
+
+// Attribute selectors (MQIA_*, MQCA_*) and the values MQINQ answers with.
+const (
+	iaFirst, iaLast, caFirst, caLast int32 = 1, 2000, 2001, 4000
+
+	iaCodedCharSetID      int32 = 2
+	iaCurrentQDepth       int32 = 3
+	iaDefInputOpenOption  int32 = 4
+	iaDefPersistence      int32 = 5
+	iaDefPriority         int32 = 6
+	iaDefinitionType      int32 = 7
+	iaHardenGetBackout    int32 = 8
+	iaInhibitGet          int32 = 9
+	iaInhibitPut          int32 = 10
+	iaMaxHandles          int32 = 11
+	iaUsage               int32 = 12
+	iaMaxMsgLength        int32 = 13
+	iaMaxPriority         int32 = 14
+	iaMaxQDepth           int32 = 15
+	iaMsgDeliverySequence int32 = 16
+	iaOpenInputCount      int32 = 17
+	iaOpenOutputCount     int32 = 18
+	iaQType               int32 = 20
+	iaRetentionInterval   int32 = 21
+	iaBackoutThreshold    int32 = 22
+	iaShareability        int32 = 23
+	iaTriggerControl      int32 = 24
+	iaTriggerInterval     int32 = 25
+	iaTriggerMsgPriority  int32 = 26
+	iaTriggerType         int32 = 28
+	iaTriggerDepth        int32 = 29
+	iaSyncpoint           int32 = 30
+	iaCommandLevel        int32 = 31
+	iaPlatform            int32 = 32
+	iaMaxUncommittedMsgs  int32 = 33
+	iaDistLists           int32 = 34
+	iaQDepthHighLimit     int32 = 40
+	iaQDepthLowLimit      int32 = 41
+	iaScope               int32 = 45
+	iaDefBind             int32 = 61
+	iaPropertyControl     int32 = 190
+	iaBaseType            int32 = 193
+
+	caBaseQName         int32 = 2002
+	caCommandInputQName int32 = 2003
+	caCreationDate      int32 = 2004
+	caCreationTime      int32 = 2005
+	caDeadLetterQName   int32 = 2006
+	caInitiationQName   int32 = 2008
+	caProcessName       int32 = 2012
+	caQDesc             int32 = 2013
+	caQMgrDesc          int32 = 2014
+	caQMgrName          int32 = 2015
+	caQName             int32 = 2016
+	caRemoteQMgrName    int32 = 2017
+	caRemoteQName       int32 = 2018
+	caBackoutReqQName   int32 = 2019
+	caTriggerData       int32 = 2023
+	caXmitQName         int32 = 2024
+	caDefXmitQName      int32 = 2025
+	caAlterationDate    int32 = 2027
+	caAlterationTime    int32 = 2028
+	caClusterName       int32 = 2029
+	caClusterNamelist   int32 = 2030
+	caQMgrIdentifier    int32 = 2032
+	caVersion           int32 = 2120
+
+	iavNotApplicable int32 = -1 // MQIAV_NOT_APPLICABLE
+	platformUnix     int32 = 3
+	qmgrVersion            = "09040000"
+	commandQueue           = "SYSTEM.ADMIN.COMMAND.QUEUE"
+)
+
+// Queue types an attribute applies to.
+const (
+	forLocal  = 1 << iota // MQQT_LOCAL
+	forAlias              // MQQT_ALIAS
+	forRemote             // MQQT_REMOTE
+	forQueues = forLocal | forAlias | forRemote
+)
+
+// queueIntAttr is an integer attribute of queues: the types it applies to
+// and its value for a queue (info is only read for local queues).
+type queueIntAttr struct {
+	types int
+	value func(info *mq.QueueInfo) int32
+}
+
+func constant(v int32) func(*mq.QueueInfo) int32 { return func(*mq.QueueInfo) int32 { return v } }
+
+// queueIntAttrs are a default DEFINE QLOCAL/QALIAS/QREMOTE's integer
+// attributes plus the live ones.
+var queueIntAttrs = map[int32]queueIntAttr{
+	iaQType:               {forQueues, func(i *mq.QueueInfo) int32 { return int32(i.Type) }},
+	iaDefPersistence:      {forQueues, constant(perNotPersistent)},
+	iaDefPriority:         {forQueues, constant(defaultQueuePriority)},
+	iaInhibitPut:          {forQueues, constant(0)}, // MQQA_PUT_ALLOWED
+	iaDefBind:             {forQueues, constant(0)}, // MQBND_BIND_ON_OPEN
+	iaScope:               {forQueues, constant(1)}, // MQSCO_Q_MGR
+	iaInhibitGet:          {forLocal | forAlias, constant(0)},
+	iaPropertyControl:     {forLocal | forAlias, constant(0)}, // MQPROP_COMPATIBILITY
+	iaBaseType:            {forAlias, constant(otQ)},
+	iaCurrentQDepth:       {forLocal, func(i *mq.QueueInfo) int32 { return int32(i.CurrentDepth) }},
+	iaMaxQDepth:           {forLocal, func(i *mq.QueueInfo) int32 { return int32(i.MaxDepth) }},
+	iaOpenInputCount:      {forLocal, func(i *mq.QueueInfo) int32 { return int32(i.OpenInputCount) }},
+	iaOpenOutputCount:     {forLocal, func(i *mq.QueueInfo) int32 { return int32(i.OpenOutputCount) }},
+	iaMaxMsgLength:        {forLocal, func(i *mq.QueueInfo) int32 { return int32(i.MaxMsgLength) }},
+	iaDefinitionType:      {forLocal, constant(1)}, // MQQDT_PREDEFINED
+	iaDefInputOpenOption:  {forLocal, constant(ooInputShared)},
+	iaShareability:        {forLocal, constant(1)}, // MQQA_SHAREABLE
+	iaMsgDeliverySequence: {forLocal, constant(0)}, // MQMDS_PRIORITY
+	iaBackoutThreshold:    {forLocal, constant(0)},
+	iaHardenGetBackout:    {forLocal, constant(1)}, // MQQA_BACKOUT_HARDENED
+	iaUsage:               {forLocal, constant(0)}, // MQUS_NORMAL
+	iaTriggerControl:      {forLocal, constant(0)}, // MQTC_OFF
+	iaTriggerType:         {forLocal, constant(1)}, // MQTT_FIRST
+	iaTriggerDepth:        {forLocal, constant(1)},
+	iaTriggerMsgPriority:  {forLocal, constant(0)},
+	iaRetentionInterval:   {forLocal, constant(999999999)},
+	iaQDepthHighLimit:     {forLocal, constant(80)},
+	iaQDepthLowLimit:      {forLocal, constant(20)},
+}
+
+// queueCharAttr is a character attribute of queues.
+type queueCharAttr struct {
+	types  int
+	length int
+}
+
+var queueCharAttrs = map[int32]queueCharAttr{
+	caQName:           {forQueues, 48},
+	caQDesc:           {forQueues, 64},
+	caAlterationDate:  {forQueues, 12},
+	caAlterationTime:  {forQueues, 8},
+	caClusterName:     {forQueues, 48},
+	caClusterNamelist: {forQueues, 48},
+	caBaseQName:       {forAlias, 48},
+	caRemoteQName:     {forRemote, 48},
+	caRemoteQMgrName:  {forRemote, 48},
+	caXmitQName:       {forRemote, 48},
+	caCreationDate:    {forLocal, 12},
+	caCreationTime:    {forLocal, 8},
+	caBackoutReqQName: {forLocal, 48},
+	caInitiationQName: {forLocal, 48},
+	caProcessName:     {forLocal, 48},
+	caTriggerData:     {forLocal, 64},
+}
+
+// qmgrCharLengths are the queue manager's character attributes.
+var qmgrCharLengths = map[int32]int{
+	caQMgrName: 48, caQMgrIdentifier: 48, caQMgrDesc: 64, caDeadLetterQName: 48,
+	caCommandInputQName: 48, caDefXmitQName: 48, caVersion: 8,
+}
+
+// qmgrIntAttr returns an integer attribute of the queue manager.
+func (s *session) qmgrIntAttr(sel int32) (int32, bool) {
+	switch sel {
+	case iaCommandLevel:
+		return int32(s.qmgr.CommandLevel), true
+	case iaPlatform:
+		return platformUnix, true
+	case iaCodedCharSetID:
+		return qmgrCCSID, true
+	case iaMaxMsgLength:
+		return int32(s.qmgr.MaxMsgLength), true
+	case iaMaxPriority:
+		return maxPriority, true
+	case iaSyncpoint:
+		return 1, true // MQSP_AVAILABLE
+	case iaMaxHandles:
+		return maxHandlesPerConn, true
+	case iaMaxUncommittedMsgs:
+		return int32(s.qmgr.MaxUncommittedMsgs), true
+	case iaDistLists:
+		return 1, true // MQDL_SUPPORTED
+	case iaTriggerInterval:
+		return 999999999, true
+	}
+	return 0, false
+}
+
+func (s *session) qmgrCharAttr(sel int32) string {
+	switch sel {
+	case caQMgrName:
+		return s.qmgr.Name
+	case caQMgrIdentifier:
+		return s.qmgr.Identifier
+	case caQMgrDesc:
+		return "mqprobe mqserver"
+	case caDeadLetterQName:
+		return s.qmgr.DeadLetterQueue
+	case caCommandInputQName:
+		return commandQueue
+	case caVersion:
+		return qmgrVersion
+	}
+	return "" // DEFXMITQ: none
+}
+
+func (s *session) queueCharAttr(sel int32, info *mq.QueueInfo) string {
+	switch sel {
+	case caQName:
+		return info.Name
+	case caBaseQName:
+		return info.BaseQueue
+	case caRemoteQName:
+		return info.RemoteQueue
+	case caRemoteQMgrName:
+		return info.RemoteQueueManager
+	case caXmitQName:
+		return info.TransmissionQueue
+	case caCreationDate, caAlterationDate:
+		return s.srv.started.UTC().Format("2006-01-02")
+	case caCreationTime, caAlterationTime:
+		return s.srv.started.UTC().Format("15.04.05")
+	}
+	return ""
+}
+
+func typeBit(t mq.QueueType) int {
+	switch t {
+	case mq.QueueAlias:
+		return forAlias
+	case mq.QueueRemote:
+		return forRemote
+	}
+	return forLocal
+}
+
+// inq is MQINQ. Every selector must be valid for the object before
+// anything is returned (2067); one valid for queues but not for this
+// queue's type answers MQIAV_NOT_APPLICABLE or asterisks with warning
+// 2068; too few integers or characters give what fits with warning 2022 or
+// 2008.
+func (s *session) inq(d *decoder) (cc, rc int32, err error) {
+	hobj := d.i32()
+	selectors := d.i32s()
+	intCount, charLength := d.i32(), d.i32()
+	if err := d.end(); err != nil {
+		return 0, 0, err
+	}
+	fail := func(rc int32) (int32, int32, error) {
+		s.out.i32s(nil)
+		s.out.bytes(nil)
+		return ccFailed, rc, nil
+	}
+	o := s.objects[hobj]
+	switch {
+	case o == nil:
+		return fail(rcHobjError)
+	case o.options&ooInquire == 0:
+		return fail(rcNotOpenForInquire)
+	case len(selectors) > maxSelectors:
+		return fail(rcSelectorCountError)
+	case intCount < 0:
+		return fail(rcIntAttrCountError)
+	case charLength < 0:
+		return fail(rcCharAttrLengthError)
+	}
+	var info mq.QueueInfo
+	if o.queue != nil {
+		if info, err = o.queue.Inquire(); err != nil {
+			_, rc := reasonOf(err)
+			return fail(rc)
+		}
+	}
+	for _, sel := range selectors {
+		var ok bool
+		switch {
+		case o.queue == nil && sel >= iaFirst && sel <= iaLast:
+			_, ok = s.qmgrIntAttr(sel)
+		case o.queue == nil:
+			_, ok = qmgrCharLengths[sel]
+		case sel >= iaFirst && sel <= iaLast:
+			_, ok = queueIntAttrs[sel]
+		default:
+			_, ok = queueCharAttrs[sel]
+		}
+		if !ok {
+			return fail(rcSelectorError)
+		}
+	}
+	ints := make([]int32, 0, min(int(intCount), len(selectors)))
+	chars := make([]byte, 0, min(int(charLength), 48*len(selectors)))
+	warn := rcNone
+	warnOnce := func(rc int32) {
+		if warn == rcNone {
+			warn = rc
+		}
+	}
+	typ := typeBit(info.Type)
+	for _, sel := range selectors {
+		if sel >= iaFirst && sel <= iaLast {
+			var v int32
+			if o.queue == nil {
+				v, _ = s.qmgrIntAttr(sel)
+			} else if a := queueIntAttrs[sel]; a.types&typ == 0 {
+				v = iavNotApplicable
+				warnOnce(rcSelectorNotForType)
+			} else {
+				v = a.value(&info)
+			}
+			if len(ints) < int(intCount) {
+				ints = append(ints, v)
+			} else {
+				warnOnce(rcIntAttrCountTooSmall)
+			}
+			continue
+		}
+		var length int
+		var value string
+		if o.queue == nil {
+			length, value = qmgrCharLengths[sel], s.qmgrCharAttr(sel)
+		} else {
+			a := queueCharAttrs[sel]
+			length, value = a.length, s.queueCharAttr(sel, &info)
+			if a.types&typ == 0 {
+				value = strings.Repeat("*", length)
+				warnOnce(rcSelectorNotForType)
+			}
+		}
+		field := make([]byte, length)
+		fixed(field, value)
+		if room := int(charLength) - len(chars); room < length {
+			chars = append(chars, field[:max(room, 0)]...)
+			warnOnce(rcCharAttrsTooShort)
+			continue
+		}
+		chars = append(chars, field...)
+	}
+	s.out.i32s(ints)
+	s.out.bytes(chars)
+	if warn != rcNone {
+		return ccWarning, warn, nil
+	}
+	return ccOK, rcNone, nil
+}
