@@ -108,6 +108,50 @@ func TestDepthFollowsDefinitions(t *testing.T) {
 	}
 }
 
+// TestDepthOnAliasAndRemoteQueues: on the queue manager's own alias and
+// remote definitions, a put through each lands on the local queue behind
+// it, and DEPTH of the definition counts that queue and names it.
+func TestDepthOnAliasAndRemoteQueues(t *testing.T) {
+	b, err := embedded.New(embedded.Config{QueueManagers: []embedded.QueueManagerConfig{{
+		Name:    embedded.DefaultQueueManager,
+		Queues:  []embedded.QueueConfig{{Name: testQueue}, {Name: "QM2.XMITQ", MaxDepth: 9000}},
+		Aliases: []embedded.AliasQueueConfig{{Name: "APP.ALIAS", Target: testQueue}},
+		Remotes: []embedded.RemoteQueueConfig{{Name: "APP.REMOTE", RemoteQueue: "IN.Q", RemoteQueueManager: "QM2", TransmissionQueue: "QM2.XMITQ"}},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixtureOn(t, b)
+	c := f.conn()
+	for queue, n := range map[string]int{"APP.ALIAS": 2, "APP.REMOTE": 3} {
+		q, err := c.OpenQueue(f.ctx, queue, mq.OpenOutput)
+		if err != nil {
+			t.Fatalf("open %s: %v", queue, err)
+		}
+		for range n {
+			if _, err := q.Put(f.ctx, &mq.Message{Payload: []byte("m")}, mq.PutOptions{}); err != nil {
+				t.Fatalf("put to %s: %v", queue, err)
+			}
+		}
+	}
+	for queue, want := range map[string]DepthResult{
+		"APP.ALIAS": {QueueType: "alias", BaseQueue: testQueue,
+			CurrentDepth: ptr(2), MaxDepth: ptr(embedded.DefaultMaxDepth), OpenInputCount: ptr(0), OpenOutputCount: ptr(1)},
+		"APP.REMOTE": {QueueType: "remote", RemoteQueue: "IN.Q", RemoteQueueManager: "QM2", TransmissionQueue: "QM2.XMITQ",
+			CurrentDepth: ptr(3), MaxDepth: ptr(9000), OpenInputCount: ptr(0), OpenOutputCount: ptr(1)},
+	} {
+		run := f.run(command.Command{OperationType: command.Depth})
+		run.Queue = queue
+		got, err := depth(f.ctx, run)
+		if err != nil {
+			t.Fatalf("DEPTH %s: %v", queue, err)
+		}
+		if res := got.(DepthResult); !reflect.DeepEqual(res, want) {
+			t.Errorf("DEPTH %s = %s, want %s", queue, depthJSON(t, res), depthJSON(t, want))
+		}
+	}
+}
+
 func depthJSON(t *testing.T, res DepthResult) string {
 	t.Helper()
 	b, err := json.Marshal(res)
