@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Build the project's IBM MQ client stub (headers + libmqm_r.so) so that
-# github.com/ibm-messaging/mq-golang compiles, links and runs without IBM's
-# client. Sources: internal/mq/ibmmq/testdata/mqstub (see its README.md).
+# Build the project's IBM MQ client library (headers + libmqm_r.so, a client
+# of mqserver) so that github.com/ibm-messaging/mq-golang compiles, links and
+# runs without IBM's client. Sources: internal/mq/ibmmq/testdata/mqstub
+# (see its README.md).
 #
 #   scripts/build-mqstub.sh           build into $MQSTUB_DIR (default .build/mqstub)
-#   scripts/build-mqstub.sh --check   build, then build and run the C self-test
+#   scripts/build-mqstub.sh --check   build, then run the C self-test against a
+#                                     fresh mqserver on a free 127.0.0.1 port
 #   scripts/build-mqstub.sh --env     build, then print only the export lines
 #
 # Rebuilds only when a source, header or this script changed (content hash).
@@ -23,7 +25,7 @@ case "${1:-}" in
   "") ;;
   --check) mode=check ;;
   --env) mode="env" ;;
-  -h|--help) sed -n '2,10p' "$self"; exit 0 ;;
+  -h|--help) sed -n '2,12p' "$self"; exit 0 ;;
   *) echo "usage: $0 [--check|--env]" >&2; exit 2 ;;
 esac
 
@@ -49,11 +51,40 @@ else
 fi
 
 if [ "$mode" = check ]; then
-  log "mqstub: running C self-test"
-  # The self-test sets its own MQSTUB_* variables; start from a clean slate.
-  env -u MQSTUB_QMGRS -u MQSTUB_MAX_DEPTH -u MQSTUB_MAX_MSG_LENGTH -u MQSTUB_BREAK \
-      -u MQSTUB_RESET -u MQSTUB_CONNX_REASON -u MQSTUB_FAIL_PUT -u MQSTUB_FAIL_GET \
-      -u MQSTUB_FAIL_CMIT -u MQSTUB_DROP_PUT -u MQSTUB_DUP_PUT -u MQSTUB_DISC_BACKOUT "$out/bin/stubtest"
+  log "mqstub: building mqserver"
+  (cd "$root" && go build -o "$out/bin/mqserver" ./cmd/mqserver)
+  work="$(mktemp -d)"
+  server_pid=""
+  stop_server() {
+    if [ -n "$server_pid" ]; then
+      kill "$server_pid" 2>/dev/null || true
+      wait "$server_pid" 2>/dev/null || true
+    fi
+    rm -rf "$work"
+  }
+  trap stop_server EXIT
+  # Port 0: the server picks a free port and prints it. app needs no
+  # password; admin has one, so a wrong one can be refused.
+  env -u MQ_APP_PASSWORD MQ_ADMIN_PASSWORD=stubtest-admin \
+    "$out/bin/mqserver" -listen 127.0.0.1:0 >"$work/out" 2>"$work/err" &
+  server_pid=$!
+  addr=""
+  for _ in $(seq 100); do
+    addr="$(sed -n 's/^mqserver listening on //p' "$work/out")"
+    [ -n "$addr" ] && break
+    kill -0 "$server_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -z "$addr" ]; then
+    echo "mqstub: mqserver did not start:" >&2
+    cat "$work/err" >&2
+    exit 1
+  fi
+  log "mqstub: running C self-test against mqserver on $addr"
+  # The self-test finds the server through MQSERVER; the variables that
+  # choose a channel or TLS otherwise are cleared.
+  env -u MQCCDTURL -u MQCHLLIB -u MQCHLTAB -u MQSSLKEYR -u MQ_APP_PASSWORD -u MQ_ADMIN_PASSWORD \
+    MQSERVER="DEV.APP.SVRCONN/TCP/${addr%:*}(${addr##*:})" "$out/bin/stubtest"
 fi
 
 if [ "$mode" = env ]; then

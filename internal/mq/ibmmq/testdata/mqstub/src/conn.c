@@ -1,316 +1,305 @@
 /*
- * conn.c -- connections (MQCONN/MQCONNX/MQDISC), object-handle bookkeeping
- * and the per-connection unit of work (MQCMIT/MQBACK).
+ * conn.c -- connections: MQCONN/MQCONNX/MQDISC, MQCMIT/MQBACK, the
+ * connection table, and one request/reply exchange (mqs_call).
+ *
+ * A connection lives in the table from MQCONNX to MQDISC. A call finds it
+ * under the table mutex, takes a reference, and then takes the
+ * connection's own mutex for the whole exchange; MQDISC marks it closed and
+ * the last reference frees it, so a thread that was waiting for the mutex
+ * finds a stale handle (2018) rather than freed memory.
  */
 #define _GNU_SOURCE
-#include <pwd.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "internal.h"
 
-pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
-mqs_conn *g_conns;
-static pthread_cond_t g_idle = PTHREAD_COND_INITIALIZER;  /* a busy connection became idle */
-static MQHCONN next_hconn = 0x01000001;                    /* never reused: stale handles fail */
+/* How long CONNECT may take, before any heartbeat interval is agreed. */
+#define CONNECT_REPLY_TIMEOUT_MS 60000
 
-void mqs_lock(void) { pthread_mutex_lock(&g_mu); }
-void mqs_unlock(void) { pthread_mutex_unlock(&g_mu); }
+static pthread_mutex_t g_table_mu = PTHREAD_MUTEX_INITIALIZER;
+static mqs_conn *g_conns;
+static MQHCONN g_next_hconn = 0x01000001;   /* never reused: stale handles fail 2018 */
 
-mqs_conn *mqs_conn_find(MQHCONN h)
+static void conn_free(mqs_conn *c)
 {
-  for (mqs_conn *c = g_conns; c; c = c->next)
-    if (c->id == h)
-      return c;
-  return NULL;
+  if (c->fd >= 0)
+    close(c->fd);
+  pthread_mutex_destroy(&c->mu);
+  free(c);
 }
 
-/* A connection is "busy" only while one thread waits inside MQGET. IBM MQ
- * then fails other calls on the same Hconn with MQRC_CALL_IN_PROGRESS when
- * it was connected with MQCNO_HANDLE_SHARE_NO_BLOCK (what mq-golang asks
- * for) and makes them wait otherwise. The connection is looked up again
- * after every wait because it may have been disconnected meanwhile. */
-static mqs_conn *wait_idle(MQHCONN h, PMQLONG cc, PMQLONG rc, int allow_broken)
+/* Drop a reference taken by mqs_conn_enter; the last one frees a
+ * disconnected connection. */
+static void release_ref(mqs_conn *c)
 {
-  for (;;) {
-    mqs_conn *c = mqs_conn_find(h);
-    if (!c) {
-      mqs_set(cc, rc, MQCC_FAILED, MQRC_HCONN_ERROR);
-      return NULL;
-    }
-    if (c->broken && !allow_broken) {
-      mqs_set(cc, rc, MQCC_FAILED, MQRC_CONNECTION_BROKEN);
-      return NULL;
-    }
-    if (!c->busy)
-      return c;
-    if (c->cno_options & MQCNO_HANDLE_SHARE_NO_BLOCK) {
+  pthread_mutex_lock(&g_table_mu);
+  int last = --c->refs == 0 && c->closed;
+  pthread_mutex_unlock(&g_table_mu);
+  if (last)
+    conn_free(c);
+}
+
+mqs_conn *mqs_conn_enter(MQHCONN h, PMQLONG cc, PMQLONG rc, int allow_broken)
+{
+  pthread_mutex_lock(&g_table_mu);
+  mqs_conn *c = g_conns;
+  while (c && c->id != h)
+    c = c->next;
+  if (c)
+    c->refs++;
+  pthread_mutex_unlock(&g_table_mu);
+  if (!c) {
+    mqs_set(cc, rc, MQCC_FAILED, MQRC_HCONN_ERROR);
+    return NULL;
+  }
+  /* IBM's client: with HANDLE_SHARE_NO_BLOCK a second thread on a busy
+   * handle fails at once; with BLOCK (or no sharing) it waits its turn. */
+  if (c->cno_options & MQCNO_HANDLE_SHARE_NO_BLOCK) {
+    if (pthread_mutex_trylock(&c->mu) != 0) {
+      release_ref(c);
       mqs_set(cc, rc, MQCC_FAILED, MQRC_CALL_IN_PROGRESS);
       return NULL;
     }
-    pthread_cond_wait(&g_idle, &g_mu);
+  } else {
+    pthread_mutex_lock(&c->mu);
   }
-}
-
-mqs_conn *mqs_conn_enter(MQHCONN h, PMQLONG cc, PMQLONG rc)
-{
-  return wait_idle(h, cc, rc, 0);
-}
-
-void mqs_conn_set_busy(mqs_conn *c, int busy)
-{
-  c->busy = busy;
-  if (!busy)
-    pthread_cond_broadcast(&g_idle);
-}
-
-mqs_hobj *mqs_hobj_find(mqs_conn *c, MQHOBJ h)
-{
-  for (mqs_hobj *o = c->objs; o; o = o->next)
-    if (o->id == h)
-      return o;
-  return NULL;
-}
-
-void mqs_hobj_close(mqs_conn *c, mqs_hobj *o)
-{
-  for (mqs_hobj **pp = &c->objs; *pp; pp = &(*pp)->next)
-    if (*pp == o) {
-      *pp = o->next;
-      break;
-    }
-  if (o->q) {
-    if (o->input)
-      o->q->ipprocs--;
-    if (o->exclusive)
-      o->q->excl--;
-    if (o->options & MQOO_OUTPUT)
-      o->q->opprocs--;
+  MQLONG reason = MQRC_NONE;
+  if (c->closed)
+    reason = MQRC_HCONN_ERROR;
+  else if (c->broken && !allow_broken)
+    reason = MQRC_CONNECTION_BROKEN;
+  if (reason) {
+    mqs_conn_leave(c);
+    mqs_set(cc, rc, MQCC_FAILED, reason);
+    return NULL;
   }
-  free(o);
+  return c;
 }
 
-/* ---- unit of work --------------------------------------------------- */
-
-void mqs_uow_add(mqs_conn *c, mqs_msg *m)
+void mqs_conn_leave(mqs_conn *c)
 {
-  m->owner = c;
-  m->uow_next = c->uow;
-  c->uow = m;
+  pthread_mutex_unlock(&c->mu);
+  release_ref(c);
 }
 
-void mqs_uow_commit(mqs_conn *c)
-{
-  mqs_msg *m = c->uow;
-  c->uow = NULL;
-  while (m) {
-    mqs_msg *next = m->uow_next;
-    m->uow_next = NULL;
-    m->owner = NULL;
-    if (m->state == MQS_PUT_PENDING) {
-      mqs_msg_deliver(m);
-    } else if (m->state == MQS_GET_PENDING) {
-      mqs_msg_unlink(m);        /* depth already dropped at MQGET */
-      mqs_msg_free(m);
-    }
-    m = next;
-  }
-}
-
-void mqs_uow_backout(mqs_conn *c)
-{
-  mqs_msg *m = c->uow;
-  c->uow = NULL;
-  while (m) {
-    mqs_msg *next = m->uow_next;
-    m->uow_next = NULL;
-    m->owner = NULL;
-    if (m->state == MQS_PUT_PENDING) {
-      m->q->depth--;
-      mqs_msg_unlink(m);
-      mqs_msg_free(m);
-    } else if (m->state == MQS_GET_PENDING) {
-      /* Never left its place in the queue, so it reappears where it was. */
-      m->md.BackoutCount++;
-      m->q->depth++;
-      mqs_msg_make_visible(m);
-    }
-    m = next;
-  }
-}
-
-/* What the queue manager does when a client connection drops: back out,
- * close the handles, and wake any getter so it can report 2009. */
 void mqs_conn_break(mqs_conn *c)
 {
   c->broken = 1;
-  mqs_uow_backout(c);
-  while (c->objs)
-    mqs_hobj_close(c, c->objs);
-  for (mqs_queue *q = c->qm->queues; q; q = q->next)
-    pthread_cond_broadcast(&q->avail);
+  if (c->fd >= 0) {
+    shutdown(c->fd, SHUT_RDWR);
+    close(c->fd);
+    c->fd = -1;
+  }
+}
+
+/* One exchange on fd: send b, receive the reply to the same op. */
+static int exchange(int fd, mqs_buf *b, int timeout_ms, unsigned char **reply, mqs_rd *r,
+                    MQLONG *cc, MQLONG *rc)
+{
+  *reply = NULL;
+  if (b->oom)
+    return -1;
+  uint32_t length = (uint32_t)(b->len - 4);
+  uint16_t op = (uint16_t)(b->p[4] | b->p[5] << 8);
+  b->p[0] = (unsigned char)length;
+  b->p[1] = (unsigned char)(length >> 8);
+  b->p[2] = (unsigned char)(length >> 16);
+  b->p[3] = (unsigned char)(length >> 24);
+  /* Sending is bounded even when the reply may take forever (an MQGET
+   * waiting without limit): a server that reads nothing is not alive. */
+  int send_timeout = timeout_ms >= 0 ? timeout_ms : CONNECT_REPLY_TIMEOUT_MS;
+  if (mqs_net_send(fd, b->p, b->len, send_timeout) != 0)
+    return -1;
+  uint16_t rop;
+  size_t n;
+  if (mqs_net_recv_frame(fd, timeout_ms, &rop, reply, &n) != 0)
+    return -1;
+  memset(r, 0, sizeof *r);
+  r->p = *reply;
+  r->len = n;
+  *cc = mqs_get_i32(r);
+  *rc = mqs_get_i32(r);
+  if (rop != (op | MQS_REPLY_BIT) || r->bad) {
+    free(*reply);
+    *reply = NULL;
+    return -1;
+  }
+  return 0;
+}
+
+MQLONG mqs_call(mqs_conn *c, mqs_buf *b, int timeout_ms, unsigned char **reply, mqs_rd *r,
+                MQLONG *cc, MQLONG *rc)
+{
+  *reply = NULL;
+  if (b->oom) {               /* nothing was sent: the connection is fine */
+    mqs_buf_free(b);
+    return MQRC_STORAGE_NOT_AVAILABLE;
+  }
+  int failed = exchange(c->fd, b, timeout_ms, reply, r, cc, rc) != 0;
+  mqs_buf_free(b);
+  if (failed) {
+    mqs_conn_break(c);
+    return MQRC_CONNECTION_BROKEN;
+  }
+  return MQRC_NONE;
+}
+
+/* IBM's receive timeout for a negotiated heartbeat interval: twice the
+ * interval below a minute, the interval plus a minute from there. */
+static int reply_timeout_ms(MQLONG hbint)
+{
+  if (hbint <= 0)
+    hbint = MQS_SERVER_HBINT;
+  long s = hbint < 60 ? 2L * hbint : hbint + 60L;
+  return (int)(s * 1000);
 }
 
 /* ---- MQCONNX -------------------------------------------------------- */
 
-/* "host(port),host(port)" -- reject what a real client could not parse. */
-static int conname_ok(const char *s)
-{
-  const char *p = s;
-  while (*p) {
-    while (*p == ' ')
-      p++;
-    const char *host = p;
-    while (*p && *p != '(' && *p != ',')
-      p++;
-    if (p == host)
-      return 0;
-    if (*p == '(') {
-      long port = 0;
-      int digits = 0;
-      for (p++; *p >= '0' && *p <= '9'; p++, digits++)
-        port = port * 10 + (*p - '0');
-      if (*p != ')' || !digits || port < 1 || port > 65535)
-        return 0;
-      p++;
-    }
-    while (*p == ' ')
-      p++;
-    if (*p == ',')
-      p++;
-    else if (*p)
-      return 0;
-  }
-  return 1;
-}
+typedef struct {
+  int    fd;
+  char   qmgr[MQ_Q_MGR_NAME_LENGTH + 1];
+  MQBYTE connid[MQ_CONNECTION_ID_LENGTH];
+  MQLONG max_msg_length;
+  MQLONG server_hbint;
+} connect_result;
 
-static const char *charv_or_ptr(const void *base, MQPTR ptr, MQLONG off)
+/* CONNECT over one endpoint. Returns 0 with cc/rc the server's answer,
+ * or the reason of a transport failure (2538 nothing listening, 2009 lost). */
+static MQLONG connect_endpoint(const mqs_connect_params *p, const mqs_channel *ch,
+                               const mqs_endpoint *e, connect_result *out, MQLONG *cc, MQLONG *rc)
 {
-  if (ptr)
-    return (const char *)ptr;
-  if (off > 0)
-    return (const char *)base + off;
-  return NULL;
-}
-
-/* Checks the client-side structures an application hands to MQCONNX.
- * Returns a reason code, and the user the connection runs as. */
-static MQLONG check_cno(const MQCNO *cno, char *user, size_t usersz)
-{
-  if (!mqs_strucid_ok(cno->StrucId, MQCNO_STRUC_ID) || cno->Version < MQCNO_VERSION_1 ||
-      cno->Version > MQCNO_CURRENT_VERSION)
-    return MQRC_CNO_ERROR;
-
-  if (cno->Version >= MQCNO_VERSION_2) {
-    const MQCD *cd = cno->ClientConnPtr;
-    if (!cd && cno->ClientConnOffset > 0)
-      cd = (const MQCD *)((const char *)cno + cno->ClientConnOffset);
-    if (cd) {
-      if (cd->Version < 1 || cd->Version > MQCD_CURRENT_VERSION)
-        return MQRC_CD_ERROR;
-      if (cd->Version >= 2) {
-        char conname[MQ_CONN_NAME_LENGTH + 1];
-        mqs_fixed_to_c(conname, sizeof conname, cd->ConnectionName, MQ_CONN_NAME_LENGTH);
-        if (!conname_ok(conname))
-          return MQRC_HOST_NOT_AVAILABLE;
-      }
-    }
+  int fd = mqs_net_connect(e, ch->keepalive);
+  if (fd < 0)
+    return MQRC_HOST_NOT_AVAILABLE;
+  mqs_buf b;
+  mqs_buf_init(&b, MQS_OP_CONNECT);
+  mqs_put_i32(&b, MQS_PROTOCOL_VERSION);
+  mqs_put_cstr(&b, p->qmgr);
+  mqs_put_cstr(&b, ch->name);
+  mqs_put_cstr(&b, p->user);
+  mqs_put_cstr(&b, p->password);
+  mqs_put_cstr(&b, p->appl);
+  mqs_put_i32(&b, p->cno_options);
+  mqs_put_i32(&b, ch->max_msg_length);
+  unsigned char *reply = NULL;
+  mqs_rd r;
+  int failed = exchange(fd, &b, CONNECT_REPLY_TIMEOUT_MS, &reply, &r, cc, rc);
+  /* The frame held the password: clear it before it goes back to malloc. */
+  if (b.p)
+    memset(b.p, 0, b.len);
+  mqs_buf_free(&b);
+  if (failed) {
+    close(fd);
+    return MQRC_CONNECTION_BROKEN;
   }
-  if (cno->Version >= MQCNO_VERSION_4) {
-    const MQSCO *sco = cno->SSLConfigPtr;
-    if (!sco && cno->SSLConfigOffset > 0)
-      sco = (const MQSCO *)((const char *)cno + cno->SSLConfigOffset);
-    if (sco && (!mqs_strucid_ok(sco->StrucId, MQSCO_STRUC_ID) || sco->Version < 1 ||
-                sco->Version > MQSCO_CURRENT_VERSION))
-      return MQRC_SCO_ERROR;
+  memset(out, 0, sizeof *out);
+  char qmgr[MQ_Q_MGR_NAME_LENGTH];
+  mqs_get_fixed(&r, qmgr, sizeof qmgr);
+  mqs_fixed_to_c(out->qmgr, sizeof out->qmgr, qmgr, sizeof qmgr);
+  size_t n;
+  const unsigned char *id = mqs_get_bytes(&r, &n);
+  if (id)
+    memcpy(out->connid, id, n < sizeof out->connid ? n : sizeof out->connid);
+  (void)mqs_get_bytes(&r, &n);                  /* qmgrIdentifier: MQINQ answers it */
+  out->max_msg_length = mqs_get_i32(&r);
+  /* heartbeatInterval is optional: older servers end the reply here. */
+  out->server_hbint = r.off < r.len ? mqs_get_i32(&r) : MQS_SERVER_HBINT;
+  int bad = r.bad;
+  free(reply);
+  if (bad) {
+    close(fd);
+    return MQRC_CONNECTION_BROKEN;
   }
-  if (cno->Version >= MQCNO_VERSION_5) {
-    const MQCSP *csp = cno->SecurityParmsPtr;
-    if (!csp && cno->SecurityParmsOffset > 0)
-      csp = (const MQCSP *)((const char *)cno + cno->SecurityParmsOffset);
-    if (csp) {
-      if (!mqs_strucid_ok(csp->StrucId, MQCSP_STRUC_ID) || csp->Version < 1 ||
-          csp->Version > MQCSP_CURRENT_VERSION)
-        return MQRC_CSP_ERROR;
-      /* Any user/password is accepted; with authentication the messages
-       * carry that user in MQMD.UserIdentifier, as with ADOPTCTX(YES). */
-      const char *uid = charv_or_ptr(csp, csp->CSPUserIdPtr, csp->CSPUserIdOffset);
-      if (csp->AuthenticationType == MQCSP_AUTH_USER_ID_AND_PWD && uid && csp->CSPUserIdLength > 0) {
-        size_t n = (size_t)csp->CSPUserIdLength;
-        if (n > MQ_USER_ID_LENGTH)
-          n = MQ_USER_ID_LENGTH;
-        mqs_fixed_to_c(user, usersz, uid, n);
-      }
-    }
+  if (*cc == MQCC_FAILED) {
+    close(fd);
+    return MQRC_NONE;
   }
+  out->fd = fd;
   return MQRC_NONE;
+}
+
+/* Try every channel's endpoints in order. A transport failure or 2059
+ * (listener up, queue manager not there) moves on; any other answer
+ * decides. The last failure is the result. */
+static MQLONG connect_any(const mqs_connect_params *p, connect_result *res, const mqs_channel **used,
+                          MQLONG *cc)
+{
+  MQLONG last = MQRC_HOST_NOT_AVAILABLE;
+  *cc = MQCC_FAILED;
+  for (int i = 0; i < p->nchannels; i++) {
+    const mqs_channel *ch = &p->channels[i];
+    for (int j = 0; j < ch->nendpoints; j++) {
+      MQLONG ecc = MQCC_FAILED, erc = MQRC_NONE;
+      MQLONG transport = connect_endpoint(p, ch, &ch->endpoints[j], res, &ecc, &erc);
+      if (transport) {
+        last = transport;
+        continue;
+      }
+      if (ecc == MQCC_FAILED && erc == MQRC_Q_MGR_NOT_AVAILABLE) {
+        last = erc;
+        continue;
+      }
+      *used = ch;
+      *cc = ecc;
+      return erc;
+    }
+  }
+  return last;
 }
 
 MQS_EXPORT void MQCONNX(PMQCHAR pQMgrName, PMQCNO pConnectOpts, PMQHCONN pHconn,
                         PMQLONG pCompCode, PMQLONG pReason)
 {
-  mqs_lock();
-  mqs_faults_poll();
-  if (mqs_faults_reset_requested() || !mqs_qmgrs_built())
-    mqs_qmgrs_build();
-  if (pHconn)
-    *pHconn = MQHC_UNUSABLE_HCONN;
-
-  MQLONG rc = mqs_fault_connx_reason();
-  char user[MQ_USER_ID_LENGTH + 1] = "";
-  if (!rc && !pHconn)
-    rc = MQRC_HCONN_ERROR;
-  if (!rc && !pConnectOpts)
-    rc = MQRC_CNO_ERROR;
-  if (!rc)
-    rc = check_cno(pConnectOpts, user, sizeof user);
-
-  mqs_qmgr *qm = NULL;
-  if (!rc) {
-    char name[MQ_Q_MGR_NAME_LENGTH + 1];
-    mqs_fixed_to_c(name, sizeof name, pQMgrName, MQ_Q_MGR_NAME_LENGTH);
-    /* "*QM1" asks for any member of a queue-manager group; ours are single. */
-    const char *n = name[0] == '*' ? name + 1 : name;
-    qm = mqs_qmgr_find(n);
-    if (!qm)
-      rc = MQRC_Q_MGR_NOT_AVAILABLE;
+  if (!pHconn) {
+    mqs_set(pCompCode, pReason, MQCC_FAILED, MQRC_HCONN_ERROR);
+    return;
   }
-
-  mqs_conn *c = NULL;
-  if (!rc && !(c = calloc(1, sizeof *c)))
-    rc = MQRC_STORAGE_NOT_AVAILABLE;
-  if (rc) {
-    mqs_set(pCompCode, pReason, MQCC_FAILED, rc);
-    mqs_unlock();
+  *pHconn = MQHC_UNUSABLE_HCONN;
+  mqs_connect_params p;
+  MQLONG rc = mqs_connect_params_read(pQMgrName, pConnectOpts, &p);
+  connect_result res;
+  const mqs_channel *ch = NULL;
+  MQLONG cc = MQCC_FAILED;
+  memset(&res, 0, sizeof res);
+  res.fd = -1;
+  if (!rc)
+    rc = connect_any(&p, &res, &ch, &cc);
+  MQLONG cno_options = p.cno_options;
+  MQLONG client_hbint = ch ? ch->hbint : 0;
+  mqs_connect_params_free(&p);
+  if (cc == MQCC_FAILED) {
+    mqs_set(pCompCode, pReason, MQCC_FAILED, rc ? rc : MQRC_UNEXPECTED_ERROR);
     return;
   }
 
-  c->id = next_hconn++;
-  c->qm = qm;
-  c->cno_options = pConnectOpts->Options;
-  c->next_hobj = 101;
-  if (user[0]) {
-    snprintf(c->user, sizeof c->user, "%s", user);
-  } else {
-    struct passwd pw, *res = NULL;
-    char buf[1024];
-    if (getpwuid_r(geteuid(), &pw, buf, sizeof buf, &res) == 0 && res)
-      snprintf(c->user, sizeof c->user, "%.12s", pw.pw_name);
-    else
-      snprintf(c->user, sizeof c->user, "mqstub");
+  mqs_conn *c = calloc(1, sizeof *c);
+  if (!c) {
+    close(res.fd);
+    mqs_set(pCompCode, pReason, MQCC_FAILED, MQRC_STORAGE_NOT_AVAILABLE);
+    return;
   }
-  mqs_new_id(c->connid, qm->name);
-  memcpy(c->connid, "MQCT", 4);
-  if (pConnectOpts->Version >= MQCNO_VERSION_5)
-    memcpy(pConnectOpts->ConnectionId, c->connid, sizeof c->connid);
+  pthread_mutex_init(&c->mu, NULL);
+  c->fd = res.fd;
+  c->cno_options = cno_options;
+  c->max_msg_length = res.max_msg_length;
+  /* The agreed heartbeat interval is the larger of the two sides'. */
+  c->reply_timeout_ms = reply_timeout_ms(client_hbint > res.server_hbint ? client_hbint : res.server_hbint);
+  pthread_mutex_lock(&g_table_mu);
+  c->id = g_next_hconn++;
   c->next = g_conns;
   g_conns = c;
+  pthread_mutex_unlock(&g_table_mu);
 
+  if (pConnectOpts->Version >= MQCNO_VERSION_5)
+    memcpy(pConnectOpts->ConnectionId, res.connid, sizeof res.connid);
   *pHconn = c->id;
-  mqs_set(pCompCode, pReason, MQCC_OK, MQRC_NONE);
-  mqs_unlock();
+  mqs_set(pCompCode, pReason, cc, rc);
 }
 
 MQS_EXPORT void MQCONN(PMQCHAR pQMgrName, PMQHCONN pHconn, PMQLONG pCompCode, PMQLONG pReason)
@@ -327,67 +316,69 @@ MQS_EXPORT void MQCONN(PMQCHAR pQMgrName, PMQHCONN pHconn, PMQLONG pCompCode, PM
 
 MQS_EXPORT void MQDISC(PMQHCONN pHconn, PMQLONG pCompCode, PMQLONG pReason)
 {
-  mqs_lock();
-  mqs_faults_poll();
   if (!pHconn) {
     mqs_set(pCompCode, pReason, MQCC_FAILED, MQRC_HCONN_ERROR);
-    mqs_unlock();
     return;
   }
-  mqs_conn *c = wait_idle(*pHconn, pCompCode, pReason, 1);
-  if (!c) {
-    mqs_unlock();
+  mqs_conn *c = mqs_conn_enter(*pHconn, pCompCode, pReason, 1);
+  if (!c)
     return;
+  MQLONG cc = MQCC_OK, rc = MQRC_NONE;
+  if (!c->broken) {
+    /* The server commits an open unit of work (IBM's MQDISC does). A
+     * connection lost now is gone either way: MQDISC still succeeds. */
+    mqs_buf b;
+    unsigned char *reply = NULL;
+    mqs_rd r;
+    mqs_buf_init(&b, MQS_OP_DISC);
+    if (mqs_call(c, &b, c->reply_timeout_ms, &reply, &r, &cc, &rc) != MQRC_NONE) {
+      cc = MQCC_OK;
+      rc = MQRC_NONE;
+    }
+    free(reply);
   }
-  /* IBM MQ commits an open unit of work on a normal MQDISC (a connection
-   * that breaks is backed out instead, see mqs_conn_break). */
-  if (mqs_env_long("MQSTUB_DISC_BACKOUT", 0) > 0)
-    mqs_uow_backout(c);
-  else
-    mqs_uow_commit(c);
-  while (c->objs)
-    mqs_hobj_close(c, c->objs);
-  mqs_hmsg_drop_for_conn(c->id);
+  mqs_conn_break(c);
+  pthread_mutex_lock(&g_table_mu);
   for (mqs_conn **pp = &g_conns; *pp; pp = &(*pp)->next)
     if (*pp == c) {
       *pp = c->next;
       break;
     }
-  free(c);
+  c->closed = 1;
+  pthread_mutex_unlock(&g_table_mu);
+  mqs_hmsg_drop_for_conn(c->id);
+  mqs_conn_leave(c);
   *pHconn = MQHC_UNUSABLE_HCONN;
-  mqs_set(pCompCode, pReason, MQCC_OK, MQRC_NONE);
-  mqs_unlock();
+  mqs_set(pCompCode, pReason, cc, rc);
 }
 
 /* ---- MQCMIT / MQBACK ------------------------------------------------ */
 
+static void simple_call(MQHCONN Hconn, uint16_t op, PMQLONG pCompCode, PMQLONG pReason)
+{
+  mqs_conn *c = mqs_conn_enter(Hconn, pCompCode, pReason, 0);
+  if (!c)
+    return;
+  mqs_buf b;
+  unsigned char *reply = NULL;
+  mqs_rd r;
+  MQLONG cc = MQCC_FAILED, rc;
+  mqs_buf_init(&b, op);
+  MQLONG broken = mqs_call(c, &b, c->reply_timeout_ms, &reply, &r, &cc, &rc);
+  free(reply);
+  mqs_conn_leave(c);
+  if (broken)
+    mqs_set(pCompCode, pReason, MQCC_FAILED, broken);
+  else
+    mqs_set(pCompCode, pReason, cc, rc);
+}
+
 MQS_EXPORT void MQCMIT(MQHCONN Hconn, PMQLONG pCompCode, PMQLONG pReason)
 {
-  mqs_lock();
-  mqs_faults_poll();
-  mqs_conn *c = mqs_conn_enter(Hconn, pCompCode, pReason);
-  if (c) {
-    MQLONG rc;
-    if (mqs_fault_take(MQS_FAULT_CMIT, &rc)) {
-      /* A commit that fails leaves nothing half done: back it all out. */
-      mqs_uow_backout(c);
-      mqs_set(pCompCode, pReason, MQCC_FAILED, rc);
-    } else {
-      mqs_uow_commit(c);
-      mqs_set(pCompCode, pReason, MQCC_OK, MQRC_NONE);
-    }
-  }
-  mqs_unlock();
+  simple_call(Hconn, MQS_OP_CMIT, pCompCode, pReason);
 }
 
 MQS_EXPORT void MQBACK(MQHCONN Hconn, PMQLONG pCompCode, PMQLONG pReason)
 {
-  mqs_lock();
-  mqs_faults_poll();
-  mqs_conn *c = mqs_conn_enter(Hconn, pCompCode, pReason);
-  if (c) {
-    mqs_uow_backout(c);
-    mqs_set(pCompCode, pReason, MQCC_OK, MQRC_NONE);
-  }
-  mqs_unlock();
+  simple_call(Hconn, MQS_OP_BACK, pCompCode, pReason);
 }

@@ -1,9 +1,16 @@
 /*
- * internal.h -- shared state of the stub queue manager (not installed).
+ * internal.h -- private declarations of the MQI client library (not installed).
  *
- * Concurrency model: one process-wide mutex (g_mu) guards every object below.
- * MQI calls take it on entry and drop it only inside pthread_cond_*wait, so
- * the code between those points can treat the world as single-threaded.
+ * The library is a thin client of mqserver (internal/mq/mqserver/PROTOCOL.md):
+ * every connection (hConn) is one TCP connection, every MQI call one request
+ * frame and one reply frame. Queue semantics live in the server only; the
+ * client validates what it must read, marshals, and copies replies back.
+ * Message handles and their properties are the client's own, as in IBM's
+ * client.
+ *
+ * Concurrency: a connection has its own mutex, held for a whole call, so the
+ * frames of two threads never interleave on one socket. The connection table
+ * and the message-handle table each have a short-lived mutex of their own.
  */
 #ifndef MQSTUB_INTERNAL_H
 #define MQSTUB_INTERNAL_H
@@ -16,19 +23,57 @@
 #include "cmqxc.h"
 #include "cmqstrc.h"
 
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the mqserver protocol sends MQMDs as they lie in memory: little-endian hosts only"
+#endif
+
 #define MQS_EXPORT __attribute__((visibility("default")))
 
-/* ---- defaults ------------------------------------------------------ */
-#define MQS_DEFAULT_QMGRS   "QM1:DEV.QUEUE.1,DEV.QUEUE.2,DEV.QUEUE.3"
-#define MQS_DLQ_NAME        "DEV.DEAD.LETTER.QUEUE"
-#define MQS_MAX_DEPTH       5000
-#define MQS_MAX_MSGL        4194304
-#define MQS_COMMAND_LEVEL   940
-#define MQS_QMGR_CCSID      1208
-#define MQS_MAX_PRIORITY    9
-#define MQS_WAIT_SLICE_MS   50   /* waits re-check MQSTUB_BREAK this often */
+/* ---- protocol (PROTOCOL.md) --------------------------------------- */
+enum {
+  MQS_OP_CONNECT = 1, MQS_OP_DISC, MQS_OP_OPEN, MQS_OP_CLOSE, MQS_OP_PUT, MQS_OP_PUT1,
+  MQS_OP_GET, MQS_OP_INQ, MQS_OP_CMIT, MQS_OP_BACK,
+};
+#define MQS_REPLY_BIT        0x8000u
+#define MQS_PROTOCOL_VERSION 1
+#define MQS_MAX_BODY         (104857600u + 65536u)  /* 100 MiB of data plus room */
+#define MQS_MD_WIRE_LENGTH   364                    /* MQMD version 2 */
 
-/* ---- message properties ------------------------------------------- */
+/* ---- timing ---------------------------------------------------------- */
+#define MQS_DEFAULT_PORT       1414
+#define MQS_CONNECT_TIMEOUT_MS 10000  /* TCP connect to one ConnectionName entry */
+#define MQS_SERVER_HBINT       300    /* a SVRCONN's default HBINT, when the server names none */
+
+/* ---- encoding (wire.c) ----------------------------------------------- */
+typedef struct {
+  unsigned char *p;
+  size_t         len, cap;
+  int            oom;          /* an append failed: the frame must not be sent */
+} mqs_buf;
+
+void mqs_buf_init(mqs_buf *b, uint16_t op);   /* reserves the frame header */
+void mqs_buf_free(mqs_buf *b);
+void mqs_put_i32(mqs_buf *b, int32_t v);
+void mqs_put_bytes(mqs_buf *b, const void *p, size_t n);
+void mqs_put_cstr(mqs_buf *b, const char *s);
+/* An MQCHAR field: up to the first NUL, trailing blanks trimmed. */
+void mqs_put_fixed(mqs_buf *b, const char *field, size_t width);
+void mqs_put_md(mqs_buf *b, const MQMD *md);  /* converts version 1 to 2 */
+
+typedef struct {
+  const unsigned char *p;
+  size_t               len, off;
+  int                  bad;    /* read past the end or a bad count: protocol error */
+} mqs_rd;
+
+int32_t mqs_get_i32(mqs_rd *r);
+/* A str or bytes field: points into the frame, *n its length. */
+const unsigned char *mqs_get_bytes(mqs_rd *r, size_t *n);
+/* A str into an MQCHAR field of width, blank padded (too long: protocol error). */
+void mqs_get_fixed(mqs_rd *r, char *field, size_t width);
+void mqs_get_md(mqs_rd *r, MQMD *md2);        /* a whole version-2 MQMD */
+
+/* ---- message properties (props.c) ------------------------------------ */
 typedef struct mqs_prop {
   struct mqs_prop *next;        /* insertion order */
   char            *name;
@@ -37,165 +82,107 @@ typedef struct mqs_prop {
   unsigned char   *value;
 } mqs_prop;
 
-mqs_prop *mqs_props_copy(const mqs_prop *src);
-void      mqs_props_free(mqs_prop *p);
+void mqs_props_free(mqs_prop *p);
 
-typedef struct mqs_hmsg {       /* a message handle (MQCRTMH) */
-  struct mqs_hmsg *next;
-  MQHMSG           id;
-  MQHCONN          hconn;       /* owner, or MQHC_UNASSOCIATED_HCONN */
-  mqs_prop        *props;
-  int              cursor;      /* index of the last property MQINQMP returned, -1 none */
-} mqs_hmsg;
+/* The properties a put sends: MQPMO v3 OriginalMsgHandle's, NewMsgHandle's
+ * on top. Returns a reason code (MQRC_HMSG_ERROR for an unknown handle). */
+MQLONG mqs_props_encode_for_put(mqs_buf *b, const MQPMO *pmo);
+/* Whether Hmsg names a live message handle. */
+int    mqs_hmsg_exists(MQHMSG h);
+/* Decode a props field and, when h is a live handle, make it the handle's
+ * properties. Returns 0, or -1 on a malformed field. */
+int    mqs_props_decode_into(mqs_rd *r, MQHMSG h);
+/* Handles created on a connection end with it. */
+void   mqs_hmsg_drop_for_conn(MQHCONN hconn);
 
-mqs_hmsg *mqs_hmsg_find(MQHMSG id);
-void      mqs_hmsg_drop_for_conn(MQHCONN hconn);
+/* ---- channel selection (channel.c, ccdt.c) --------------------------- */
+typedef struct {
+  char   host[MQ_CONN_NAME_LENGTH + 1];
+  int    port;
+} mqs_endpoint;
 
-/* ---- queues and messages ------------------------------------------ */
-typedef enum {
-  MQS_VISIBLE,                  /* available to MQGET and browse */
-  MQS_PUT_PENDING,              /* put under syncpoint, not yet committed */
-  MQS_GET_PENDING               /* got under syncpoint, not yet committed */
-} mqs_msgstate;
+typedef struct mqs_channel {
+  char          name[MQ_CHANNEL_NAME_LENGTH + 1];
+  mqs_endpoint *endpoints;     /* ConnectionName entries, tried in order */
+  int           nendpoints;
+  MQLONG        max_msg_length; /* 0: the server channel's */
+  MQLONG        hbint;          /* seconds; 0 none */
+  MQLONG        keepalive;      /* KeepAliveInterval, seconds; <= 0 the library's */
+  char          cipher[MQ_SSL_CIPHER_SPEC_LENGTH + 1]; /* "" without TLS */
+} mqs_channel;
 
-struct mqs_queue;
-struct mqs_conn;
+/* What MQCONNX sends and how it reaches the server. */
+typedef struct {
+  mqs_channel *channels;       /* in the order they are tried */
+  int          nchannels;
+  char         qmgr[MQ_Q_MGR_NAME_LENGTH + 1]; /* the name sent on CONNECT */
+  char        *user, *password; /* from the MQCSP; NULL without one */
+  char         appl[MQ_APPL_NAME_LENGTH + 1];
+  MQLONG       cno_options;
+} mqs_connect_params;
 
-typedef struct mqs_msg {
-  struct mqs_msg   *prev, *next; /* queue order: priority desc, then arrival */
-  struct mqs_msg   *uow_next;    /* link in the owning unit of work */
-  struct mqs_queue *q;
-  struct mqs_conn  *owner;       /* unit of work holding a pending message */
-  uint64_t          seq;         /* arrival number on its queue */
-  MQLONG            prio;        /* ordering priority, 0..9 */
-  mqs_msgstate      state;
-  int               fault;       /* MQS_PUT_*: injected, applied when it becomes visible */
-  int64_t           expires_ms;  /* monotonic deadline, 0 = never expires */
-  MQMD              md;          /* stored descriptor (version 2) */
-  MQLONG            len;
-  unsigned char    *data;
-  mqs_prop         *props;
-} mqs_msg;
+/* Read the MQCNO and its MQCD/MQSCO/MQCSP, or the MQSERVER variable, or a
+ * CCDT, into p. Returns a reason code; p is then to be freed with
+ * mqs_connect_params_free either way. */
+MQLONG mqs_connect_params_read(PMQCHAR qmgr, const MQCNO *cno, mqs_connect_params *p);
+void   mqs_connect_params_free(mqs_connect_params *p);
+/* Parse "host(port),host(port)" (port 1414 when left out). Returns 0, or
+ * -1 when the list is malformed. */
+int    mqs_parse_conname(const char *s, mqs_endpoint **out, int *n);
+/* The channels of a JSON CCDT (file:// URL) for the queue-manager name the
+ * application gave. Returns a reason code. */
+MQLONG mqs_ccdt_channels(const char *url, const char *qmgr, mqs_channel **out, int *n);
+void   mqs_channels_free(mqs_channel *c, int n);
 
-typedef struct mqs_queue {
-  struct mqs_queue *next;
-  struct mqs_qmgr  *qm;
-  char              name[MQ_Q_NAME_LENGTH + 1];
-  int               defined;     /* 0 once dropped from the configuration */
-  MQLONG            max_depth;
-  MQLONG            max_msgl;
-  mqs_msg          *head, *tail;
-  MQLONG            depth;       /* IBM CURDEPTH: visible + put-pending */
-  MQLONG            ipprocs;     /* handles open for input */
-  MQLONG            opprocs;     /* handles open for output */
-  MQLONG            excl;        /* handles open for exclusive input */
-  uint64_t          nextseq;
-  pthread_cond_t    avail;       /* broadcast when a message becomes visible */
-  char              crdate[MQ_CREATION_DATE_LENGTH];
-  char              crtime[MQ_CREATION_TIME_LENGTH];
-} mqs_queue;
-
-typedef struct mqs_qmgr {
-  struct mqs_qmgr *next;
-  char             name[MQ_Q_MGR_NAME_LENGTH + 1];
-  char             ident[MQ_Q_MGR_IDENTIFIER_LENGTH + 1];
-  int              defined;
-  mqs_queue       *queues;
-} mqs_qmgr;
-
-extern mqs_qmgr *g_qmgrs;
-
-void       mqs_qmgrs_build(void);   /* (re)build from MQSTUB_QMGRS; drops all messages */
-int        mqs_qmgrs_built(void);
-mqs_qmgr  *mqs_qmgr_find(const char *name);  /* "" = default (first) */
-mqs_queue *mqs_queue_find(mqs_qmgr *qm, const char *name);
-MQLONG     mqs_queue_max_depth(const mqs_queue *q);   /* after MQSTUB_MAX_DEPTH */
-MQLONG     mqs_queue_max_msgl(const mqs_queue *q);    /* after MQSTUB_MAX_MSG_LENGTH */
-
-/* Open a queue or the queue manager object for connection c (MQOPEN, MQPUT1). */
-struct mqs_hobj;
-struct mqs_conn;
-MQLONG mqs_open_object(struct mqs_conn *c, MQOD *od, MQLONG opts, struct mqs_hobj **out);
-
-void mqs_msg_insert(mqs_queue *q, mqs_msg *m); /* in priority/arrival order */
-void mqs_msg_unlink(mqs_msg *m);     /* take out of its queue (depth untouched) */
-void mqs_msg_free(mqs_msg *m);
-void mqs_msg_make_visible(mqs_msg *m);
-/* Make a put visible (at MQPUT, or at MQCMIT under syncpoint), applying
- * m->fault: MQS_PUT_DROP frees it, MQS_PUT_DUP enqueues a copy behind it. */
-void mqs_msg_deliver(mqs_msg *m);
-
-/* ---- connections, object handles, units of work -------------------- */
-typedef struct mqs_hobj {
-  struct mqs_hobj *next;
-  MQHOBJ           id;
-  MQLONG           options;     /* MQOO_* as opened */
-  MQLONG           objtype;     /* MQOT_Q or MQOT_Q_MGR */
-  mqs_queue       *q;           /* NULL for the queue manager object */
-  int              input;       /* counted in q->ipprocs */
-  int              exclusive;   /* counted in q->excl */
-  int              browse_set;  /* browse cursor position valid */
-  MQLONG           browse_prio;
-  uint64_t         browse_seq;
-} mqs_hobj;
-
+/* ---- connections (conn.c, net.c) ------------------------------------- */
 typedef struct mqs_conn {
   struct mqs_conn *next;
   MQHCONN          id;
-  mqs_qmgr        *qm;
-  int              broken;      /* MQSTUB_BREAK: everything but MQDISC fails 2009 */
-  int              busy;        /* inside a waiting MQGET */
+  pthread_mutex_t  mu;         /* held for a whole call */
+  int              refs;       /* callers between enter and leave (table mutex) */
+  int              closed;     /* MQDISC done: the handle is stale */
+  int              broken;     /* the connection was lost: 2009 until MQDISC */
+  int              fd;
   MQLONG           cno_options;
-  mqs_hobj        *objs;
-  MQHOBJ           next_hobj;
-  mqs_msg         *uow;         /* pending messages of the unit of work */
-  char             user[MQ_USER_ID_LENGTH + 1];
-  MQBYTE24         connid;
+  MQLONG           max_msg_length; /* negotiated on CONNECT; 0 unknown */
+  int              reply_timeout_ms;
 } mqs_conn;
 
-extern mqs_conn *g_conns;
-extern pthread_mutex_t g_mu;
+/* Start an MQI call on Hconn: returns the connection with its mutex held,
+ * or NULL with CompCode/Reason set: unknown or disconnected handle 2018,
+ * broken 2009 (unless allow_broken), in use by another thread 2219
+ * (MQCNO_HANDLE_SHARE_NO_BLOCK; otherwise the call waits its turn). */
+mqs_conn *mqs_conn_enter(MQHCONN h, PMQLONG cc, PMQLONG rc, int allow_broken);
+void      mqs_conn_leave(mqs_conn *c);
 
-/* Validate Hconn at the start of an MQI call (caller holds g_mu). Returns
- * NULL with CompCode/Reason set when the handle is unknown (2018), broken
- * (2009) or busy in another thread (2219, MQCNO_HANDLE_SHARE_NO_BLOCK). */
-mqs_conn *mqs_conn_enter(MQHCONN h, PMQLONG cc, PMQLONG rc);
-mqs_conn *mqs_conn_find(MQHCONN h);
-mqs_hobj *mqs_hobj_find(mqs_conn *c, MQHOBJ h);
-void      mqs_hobj_close(mqs_conn *c, mqs_hobj *o);
-void      mqs_uow_add(mqs_conn *c, mqs_msg *m);
-void      mqs_uow_commit(mqs_conn *c);
-void      mqs_uow_backout(mqs_conn *c);
-void      mqs_conn_break(mqs_conn *c);
-void      mqs_conn_set_busy(mqs_conn *c, int busy);  /* wakes threads waiting for the Hconn */
-void      mqs_lock(void);
-void      mqs_unlock(void);
+/* Send the request in b (consumed) and receive the reply into *reply (to be
+ * freed by the caller) with r reading its body after compCode and reason.
+ * timeout_ms < 0 waits as long as the connection lives. Returns 0, or the
+ * reason the call got no reply: MQRC_CONNECTION_BROKEN after marking c
+ * broken (any I/O error, timeout or protocol error), or
+ * MQRC_STORAGE_NOT_AVAILABLE when the request could not be built. */
+MQLONG mqs_call(mqs_conn *c, mqs_buf *b, int timeout_ms, unsigned char **reply, mqs_rd *r,
+                MQLONG *cc, MQLONG *rc);
+/* Mark c broken and close its socket. */
+void   mqs_conn_break(mqs_conn *c);
 
-/* ---- fault injection (faults.c) ------------------------------------ */
-enum { MQS_FAULT_PUT, MQS_FAULT_GET, MQS_FAULT_CMIT };
-enum { MQS_PUT_NORMAL, MQS_PUT_DROP, MQS_PUT_DUP };   /* MQSTUB_DROP_PUT / MQSTUB_DUP_PUT */
-void   mqs_faults_poll(void);           /* MQSTUB_BREAK; call at every MQI entry */
-int    mqs_faults_reset_requested(void); /* MQSTUB_RESET changed since last look */
-int    mqs_fault_take(int which, MQLONG *rc);
-int    mqs_fault_put_effect(void);      /* counts a put; MQS_PUT_* */
-MQLONG mqs_fault_connx_reason(void);
-long   mqs_env_long(const char *name, long dflt); /* positive integer or dflt */
+/* Open a TCP connection to e within MQS_CONNECT_TIMEOUT_MS, with keepalive.
+ * Returns the socket or -1. */
+int  mqs_net_connect(const mqs_endpoint *e, MQLONG keepalive_s);
+/* Write a whole frame / read one (body into a malloc'd buffer). 0 or -1. */
+int  mqs_net_send(int fd, const unsigned char *p, size_t n, int timeout_ms);
+int  mqs_net_recv_frame(int fd, int timeout_ms, uint16_t *op, unsigned char **body, size_t *n);
 
-/* ---- utilities (util.c) -------------------------------------------- */
+/* ---- utilities (util.c) ---------------------------------------------- */
 void    mqs_set(PMQLONG cc, PMQLONG rc, MQLONG ccv, MQLONG rcv);
 void    mqs_fixed_to_c(char *dst, size_t dstsz, const char *src, size_t srclen);
 void    mqs_c_to_fixed(char *dst, size_t dstlen, const char *src);
-int     mqs_is_none(const MQBYTE *id, size_t n);
-void    mqs_new_id(MQBYTE *id24, const char *qmname);
-int64_t mqs_now_ms(void);                 /* CLOCK_MONOTONIC */
-void    mqs_deadline(struct timespec *ts, int64_t ms_from_now);
-void    mqs_put_date_time(char date[8], char time_[8]);
 const char *mqs_prog_name(void);
 int     mqs_strucid_ok(const void *p, const char *id);
+/* A field given as pointer or offset from base (MQCHARV, MQCSP, MQSCO...). */
+const void *mqs_ptr_or_offset(const void *base, MQPTR ptr, MQLONG offset);
 
-static inline int mqs_popcount(MQLONG v) { return __builtin_popcount((unsigned)v); }
-
-/* ---- strings ------------------------------------------------------- */
+/* ---- strings (used by the generated strtab.c) -------------------------- */
 typedef struct { MQLONG v; const char *name; } mqs_strent;
 const char *mqs_strlookup(const mqs_strent *t, size_t n, MQLONG v);
 

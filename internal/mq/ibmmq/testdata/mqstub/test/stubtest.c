@@ -1,11 +1,22 @@
 /*
- * stubtest.c -- self-test of libmqm_r.so through the plain C MQI.
- * Run by `scripts/build-mqstub.sh --check`; exits non-zero on any failure.
+ * stubtest.c -- self-test of libmqm_r.so through the plain C MQI, against a
+ * running mqserver named by MQSERVER (CHANNEL/TCP/host(port)). Run by
+ * `scripts/build-mqstub.sh --check`, which starts the server; exits
+ * non-zero on any failure.
+ *
+ * The connection cases that need a misbehaving server (silent, closing,
+ * sending garbage, refusing the queue manager) use a fake one in this
+ * process; everything else goes to the real server.
  */
+#define _GNU_SOURCE
+#include <netinet/in.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +47,13 @@ static void fixed(char *dst, size_t n, const char *s)
   size_t l = strlen(s);
   memset(dst, ' ', n);
   memcpy(dst, s, l < n ? l : n);
+}
+
+static int64_t now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static MQMD new_md(void)
@@ -79,13 +97,55 @@ static MQGMO new_gmo(MQLONG options, MQLONG wait)
   return gmo;
 }
 
-static MQLONG connect_client(const char *qmname, MQHCONN *h)
+/* ---- where the server is ---------------------------------------------- */
+
+static char server_conname[128];  /* from MQSERVER */
+static char server_mqserver[512];
+static int dead_port;                                  /* nothing listens there */
+
+/* A port nothing listens on: bound, then closed. */
+static int closed_port(void)
+{
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+  socklen_t len = sizeof a;
+  bind(fd, (struct sockaddr *)&a, sizeof a);
+  getsockname(fd, (struct sockaddr *)&a, &len);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+static void find_server(void)
+{
+  const char *v = getenv("MQSERVER");
+  const char *s = v ? strrchr(v, '/') : NULL;
+  if (!s) {
+    fprintf(stderr, "stubtest: MQSERVER=CHANNEL/TCP/host(port) must name a running mqserver\n");
+    exit(2);
+  }
+  snprintf(server_mqserver, sizeof server_mqserver, "%s", v);
+  snprintf(server_conname, sizeof server_conname, "%s", s + 1);
+  dead_port = closed_port();
+}
+
+typedef struct {
+  const char *channel;
+  const char *conname;       /* NULL: a dead entry, then the server */
+  const char *user, *password;
+  const char *cipher;        /* NULL: no TLS */
+  const char *key_repository;
+  const char *key_password;  /* MQSCO version 6 */
+  MQLONG      hbint;         /* 0: the MQCD default */
+  MQLONG      share;         /* MQCNO_HANDLE_SHARE_* */
+} client_opts;
+
+static MQLONG connect_with(const char *qmname, const client_opts *o, MQHCONN *h)
 {
   MQCNO cno;
   MQCD cd;
   MQCSP csp;
   MQSCO sco;
-  char name[MQ_Q_MGR_NAME_LENGTH];
+  char name[MQ_Q_MGR_NAME_LENGTH], conname[MQ_CONN_NAME_LENGTH + 64];
   MQLONG cc, rc;
   memset(&cno, 0, sizeof cno);
   memset(&cd, 0, sizeof cd);
@@ -93,30 +153,53 @@ static MQLONG connect_client(const char *qmname, MQHCONN *h)
   memset(&sco, 0, sizeof sco);
   memcpy(cno.StrucId, MQCNO_STRUC_ID, 4);
   cno.Version = MQCNO_VERSION_5;
-  cno.Options = MQCNO_CLIENT_BINDING | MQCNO_HANDLE_SHARE_NO_BLOCK;
+  cno.Options = MQCNO_CLIENT_BINDING | (o->share ? o->share : MQCNO_HANDLE_SHARE_NO_BLOCK);
   cd.Version = MQCD_VERSION_11;
   cd.ChannelType = MQCHT_CLNTCONN;
   cd.TransportType = MQXPT_TCP;
-  fixed(cd.ChannelName, sizeof cd.ChannelName, "DEV.APP.SVRCONN");
-  fixed(cd.ConnectionName, sizeof cd.ConnectionName, "mq1(1414),mq2(1415)");
-  fixed(cd.SSLCipherSpec, sizeof cd.SSLCipherSpec, "ANY_TLS12_OR_HIGHER");
+  cd.HeartbeatInterval = o->hbint ? o->hbint : 300;
+  cd.KeepAliveInterval = -1;         /* MQKAI_AUTO */
+  fixed(cd.ChannelName, sizeof cd.ChannelName, o->channel ? o->channel : "DEV.APP.SVRCONN");
+  /* By default the first entry has nothing listening: every connection
+   * also proves that a ConnectionName list moves on to the next entry. */
+  if (o->conname)
+    snprintf(conname, sizeof conname, "%s", o->conname);
+  else
+    snprintf(conname, sizeof conname, "127.0.0.1(%d), %s", dead_port, server_conname);
+  fixed(cd.ConnectionName, sizeof cd.ConnectionName, conname);
+  if (o->cipher)
+    fixed(cd.SSLCipherSpec, sizeof cd.SSLCipherSpec, o->cipher);
   cno.ClientConnPtr = &cd;
-  memcpy(sco.StrucId, MQSCO_STRUC_ID, 4);
-  sco.Version = MQSCO_VERSION_5;
-  fixed(sco.KeyRepository, sizeof sco.KeyRepository, "/var/mqm/ssl/key");
-  cno.SSLConfigPtr = &sco;
-  memcpy(csp.StrucId, MQCSP_STRUC_ID, 4);
-  csp.Version = MQCSP_VERSION_1;
-  csp.AuthenticationType = MQCSP_AUTH_USER_ID_AND_PWD;
-  csp.CSPUserIdPtr = "app";
-  csp.CSPUserIdLength = 3;
-  csp.CSPPasswordPtr = "secret";
-  csp.CSPPasswordLength = 6;
-  cno.SecurityParmsPtr = &csp;
+  if (o->key_repository || o->key_password) {
+    memcpy(sco.StrucId, MQSCO_STRUC_ID, 4);
+    sco.Version = MQSCO_VERSION_6;
+    fixed(sco.KeyRepository, sizeof sco.KeyRepository, o->key_repository ? o->key_repository : "");
+    if (o->key_password) {
+      sco.KeyRepoPasswordPtr = (MQPTR)o->key_password;
+      sco.KeyRepoPasswordLength = (MQLONG)strlen(o->key_password);
+    }
+    cno.SSLConfigPtr = &sco;
+  }
+  if (o->user) {
+    memcpy(csp.StrucId, MQCSP_STRUC_ID, 4);
+    csp.Version = MQCSP_VERSION_1;
+    csp.AuthenticationType = MQCSP_AUTH_USER_ID_AND_PWD;
+    csp.CSPUserIdPtr = (MQPTR)o->user;
+    csp.CSPUserIdLength = (MQLONG)strlen(o->user);
+    csp.CSPPasswordPtr = (MQPTR)o->password;
+    csp.CSPPasswordLength = o->password ? (MQLONG)strlen(o->password) : 0;
+    cno.SecurityParmsPtr = &csp;
+  }
   fixed(name, sizeof name, qmname);
   MQCONNX(name, &cno, h, &cc, &rc);
   CHECK((cc == MQCC_OK) == (rc == MQRC_NONE), "MQCONNX cc/rc consistent (%d/%d)", (int)cc, (int)rc);
   return rc;
+}
+
+static MQLONG connect_client(const char *qmname, MQHCONN *h)
+{
+  client_opts o = { .user = "app", .password = "" };
+  return connect_with(qmname, &o, h);
 }
 
 static MQHCONN conn(void)
@@ -196,32 +279,387 @@ static void disc(MQHCONN *h)
   CHECK_RC(MQRC_NONE, rc, "MQDISC");
 }
 
-static void token(const char *var)
+/* ---- a fake server, for what the real one never does ---------------------- */
+
+typedef enum {
+  FAKE_SILENT,     /* answers CONNECT (HBINT 1), then never answers again */
+  FAKE_CLOSE,      /* answers CONNECT, then closes at the next request */
+  FAKE_GARBAGE,    /* answers CONNECT, then sends a frame longer than allowed */
+  FAKE_NO_QMGR,    /* answers CONNECT with 2059 */
+} fake_mode;
+
+typedef struct {
+  int                lfd, port;
+  _Atomic fake_mode  mode;
+  pthread_t          thread;
+} fake_server;
+
+static fake_server fake;
+
+static int read_full(int fd, unsigned char *p, size_t n)
 {
-  static int n;
-  char v[64];
-  snprintf(v, sizeof v, "t%ld-%d", (long)getpid(), ++n);
-  setenv(var, v, 1);
+  while (n > 0) {
+    ssize_t r = read(fd, p, n);
+    if (r <= 0)
+      return -1;
+    p += r;
+    n -= (size_t)r;
+  }
+  return 0;
 }
 
-/* ---- tests ------------------------------------------------------------ */
+/* Read a whole frame; returns its op or -1. */
+static int read_frame(int fd)
+{
+  unsigned char hdr[8];
+  if (read_full(fd, hdr, sizeof hdr) != 0)
+    return -1;
+  uint32_t len = (uint32_t)hdr[0] | (uint32_t)hdr[1] << 8 | (uint32_t)hdr[2] << 16 | (uint32_t)hdr[3] << 24;
+  unsigned char *body = malloc(len);
+  int ok = body && read_full(fd, body, len - 4) == 0;
+  free(body);
+  return ok ? hdr[4] | hdr[5] << 8 : -1;
+}
+
+static void put_le32(unsigned char *p, uint32_t v)
+{
+  p[0] = (unsigned char)v;
+  p[1] = (unsigned char)(v >> 8);
+  p[2] = (unsigned char)(v >> 16);
+  p[3] = (unsigned char)(v >> 24);
+}
+
+static void reply_connect(int fd, MQLONG cc, MQLONG rc)
+{
+  unsigned char f[8 + 8 + 4 + 6 + 4 + 24 + 4 + 4 + 4];
+  unsigned char *p = f + 8;
+  put_le32(p, (uint32_t)cc); p += 4;
+  put_le32(p, (uint32_t)rc); p += 4;
+  put_le32(p, 6); memcpy(p + 4, "FAKEQM", 6); p += 10;
+  put_le32(p, 24); memset(p + 4, 'C', 24); p += 28;
+  put_le32(p, 0); p += 4;                      /* qmgrIdentifier */
+  put_le32(p, 4194304); p += 4;                /* maxMsgLength */
+  put_le32(p, 1); p += 4;                      /* heartbeatInterval */
+  put_le32(f, (uint32_t)(p - f - 4));
+  f[4] = 1; f[5] = 0x80; f[6] = f[7] = 0;
+  if (write(fd, f, (size_t)(p - f)) < 0)
+    perror("fake server write");
+}
+
+static void *fake_serve(void *arg)
+{
+  (void)arg;
+  for (;;) {
+    int fd = accept(fake.lfd, NULL, NULL);
+    if (fd < 0)
+      return NULL;
+    fake_mode mode = fake.mode;
+    if (read_frame(fd) == 1) {
+      if (mode == FAKE_NO_QMGR) {
+        reply_connect(fd, MQCC_FAILED, MQRC_Q_MGR_NOT_AVAILABLE);
+      } else {
+        reply_connect(fd, MQCC_OK, MQRC_NONE);
+        if (read_frame(fd) > 0 && mode == FAKE_GARBAGE) {
+          unsigned char f[8] = { 0xff, 0xff, 0xff, 0x7f, 0, 0x80, 0, 0 };
+          if (write(fd, f, sizeof f) < 0)
+            perror("fake server write");
+        }
+        if (mode == FAKE_SILENT || mode == FAKE_GARBAGE)
+          while (read_frame(fd) > 0)   /* until the client gives up and closes */
+            ;
+      }
+    }
+    close(fd);
+  }
+}
+
+static void fake_start(void)
+{
+  fake.lfd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+  socklen_t len = sizeof a;
+  if (bind(fake.lfd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fake.lfd, 8) != 0 ||
+      getsockname(fake.lfd, (struct sockaddr *)&a, &len) != 0) {
+    perror("fake server");
+    exit(2);
+  }
+  fake.port = ntohs(a.sin_port);
+  pthread_create(&fake.thread, NULL, fake_serve, NULL);
+}
+
+static MQLONG connect_fake(fake_mode mode, MQHCONN *h)
+{
+  char conname[64];
+  snprintf(conname, sizeof conname, "127.0.0.1(%d)", fake.port);
+  fake.mode = mode;
+  client_opts o = { .conname = conname, .hbint = 1 };
+  return connect_with("FAKEQM", &o, h);
+}
+
+/* ---- tests: connecting ---------------------------------------------------- */
 
 static void test_connect(void)
 {
   MQHCONN h;
   MQLONG cc, rc;
-  CHECK_RC(MQRC_Q_MGR_NOT_AVAILABLE, connect_client("NOSUCHQM", &h), "unknown qmgr");
+  CHECK_RC(MQRC_Q_MGR_NOT_AVAILABLE, connect_client("NOSUCHQM", &h), "listener up, no such queue manager");
   CHECK(h == MQHC_UNUSABLE_HCONN, "failed MQCONNX leaves an unusable handle");
-  CHECK_RC(MQRC_NONE, connect_client("", &h), "blank name = default qmgr");
+  CHECK_RC(MQRC_NONE, connect_client("", &h), "blank name = the listener's queue manager");
   disc(&h);
-  MQCONN("QM1", &h, &cc, &rc);       /* NUL-terminated short name is fine */
-  CHECK_RC(MQRC_NONE, rc, "MQCONN");
+  CHECK_RC(MQRC_NONE, connect_client("*QM1", &h), "*QM1");
+  disc(&h);
+  MQCONN("QM1", &h, &cc, &rc);       /* MQSERVER; NUL-terminated short name */
+  CHECK_RC(MQRC_NONE, rc, "MQCONN through MQSERVER");
   disc(&h);
   MQDISC(&h, &cc, &rc);
   CHECK_RC(MQRC_HCONN_ERROR, rc, "MQDISC twice");
   MQCMIT(12345, &cc, &rc);
   CHECK_RC(MQRC_HCONN_ERROR, rc, "bad hconn");
+
+  client_opts unknown = { .channel = "NO.SUCH.SVRCONN" };
+  CHECK_RC(MQRC_UNKNOWN_CHANNEL_NAME, connect_with("QM1", &unknown, &h), "unknown channel");
+  client_opts admin = { .channel = "DEV.ADMIN.SVRCONN", .user = "admin", .password = "wrong" };
+  CHECK_RC(MQRC_NOT_AUTHORIZED, connect_with("QM1", &admin, &h), "bad password");
+
+  char conname[200];
+  snprintf(conname, sizeof conname, "127.0.0.1(%d)", dead_port);
+  client_opts dead = { .conname = conname };
+  CHECK_RC(MQRC_HOST_NOT_AVAILABLE, connect_with("QM1", &dead, &h), "nothing listening");
+  const char *malformed[] = { "localhost(14x4)", "(1414)", "host(99999)", "a(1),,b(2)", "host(1414", "" };
+  for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; i++) {
+    client_opts bad = { .conname = malformed[i] };
+    CHECK_RC(MQRC_HOST_NOT_AVAILABLE, connect_with("QM1", &bad, &h), malformed[i]);
+  }
+
+  /* A 2059 from one listener moves on to the next entry. */
+  fake.mode = FAKE_NO_QMGR;
+  snprintf(conname, sizeof conname, "127.0.0.1(%d),%s", fake.port, server_conname);
+  client_opts refused_first = { .conname = conname };
+  CHECK_RC(MQRC_NONE, connect_with("QM1", &refused_first, &h), "2059, then the next entry");
+  disc(&h);
+
+  /* MQSERVER, when no MQCD is given; nothing at all is 2058. */
+  setenv("MQSERVER", "DEV.APP.SVRCONN/UDP/localhost(1414)", 1);
+  MQCONN("QM1", &h, &cc, &rc);
+  CHECK_RC(MQRC_Q_MGR_NAME_ERROR, rc, "MQSERVER with another transport");
+  setenv("MQSERVER", "DEV.APP.SVRCONN/TCP/localhost(x)", 1);
+  MQCONN("QM1", &h, &cc, &rc);
+  CHECK_RC(MQRC_HOST_NOT_AVAILABLE, rc, "MQSERVER with a malformed ConnectionName");
+  unsetenv("MQSERVER");
+  MQCONN("QM1", &h, &cc, &rc);
+  CHECK_RC(MQRC_Q_MGR_NAME_ERROR, rc, "no channel definition");
+  char quoted[600];
+  snprintf(quoted, sizeof quoted, "DEV.APP.SVRCONN/tcp/'%s'", server_conname);
+  setenv("MQSERVER", quoted, 1);
+  MQCONN("QM1", &h, &cc, &rc);
+  CHECK_RC(MQRC_NONE, rc, "MQSERVER with a quoted ConnectionName");
+  disc(&h);
+  setenv("MQSERVER", server_mqserver, 1);
 }
+
+/* A connection lost, a server that stops answering, a frame too long:
+ * 2009 on that call and every later one; MQDISC succeeds and frees it. */
+static void test_connection_lost(void)
+{
+  MQHCONN h;
+  MQHOBJ o;
+  MQLONG cc, rc;
+  CHECK_RC(MQRC_NONE, connect_fake(FAKE_CLOSE, &h), "connect to the fake server");
+  CHECK_RC(MQRC_CONNECTION_BROKEN, open_q(h, "Q", MQOO_OUTPUT, &o), "connection closed during the call");
+  CHECK_RC(MQRC_CONNECTION_BROKEN, put_msg(h, 1, "x", 0, 0, NULL), "and on every later call");
+  MQCMIT(h, &cc, &rc);
+  CHECK_RC(MQRC_CONNECTION_BROKEN, rc, "MQCMIT after the loss");
+  disc(&h);
+  MQDISC(&h, &cc, &rc);
+  CHECK_RC(MQRC_HCONN_ERROR, rc, "the handle is freed");
+
+  CHECK_RC(MQRC_NONE, connect_fake(FAKE_GARBAGE, &h), "connect to the fake server");
+  MQCMIT(h, &cc, &rc);
+  CHECK_RC(MQRC_CONNECTION_BROKEN, rc, "a reply frame over the limit");
+  disc(&h);
+
+  /* HBINT 1 on both sides: a reply is awaited 2 s, then the call fails. */
+  CHECK_RC(MQRC_NONE, connect_fake(FAKE_SILENT, &h), "connect to the fake server");
+  int64_t t0 = now_ms();
+  MQCMIT(h, &cc, &rc);
+  int64_t el = now_ms() - t0;
+  CHECK(rc == MQRC_CONNECTION_BROKEN && el >= 1900 && el < 10000, "silent server: rc %d after %ld ms",
+        (int)rc, (long)el);
+  disc(&h);
+
+  /* A waiting MQGET is bounded by its wait interval plus that. */
+  CHECK_RC(MQRC_NONE, connect_fake(FAKE_SILENT, &h), "connect to the fake server");
+  char buf[16];
+  t0 = now_ms();
+  rc = get_msg(h, 1, MQGMO_WAIT, 1000, buf, sizeof buf, NULL);
+  el = now_ms() - t0;
+  CHECK(rc == MQRC_CONNECTION_BROKEN && el >= 2900 && el < 12000, "silent server, MQGET wait 1 s: rc %d after %ld ms",
+        (int)rc, (long)el);
+  disc(&h);
+}
+
+static void write_file(const char *path, const char *text)
+{
+  FILE *f = fopen(path, "w");
+  if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+    perror(path);
+    exit(2);
+  }
+}
+
+/* The library speaks no TLS but checks the key repository first, as IBM's
+ * client does, then connects in plain TCP. */
+static void test_tls(void)
+{
+  char dir[] = "/tmp/stubtest-tls-XXXXXX", stem[64], path[80];
+  if (!mkdtemp(dir)) {
+    perror("mkdtemp");
+    exit(2);
+  }
+  snprintf(stem, sizeof stem, "%s/key", dir);
+  MQHCONN h;
+  client_opts o = { .cipher = "ANY_TLS12_OR_HIGHER" };
+  CHECK_RC(MQRC_KEY_REPOSITORY_ERROR, connect_with("QM1", &o, &h), "CipherSpec without a key repository");
+  o.key_repository = stem;
+  CHECK_RC(MQRC_KEY_REPOSITORY_ERROR, connect_with("QM1", &o, &h), "missing key repository");
+  snprintf(path, sizeof path, "%s.kdb", stem);
+  write_file(path, "kdb");
+  CHECK_RC(MQRC_KEY_REPOSITORY_ERROR, connect_with("QM1", &o, &h), ".kdb without its stash");
+  snprintf(path, sizeof path, "%s.sth", stem);
+  write_file(path, "sth");
+  CHECK_RC(MQRC_NONE, connect_with("QM1", &o, &h), ".kdb with .sth");
+  disc(&h);
+  unlink(path);
+  snprintf(path, sizeof path, "%s.kdb", stem);
+  unlink(path);
+  snprintf(path, sizeof path, "%s.p12", stem);
+  write_file(path, "p12");
+  CHECK_RC(MQRC_KEY_REPOSITORY_ERROR, connect_with("QM1", &o, &h), ".p12 without a password");
+  o.key_password = "changeit";
+  CHECK_RC(MQRC_NONE, connect_with("QM1", &o, &h), ".p12 with its password through MQSCO");
+  disc(&h);
+  chmod(path, 0);
+  if (access(path, R_OK) != 0)   /* root reads anything */
+    CHECK_RC(MQRC_KEY_REPOSITORY_ERROR, connect_with("QM1", &o, &h), "unreadable .p12");
+  unlink(path);
+  client_opts no_cipher = { .key_repository = "/no/such/stem" };
+  CHECK_RC(MQRC_NONE, connect_with("QM1", &no_cipher, &h), "a key repository without a CipherSpec is not read");
+  disc(&h);
+  rmdir(dir);
+}
+
+static MQLONG connect_ccdt(const char *qmname, const char *url, MQHCONN *h)
+{
+  MQCNO cno;
+  MQLONG cc, rc;
+  char name[MQ_Q_MGR_NAME_LENGTH];
+  memset(&cno, 0, sizeof cno);
+  memcpy(cno.StrucId, MQCNO_STRUC_ID, 4);
+  cno.Version = MQCNO_VERSION_6;
+  cno.Options = MQCNO_HANDLE_SHARE_NO_BLOCK;
+  cno.CCDTUrlPtr = (PMQCHAR)url;
+  cno.CCDTUrlLength = (MQLONG)strlen(url);
+  fixed(name, sizeof name, qmname);
+  MQCONNX(name, &cno, h, &cc, &rc);
+  return rc;
+}
+
+/* IBM's JSON CCDT: channels for the queue manager, in alphabetical order. */
+static void test_ccdt(void)
+{
+  char dir[] = "/tmp/stubtest-ccdt-XXXXXX", path[64], url[80], text[2048];
+  if (!mkdtemp(dir)) {
+    perror("mkdtemp");
+    exit(2);
+  }
+  char host[256];
+  int port = 0;
+  if (sscanf(server_conname, "%255[^(](%d)", host, &port) != 2) {
+    fprintf(stderr, "stubtest: cannot read host(port) from %s\n", server_conname);
+    exit(2);
+  }
+  snprintf(path, sizeof path, "%s/ccdt.json", dir);
+  snprintf(url, sizeof url, "file://%s", path);
+  /* B.DEAD sorts before DEV.APP.SVRCONN and has nothing listening. */
+  snprintf(text, sizeof text,
+           "{ \"channel\": [\n"
+           "  { \"name\": \"DEV.APP.SVRCONN\", \"type\": \"clientConnection\",\n"
+           "    \"clientConnection\": { \"connection\": [ { \"host\": \"%s\", \"port\": %d } ],\n"
+           "                            \"queueManager\": \"QM1\" } },\n"
+           "  { \"name\": \"B.DEAD\", \"type\": \"clientConnection\",\n"
+           "    \"clientConnection\": { \"connection\": [ { \"host\": \"127.0.0.1\", \"port\": %d } ],\n"
+           "                            \"queueManager\": \"QM1\" },\n"
+           "    \"connectionManagement\": { \"heartbeatInterval\": 300 } },\n"
+           "  { \"name\": \"OTHER\", \"type\": \"clientConnection\",\n"
+           "    \"clientConnection\": { \"connection\": [ { \"host\": \"127.0.0.1\", \"port\": %d } ],\n"
+           "                            \"queueManager\": \"QM9\" } }\n"
+           "] }\n",
+           host, port, dead_port, dead_port);
+  write_file(path, text);
+  MQHCONN h;
+  CHECK_RC(MQRC_NONE, connect_ccdt("QM1", url, &h), "CCDT URL in MQCNO");
+  disc(&h);
+  CHECK_RC(MQRC_NONE, connect_ccdt("*QM1", url, &h), "CCDT, *QM1");
+  disc(&h);
+  CHECK_RC(MQRC_Q_MGR_NAME_ERROR, connect_ccdt("QM2", url, &h), "no channel for the queue manager");
+  CHECK_RC(MQRC_HOST_NOT_AVAILABLE, connect_ccdt("QM9", url, &h), "the only channel has nothing listening");
+  CHECK_RC(MQRC_CCDT_URL_ERROR, connect_ccdt("QM1", "http://example.invalid/ccdt.json", &h), "not a file URL");
+
+  unsetenv("MQSERVER");
+  setenv("MQCCDTURL", url, 1);
+  MQLONG cc, rc;
+  MQCONN("QM1", &h, &cc, &rc);
+  CHECK_RC(MQRC_NONE, rc, "MQCCDTURL");
+  disc(&h);
+  unsetenv("MQCCDTURL");
+  setenv("MQSERVER", server_mqserver, 1);
+
+  write_file(path, "{ \"channel\": [ { \"name\": ");
+  CHECK_RC(MQRC_CLIENT_CONN_ERROR, connect_ccdt("QM1", url, &h), "malformed JSON");
+  unlink(path);
+  CHECK_RC(MQRC_CLIENT_CONN_ERROR, connect_ccdt("QM1", url, &h), "missing file");
+  rmdir(dir);
+}
+
+struct waiter { MQHCONN h; MQHOBJ o; MQLONG rc; };
+
+static void *wait_get(void *arg)
+{
+  struct waiter *w = arg;
+  char buf[16];
+  w->rc = get_msg(w->h, w->o, MQGMO_WAIT, 1000, buf, sizeof buf, NULL);
+  return NULL;
+}
+
+/* One call at a time per connection: with HANDLE_SHARE_NO_BLOCK a second
+ * thread fails at once with 2219, with BLOCK it waits its turn. */
+static void test_handle_sharing(void)
+{
+  for (int block = 0; block < 2; block++) {
+    MQHCONN h;
+    client_opts opts = { .user = "app", .share = block ? MQCNO_HANDLE_SHARE_BLOCK : MQCNO_HANDLE_SHARE_NO_BLOCK };
+    CHECK_RC(MQRC_NONE, connect_with("QM1", &opts, &h), "connect");
+    MQHOBJ o = open_ok(h, "DEV.QUEUE.3", MQOO_INPUT_SHARED | MQOO_INQUIRE);
+    drain(h, o);
+    struct waiter w = { h, o, -1 };
+    pthread_t t;
+    pthread_create(&t, NULL, wait_get, &w);
+    usleep(300 * 1000);
+    MQLONG sel = MQIA_CURRENT_Q_DEPTH, v, cc, rc;
+    int64_t t0 = now_ms();
+    MQINQ(h, o, 1, &sel, 1, &v, 0, NULL, &cc, &rc);
+    int64_t el = now_ms() - t0;
+    pthread_join(t, NULL);
+    CHECK_RC(MQRC_NO_MSG_AVAILABLE, w.rc, "the waiting get");
+    if (block)
+      CHECK(rc == MQRC_NONE && el >= 400, "BLOCK waits for the get (rc %d, %ld ms)", (int)rc, (long)el);
+    else
+      CHECK(rc == MQRC_CALL_IN_PROGRESS && el < 300, "NO_BLOCK fails at once (rc %d, %ld ms)", (int)rc, (long)el);
+    disc(&h);
+  }
+}
+
+/* ---- tests: the MQI through the server -------------------------------------- */
 
 static void test_round_trip_and_priority(void)
 {
@@ -300,7 +738,7 @@ static void test_round_trip_and_priority(void)
   static char big[4194304 + 1];
   md = new_md();
   MQPUT(h, o, &md, &pmo, 4194304 + 1, big, &cc, &rc);
-  CHECK_RC(MQRC_MSG_TOO_BIG_FOR_Q, rc, "too big");
+  CHECK_RC(MQRC_DATA_LENGTH_ERROR, rc, "longer than the channel's MAXMSGL (4 MiB)");
 
   MQCLOSE(h, &o, MQCO_NONE, &cc, &rc);
   CHECK(rc == MQRC_NONE && o == MQHO_UNUSABLE_HOBJ, "MQCLOSE");
@@ -361,13 +799,6 @@ static void *put_later(void *arg)
   put_msg(h, o, p->body, 0, 0, NULL);
   disc(&h);
   return NULL;
-}
-
-static int64_t now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static void test_wait(void)
@@ -623,166 +1054,6 @@ static void test_unsupported(void)
   CHECK(strcmp(MQIA_STR(3), "MQIA_CURRENT_Q_DEPTH") == 0, "MQIA_STR");
 }
 
-static void test_faults(void)
-{
-  MQHCONN h = conn();
-  MQHOBJ o = open_ok(h, "DEV.QUEUE.3", MQOO_INPUT_SHARED | MQOO_OUTPUT | MQOO_INQUIRE);
-  MQLONG cc, rc;
-  char buf[32];
-  drain(h, o);
-
-  setenv("MQSTUB_CONNX_REASON", "2538", 1);
-  MQHCONN x;
-  CHECK_RC(MQRC_HOST_NOT_AVAILABLE, connect_client("QM1", &x), "MQSTUB_CONNX_REASON");
-  setenv("MQSTUB_CONNX_REASON", "", 1);
-  CHECK_RC(MQRC_NONE, connect_client("QM1", &x), "empty MQSTUB_CONNX_REASON is off");
-  disc(&x);
-  unsetenv("MQSTUB_CONNX_REASON");
-
-  setenv("MQSTUB_FAIL_PUT", "2:2053", 1);
-  CHECK_RC(MQRC_NONE, put_msg(h, o, "1", 0, 0, NULL), "put 1");
-  CHECK_RC(MQRC_Q_FULL, put_msg(h, o, "2", 0, 0, NULL), "put 2 injected");
-  CHECK_RC(MQRC_NONE, put_msg(h, o, "3", 0, 0, NULL), "put 3 (fails once)");
-  CHECK(depth(h, o) == 2, "injected put had no effect");
-  setenv("MQSTUB_FAIL_PUT", "2:2053", 1);   /* same value, fresh setenv: re-armed */
-  put_msg(h, o, "4", 0, 0, NULL);
-  CHECK_RC(MQRC_Q_FULL, put_msg(h, o, "5", 0, 0, NULL), "re-armed");
-  unsetenv("MQSTUB_FAIL_PUT");
-
-  setenv("MQSTUB_FAIL_PUT", "5", 1);         /* malformed: ignored */
-  CHECK_RC(MQRC_NONE, put_msg(h, o, "m", 0, 0, NULL), "malformed FAIL_PUT ignored");
-  setenv("MQSTUB_FAIL_PUT", "0:2053", 1);    /* disarmed */
-  CHECK_RC(MQRC_NONE, put_msg(h, o, "n", 0, 0, NULL), "0:<rc> disarms");
-  unsetenv("MQSTUB_FAIL_PUT");
-  get_msg(h, o, 0, 0, buf, sizeof buf, NULL);
-  get_msg(h, o, 0, 0, buf, sizeof buf, NULL);
-  setenv("MQSTUB_FAIL_GET", "1:2009", 1);
-  CHECK_RC(MQRC_CONNECTION_BROKEN, get_msg(h, o, 0, 0, buf, sizeof buf, NULL), "get injected");
-  CHECK(depth(h, o) == 3, "injected get had no effect");
-  CHECK_RC(MQRC_NONE, get_msg(h, o, 0, 0, buf, sizeof buf, NULL), "next get fine");
-  unsetenv("MQSTUB_FAIL_GET");
-
-  put_msg(h, o, "tx", 0, MQPMO_SYNCPOINT, NULL);
-  get_msg(h, o, MQGMO_SYNCPOINT, 0, buf, sizeof buf, NULL);
-  setenv("MQSTUB_FAIL_CMIT", "1:2003", 1);
-  MQCMIT(h, &cc, &rc);
-  CHECK(cc == MQCC_FAILED && rc == MQRC_BACKED_OUT, "commit injected");
-  CHECK(depth(h, o) == 2, "failed commit backed out (depth %d)", (int)depth(h, o));
-  unsetenv("MQSTUB_FAIL_CMIT");
-
-  setenv("MQSTUB_MAX_DEPTH", "3", 1);
-  CHECK_RC(MQRC_NONE, put_msg(h, o, "x", 0, 0, NULL), "put to cap");
-  CHECK_RC(MQRC_Q_FULL, put_msg(h, o, "y", 0, 0, NULL), "MQSTUB_MAX_DEPTH");
-  MQLONG sel = MQIA_MAX_Q_DEPTH, v;
-  MQINQ(h, o, 1, &sel, 1, &v, 0, NULL, &cc, &rc);
-  CHECK(v == 3, "capped MAXDEPTH visible to MQINQ");
-  setenv("MQSTUB_MAX_DEPTH", "0", 1);
-  MQINQ(h, o, 1, &sel, 1, &v, 0, NULL, &cc, &rc);
-  CHECK(v == 5000, "MQSTUB_MAX_DEPTH=0 means no cap");
-  unsetenv("MQSTUB_MAX_DEPTH");
-
-  setenv("MQSTUB_MAX_MSG_LENGTH", "4", 1);
-  CHECK_RC(MQRC_MSG_TOO_BIG_FOR_Q, put_msg(h, o, "12345", 0, 0, NULL), "MQSTUB_MAX_MSG_LENGTH");
-  unsetenv("MQSTUB_MAX_MSG_LENGTH");
-
-  /* BREAK: existing connections fail 2009 (a waiting MQGET too). */
-  MQHCONN hw = conn();
-  MQHOBJ ow = open_ok(hw, "DEV.QUEUE.2", MQOO_INPUT_SHARED);
-  put_msg(h, o, "pending", 0, MQPMO_SYNCPOINT, NULL);
-  token("MQSTUB_BREAK");
-  CHECK_RC(MQRC_CONNECTION_BROKEN, put_msg(h, o, "z", 0, 0, NULL), "broken put");
-  CHECK_RC(MQRC_CONNECTION_BROKEN, get_msg(hw, ow, 0, 0, buf, sizeof buf, NULL), "broken get");
-  disc(&h);
-  disc(&hw);
-  h = conn();
-  o = open_ok(h, "DEV.QUEUE.3", MQOO_INPUT_SHARED | MQOO_INQUIRE);
-  CHECK(depth(h, o) == 3, "break backed out the pending put, kept the rest (depth %d)", (int)depth(h, o));
-
-  /* RESET: the next MQCONNX rebuilds, old handles stay usable. */
-  token("MQSTUB_RESET");
-  CHECK(depth(h, o) == 3, "reset waits for the next MQCONNX");
-  MQHCONN h2 = conn();
-  CHECK(depth(h, o) == 0, "reset dropped all messages");
-  disc(&h2);
-
-  setenv("MQSTUB_QMGRS", "QMA:APP.IN, APP.OUT;QMB", 1);
-  token("MQSTUB_RESET");
-  CHECK_RC(MQRC_Q_MGR_NOT_AVAILABLE, connect_client("QM1", &h2), "QM1 undefined");
-  CHECK_RC(MQRC_NONE, connect_client("QMB", &h2), "QMB defined");
-  MQHOBJ t;
-  CHECK_RC(MQRC_NONE, open_q(h2, "DEV.DEAD.LETTER.QUEUE", MQOO_OUTPUT, &t), "DLQ always added");
-  CHECK_RC(MQRC_UNKNOWN_OBJECT_NAME, open_q(h2, "APP.IN", MQOO_OUTPUT, &t), "APP.IN is on QMA");
-  disc(&h2);
-  CHECK_RC(MQRC_NONE, connect_client("", &h2), "blank = first (QMA)");
-  CHECK_RC(MQRC_NONE, open_q(h2, "APP.OUT", MQOO_OUTPUT, &t), "APP.OUT on QMA");
-  disc(&h2);
-  unsetenv("MQSTUB_QMGRS");
-  token("MQSTUB_RESET");
-  disc(&h);
-}
-
-/* MQSTUB_DROP_PUT / MQSTUB_DUP_PUT: loss and duplication that look like
- * successful puts; under syncpoint they take effect at MQCMIT. */
-static void test_put_faults(void)
-{
-  MQHCONN h = conn();
-  MQHOBJ o = open_ok(h, "DEV.QUEUE.2", MQOO_INPUT_SHARED | MQOO_OUTPUT | MQOO_INQUIRE);
-  MQLONG cc, rc;
-  char buf[32];
-  MQMD pmd, gmd;
-  unsetenv("MQSTUB_DROP_PUT");   /* the script does not clear these */
-  unsetenv("MQSTUB_DUP_PUT");
-  drain(h, o);
-
-  setenv("MQSTUB_DROP_PUT", "2", 1);
-  CHECK_RC(MQRC_NONE, put_msg(h, o, "1", 0, 0, NULL), "put 1");
-  CHECK_RC(MQRC_NONE, put_msg(h, o, "2", 0, 0, &pmd), "dropped put reports success");
-  CHECK(memcmp(pmd.MsgId, MQMI_NONE, 24) != 0, "dropped put returns a MsgId");
-  CHECK_RC(MQRC_NONE, put_msg(h, o, "3", 0, 0, NULL), "put 3");
-  CHECK(depth(h, o) == 2, "MQSTUB_DROP_PUT discarded one message (depth %d)", (int)depth(h, o));
-  get_msg(h, o, 0, 0, buf, sizeof buf, NULL);
-  CHECK(strcmp(buf, "1") == 0, "first survivor %s", buf);
-  get_msg(h, o, 0, 0, buf, sizeof buf, NULL);
-  CHECK(strcmp(buf, "3") == 0, "second survivor %s", buf);
-  setenv("MQSTUB_DROP_PUT", "1", 1);
-  put_msg(h, o, "tx", 0, MQPMO_SYNCPOINT, NULL);
-  CHECK(depth(h, o) == 1, "dropped syncpoint put pending until MQCMIT");
-  MQCMIT(h, &cc, &rc);
-  CHECK(rc == MQRC_NONE && depth(h, o) == 0, "dropped at MQCMIT (rc %d depth %d)", (int)rc, (int)depth(h, o));
-  setenv("MQSTUB_DROP_PUT", "x", 1);        /* malformed: ignored */
-  put_msg(h, o, "kept", 0, 0, NULL);
-  CHECK(depth(h, o) == 1, "malformed MQSTUB_DROP_PUT ignored");
-  unsetenv("MQSTUB_DROP_PUT");
-  drain(h, o);
-
-  setenv("MQSTUB_DUP_PUT", "1", 1);
-  CHECK_RC(MQRC_NONE, put_msg(h, o, "d", 0, 0, &pmd), "duplicated put");
-  CHECK(depth(h, o) == 2, "MQSTUB_DUP_PUT enqueued twice (depth %d)", (int)depth(h, o));
-  for (int i = 0; i < 2; i++) {
-    CHECK_RC(MQRC_NONE, get_msg(h, o, 0, 0, buf, sizeof buf, &gmd), "get copy");
-    CHECK(strcmp(buf, "d") == 0 && memcmp(gmd.MsgId, pmd.MsgId, 24) == 0, "copy %d identical (%s)", i, buf);
-  }
-  put_msg(h, o, "once", 0, 0, NULL);
-  CHECK(depth(h, o) == 1, "duplicates once only");
-  drain(h, o);
-  setenv("MQSTUB_DUP_PUT", "1", 1);
-  put_msg(h, o, "txd", 0, MQPMO_SYNCPOINT, NULL);
-  CHECK(depth(h, o) == 1, "copy not made before MQCMIT");
-  MQCMIT(h, &cc, &rc);
-  CHECK(depth(h, o) == 2, "copy made at MQCMIT (depth %d)", (int)depth(h, o));
-  drain(h, o);
-  setenv("MQSTUB_DUP_PUT", "1", 1);
-  put_msg(h, o, "undone", 0, MQPMO_SYNCPOINT, NULL);
-  MQBACK(h, &cc, &rc);
-  CHECK(depth(h, o) == 0, "backout leaves neither (depth %d)", (int)depth(h, o));
-  setenv("MQSTUB_DUP_PUT", "0", 1);         /* disarmed */
-  put_msg(h, o, "plain", 0, 0, NULL);
-  CHECK(depth(h, o) == 1, "MQSTUB_DUP_PUT=0 disarms");
-  unsetenv("MQSTUB_DUP_PUT");
-  drain(h, o);
-  disc(&h);
-}
-
 struct worker { int id; int n; int errors; };
 
 static void *worker(void *arg)
@@ -828,9 +1099,16 @@ static void test_concurrency(void)
   disc(&h);
 }
 
+
 int main(void)
 {
+  find_server();
+  fake_start();
   test_connect();
+  test_connection_lost();
+  test_tls();
+  test_ccdt();
+  test_handle_sharing();
   test_round_trip_and_priority();
   test_syncpoint();
   test_wait();
@@ -838,8 +1116,6 @@ int main(void)
   test_inquire();
   test_properties();
   test_unsupported();
-  test_faults();
-  test_put_faults();
   test_concurrency();
   if (failures) {
     fprintf(stderr, "stubtest: %d of %d checks FAILED\n", failures, checks);
