@@ -87,7 +87,9 @@ func TestInlineSecretRefsMustBeReferences(t *testing.T) {
 
 type fetcherFunc func(ctx context.Context, name string) (secrets.Secret, error)
 
-func (f fetcherFunc) Fetch(ctx context.Context, name string) (secrets.Secret, error) { return f(ctx, name) }
+func (f fetcherFunc) Fetch(ctx context.Context, name string) (secrets.Secret, error) {
+	return f(ctx, name)
+}
 
 // TestKeyStoreRefGivesTheClientWhatItReads: a secret:// PKCS #12 key store
 // reaches the connection as its file and its password (MQSCO
