@@ -13,6 +13,8 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/apidoc"
 	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/mq/embedded"
 )
 
 // writeYAML puts text in a temporary file and returns its path.
@@ -69,7 +71,7 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 			Backend: "embedded",
 			Embedded: EmbeddedMQConfig{QueueManagers: []QueueManagerConfig{{Name: "QM1",
 				Queues:   []string{"DEV.QUEUE.1", "DEV.QUEUE.2", "DEV.QUEUE.3", "DEV.DEAD.LETTER.QUEUE"},
-				MaxDepth: 5000, MaxMsgLength: 4194304, MaxBytes: 134217728}}},
+				MaxDepth: 5000, MaxMsgLength: 4194304, MaxBytes: 134217728, MaxUncommittedMsgs: 10000}}},
 			Pool: PoolConfig{MaxConnsPerTarget: 8, MaxIdlePerTarget: 2, IdleTimeout: 5 * time.Minute, MaxWait: 5 * time.Second},
 		},
 		Command: CommandConfig{MaxBytes: 262144, MissingKey: MissingKeyConfig{Bus: "messageId", HTTP: "generate"}},
@@ -108,8 +110,9 @@ func TestReadyFiles(t *testing.T) {
 		// configs/ also holds CloudFormation templates and the generated API
 		// documents; every other YAML file is a daemon configuration and
 		// must load.
+		// mqserver.yaml configures cmd/mqserver; its own package loads it.
 		if data, err := os.ReadFile(f); err != nil || bytes.Contains(data, []byte("AWSTemplateFormatVersion")) ||
-			bytes.Contains(data, []byte(apidoc.GeneratedHeader)) {
+			bytes.Contains(data, []byte(apidoc.GeneratedHeader)) || filepath.Base(f) == "mqserver.yaml" {
 			continue
 		}
 		loaded++
@@ -343,6 +346,22 @@ func TestValidateRules(t *testing.T) {
 		{"mq.embedded.queueManagers[0].maxMsgLength", func(c *Config) { c.MQ.Embedded.QueueManagers[0].MaxMsgLength = 200 << 20 }, "between 1 and 104857600"},
 		{"mq.embedded.queueManagers[0].maxBytes", func(c *Config) { c.MQ.Embedded.QueueManagers[0].MaxBytes = -1 }, "must be at least maxMsgLength (4194304)"},
 		{"mq.embedded.queueManagers[0].maxBytes", func(c *Config) { c.MQ.Embedded.QueueManagers[0].MaxBytes = 4194303 }, "so one message of the largest size fits (got 4194303)"},
+		{"mq.embedded.queueManagers[0].maxUncommittedMsgs", func(c *Config) { c.MQ.Embedded.QueueManagers[0].MaxUncommittedMsgs = -1 }, "between 1 and 999999999"},
+		{"mq.embedded.queueManagers[0].aliases[0].target", func(c *Config) {
+			c.MQ.Embedded.QueueManagers[0].Aliases = []AliasQueueConfig{{Name: "A", Target: "NOWHERE"}}
+		}, `must name one of this queue manager's queues or remotes (got "NOWHERE")`},
+		{"mq.embedded.queueManagers[0].aliases[0].name", func(c *Config) {
+			c.MQ.Embedded.QueueManagers[0].Aliases = []AliasQueueConfig{{Name: "DEV.QUEUE.2", Target: "DEV.QUEUE.1"}}
+		}, `duplicate queue "DEV.QUEUE.2"`},
+		{"mq.embedded.queueManagers[0].remotes[0].remoteQueueManager", func(c *Config) {
+			c.MQ.Embedded.QueueManagers[0].Remotes = []RemoteQueueConfig{{Name: "R", RemoteQueue: "Q", RemoteQueueManager: "QM2"}}
+		}, `transmission queue "QM2" must be one of this queue manager's queues`},
+		{"mq.embedded.queueManagers[0].remotes[0].transmissionQueue", func(c *Config) {
+			c.MQ.Embedded.QueueManagers[0].Remotes = []RemoteQueueConfig{{Name: "R", RemoteQueue: "Q", RemoteQueueManager: "QM2", TransmissionQueue: "XQ"}}
+		}, `transmission queue "XQ"`},
+		{"mq.embedded.queueManagers[0].remotes[0].remoteQueue", func(c *Config) {
+			c.MQ.Embedded.QueueManagers[0].Remotes = []RemoteQueueConfig{{Name: "R", RemoteQueueManager: "QM2", TransmissionQueue: "DEV.QUEUE.3"}}
+		}, "required"},
 		{"mq.pool.maxConnsPerTarget", func(c *Config) { c.MQ.Pool.MaxConnsPerTarget = 0 }, "greater than 0"},
 		{"mq.pool.maxIdlePerTarget", func(c *Config) { c.MQ.Pool.MaxIdlePerTarget = -1 }, "negative"},
 		{"mq.pool.maxIdlePerTarget", func(c *Config) { c.MQ.Pool.MaxIdlePerTarget = 9 }, "must not exceed mq.pool.maxConnsPerTarget"},
@@ -610,4 +629,38 @@ func countLeaves(t reflect.Type) int {
 		}
 	}
 	return n
+}
+
+func TestEmbeddedDefinitionsReachTheQueueManager(t *testing.T) {
+	c := Default()
+	qm := &c.MQ.Embedded.QueueManagers[0]
+	qm.Queues = append(qm.Queues, "QM2")
+	qm.Aliases = []AliasQueueConfig{{Name: "APP.ALIAS", Target: "DEV.QUEUE.1"}}
+	qm.Remotes = []RemoteQueueConfig{{Name: "APP.REMOTE", RemoteQueue: "APP.IN", RemoteQueueManager: "QM2"}}
+	qm.MaxUncommittedMsgs = 7
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	e := qm.Embedded()
+	if e.MaxUncommittedMsgs != 7 || len(e.Queues) != 5 || e.Queues[4].MaxDepth != qm.MaxDepth {
+		t.Errorf("embedded queue manager %+v", e)
+	}
+	b, err := embedded.New(embedded.Config{QueueManagers: []embedded.QueueManagerConfig{e}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := b.Connect(t.Context(), mq.Target{QueueManager: "QM1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for name, want := range map[string]mq.QueueInfo{
+		"APP.ALIAS":  {Name: "APP.ALIAS", Type: mq.QueueAlias, BaseQueue: "DEV.QUEUE.1"},
+		"APP.REMOTE": {Name: "APP.REMOTE", Type: mq.QueueRemote, RemoteQueue: "APP.IN", RemoteQueueManager: "QM2"},
+	} {
+		got, err := mq.InquireQueue(t.Context(), conn, name)
+		if err != nil || got != want {
+			t.Errorf("inquire %s: %+v, %v; want %+v", name, got, err, want)
+		}
+	}
 }

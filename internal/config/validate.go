@@ -36,8 +36,10 @@ const (
 	mqChannelMax   = 20        // channel names
 	mqMaxMsgLength = 104857600 // 100 MiB, the largest MAXMSGL
 	mqMaxDepth     = 999999999 // the largest MAXDEPTH
-	sqsMaxBatch    = 10        // ReceiveMessage MaxNumberOfMessages
-	instanceIDMax  = 128
+	// mqMaxUncommittedMsgs is the largest MAXUMSGS.
+	mqMaxUncommittedMsgs = 999999999
+	sqsMaxBatch          = 10 // ReceiveMessage MaxNumberOfMessages
+	instanceIDMax        = 128
 )
 
 var (
@@ -193,16 +195,43 @@ func (c *Config) validateMQ(v *validator) {
 			}
 			seenQM[qm.Name] = true
 		}
+		// Local queues, aliases and remote definitions share one namespace.
 		seenQ := map[string]bool{}
-		for j, q := range qm.Queues {
-			qk := fmt.Sprintf("%s.queues[%d]", key, j)
-			if v.mqName(qk, q, mqNameMax) {
-				if seenQ[q] {
-					v.fail(qk, "duplicate queue %q", q)
+		unique := func(k, name string) {
+			if v.mqName(k, name, mqNameMax) {
+				if seenQ[name] {
+					v.fail(k, "duplicate queue %q", name)
 				}
-				seenQ[q] = true
+				seenQ[name] = true
 			}
 		}
+		for j, q := range qm.Queues {
+			unique(fmt.Sprintf("%s.queues[%d]", key, j), q)
+		}
+		remotes := map[string]bool{}
+		for j, r := range qm.Remotes {
+			rk := fmt.Sprintf("%s.remotes[%d]", key, j)
+			unique(rk+".name", r.Name)
+			remotes[r.Name] = true
+			v.mqName(rk+".remoteQueue", r.RemoteQueue, mqNameMax)
+			if v.mqName(rk+".remoteQueueManager", r.RemoteQueueManager, mqNameMax) {
+				xk, xmitq := rk+".transmissionQueue", r.TransmissionQueue
+				if xmitq == "" {
+					xk, xmitq = rk+".remoteQueueManager", r.RemoteQueueManager // the default XMITQ
+				}
+				if !slices.Contains(qm.Queues, xmitq) {
+					v.fail(xk, "transmission queue %q must be one of this queue manager's queues", xmitq)
+				}
+			}
+		}
+		for j, a := range qm.Aliases {
+			ak := fmt.Sprintf("%s.aliases[%d]", key, j)
+			unique(ak+".name", a.Name)
+			if !slices.Contains(qm.Queues, a.Target) && !remotes[a.Target] {
+				v.fail(ak+".target", "must name one of this queue manager's queues or remotes (got %q)", a.Target)
+			}
+		}
+		v.between(key+".maxUncommittedMsgs", qm.MaxUncommittedMsgs, 1, mqMaxUncommittedMsgs)
 		v.between(key+".maxDepth", qm.MaxDepth, 1, mqMaxDepth)
 		v.between(key+".maxMsgLength", qm.MaxMsgLength, 1, mqMaxMsgLength)
 		if qm.MaxBytes < qm.MaxMsgLength {
@@ -279,7 +308,14 @@ func (c *Config) validateTargets(v *validator) {
 	v.nonNegativeDuration("secrets.cacheTTL", c.Secrets.CacheTTL)
 	embeddedQueues := map[string][]string{}
 	for _, qm := range c.MQ.Embedded.QueueManagers {
-		embeddedQueues[qm.Name] = qm.Queues
+		queues := slices.Clone(qm.Queues)
+		for _, a := range qm.Aliases {
+			queues = append(queues, a.Name)
+		}
+		for _, r := range qm.Remotes {
+			queues = append(queues, r.Name)
+		}
+		embeddedQueues[qm.Name] = queues
 	}
 	names := make([]string, 0, len(c.Targets.Profiles))
 	for name := range c.Targets.Profiles {

@@ -443,11 +443,7 @@ var backendOpeners = map[string]func(*config.Config) (mq.Backend, error){
 	config.BackendEmbedded: func(cfg *config.Config) (mq.Backend, error) {
 		var ec embedded.Config
 		for _, qm := range cfg.MQ.Embedded.QueueManagers {
-			q := embedded.QueueManagerConfig{Name: qm.Name, MaxMsgLength: qm.MaxMsgLength, MaxBytes: int64(qm.MaxBytes)}
-			for _, name := range qm.Queues {
-				q.Queues = append(q.Queues, embedded.QueueConfig{Name: name, MaxDepth: qm.MaxDepth, MaxMsgLength: qm.MaxMsgLength})
-			}
-			ec.QueueManagers = append(ec.QueueManagers, q)
+			ec.QueueManagers = append(ec.QueueManagers, qm.Embedded())
 		}
 		return embedded.New(ec)
 	},

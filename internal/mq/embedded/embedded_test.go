@@ -13,11 +13,30 @@ import (
 	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
 )
 
-// harness gives each case its own queue manager, so nothing is shared.
-var harness = mqtest.HarnessFunc(func(tb testing.TB) mqtest.Env {
-	b := NewDefault()
-	return mqtest.Env{Backend: b, Target: mq.Target{QueueManager: DefaultQueueManager}, Faults: b.Faults()}
-})
+// harness gives each case its own queue manager, so nothing is shared: the
+// default one plus an alias of DEV.QUEUE.1 and a remote definition whose
+// transmission queue is DEV.QUEUE.2.
+var harness harnessWithQueueTypes
+
+type harnessWithQueueTypes struct{}
+
+func (harnessWithQueueTypes) New(tb testing.TB) mqtest.Env {
+	var queues []QueueConfig
+	for _, name := range DefaultQueues {
+		queues = append(queues, QueueConfig{Name: name})
+	}
+	b, err := New(Config{QueueManagers: []QueueManagerConfig{{Name: DefaultQueueManager, Queues: queues,
+		Aliases: []AliasQueueConfig{{Name: "DEV.ALIAS.1", Target: "DEV.QUEUE.1"}},
+		Remotes: []RemoteQueueConfig{{Name: "DEV.REMOTE.1", RemoteQueue: "APP.IN", RemoteQueueManager: "QM2", TransmissionQueue: "DEV.QUEUE.2"}},
+	}}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return mqtest.Env{Backend: b, Target: mq.Target{QueueManager: DefaultQueueManager}, Faults: b.Faults(),
+		AliasQueue: "DEV.ALIAS.1", RemoteQueue: "DEV.REMOTE.1"}
+}
+
+func (harnessWithQueueTypes) DefinesAliasAndRemote() bool { return true }
 
 var _ mqtest.Faults = (*Faults)(nil)
 

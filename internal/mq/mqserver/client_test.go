@@ -154,8 +154,8 @@ func encodeProps(e *encoder, props []prop) {
 }
 
 type putDone struct {
-	md                md
-	resolvedQ, rqmgr  string
+	md               md
+	resolvedQ, rqmgr string
 }
 
 func (c *client) put(h int32, pmo int32, m md, props []prop, data []byte) (reply, putDone) {

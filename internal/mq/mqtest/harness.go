@@ -79,6 +79,10 @@ type Env struct {
 	// MaxDepth is Queue's MAXDEPTH (default 5000); benchmarks drain before
 	// reaching it.
 	MaxDepth int
+	// AliasQueue is an alias queue whose target is Queue, and RemoteQueue a
+	// remote queue definition whose transmission queue is OtherQueue; both
+	// are required of a harness whose DefinesAliasAndRemote reports true.
+	AliasQueue, RemoteQueue string
 }
 
 func (e *Env) setDefaults() {
@@ -118,6 +122,19 @@ type FaultSupport interface {
 func supportsFaults(h Harness) bool {
 	fs, ok := h.(FaultSupport)
 	return !ok || fs.SupportsFaults()
+}
+
+// QueueTypeSupport is implemented by a Harness whose queue manager defines
+// Env.AliasQueue and Env.RemoteQueue. When DefinesAliasAndRemote reports
+// true, RunBackendSuite adds the cases about them; a Harness without the
+// method (a real queue manager may define neither) does not get them.
+type QueueTypeSupport interface {
+	DefinesAliasAndRemote() bool
+}
+
+func definesAliasAndRemote(h Harness) bool {
+	qt, ok := h.(QueueTypeSupport)
+	return ok && qt.DefinesAliasAndRemote()
 }
 
 // HarnessFunc adapts a function to Harness.

@@ -12,7 +12,8 @@ import (
 // RunBackendSuite runs every case against the backend h provides. Cases run
 // one after another: backends such as the client stub share state. A
 // harness whose SupportsFaults reports false gets every case except those
-// that inject faults.
+// that inject faults; one without QueueTypeSupport gets none of the cases
+// about alias queues and remote definitions.
 func RunBackendSuite(t *testing.T, h Harness) {
 	cases := []struct {
 		name   string
@@ -39,6 +40,16 @@ func RunBackendSuite(t *testing.T, h Harness) {
 		{"FailNthCommit", testFailNthCommit, true},
 		{"DropNthPut", testDropNthPut, true},
 		{"DuplicateNthPut", testDuplicateNthPut, true},
+	}
+	if definesAliasAndRemote(h) {
+		cases = append(cases, []struct {
+			name   string
+			run    func(*fixture)
+			faults bool
+		}{
+			{"AliasResolvesToItsTarget", testAliasQueue, false},
+			{"RemoteDefinitionPutsToTransmissionQueue", testRemoteQueue, false},
+		}...)
 	}
 	faults := supportsFaults(h)
 	for _, c := range cases {
@@ -697,4 +708,49 @@ func testDuplicateNthPut(f *fixture) {
 	f.put(out, "undone", mq.PutOptions{Syncpoint: true}, nil)
 	f.backout(c)
 	f.wantDepth(c, f.env.Queue, 0)
+}
+
+// aliasAndRemote returns the alias and remote definition the harness
+// promised.
+func (f *fixture) aliasAndRemote() (alias, remote string) {
+	if f.env.AliasQueue == "" || f.env.RemoteQueue == "" {
+		f.t.Fatalf("the harness defines alias and remote queues but Env names alias %q and remote %q", f.env.AliasQueue, f.env.RemoteQueue)
+	}
+	return f.env.AliasQueue, f.env.RemoteQueue
+}
+
+func testAliasQueue(f *fixture) {
+	alias, _ := f.aliasAndRemote()
+	c := f.connect()
+	info := f.inquire(c, alias)
+	if want := (mq.QueueInfo{Name: alias, Type: mq.QueueAlias, BaseQueue: f.env.Queue}); info != want {
+		f.t.Errorf("inquire alias: %+v, want %+v (depths and limits are the base queue's)", info, want)
+	}
+	q := f.open(c, alias, mq.OpenOutput|mq.OpenInputShared|mq.OpenBrowse)
+	if q.Name() != alias {
+		f.t.Errorf("handle name %q, want the alias as opened", q.Name())
+	}
+	f.put(q, "through the alias", mq.PutOptions{}, nil)
+	f.wantDepth(c, f.env.Queue, 1)
+	f.getText(q, mq.GetOptions{Browse: mq.BrowseFirst}, "through the alias")
+	f.getText(f.open(c, f.env.Queue, mq.OpenInputShared), mq.GetOptions{}, "through the alias")
+}
+
+// reasonOptionNotValidForType is MQRC_OPTION_NOT_VALID_FOR_TYPE.
+const reasonOptionNotValidForType mq.Reason = 2045
+
+func testRemoteQueue(f *fixture) {
+	_, remote := f.aliasAndRemote()
+	c := f.connect()
+	info := f.inquire(c, remote)
+	if info.Type != mq.QueueRemote || info.Name != remote || info.RemoteQueue == "" || info.RemoteQueueManager == "" || info.CurrentDepth != 0 {
+		f.t.Errorf("inquire remote definition: %+v", info)
+	}
+	for _, opts := range []mq.OpenOption{mq.OpenInputShared, mq.OpenBrowse} {
+		_, err := c.OpenQueue(f.ctx, remote, opts)
+		WantReason(f.t, err, reasonOptionNotValidForType)
+	}
+	f.put(f.open(c, remote, mq.OpenOutput), "for the remote queue manager", mq.PutOptions{}, nil)
+	f.wantDepth(c, f.env.OtherQueue, 1)
+	f.getText(f.open(c, f.env.OtherQueue, mq.OpenInputShared), mq.GetOptions{}, "for the remote queue manager")
 }
