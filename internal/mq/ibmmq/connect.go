@@ -35,7 +35,8 @@ const maxChannelMsgLength = 100 * 1024 * 1024
 // names the channel itself; one with CCDTURL takes it from that table; one
 // with neither leaves the choice to the MQ client's own configuration
 // (MQSERVER, MQCHLLIB/MQCHLTAB). MQCONNX cannot be interrupted, so ctx is
-// only checked before it starts.
+// only checked before it starts. A connect that completes with a warning
+// returns the connection and logs the warning to b.Log.
 func (b *Backend) Connect(ctx context.Context, t mq.Target) (mq.Conn, error) {
 	t = t.Normalized()
 	if err := t.Validate(); err != nil {
