@@ -63,6 +63,7 @@ if [ "$mode" = check ]; then
     rm -rf "$work"
   }
   trap stop_server EXIT
+  : >"$work/out"   # exists before the server writes: it is read at once
   # Port 0: the server picks a free port and prints it. app needs no
   # password; admin has one, so a wrong one can be refused.
   env -u MQ_APP_PASSWORD MQ_ADMIN_PASSWORD=stubtest-admin \

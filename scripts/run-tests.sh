@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: the default build, then the IBM MQ adapter on the client
-# stub (-tags ibmmq). Prints each package's result and each idempotency
+# Runs every test: the default build, then the IBM MQ adapter on the
+# project's MQ client library and queue manager server (-tags ibmmq). Prints each package's result and each idempotency
 # store's conformance result; on failure, the failing tests' output.
 # Expects scripts/with-services.sh to have provisioned the services.
 #
@@ -50,8 +50,9 @@ run() {
 run ./...
 # The ibmmq build tag adds the IBM MQ adapter, its probe runs and the
 # daemon's ibmmq backend (its tests in internal/daemon; the MQ fault tests
-# on the client stub in internal/daemon and, over SQS, internal/daemon/awsmode);
-# the daemon's other tests would only repeat.
+# through the client library and a queue manager server in the test process,
+# in internal/daemon and, over SQS, internal/daemon/awsmode); the daemon's
+# other tests would only repeat.
 if [ -n "${CGO_LDFLAGS:-}" ]; then
   run -tags ibmmq ./internal/mq/... ./internal/probe/...
   run -tags ibmmq -run 'IBMMQ|Stub' ./internal/daemon/ ./internal/daemon/awsmode/

@@ -3,16 +3,19 @@
 package daemon_test
 
 import (
-	"strconv"
 	"testing"
 
 	"github.com/mqprobe/mqprobe/internal/mq/ibmmq"
+	"github.com/mqprobe/mqprobe/internal/mq/ibmmq/ibmmqtest"
 )
 
-// The MQ faults again, through the IBM MQ adapter on the project's client
-// stub, whose MQSTUB_* variables inject them (read by the stub at call time).
+// The MQ faults again, through the IBM MQ adapter and its client library
+// to a queue manager server in this process (found through MQSERVER, as
+// the daemon's targets name no host), whose queue manager injects them.
 
-// TestFaultQueueFullStub caps every queue's depth with MQSTUB_MAX_DEPTH.
+// TestFaultQueueFullStub caps every queue's depth on the server.
 func TestFaultQueueFullStub(t *testing.T) {
-	runQueueFull(t, "mq-queue-full-stub", ibmmq.New(), func(n int) { t.Setenv("MQSTUB_MAX_DEPTH", strconv.Itoa(n)) })
+	srv := ibmmqtest.Start(t)
+	t.Setenv("MQSERVER", srv.MQSERVER())
+	runQueueFull(t, "mq-queue-full-stub", ibmmq.New(), srv.Faults().CapDepth)
 }

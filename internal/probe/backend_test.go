@@ -31,7 +31,7 @@ type testEnv struct {
 const caseTimeout = 20 * time.Second
 
 // runBackendCases runs every case against the backend newEnv provides.
-// Cases run one after another: the stub's queues are process-wide.
+// Cases run one after another, so a shared queue manager sees one at a time.
 func runBackendCases(t *testing.T, newEnv func(t *testing.T) testEnv) {
 	cases := []struct {
 		name string

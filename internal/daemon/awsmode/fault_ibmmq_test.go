@@ -3,19 +3,20 @@
 package awsmode_test
 
 import (
-	"fmt"
 	"testing"
-	"time"
 
 	"github.com/mqprobe/mqprobe/internal/mq/ibmmq"
+	"github.com/mqprobe/mqprobe/internal/mq/ibmmq/ibmmqtest"
 )
 
-// The MQ faults again, through the IBM MQ adapter on the project's client
-// stub, whose MQSTUB_* variables inject them (read by the stub at call time).
+// The MQ faults again, through the IBM MQ adapter and its client library
+// to a queue manager server in this process (found through MQSERVER, as
+// the commands' targets name no host).
 
-// TestFaultConnectionBrokenStub breaks every connection with MQSTUB_BREAK.
+// TestFaultConnectionBrokenStub drops the server's connections mid-run, as
+// a network failure would.
 func TestFaultConnectionBrokenStub(t *testing.T) {
-	runConnectionBroken(t, "mq-connection-broken-stub", ibmmq.New(), func() {
-		t.Setenv("MQSTUB_BREAK", fmt.Sprintf("fault-%d", time.Now().UnixNano()))
-	})
+	srv := ibmmqtest.Start(t)
+	t.Setenv("MQSERVER", srv.MQSERVER())
+	runConnectionBroken(t, "mq-connection-broken-stub", ibmmq.New(), srv.BreakConnections)
 }

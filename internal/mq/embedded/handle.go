@@ -105,9 +105,9 @@ func (h *handle) put(msg *mq.Message, req putRequest) (putDone, error) {
 	m := newMessage(msg, done.msgID, done.putTime)
 	m.correlID = done.correlID
 	if req.desc != nil {
-		m.desc = *req.desc
-		m.desc.Valid = true
-		m.propOrder = req.propOrder
+		d := *req.desc // the message's own copy: the caller's is reused
+		d.Valid = true
+		m.desc, m.propOrder = &d, req.propOrder
 	}
 	m.uncommitted = req.syncpoint
 	q := h.q
@@ -306,7 +306,9 @@ func (h *handle) take(msg *mq.Message, done *getDone, req getRequest, browse boo
 	truncated := req.bufferLength >= 0 && len(m.payload) > req.bufferLength
 	if done != nil {
 		done.dataLength = len(m.payload)
-		done.desc = m.desc
+		if m.desc != nil {
+			done.desc = *m.desc
+		}
 		done.propOrder = m.propOrder
 	}
 	if truncated && !req.acceptTruncated {

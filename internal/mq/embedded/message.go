@@ -25,7 +25,7 @@ type message struct {
 	backoutCount int32
 	props        mq.Properties
 	payload      []byte
-	desc         Descriptor // MQMD fields the port does not model; zero when put through the port
+	desc         *Descriptor // MQMD fields the port does not model; nil when put through the port
 	propOrder    []string   // property names in the order an MQI client put them; never written after the put
 	uncommitted  bool       // put under syncpoint, not yet committed: invisible to gets
 	fault        putFault   // injected, applied at commit (see Faults.DropNth)

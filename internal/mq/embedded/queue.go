@@ -120,10 +120,17 @@ func (s match) matches(m *message) bool {
 	if !(s.msgID.IsZero() || s.msgID == m.msgID) || !(s.correlID.IsZero() || s.correlID == m.correlID) {
 		return false
 	}
-	if !s.groupID.IsZero() && s.groupID != m.desc.GroupID {
+	if s.groupID.IsZero() && !s.matchSeq {
+		return true
+	}
+	var d Descriptor // a port put: no group, sequence number 1
+	if m.desc != nil {
+		d = *m.desc
+	}
+	if !s.groupID.IsZero() && s.groupID != d.GroupID {
 		return false
 	}
-	return !s.matchSeq || s.seq == m.desc.msgSeqNumber()
+	return !s.matchSeq || s.seq == d.msgSeqNumber()
 }
 
 // at returns the message under a browse cursor, if it is still there,

@@ -5,19 +5,18 @@ package ibmmq
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"os"
-	"strconv"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/mq/ibmmq/ibmmqtest"
 	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
 )
 
 // The suite runs against a real queue manager when MQPROBE_TEST_IBMMQ_QMGR
-// is set (see docs/development.md), and against the client stub otherwise.
+// is set (see docs/development.md), and otherwise against the project's
+// queue manager server (mqserver) started in this process, which the MQ
+// client library reaches over TCP.
 func TestBackendSuite(t *testing.T) { mqtest.RunBackendSuite(t, selectHarness()) }
 
 func BenchmarkBackend(b *testing.B) { mqtest.RunBackendBenchmarks(b, selectHarness()) }
@@ -26,80 +25,16 @@ func selectHarness() mqtest.Harness {
 	if qmgr := os.Getenv("MQPROBE_TEST_IBMMQ_QMGR"); qmgr != "" {
 		return newRealHarness(qmgr)
 	}
-	return stubHarness{}
+	return serverHarness{}
 }
 
-// stubHarness runs the suite on the client stub (testdata/mqstub), which
-// holds its queues in this process; every case starts from a reset.
-type stubHarness struct{}
+// serverHarness gives every case a fresh mqserver on a free port, with
+// faults injected through its queue manager and its connections.
+type serverHarness struct{}
 
-var stubTarget = mq.Target{
-	QueueManager: "QM1",
-	Channel:      "DEV.APP.SVRCONN",
-	ConnName:     "localhost(1414)",
-	User:         "app",
-	Password:     "stub-accepts-any-password",
-}
-
-func (stubHarness) New(tb testing.TB) mqtest.Env {
-	faults := stubFaults{}
-	faults.Reset()
-	tb.Cleanup(faults.Reset)
-	return mqtest.Env{Backend: New(), Target: stubTarget, Faults: faults}
-}
-
-// stubFaults drives the stub's fault switches, environment variables it
-// reads on every call (testdata/mqstub/README.md).
-type stubFaults struct{}
-
-var _ mqtest.Faults = stubFaults{}
-
-// tokenSeq makes MQSTUB_BREAK and MQSTUB_RESET values unique: the stub acts
-// when a value changes.
-var tokenSeq atomic.Int64
-
-func newToken() string {
-	return strconv.FormatInt(time.Now().UnixNano(), 36) + "-" + strconv.FormatInt(tokenSeq.Add(1), 10)
-}
-
-func setStubEnv(name, value string) {
-	if err := os.Setenv(name, value); err != nil {
-		panic(fmt.Sprintf("set %s: %v", name, err))
-	}
-}
-
-func (stubFaults) RefuseConnect(reason mq.Reason) {
-	setStubEnv("MQSTUB_CONNX_REASON", strconv.Itoa(int(reason)))
-}
-
-func (stubFaults) FailNth(op mqtest.Op, n int, reason mq.Reason) {
-	variable := map[mqtest.Op]string{
-		mqtest.OpPut:    "MQSTUB_FAIL_PUT",
-		mqtest.OpGet:    "MQSTUB_FAIL_GET",
-		mqtest.OpCommit: "MQSTUB_FAIL_CMIT",
-	}[op]
-	if variable == "" {
-		panic(fmt.Sprintf("FailNth: the stub cannot fail %s", op))
-	}
-	setStubEnv(variable, fmt.Sprintf("%d:%d", max(n, 0), reason))
-}
-
-func (stubFaults) DropNth(n int) { setStubEnv("MQSTUB_DROP_PUT", strconv.Itoa(max(n, 0))) }
-
-func (stubFaults) DuplicateNth(n int) { setStubEnv("MQSTUB_DUP_PUT", strconv.Itoa(max(n, 0))) }
-
-func (stubFaults) BreakConnections() { setStubEnv("MQSTUB_BREAK", newToken()) }
-
-func (stubFaults) CapDepth(n int) { setStubEnv("MQSTUB_MAX_DEPTH", strconv.Itoa(n)) }
-
-func (stubFaults) Reset() {
-	for _, v := range []string{"MQSTUB_CONNX_REASON", "MQSTUB_FAIL_PUT", "MQSTUB_FAIL_GET", "MQSTUB_FAIL_CMIT",
-		"MQSTUB_DROP_PUT", "MQSTUB_DUP_PUT", "MQSTUB_MAX_DEPTH"} {
-		if err := os.Unsetenv(v); err != nil {
-			panic(fmt.Sprintf("unset %s: %v", v, err))
-		}
-	}
-	setStubEnv("MQSTUB_RESET", newToken())
+func (serverHarness) New(tb testing.TB) mqtest.Env {
+	srv := ibmmqtest.Start(tb)
+	return mqtest.Env{Backend: New(), Target: srv.Target(), Faults: srv.Faults()}
 }
 
 // realHarness runs the suite against a queue manager named by the

@@ -1,6 +1,6 @@
 // Package mqtest is the one test suite every mq.Backend must pass: the embedded queue manager runs it in-process, the IBM MQ adapter
-// runs it over the project's MQ client stub and, when configured, a real
-// queue manager. It also holds the put/get benchmarks both backends share.
+// runs it over the project's MQ client library connected to the project's
+// queue manager server and, when configured, a real queue manager. It also holds the put/get benchmarks both backends share.
 package mqtest
 
 import (
@@ -19,17 +19,10 @@ const (
 	OpCommit Op = mq.VerbCommit
 )
 
-// Faults injects failures into a backend. The semantics are those of the
-// IBM MQ client stub's environment switches, so the IBM adapter implements
-// it by setting them:
-//
-//	RefuseConnect   MQSTUB_CONNX_REASON=<rc>
-//	FailNth         MQSTUB_FAIL_PUT|MQSTUB_FAIL_GET|MQSTUB_FAIL_CMIT=<n>:<rc>
-//	DropNth         MQSTUB_DROP_PUT=<n>
-//	DuplicateNth    MQSTUB_DUP_PUT=<n>
-//	BreakConnections MQSTUB_BREAK=<new token>
-//	CapDepth        MQSTUB_MAX_DEPTH=<n>
-//	Reset           MQSTUB_RESET=<new token>, plus clearing the others
+// Faults injects failures into a backend, as a queue manager or a network
+// would produce them. The embedded queue manager implements it (its
+// Faults), and so do the IBM MQ adapter's tests, through the queue manager
+// behind the project's server (mqserver) and the server's connections.
 type Faults interface {
 	// RefuseConnect makes every connect fail with reason; 0 accepts again.
 	RefuseConnect(reason mq.Reason)
