@@ -13,5 +13,11 @@
 // manager (QueueManagerConfig.MaxBytes) bounds that memory, a put over it
 // failing with 2056 as when a real queue's storage is exhausted.
 //
+// Alias queues resolve to their target for put, get and browse; remote
+// queue definitions put to their transmission queue and cannot be read
+// (2045). MQIConn is the same queue manager for MQI clients
+// (internal/mq/mqserver): the whole MQMD, property order, match options,
+// browse and get under the cursor, truncated gets and MQDISC's commit.
+//
 // Faults injects the failures the shared backend suite (mq/mqtest) needs.
 package embedded

@@ -26,9 +26,9 @@ type message struct {
 	props        mq.Properties
 	payload      []byte
 	desc         *Descriptor // MQMD fields the port does not model; nil when put through the port
-	propOrder    []string   // property names in the order an MQI client put them; never written after the put
-	uncommitted  bool       // put under syncpoint, not yet committed: invisible to gets
-	fault        putFault   // injected, applied at commit (see Faults.DropNth)
+	propOrder    []string    // property names in the order an MQI client put them; never written after the put
+	uncommitted  bool        // put under syncpoint, not yet committed: invisible to gets
+	fault        putFault    // injected, applied at commit (see Faults.DropNth)
 }
 
 // maxPooledPayload bounds the buffers kept for reuse, so one huge message

@@ -8,7 +8,7 @@ import (
 
 // Attribute selectors (MQIA_*, MQCA_*) and the values MQINQ answers with.
 const (
-	iaFirst, iaLast, caFirst, caLast int32 = 1, 2000, 2001, 4000
+	iaFirst, iaLast int32 = 1, 2000 // integer selectors; the rest are character ones
 
 	iaCodedCharSetID      int32 = 2
 	iaCurrentQDepth       int32 = 3

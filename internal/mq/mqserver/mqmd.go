@@ -147,12 +147,6 @@ func gotMD(msg *mq.Message, d *embedded.Descriptor, qmgrCCSID int32) md {
 	return m
 }
 
-// property is one message property in the order it was put.
-type property struct {
-	name  string
-	value any
-}
-
 // decodeProps reads a props field into mq.Properties and the order of its
 // names; a later property of the same name replaces an earlier one. It
 // returns the reason code for a name or type MQSETMP would refuse.

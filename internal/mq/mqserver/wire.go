@@ -95,8 +95,6 @@ func (e *encoder) i32s(vs []int32) {
 	}
 }
 
-func (e *encoder) raw(b []byte) { e.buf = append(e.buf, b...) }
-
 // decoder reads PROTOCOL.md's encodings from a body; the first short read
 // sets err and every later read returns zero values.
 type decoder struct {
