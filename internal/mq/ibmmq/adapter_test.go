@@ -7,10 +7,8 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"log/slog"
 	"math"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -273,46 +271,6 @@ func TestConnectOptions(t *testing.T) {
 	cno = connectOptions(mq.Target{QueueManager: "QM1", CCDTURL: "file:///ccdt.json"})
 	if cno.CCDTUrl != "file:///ccdt.json" || cno.ClientConn != nil || cno.SSLConfig != nil || cno.SecurityParms != nil {
 		t.Errorf("CCDT target gave MQCNO %+v", cno)
-	}
-}
-
-// TestConnectKeepsWarnedConnection: MQCONNX completing with a warning
-// (2391: another connection in the process set up TLS with other
-// settings) returns a live connection, which Connect keeps and logs, rather
-// than reporting a failure and leaking it.
-func TestConnectKeepsWarnedConnection(t *testing.T) {
-	e := newAdapterEnv(t)
-	realConnx := connx
-	t.Cleanup(func() { connx = realConnx })
-	connx = func(name string, cno *mqi.MQCNO) (mqi.MQQueueManager, error) {
-		qm, err := realConnx(name, cno)
-		if err != nil {
-			return qm, err
-		}
-		return qm, &mqi.MQReturn{MQCC: mqi.MQCC_WARNING, MQRC: mqi.MQRC_SSL_ALREADY_INITIALIZED}
-	}
-	var logged bytes.Buffer
-	backend := &Backend{Log: slog.New(slog.NewTextHandler(&logged, nil))}
-	c, err := backend.Connect(e.ctx, e.target)
-	if err != nil {
-		t.Fatalf("a warned connect failed: %v", err)
-	}
-	q, err := c.OpenQueue(e.ctx, e.queue, mq.OpenOutput|mq.OpenInquire)
-	if err != nil {
-		t.Fatalf("open on the warned connection: %v", err)
-	}
-	if _, err := q.Inquire(e.ctx); err != nil {
-		t.Errorf("inquire on the warned connection: %v", err)
-	}
-	if err := q.Close(); err != nil {
-		t.Errorf("close queue: %v", err)
-	}
-	if err := c.Close(); err != nil {
-		t.Errorf("disconnect: %v", err)
-	}
-	if want := "MQRC_SSL_ALREADY_INITIALIZED (2391)"; !strings.Contains(logged.String(), want) ||
-		!strings.Contains(logged.String(), "level=WARN") {
-		t.Errorf("log %q does not warn of %s", logged.String(), want)
 	}
 }
 

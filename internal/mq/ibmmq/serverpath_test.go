@@ -5,9 +5,7 @@ package ibmmq
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"log/slog"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +13,7 @@ import (
 	mqi "github.com/ibm-messaging/mq-golang/v5/ibmmq"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/mq/ibmmq/ibmmqtest"
 	"github.com/mqprobe/mqprobe/internal/mq/mqserver"
 	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
 )
@@ -24,26 +23,20 @@ import (
 // queue manager served by mqserver in this process, whose Stats count the
 // connections and handles the adapter leaves open.
 
-// serverEnv is an mqserver with IBM's developer objects (QM1, DEV.QUEUE.1,
-// the alias DEV.ALIAS.1 and the remote definition DEV.REMOTE.1) and a
-// target reaching it as the app user.
+// serverEnv is a queue manager server (ibmmqtest) with IBM's developer
+// objects (QM1, DEV.QUEUE.1, the alias DEV.ALIAS.1 and the remote
+// definition DEV.REMOTE.1) and a target reaching it.
 type serverEnv struct {
 	t      *testing.T
 	ctx    context.Context
-	server *mqserver.Server
+	server *ibmmqtest.Server
 	target mq.Target
 }
 
 func newServerEnv(t *testing.T) *serverEnv {
 	t.Helper()
-	s, err := mqserver.Listen("127.0.0.1:0", mqserver.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	port := s.Addr().(*net.TCPAddr).Port
-	return &serverEnv{t: t, ctx: context.Background(), server: s,
-		target: mq.Target{QueueManager: "QM1", Channel: mqserver.AppChannel, ConnName: fmt.Sprintf("127.0.0.1(%d)", port), User: mqserver.AppUser}}
+	s := ibmmqtest.Start(t)
+	return &serverEnv{t: t, ctx: context.Background(), server: s, target: s.Target()}
 }
 
 // settled waits for the server to see the client's closes (a disconnect
