@@ -107,7 +107,7 @@ func TestAddrForms(t *testing.T) {
 		mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"operationType":"DEPTH","idempotencyKey":"k","status":"COMPLETED","replay":false,"durationMs":1,`+
-			`"result":{"currentDepth":3,"maxDepth":5000,"openInputCount":0,"openOutputCount":0},"error":null,"tags":{}}`)
+			`"result":{"currentDepth":3,"maxDepth":5000,"openInputCount":0,"openOutputCount":0,"queueType":"local"},"error":null,"tags":{}}`)
 	}))
 	defer srv.Close()
 	hostPort := strings.TrimPrefix(srv.URL, "http://")

@@ -205,12 +205,7 @@ func writeOperationRows(w io.Writer, op string, raw json.RawMessage, showPayload
 	case "DEPTH":
 		var r handlers.DepthResult
 		if err = json.Unmarshal(raw, &r); err == nil {
-			rows = [][2]string{
-				{"current depth", fmt.Sprint(r.CurrentDepth)},
-				{"max depth", fmt.Sprint(r.MaxDepth)},
-				{"open input count", fmt.Sprint(r.OpenInputCount)},
-				{"open output count", fmt.Sprint(r.OpenOutputCount)},
-			}
+			rows = depthRows(r)
 		}
 	case "CONNECTION_TEST":
 		var r handlers.ConnectionResult
@@ -360,6 +355,36 @@ func writeHistogram(w io.Writer, buckets []probe.LatencyBucket) {
 }
 
 // millis formats a latency in milliseconds, to the microsecond.
+// depthRows shows a DEPTH result: the named queue's type, what it points
+// at, and the counts of the local queue holding its messages, if any.
+func depthRows(r handlers.DepthResult) [][2]string {
+	rows := [][2]string{{"queue type", r.QueueType}}
+	for _, f := range [][2]string{
+		{"base queue", r.BaseQueue},
+		{"remote queue", r.RemoteQueue},
+		{"remote queue manager", r.RemoteQueueManager},
+		{"transmission queue", r.TransmissionQueue},
+	} {
+		if f[1] != "" {
+			rows = append(rows, f)
+		}
+	}
+	for _, f := range []struct {
+		name  string
+		count *int
+	}{
+		{"current depth", r.CurrentDepth},
+		{"max depth", r.MaxDepth},
+		{"open input count", r.OpenInputCount},
+		{"open output count", r.OpenOutputCount},
+	} {
+		if f.count != nil {
+			rows = append(rows, [2]string{f.name, strconv.Itoa(*f.count)})
+		}
+	}
+	return rows
+}
+
 func millis(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
 func indentJSON(data []byte) string {

@@ -13,6 +13,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
 
+	"github.com/mqprobe/mqprobe/handlers"
 	"github.com/mqprobe/mqprobe/internal/apidoc"
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/result"
@@ -248,9 +249,21 @@ func TestAsyncAPIResultPayloadAcceptsResultEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 11, 22, 12, 0, 2, 0, time.UTC)
+	depthOf := func(r handlers.DepthResult) json.RawMessage {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	three, zero := 3, 0
 	for _, data := range []result.Data{
 		{OperationType: "DEPTH", IdempotencyKey: "k-1", Status: result.StatusCompleted, Target: "QM1:DEV.QUEUE.1", Attempt: 1,
-			StartedAt: &now, FinishedAt: &now, Result: json.RawMessage(`{"currentDepth":3}`), Tags: map[string]string{}},
+			StartedAt: &now, FinishedAt: &now, Tags: map[string]string{}, Result: depthOf(handlers.DepthResult{
+				CurrentDepth: &three, MaxDepth: &three, OpenInputCount: &zero, OpenOutputCount: &zero, QueueType: "local"})},
+		{OperationType: "DEPTH", IdempotencyKey: "k-3", Status: result.StatusCompleted, Target: "QM1:DEV.REMOTE.1", Attempt: 1,
+			StartedAt: &now, FinishedAt: &now, Tags: map[string]string{}, Result: depthOf(handlers.DepthResult{
+				QueueType: "remote", RemoteQueue: "IN.Q", RemoteQueueManager: "QM2"})},
 		{OperationType: "PRODUCE", IdempotencyKey: "k-2", Status: result.StatusFailed, Result: json.RawMessage(`null`), Tags: map[string]string{},
 			Error: &result.Error{Code: "MQRC_UNKNOWN_OBJECT_NAME", Reason: 2085, Message: "no such queue", Transient: false}},
 	} {
@@ -268,5 +281,15 @@ func TestAsyncAPIResultPayloadAcceptsResultEvents(t *testing.T) {
 	inst, _ := jsonschema.UnmarshalJSON(strings.NewReader(`{"specversion":"1.0","type":"mqprobe.command.done"}`))
 	if schema.Validate(inst) == nil {
 		t.Error("ResultEvent accepted an event with an unknown type and no data")
+	}
+	// A DEPTH result must say which queue type its counts are for.
+	inst, _ = jsonschema.UnmarshalJSON(strings.NewReader(`{"operationType":"DEPTH","idempotencyKey":"k","status":"COMPLETED","replay":false,` +
+		`"durationMs":1,"result":{"currentDepth":3},"error":null,"tags":{}}`))
+	data, err := c.Compile("mem://asyncapi.json#/components/schemas/ResultData")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data.Validate(inst) == nil {
+		t.Error("ResultData accepted a DEPTH result without queueType")
 	}
 }

@@ -73,7 +73,8 @@ func Schemas(ops ...command.Operation) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	eventDefs := map[string]string{"data": "ResultData", "error": "ResultError", "problem": "ResultProblem", "progress": "ResultProgress"}
+	eventDefs := map[string]string{"data": "ResultData", "error": "ResultError", "problem": "ResultProblem", "progress": "ResultProgress",
+		"depthResult": "DepthResult"}
 	evDefs, _ := ev["$defs"].(map[string]any)
 	for def, name := range eventDefs {
 		s, ok := evDefs[def]

@@ -80,12 +80,13 @@ type Target struct {
 // String is "QM:QUEUE", the form results and records show.
 func (t Target) String() string { return fmt.Sprintf("%s:%s", t.QueueManager, t.Queue) }
 
-// SSL is a target's TLS settings; the stores are references, never secrets.
+// SSL is a target's TLS settings; the key repository is a reference, never
+// a secret. It holds the trusted CA certificates too: IBM MQ's C client has
+// no separate trust store.
 type SSL struct {
-	Enabled       bool   `json:"enabled"`
-	CipherSpec    string `json:"cipherSpec,omitempty"`
-	KeyStoreRef   string `json:"keyStoreRef,omitempty"`
-	TrustStoreRef string `json:"trustStoreRef,omitempty"`
+	Enabled     bool   `json:"enabled"`
+	CipherSpec  string `json:"cipherSpec,omitempty"`
+	KeyStoreRef string `json:"keyStoreRef,omitempty"`
 }
 
 // Auth is a target's credentials; the password is a reference (env:, file:,

@@ -109,7 +109,7 @@ func TestDecodeFullProduce(t *testing.T) {
 	d := newDecoder(t, DecoderConfig{})
 	body := `{"operationType":"PRODUCE","target":{"queueManager":"QM1","queue":"Q1","channel":"DEV.APP.SVRCONN",
 		"connName":"mq.example.com(1414)","ccdtUrl":"https://config.example.com/ccdt.json",
-		"ssl":{"cipherSpec":"ANY_TLS12_OR_HIGHER","keyStoreRef":"secret://mq/keystore","trustStoreRef":"file:/etc/mq/trust.p12"},
+		"ssl":{"cipherSpec":"ANY_TLS12_OR_HIGHER","keyStoreRef":"secret://mq/keystore"},
 		"auth":{"user":"app","passwordRef":"env:MQ_PASSWORD"}},
 		"tags":{"team":"payments"},
 		"batch":{"count":1000,"messageSizeBytes":0,"rateLimitPerSec":50,"transaction":{"enabled":false}},
@@ -310,6 +310,20 @@ func TestDecodeRejectReportsEveryProblem(t *testing.T) {
 	}
 	if !strings.Contains(verr.Error(), "/batch/count: must be >= 1 but found 0 (minimum)") {
 		t.Errorf("Error() = %q", verr.Error())
+	}
+}
+
+// TestDecodeRejectsTrustStoreRef: IBM MQ's C client reads trusted CA
+// certificates from the key repository only, so a trust store reference
+// would be ignored; it is refused, saying where the certificates go.
+func TestDecodeRejectsTrustStoreRef(t *testing.T) {
+	d := newDecoder(t, DecoderConfig{})
+	body := mutate(t, minimalProduce, edit{"target/ssl", map[string]any{"cipherSpec": "ANY_TLS13", "keyStoreRef": "file:/k", "trustStoreRef": "file:/t.p12"}})
+	verr := mustReject(t, d, bus(body))
+	want := []Problem{{"/target/ssl/trustStoreRef", "additionalProperties",
+		"is not supported: the IBM MQ client trusts the CA certificates in its key repository; add them to the one keyStoreRef names"}}
+	if fmt.Sprint(verr.Problems) != fmt.Sprint(want) {
+		t.Errorf("Problems =\n%v\nwant\n%v", verr.Problems, want)
 	}
 }
 

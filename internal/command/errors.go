@@ -114,6 +114,10 @@ func (r *registry) flatten(e *jsonschema.ValidationError, out *[]Problem) {
 		}
 		sort.Strings(patterns)
 		for _, name := range k.Properties {
+			if why, removed := removedFields[name]; removed {
+				add(at+"/"+escapeToken(name), "additionalProperties", "%s", why)
+				continue
+			}
 			if len(patterns) > 0 {
 				add(at+"/"+escapeToken(name), "additionalProperties", "name %s must match %s", quoteValue(name), strings.Join(patterns, " or "))
 			} else {
@@ -134,6 +138,12 @@ func (r *registry) flatten(e *jsonschema.ValidationError, out *[]Problem) {
 		return
 	}
 	add(at, rule(e.ErrorKind), "%s", describe(e.ErrorKind))
+}
+
+// removedFields are fields commands once accepted, with why they are gone,
+// said instead of "is not a known field".
+var removedFields = map[string]string{
+	"trustStoreRef": "is not supported: the IBM MQ client trusts the CA certificates in its key repository; add them to the one keyStoreRef names",
 }
 
 // requiredAlternatives recognises "oneOf/anyOf of required-only branches"

@@ -291,10 +291,9 @@ type TargetProfile struct {
 
 // SSLConfig is channel TLS.
 type SSLConfig struct {
-	Enabled       bool   `yaml:"enabled" desc:"Use TLS on the channel"`
-	CipherSpec    string `yaml:"cipherSpec" desc:"TLS CipherSpec, e.g. ANY_TLS13_OR_HIGHER"`
-	KeyStoreRef   string `yaml:"keyStoreRef" desc:"Key repository reference (env:NAME, file:/path or secret://name)"`
-	TrustStoreRef string `yaml:"trustStoreRef" desc:"Trust store reference (env:NAME, file:/path or secret://name)"`
+	Enabled     bool   `yaml:"enabled" desc:"Use TLS on the channel"`
+	CipherSpec  string `yaml:"cipherSpec" desc:"TLS CipherSpec, e.g. ANY_TLS13_OR_HIGHER"`
+	KeyStoreRef string `yaml:"keyStoreRef" desc:"Key repository reference (env:NAME, file:/path or secret://name): a CMS key database (stem or .kdb) with its .sth stash file, or a PKCS #12 .p12 file, holding the CA certificates the client trusts and its own certificate, if any"`
 }
 
 // AuthConfig is the MQ user; everything in it is redacted.

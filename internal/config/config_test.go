@@ -274,6 +274,8 @@ func TestFileErrors(t *testing.T) {
 			[]string{":5:", "mq.embedded.queueManagers[0].depth", "unknown key"}},
 		{"in a profile", "targets:\n  profiles:\n    p:\n      queueManager: QM1\n      pasword: x\n",
 			[]string{":5:", "targets.profiles.p.pasword", "unknown key"}},
+		{"trust store", "targets:\n  profiles:\n    p:\n      ssl:\n        trustStoreRef: file:/etc/trust.p12\n",
+			[]string{":5:", "targets.profiles.p.ssl.trustStoreRef", "not supported", "CA certificates", "ssl.keyStoreRef"}},
 		{"duration as integer", "http:\n  readTimeout: 30\n", []string{":2:", "http.readTimeout", "duration"}},
 		{"bad duration", "idempotency:\n  lease: soon\n", []string{"idempotency.lease", `"soon"`}},
 		{"int as text", "results:\n  recent: many\n", []string{"results.recent", "integer"}},
@@ -422,8 +424,8 @@ func TestValidateRules(t *testing.T) {
 		{"targets.profiles.p.ssl.keyStoreRef", func(c *Config) {
 			setProfile(c, "p", TargetProfile{QueueManager: "QM1", SSL: SSLConfig{Enabled: true, CipherSpec: "ANY_TLS13"}})
 		}, "required when ssl.enabled"},
-		{"targets.profiles.p.ssl.trustStoreRef", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", SSL: SSLConfig{TrustStoreRef: "/etc/trust"}})
+		{"targets.profiles.p.ssl.keyStoreRef", func(c *Config) {
+			setProfile(c, "p", TargetProfile{QueueManager: "QM1", SSL: SSLConfig{KeyStoreRef: "/etc/key"}})
 		}, "must be a reference"},
 		{"targets.profiles.p.auth.passwordRef", func(c *Config) {
 			setProfile(c, "p", TargetProfile{QueueManager: "QM1", Auth: AuthConfig{PasswordRef: "hunter2"}})

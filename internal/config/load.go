@@ -103,6 +103,10 @@ func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, key string) {
 			}
 			seen[kn.Value] = true
 			idx, ok := fieldIndex(t, kn.Value)
+			if why, removed := removedKeys[t][kn.Value]; !ok && removed {
+				d.fail(kn, k, "%s", why)
+				continue
+			}
 			if !ok {
 				d.fail(kn, k, "unknown key%s", suggestField(t, key, kn.Value))
 				continue
@@ -157,6 +161,13 @@ func fieldIndex(t reflect.Type, name string) (int, bool) {
 
 // suggestField names the field a typo most likely meant: same letters in
 // another case, or at most two edits away.
+// removedKeys are keys once accepted, by the struct that held them, with
+// why they are gone: a file still setting one is told why, not "unknown key".
+var removedKeys = map[reflect.Type]map[string]string{
+	reflect.TypeFor[SSLConfig](): {"trustStoreRef": "is not supported: the IBM MQ client trusts the CA certificates " +
+		"in its key repository; add them to the one ssl.keyStoreRef names"},
+}
+
 func suggestField(t reflect.Type, key, name string) string {
 	best, bestDist := "", 3
 	for i := range t.NumField() {

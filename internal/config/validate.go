@@ -376,7 +376,6 @@ func (c *Config) validateTargets(v *validator) {
 			}
 		}
 		v.ref(key+".ssl.keyStoreRef", p.SSL.KeyStoreRef)
-		v.ref(key+".ssl.trustStoreRef", p.SSL.TrustStoreRef)
 		v.ref(key+".auth.passwordRef", p.Auth.PasswordRef)
 	}
 }

@@ -31,6 +31,10 @@ type Error struct {
 	CompCode CompCode // MQCC_FAILED or MQCC_WARNING
 	Reason   Reason   // MQRC_*
 	Err      error    // optional underlying cause (e.g. from the client library)
+	// Permanent marks an outcome that a later retry of the command would
+	// not change although its reason alone says it might: 2059 from a
+	// queue manager that stayed unavailable through the pool's retries.
+	Permanent bool
 }
 
 // NewError returns a failed-call error.
@@ -64,8 +68,9 @@ func (e *Error) Unwrap() error { return e.Err }
 // Code is the reason's IBM name, for result events' error.code.
 func (e *Error) Code() string { return e.Reason.Code() }
 
-// Transient reports whether the command may succeed if retried later.
-func (e *Error) Transient() bool { return e.Reason.Transient() }
+// Transient reports whether the command may succeed if retried later: the
+// reason is transient and e is not marked Permanent.
+func (e *Error) Transient() bool { return !e.Permanent && e.Reason.Transient() }
 
 // AsError returns the *Error in err's chain, if any.
 func AsError(err error) (*Error, bool) {

@@ -328,6 +328,9 @@ func (p *Pool) popIdle(tp *targetPool) Conn {
 }
 
 // connect opens a connection, retrying transient failures with backoff.
+// A queue manager that answers 2059 (MQRC_Q_MGR_NOT_AVAILABLE) on every
+// attempt fails permanently: a wrong queue manager name gives 2059 too, and
+// retrying the command until its dead-letter queue would not fix it.
 func (p *Pool) connect(ctx context.Context, t Target) (Conn, error) {
 	for attempt := 1; ; attempt++ {
 		conn, err := p.backend.Connect(ctx, t)
@@ -335,6 +338,9 @@ func (p *Pool) connect(ctx context.Context, t Target) (Conn, error) {
 			return conn, nil
 		}
 		if !IsTransient(err) || !p.cfg.Backoff.allows(attempt) || ctx.Err() != nil {
+			if e, ok := AsError(err); ok && e.Reason == ReasonQMgrNotAvailable && ctx.Err() == nil {
+				err = qmgrNotAvailable(e, t, attempt)
+			}
 			return nil, fmt.Errorf("mq pool: connect to %s (attempt %d): %w", t, attempt, err)
 		}
 		delay := p.cfg.Backoff.Delay(attempt)
@@ -343,6 +349,23 @@ func (p *Pool) connect(ctx context.Context, t Target) (Conn, error) {
 			return nil, fmt.Errorf("mq pool: connect to %s (attempt %d): %w", t, attempt, errors.Join(err, werr))
 		}
 	}
+}
+
+// qmgrNotAvailable is the permanent form of e, a 2059 the last of attempts
+// met, naming its likely causes.
+func qmgrNotAvailable(e *Error, t Target, attempts int) *Error {
+	where := "the default queue manager's client configuration (MQSERVER, the CCDT)"
+	switch {
+	case t.ConnName != "":
+		where = "channel " + t.Channel + " at " + t.ConnName
+	case t.CCDTURL != "":
+		where = "the CCDT " + t.CCDTURL
+	}
+	return &Error{Verb: e.Verb, Object: e.Object, CompCode: e.CompCode, Reason: e.Reason, Permanent: true,
+		Err: fmt.Errorf("queue manager %q was not available through %s on any of %d attempts: "+
+			"check that queueManager is the name (case included) of the queue manager listening there, "+
+			"and that the queue manager is running and its listener started (dspmq, DISPLAY LSSTATUS)",
+			t.QueueManager, where, attempts)}
 }
 
 func (p *Pool) onRetry(t Target, attempt int, delay time.Duration, err error) {

@@ -266,6 +266,51 @@ func TestPoolConnectGivesUpOnPermanentAndContext(t *testing.T) {
 	})
 }
 
+// TestPoolGivesUpOnQueueManagerNotAvailable: 2059 is retried within the
+// Acquire, as a queue manager restarting behind its listener gives it; one
+// that outlasts the retries fails permanently, naming the likely causes,
+// since a wrong queue manager name gives 2059 as well and redelivering the
+// command would not change it. 2538 (nothing listening) stays transient.
+func TestPoolGivesUpOnQueueManagerNotAvailable(t *testing.T) {
+	target := mq.Target{QueueManager: "QM1", Channel: "DEV.APP.SVRCONN", ConnName: "mq1(1414)"}
+	p, cb, eb := newPool(t, mq.PoolConfig{})
+	eb.Faults().RefuseConnect(mq.ReasonQMgrNotAvailable)
+	_, err := p.Acquire(context.Background(), target)
+	e, ok := mq.AsError(err)
+	if !ok || e.Reason != mq.ReasonQMgrNotAvailable || cb.Connects.Load() != 3 {
+		t.Fatalf("got %v after %d connects; want 2059 after 3", err, cb.Connects.Load())
+	}
+	if e.Transient() || mq.IsTransient(err) || !mq.IsConnectionBroken(err) {
+		t.Errorf("2059 after the retries: transient %v, broken %v; want permanent, broken", e.Transient(), mq.IsConnectionBroken(err))
+	}
+	for _, cause := range []string{`queue manager "QM1"`, "channel DEV.APP.SVRCONN at mq1(1414)", "3 attempts",
+		"is the name (case included)", "listener", "MQRC_Q_MGR_NOT_AVAILABLE (2059)"} {
+		if !strings.Contains(err.Error(), cause) {
+			t.Errorf("error %q does not say %q", err, cause)
+		}
+	}
+
+	eb.Faults().RefuseConnect(mq.ReasonHostNotAvailable)
+	_, err = p.Acquire(context.Background(), target)
+	if !mq.IsReason(err, mq.ReasonHostNotAvailable) || !mq.IsTransient(err) {
+		t.Errorf("nothing listening: %v, want transient 2538", err)
+	}
+
+	// A queue manager that comes back within the retries is reached.
+	var retries int
+	back := startPool(t, eb, mq.PoolConfig{OnRetry: func(mq.Target, int, time.Duration, error) {
+		if retries++; retries == 2 {
+			eb.Faults().RefuseConnect(0)
+		}
+	}})
+	eb.Faults().RefuseConnect(mq.ReasonQMgrNotAvailable)
+	pc, err := back.Acquire(context.Background(), target)
+	if err != nil {
+		t.Fatalf("queue manager back on the third attempt: %v", err)
+	}
+	pc.Close()
+}
+
 func TestPoolIdleTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// The reaper passes at 5s, 10s, 15s...; the acquires fall between.

@@ -105,6 +105,10 @@ func (r Reason) String() string {
 //     command (the same txSize) meets it again on every retry: permanent.
 //   - 2003 BACKED_OUT: the queue manager rolled the unit of work back, so
 //     nothing of it happened; running it again is safe.
+//   - 2059 Q_MGR_NOT_AVAILABLE is transient here, as a queue manager
+//     restarting behind its listener gives it, but a wrong queue manager
+//     name gives it too: the pool retries it within the command and then
+//     fails permanently (Error.Permanent), naming both causes.
 //   - 2033 NO_MSG_AVAILABLE is not a failure at all (an empty consume); it
 //     is not transient so a caller that does treat it as an error does not
 //     spin on it.

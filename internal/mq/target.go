@@ -32,10 +32,17 @@ type Target struct {
 
 // TLS configures channel encryption. It is on when CipherSpec is set.
 type TLS struct {
-	CipherSpec    string // e.g. ANY_TLS13_OR_HIGHER, TLS_AES_128_GCM_SHA256
-	KeyRepository string // key database path stem, e.g. /var/mqm/ssl/key
-	CertLabel     string // optional client certificate label
-	PeerName      string // optional distinguished-name filter for the server certificate
+	CipherSpec string // e.g. ANY_TLS13_OR_HIGHER, TLS_AES_128_GCM_SHA256
+	// KeyRepository is a CMS key database's path stem (/var/mqm/ssl/key for
+	// key.kdb with its key.sth stash file) or a PKCS #12 file's path
+	// (/var/mqm/ssl/key.p12). It holds the client certificate, if any, and
+	// the CA certificates the client trusts.
+	KeyRepository string
+	// KeyRepositoryPassword opens a PKCS #12 key repository without a stash
+	// file (MQSCO KeyRepoPassword). Never shown, like Password.
+	KeyRepositoryPassword string `json:"-"`
+	CertLabel             string // optional client certificate label
+	PeerName              string // optional distinguished-name filter for the server certificate
 }
 
 // Enabled reports whether the channel is to use TLS.
@@ -95,6 +102,9 @@ func (t Target) Validate() error {
 	}
 	if t.Password != "" && t.User == "" {
 		errs = append(errs, errors.New("mq target: a password needs a user"))
+	}
+	if t.TLS.KeyRepositoryPassword != "" && t.TLS.KeyRepository == "" {
+		errs = append(errs, errors.New("mq target: a key repository password needs a key repository"))
 	}
 	if !t.TLS.Enabled() && (t.TLS.KeyRepository != "" || t.TLS.CertLabel != "" || t.TLS.PeerName != "") {
 		errs = append(errs, errors.New("mq target: tls settings need tls.cipherSpec"))

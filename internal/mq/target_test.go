@@ -18,7 +18,7 @@ func clientTarget() mq.Target {
 		QueueManager: "QM1",
 		Channel:      "DEV.APP.SVRCONN",
 		ConnName:     "mq1(1414), mq2:1415",
-		TLS:          mq.TLS{CipherSpec: "ANY_TLS13_OR_HIGHER", KeyRepository: "/var/mqm/ssl/key"},
+		TLS:          mq.TLS{CipherSpec: "ANY_TLS13_OR_HIGHER", KeyRepository: "/var/mqm/ssl/key.p12", KeyRepositoryPassword: secret},
 		User:         "app",
 		Password:     secret,
 	}
@@ -37,7 +37,7 @@ func TestTargetNeverShowsPassword(t *testing.T) {
 		fmt.Sprintf("%v", &tg), logged.String(), string(js),
 	} {
 		if strings.Contains(s, secret) {
-			t.Errorf("password leaked: %s", s)
+			t.Errorf("password or key repository password leaked: %s", s)
 		}
 	}
 	if !strings.Contains(logged.String(), `"password":"REDACTED"`) || !strings.Contains(tg.String(), "password=REDACTED") {
@@ -71,7 +71,9 @@ func TestTargetValidateRejects(t *testing.T) {
 		"ccdt and connName":   {QueueManager: "QM1", Channel: "C", ConnName: "h(1)", CCDTURL: "file:///x"},
 		"password no user":    {QueueManager: "QM1", Password: "x"},
 		"keyrepo no cipher":   {QueueManager: "QM1", TLS: mq.TLS{KeyRepository: "/k"}},
-		"long channel":        {QueueManager: "QM1", Channel: strings.Repeat("C", 21), ConnName: "h"},
+		"keyrepo password no keyrepo": {QueueManager: "QM1", Channel: "C", ConnName: "h",
+			TLS: mq.TLS{CipherSpec: "ANY_TLS13", KeyRepositoryPassword: secret}},
+		"long channel": {QueueManager: "QM1", Channel: strings.Repeat("C", 21), ConnName: "h"},
 	} {
 		if err := tg.Validate(); err == nil {
 			t.Errorf("%s: accepted", name)

@@ -143,29 +143,77 @@ func (r *Resolver) Password(ctx context.Context, ref string) (string, error) {
 	return "", fmt.Errorf("%w: %q uses an unsupported scheme (env:NAME, file:/path and secret://name are supported)", ErrUnresolved, ref)
 }
 
-// KeyRepository resolves a key repository reference to a path: file:/path
-// as given, env:NAME as the variable's value, secret://name as a private
-// file holding the secret's bytes, named after the secret so its extension
-// (.kdb, .p12) survives.
-func (r *Resolver) KeyRepository(ctx context.Context, ref string) (string, error) {
+// KeyRepository is a client key repository as IBM MQ's C client reads it
+// (MQSCO KeyRepository and KeyRepoPassword).
+type KeyRepository struct {
+	// Path is a CMS key database's stem, to which the client adds .kdb and
+	// whose .sth stash file holds the password, or a PKCS #12 file's full
+	// name (.p12).
+	Path string
+	// Password is the PKCS #12 file's password; empty when a stash file
+	// beside it holds the password.
+	Password string
+}
+
+// Key repository file suffixes.
+const (
+	suffixKDB = ".kdb"
+	suffixSTH = ".sth"
+	suffixP12 = ".p12"
+)
+
+// KeyRepository resolves a key repository reference. file:/path and
+// env:NAME (the variable holding the path) name a CMS key database, by its
+// stem or its .kdb file, with its .sth stash file beside it, or a PKCS #12
+// .p12 file with a .sth stash beside it. secret://name is a JSON object of
+// base64 files: {"kdb", "sth"}, or {"p12", "password"} (or {"p12", "sth"}),
+// written as private files in the key directory. The files must exist: a
+// client without them fails with 2381 (MQRC_KEY_REPOSITORY_ERROR).
+func (r *Resolver) KeyRepository(ctx context.Context, ref string) (KeyRepository, error) {
 	switch {
 	case strings.HasPrefix(ref, SchemeFile):
-		return strings.TrimPrefix(ref, SchemeFile), nil
+		return keyRepositoryAt(ref, strings.TrimPrefix(ref, SchemeFile))
 	case strings.HasPrefix(ref, SchemeEnv):
 		v, ok := os.LookupEnv(strings.TrimPrefix(ref, SchemeEnv))
 		if !ok || v == "" {
-			return "", unresolved(ref, "variable not set")
+			return KeyRepository{}, unresolved(ref, "variable not set")
 		}
-		return v, nil
+		return keyRepositoryAt(ref, v)
 	case strings.HasPrefix(ref, SchemeSecret):
 		name := strings.TrimPrefix(ref, SchemeSecret)
 		s, err := r.fetch(ctx, ref, name)
 		if err != nil {
-			return "", err
+			return KeyRepository{}, err
 		}
 		return r.materialize(ref, name, s)
 	}
-	return "", fmt.Errorf("%w: %q uses an unsupported scheme (file:/path, env:NAME and secret://name are supported)", ErrUnresolved, ref)
+	return KeyRepository{}, fmt.Errorf("%w: %q uses an unsupported scheme (file:/path, env:NAME and secret://name are supported)", ErrUnresolved, ref)
+}
+
+// keyRepositoryAt checks that the files IBM's client reads for path exist.
+func keyRepositoryAt(ref, path string) (KeyRepository, error) {
+	exists := func(p string) bool {
+		info, err := os.Stat(p)
+		return err == nil && info.Mode().IsRegular()
+	}
+	if stem, ok := strings.CutSuffix(path, suffixP12); ok {
+		switch {
+		case !exists(path):
+			return KeyRepository{}, unresolved(ref, "cannot read the PKCS #12 file")
+		case !exists(stem + suffixSTH):
+			return KeyRepository{}, unresolved(ref, "a .p12 key repository named by path needs its password stashed beside it in a .sth file "+
+				"(runmqakm -keydb -stashpw), or a secret:// reference holding {\"p12\", \"password\"}")
+		}
+		return KeyRepository{Path: path}, nil
+	}
+	stem := strings.TrimSuffix(path, suffixKDB)
+	switch {
+	case !exists(stem + suffixKDB):
+		return KeyRepository{}, unresolved(ref, "no key database: a CMS key repository is named by its stem or its .kdb file, a PKCS #12 one by its .p12 file")
+	case !exists(stem + suffixSTH):
+		return KeyRepository{}, unresolved(ref, "the key database has no .sth stash file beside it, from which the client reads its password")
+	}
+	return KeyRepository{Path: stem}, nil
 }
 
 func (r *Resolver) fetch(ctx context.Context, ref, name string) (Secret, error) {
@@ -194,24 +242,82 @@ func (r *Resolver) fetch(ctx context.Context, ref, name string) (Secret, error) 
 	return s, nil
 }
 
-func (r *Resolver) materialize(ref, name string, s Secret) (string, error) {
-	data := s.Binary
-	if data == nil {
-		data = []byte(s.String)
+// keyRepositorySecret is the form of a secret:// key repository: files in
+// base64, as IBM's client reads them.
+type keyRepositorySecret struct {
+	KDB      []byte `json:"kdb"`
+	STH      []byte `json:"sth"`
+	P12      []byte `json:"p12"`
+	Password string `json:"password"`
+}
+
+// errKeyRepositoryForm says what a secret:// key repository must hold.
+const errKeyRepositoryForm = `the secret must be a JSON object of base64 files: {"kdb": ..., "sth": ...} ` +
+	`for a CMS key database and its stash file, or {"p12": ..., "password": "..."} for a PKCS #12 file`
+
+// materialize writes the files of a secret:// key repository to the key
+// directory, each replaced whole so that a client reading the previous
+// version never sees a partial one.
+func (r *Resolver) materialize(ref, name string, s Secret) (KeyRepository, error) {
+	var ks keyRepositorySecret
+	if s.Binary != nil || json.Unmarshal([]byte(s.String), &ks) != nil {
+		return KeyRepository{}, unresolved(ref, errKeyRepositoryForm)
+	}
+	var files map[string][]byte
+	var repo KeyRepository
+	switch {
+	case len(ks.KDB) > 0 && len(ks.STH) > 0 && len(ks.P12) == 0:
+		files = map[string][]byte{suffixKDB: ks.KDB, suffixSTH: ks.STH}
+	case len(ks.P12) > 0 && len(ks.KDB) == 0 && (ks.Password != "" || len(ks.STH) > 0):
+		files = map[string][]byte{suffixP12: ks.P12}
+		if len(ks.STH) > 0 {
+			files[suffixSTH] = ks.STH
+		}
+		repo.Password = ks.Password
+	default:
+		return KeyRepository{}, unresolved(ref, errKeyRepositoryForm)
 	}
 	dir := r.cfg.Dir
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "mqprobe-keys")
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", unresolved(ref, "cannot create the key directory")
+		return KeyRepository{}, unresolved(ref, "cannot create the key directory")
 	}
+	// One stem per secret name, readable in a listing of the directory.
 	sum := sha256.Sum256([]byte(name))
-	path := filepath.Join(dir, hex.EncodeToString(sum[:8])+"-"+filepath.Base(name))
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		return "", unresolved(ref, "cannot write the key repository")
+	base := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(name), suffixP12), suffixKDB)
+	stem := filepath.Join(dir, hex.EncodeToString(sum[:8])+"-"+base)
+	for suffix, data := range files {
+		if err := writeFileAtomic(stem+suffix, data); err != nil {
+			return KeyRepository{}, unresolved(ref, "cannot write the key repository")
+		}
 	}
-	return path, nil
+	repo.Path = stem
+	if _, ok := files[suffixP12]; ok {
+		repo.Path = stem + suffixP12
+	}
+	return repo, nil
+}
+
+// writeFileAtomic writes data to a private temporary file beside path and
+// renames it over path.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }
 
 func unresolved(ref, why string) error {

@@ -84,3 +84,43 @@ func TestInlineSecretRefsMustBeReferences(t *testing.T) {
 		}
 	}
 }
+
+type fetcherFunc func(ctx context.Context, name string) (secrets.Secret, error)
+
+func (f fetcherFunc) Fetch(ctx context.Context, name string) (secrets.Secret, error) {
+	return f(ctx, name)
+}
+
+// TestKeyStoreRefGivesTheClientWhatItReads: a secret:// PKCS #12 key store
+// reaches the connection as its file and its password (MQSCO
+// KeyRepoPassword), and a key store the client could not open is refused
+// before any connection, naming the field and what is missing.
+func TestKeyStoreRefGivesTheClientWhatItReads(t *testing.T) {
+	keys := t.TempDir()
+	if err := os.WriteFile(filepath.Join(keys, "nostash.kdb"), []byte("kdb"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fetcher := fetcherFunc(func(context.Context, string) (secrets.Secret, error) {
+		return secrets.Secret{String: `{"p12":"cDEy","password":"p12-pw"}`}, nil
+	})
+	r := targets.NewResolver(targets.Config{
+		Profiles: map[string]targets.Profile{
+			"p12":     {QueueManager: "QM1", Queue: "Q", Channel: "C", ConnName: "h(1)", CipherSpec: "ANY_TLS13", KeyStoreRef: "secret://mq/client.p12"},
+			"nostash": {QueueManager: "QM1", Queue: "Q", Channel: "C", ConnName: "h(1)", CipherSpec: "ANY_TLS13", KeyStoreRef: "file:" + keys + "/nostash"},
+		},
+		Secrets: secrets.NewResolver(secrets.Config{Fetcher: fetcher, Dir: filepath.Join(keys, "fetched")}),
+	})
+	ctx := context.Background()
+	res, err := r.Resolve(ctx, command.Command{TargetRef: "p12"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tls := res.Target.TLS; filepath.Ext(tls.KeyRepository) != ".p12" || tls.KeyRepositoryPassword != "p12-pw" {
+		t.Errorf("PKCS #12 key store resolved to %q with password %q", tls.KeyRepository, tls.KeyRepositoryPassword)
+	}
+	_, err = r.Resolve(ctx, command.Command{TargetRef: "nostash"})
+	if code(err) != "TARGET_NOT_ALLOWED" || !strings.Contains(err.Error(), "targets.profiles.nostash keyStoreRef") ||
+		!strings.Contains(err.Error(), ".sth stash file") {
+		t.Errorf("key database without its stash file: %v", err)
+	}
+}

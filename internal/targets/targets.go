@@ -301,11 +301,11 @@ func (r *Resolver) resolveProfile(ctx context.Context, p Profile, field string) 
 	target := mq.Target{QueueManager: p.QueueManager, Channel: p.Channel, ConnName: p.ConnName,
 		CCDTURL: p.CCDTURL, User: p.User, TLS: mq.TLS{CipherSpec: p.CipherSpec}}
 	if p.KeyStoreRef != "" {
-		path, err := r.cfg.Secrets.KeyRepository(ctx, p.KeyStoreRef)
+		repo, err := r.cfg.Secrets.KeyRepository(ctx, p.KeyStoreRef)
 		if err != nil {
 			return Resolved{}, notAllowed("%s keyStoreRef: %v", field, err)
 		}
-		target.TLS.KeyRepository = path
+		target.TLS.KeyRepository, target.TLS.KeyRepositoryPassword = repo.Path, repo.Password
 	}
 	if p.PasswordRef != "" {
 		pw, err := r.cfg.Secrets.Password(ctx, p.PasswordRef)

@@ -28,14 +28,17 @@ func inline(qm, queue, channel, connName string) command.Command {
 
 func TestResolveProfilesAndInline(t *testing.T) {
 	t.Setenv("QM1_PASSWORD", "s3cret")
-	pwFile := filepath.Join(t.TempDir(), "pw")
-	if err := os.WriteFile(pwFile, []byte("from-file\n"), 0o600); err != nil {
-		t.Fatal(err)
+	dir := t.TempDir()
+	pwFile := filepath.Join(dir, "pw")
+	for name, content := range map[string]string{"pw": "from-file\n", "key.kdb": "kdb", "key.sth": "sth"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	r := targets.NewResolver(targets.Config{AllowInline: true, Profiles: map[string]targets.Profile{
 		"qm1":  {QueueManager: "QM1", Queue: "DEV.QUEUE.1", Channel: "DEV.APP.SVRCONN", ConnName: "mq1:1414", User: "app", PasswordRef: "env:QM1_PASSWORD"},
 		"file": {QueueManager: "QM1", Queue: "DEV.QUEUE.2", User: "app", PasswordRef: "file:" + pwFile},
-		"tls":  {QueueManager: "QM1", Queue: "Q", Channel: "C", ConnName: "h(1)", CipherSpec: "ANY_TLS13", KeyStoreRef: "file:/var/mqm/ssl/key"},
+		"tls":  {QueueManager: "QM1", Queue: "Q", Channel: "C", ConnName: "h(1)", CipherSpec: "ANY_TLS13", KeyStoreRef: "file:" + dir + "/key.kdb"},
 	}})
 	ctx := context.Background()
 	res, err := r.Resolve(ctx, command.Command{TargetRef: "qm1"})
@@ -51,7 +54,7 @@ func TestResolveProfilesAndInline(t *testing.T) {
 	if res, err := r.Resolve(ctx, command.Command{TargetRef: "file"}); err != nil || res.Target.Password != "from-file" {
 		t.Errorf("file: reference not read (without its trailing newline): %v", err)
 	}
-	if res, _ := r.Resolve(ctx, command.Command{TargetRef: "tls"}); res.Target.TLS.KeyRepository != "/var/mqm/ssl/key" || res.Target.TLS.CipherSpec != "ANY_TLS13" {
+	if res, _ := r.Resolve(ctx, command.Command{TargetRef: "tls"}); res.Target.TLS.KeyRepository != dir+"/key" || res.Target.TLS.CipherSpec != "ANY_TLS13" {
 		t.Errorf("TLS profile resolved to %#v", res.Target.TLS)
 	}
 	if res, err := r.Resolve(ctx, inline("QM1", "DEV.QUEUE.3", "", "")); err != nil || res.Queue != "DEV.QUEUE.3" {

@@ -153,6 +153,34 @@ func TestReusedPutHandleDropsOldProperties(t *testing.T) {
 	}
 }
 
+// TestPropertiesKeepTheirTypes: every MQ property type comes back as the
+// Go type it was put with, a null property included.
+func TestPropertiesKeepTheirTypes(t *testing.T) {
+	e := newAdapterEnv(t)
+	c := e.connect()
+	out := e.open(c, mq.OpenOutput)
+	in := e.open(c, mq.OpenInputShared)
+	sent := mq.Properties{
+		"s": "text", "b": true, "bytes": []byte{0, 1, 2},
+		"i8": int8(-8), "i16": int16(-1600), "i32": int32(-320000), "i64": int64(-6400000000),
+		"f32": float32(0.25), "f64": 0.125, "nothing": nil,
+	}
+	e.put(out, &mq.Message{Properties: sent, Payload: []byte("x")})
+	var msg mq.Message
+	if err := in.Get(e.ctx, &msg, mq.GetOptions{}); err != nil {
+		t.Fatalf("get: %v", err)
+	}
+	for name, want := range sent {
+		got, ok := msg.Properties[name]
+		if !ok || !reflect.DeepEqual(got, want) {
+			t.Errorf("property %s = %T %v (present %v), want %T %v", name, got, got, ok, want, want)
+		}
+	}
+	if len(msg.Properties) != len(sent) {
+		t.Errorf("got %d properties %v, want %d", len(msg.Properties), msg.Properties, len(sent))
+	}
+}
+
 func TestRejectsWhatThePortForbids(t *testing.T) {
 	e := newAdapterEnv(t)
 	q := e.open(e.connect(), mq.OpenOutput|mq.OpenInputShared|mq.OpenBrowse)
@@ -215,9 +243,15 @@ func TestConnectOptions(t *testing.T) {
 		User:         "app",
 		Password:     "secret",
 		ApplName:     "probe",
-		TLS:          mq.TLS{CipherSpec: "ANY_TLS13", KeyRepository: "/keys/key", CertLabel: "me", PeerName: "CN=QM1"},
+		TLS: mq.TLS{CipherSpec: "ANY_TLS13", KeyRepository: "/keys/key.p12", KeyRepositoryPassword: "p12-pw",
+			CertLabel: "me", PeerName: "CN=QM1"},
 	})
 	if cno.Options&mqi.MQCNO_CLIENT_BINDING == 0 || cno.ApplName != "probe" || cno.CCDTUrl != "" {
+		t.Errorf("MQCNO = options %#x, applName %q, ccdt %q", cno.Options, cno.ApplName, cno.CCDTUrl)
+	}
+	// Whatever DefRecon or DEFRECON say, the client must not reconnect
+	// behind the pool's back.
+	if cno.Options&mqi.MQCNO_RECONNECT_DISABLED == 0 || cno.Options&mqi.MQCNO_RECONNECT != 0 {
 		t.Errorf("MQCNO = options %#x, applName %q, ccdt %q", cno.Options, cno.ApplName, cno.CCDTUrl)
 	}
 	cd := cno.ClientConn
@@ -226,7 +260,7 @@ func TestConnectOptions(t *testing.T) {
 		cd.MaxMsgLength != maxChannelMsgLength {
 		t.Errorf("MQCD = %+v", cd)
 	}
-	if sco := cno.SSLConfig; sco == nil || sco.KeyRepository != "/keys/key" || sco.CertificateLabel != "me" {
+	if sco := cno.SSLConfig; sco == nil || sco.KeyRepository != "/keys/key.p12" || sco.KeyRepoPassword != "p12-pw" || sco.CertificateLabel != "me" {
 		t.Errorf("MQSCO = %+v", sco)
 	}
 	csp := cno.SecurityParms
@@ -262,16 +296,5 @@ func TestUnitConversions(t *testing.T) {
 		if got := waitMillis(d); got != want {
 			t.Errorf("waitMillis(%s) = %d, want %d", d, got, want)
 		}
-	}
-	for in, want := range map[any]any{
-		int8(-1): int64(-1), int16(2): int64(2), int32(3): int64(3), float32(0.5): 0.5,
-		"s": "s", true: true, int64(4): int64(4), 1.5: 1.5,
-	} {
-		if got, ok := portValue(in); !ok || got != want {
-			t.Errorf("portValue(%T %v) = %T %v, %v", in, in, got, got, ok)
-		}
-	}
-	if _, ok := portValue(nil); ok {
-		t.Error("a null property got a port value")
 	}
 }

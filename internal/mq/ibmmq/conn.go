@@ -5,6 +5,7 @@ package ibmmq
 import (
 	"context"
 	"errors"
+	"log/slog"
 
 	mqi "github.com/ibm-messaging/mq-golang/v5/ibmmq"
 
@@ -16,7 +17,16 @@ import (
 type conn struct {
 	qm     mqi.MQQueueManager // its address is shared by the queues opened on it
 	qmName string             // as the target named it; "" is the default queue manager
+	log    *slog.Logger
 	closed bool
+}
+
+// warned logs err when it is a warning, which the caller treats as success.
+func (c *conn) warned(verb mq.Verb, object string, err error) {
+	if err != nil && isWarning(err) {
+		c.log.Warn("mq: call completed with a warning", "verb", string(verb), "object", object,
+			"reason", mqError(verb, object, err).Reason.String())
+	}
 }
 
 var _ mq.Conn = (*conn)(nil)
@@ -33,9 +43,12 @@ func (c *conn) OpenQueue(_ context.Context, name string, opts mq.OpenOption) (mq
 	od.ObjectType = mqi.MQOT_Q
 	od.ObjectName = name
 	obj, err := c.qm.Open(od, openOptions(opts))
-	if err != nil {
+	if err != nil && !isWarning(err) {
 		return nil, mqError(mq.VerbOpen, name, err)
 	}
+	// A warned MQOPEN returns an open handle: keep it, or it leaks for the
+	// pooled connection's life.
+	c.warned(mq.VerbOpen, name, err)
 	return newQueue(c, obj, name), nil
 }
 
@@ -66,9 +79,10 @@ func (c *conn) InquireQueueManager(context.Context) (mq.QueueManagerInfo, error)
 	od := mqi.NewMQOD()
 	od.ObjectType = mqi.MQOT_Q_MGR
 	obj, err := c.qm.Open(od, mqi.MQOO_INQUIRE|mqi.MQOO_FAIL_IF_QUIESCING)
-	if err != nil {
+	if err != nil && !isWarning(err) {
 		return mq.QueueManagerInfo{}, mqError(mq.VerbOpen, c.qmName, err)
 	}
+	c.warned(mq.VerbOpen, c.qmName, err)
 	attrs, err := obj.Inq([]int32{mqi.MQCA_Q_MGR_NAME, mqi.MQIA_COMMAND_LEVEL, mqi.MQIA_PLATFORM})
 	if err != nil {
 		return mq.QueueManagerInfo{}, errors.Join(mqError(mq.VerbInquire, c.qmName, err), closeObject(&obj, c.qmName))

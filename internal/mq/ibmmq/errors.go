@@ -30,6 +30,14 @@ func mqError(verb mq.Verb, object string, err error) *mq.Error {
 	return &mq.Error{Verb: verb, Object: object, CompCode: mq.CompFailed, Reason: mq.ReasonUnexpectedError, Err: err}
 }
 
+// isWarning reports whether err is a binding outcome with MQCC_WARNING: the
+// call did its work (a connection or object handle exists, a message was
+// put) and says something about it.
+func isWarning(err error) bool {
+	var rc *mqi.MQReturn
+	return errors.As(err, &rc) && rc.MQCC == mqi.MQCC_WARNING
+}
+
 // reasonOf is the MQRC of a binding error; MQRC_NONE for nil or an error
 // of another kind. It runs on every
 // get, so it asserts the binding's unwrapped *MQReturn instead of paying

@@ -100,34 +100,13 @@ func (p *propertyHandle) read(dst mq.Properties) (mq.Properties, error) {
 			return dst, mqError(verbInquireProp, p.queue, err)
 		}
 		p.impo.Options = mqi.MQIMPO_INQ_NEXT
-		v, ok := portValue(value)
-		if !ok {
-			continue
-		}
 		if dst == nil {
 			dst = make(mq.Properties)
 		}
-		dst[name] = v
+		// The binding returns each MQTYPE as the Go type the port uses for
+		// it (nil for MQTYPE_NULL), so the value is kept as it was put.
+		dst[name] = value
 	}
-}
-
-// portValue converts an MQINQMP value to the port's types. Other
-// applications may set the narrower MQ types, which widen without loss; a
-// null property (MQTYPE_NULL) has no port value and is left out.
-func portValue(v any) (any, bool) {
-	switch v := v.(type) {
-	case string, bool, int64, float64, []byte:
-		return v, true
-	case int8:
-		return int64(v), true
-	case int16:
-		return int64(v), true
-	case int32:
-		return int64(v), true
-	case float32:
-		return float64(v), true
-	}
-	return nil, false
 }
 
 // release deletes the handle (MQDLTMH), if there is one.

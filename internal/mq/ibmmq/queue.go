@@ -17,6 +17,7 @@ import (
 // queue is an open queue (hObj). It keeps the MQI structures and buffers its
 // calls need, so a put or get loop allocates only what the binding does.
 type queue struct {
+	conn *conn
 	obj  mqi.MQObject
 	name string
 
@@ -32,6 +33,7 @@ var _ mq.Queue = (*queue)(nil)
 
 func newQueue(c *conn, obj mqi.MQObject, name string) *queue {
 	return &queue{
+		conn:     c,
 		obj:      obj,
 		name:     name,
 		pmo:      mqi.NewMQPMO(),
@@ -67,7 +69,13 @@ func (q *queue) Put(_ context.Context, msg *mq.Message, opts mq.PutOptions) (mq.
 		pmo.OriginalMsgHandle = h
 	}
 	if err := q.obj.Put(md, pmo, msg.Payload); err != nil {
-		return mq.PutResult{}, mqError(mq.VerbPut, q.name, err)
+		if !isWarning(err) {
+			return mq.PutResult{}, mqError(mq.VerbPut, q.name, err)
+		}
+		// The message is on the queue (e.g. 2049: put at the queue
+		// manager's highest priority); reporting a failure would have
+		// it put again.
+		q.conn.warned(mq.VerbPut, q.name, err)
 	}
 	res := mq.PutResult{PutTime: md.PutDateTime}
 	copy(res.MsgID[:], md.MsgId)
@@ -200,25 +208,53 @@ func (q *queue) received(msg *mq.Message, md *mqi.MQMD, data []byte, direct bool
 	return err
 }
 
-// Inquire reads the queue's depth, limits and open counts with MQINQ.
+// Inquire reads the queue's type with MQINQ, then the attributes of that
+// type: depth, limits and open counts of a local queue, the base queue of
+// an alias, the remote queue, queue manager and transmission queue of a
+// remote definition. Asking a queue manager for attributes its type lacks
+// gives warning 2068 (MQRC_SELECTOR_NOT_FOR_TYPE), on which the binding
+// returns no values at all, so each type is asked only for its own.
 func (q *queue) Inquire(context.Context) (mq.QueueInfo, error) {
-	attrs, err := q.obj.Inq([]int32{
-		mqi.MQIA_CURRENT_Q_DEPTH, mqi.MQIA_MAX_Q_DEPTH,
-		mqi.MQIA_OPEN_INPUT_COUNT, mqi.MQIA_OPEN_OUTPUT_COUNT,
-		mqi.MQIA_MAX_MSG_LENGTH,
-	})
+	attrs, err := q.obj.Inq([]int32{mqi.MQIA_Q_TYPE})
 	if err != nil {
 		return mq.QueueInfo{}, mqError(mq.VerbInquire, q.name, err)
 	}
-	return mq.QueueInfo{
-		Name:            q.name,
-		Type:            mq.QueueLocal,
-		CurrentDepth:    intAttr(attrs, mqi.MQIA_CURRENT_Q_DEPTH),
-		MaxDepth:        intAttr(attrs, mqi.MQIA_MAX_Q_DEPTH),
-		OpenInputCount:  intAttr(attrs, mqi.MQIA_OPEN_INPUT_COUNT),
-		OpenOutputCount: intAttr(attrs, mqi.MQIA_OPEN_OUTPUT_COUNT),
-		MaxMsgLength:    intAttr(attrs, mqi.MQIA_MAX_MSG_LENGTH),
-	}, nil
+	info := mq.QueueInfo{Name: q.name, Type: mq.QueueType(intAttr(attrs, mqi.MQIA_Q_TYPE))}
+	selectors := typeSelectors[info.Type]
+	if selectors == nil {
+		return info, nil // a cluster queue: nothing more applies
+	}
+	if attrs, err = q.obj.Inq(selectors); err != nil {
+		return mq.QueueInfo{}, mqError(mq.VerbInquire, q.name, err)
+	}
+	switch info.Type {
+	case mq.QueueLocal:
+		info.CurrentDepth = intAttr(attrs, mqi.MQIA_CURRENT_Q_DEPTH)
+		info.MaxDepth = intAttr(attrs, mqi.MQIA_MAX_Q_DEPTH)
+		info.OpenInputCount = intAttr(attrs, mqi.MQIA_OPEN_INPUT_COUNT)
+		info.OpenOutputCount = intAttr(attrs, mqi.MQIA_OPEN_OUTPUT_COUNT)
+		info.MaxMsgLength = intAttr(attrs, mqi.MQIA_MAX_MSG_LENGTH)
+	case mq.QueueAlias:
+		info.BaseQueue = stringAttr(attrs, mqi.MQCA_BASE_Q_NAME)
+	case mq.QueueRemote:
+		info.RemoteQueue = stringAttr(attrs, mqi.MQCA_REMOTE_Q_NAME)
+		info.RemoteQueueManager = stringAttr(attrs, mqi.MQCA_REMOTE_Q_MGR_NAME)
+		info.TransmissionQueue = stringAttr(attrs, mqi.MQCA_XMIT_Q_NAME)
+	}
+	return info, nil
+}
+
+// typeSelectors are the MQINQ selectors Inquire reads for each queue type
+// (MQIA_Q_TYPE). A model queue cannot be opened as itself (MQOPEN makes a
+// dynamic local queue of it), and a cluster queue has none of these.
+var typeSelectors = map[mq.QueueType][]int32{
+	mq.QueueLocal: {
+		mqi.MQIA_CURRENT_Q_DEPTH, mqi.MQIA_MAX_Q_DEPTH,
+		mqi.MQIA_OPEN_INPUT_COUNT, mqi.MQIA_OPEN_OUTPUT_COUNT,
+		mqi.MQIA_MAX_MSG_LENGTH,
+	},
+	mq.QueueAlias:  {mqi.MQCA_BASE_Q_NAME},
+	mq.QueueRemote: {mqi.MQCA_REMOTE_Q_NAME, mqi.MQCA_REMOTE_Q_MGR_NAME, mqi.MQCA_XMIT_Q_NAME},
 }
 
 // Close closes the queue with MQCLOSE and deletes its message handles
