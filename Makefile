@@ -35,11 +35,9 @@ test:
 	bash scripts/with-services.sh bash scripts/run-tests.sh
 
 
-## test-ibmmq-real: the MQ backend suite against a real queue manager (MQPROBE_TEST_IBMMQ_*; IBM's client in /opt/mqm)
+## test-ibmmq-real: the MQ backend suite and the daemon's ibmmq test against a queue manager outside the test process: the one MQPROBE_TEST_IBMMQ_* name (e.g. IBM's developer container), else the project's mqserver
 test-ibmmq-real:
-	@if [ -z "$$MQPROBE_TEST_IBMMQ_QMGR" ]; then \
-	  echo "set MQPROBE_TEST_IBMMQ_QMGR (and _CHANNEL, _CONNNAME, _USER, _PASSWORD, _QUEUE, _QUEUE2): see docs/development.md"; exit 2; fi
-	$(GO) test -count=1 -v -tags ibmmq ./internal/mq/ibmmq/
+	bash scripts/test-ibmmq-real.sh
 
 ## lint: gofmt, go vet and staticcheck (with and without -tags ibmmq), go mod tidy, shellcheck
 lint: tools mqstub

@@ -56,6 +56,16 @@ run ./...
 if [ -n "${CGO_LDFLAGS:-}" ]; then
   run -tags ibmmq ./internal/mq/... ./internal/probe/...
   run -tags ibmmq -run 'IBMMQ|Stub' ./internal/daemon/ ./internal/daemon/awsmode/
+  # The same suite and daemon test against a queue manager in another
+  # process, as make test-ibmmq-real runs them against a real one: the
+  # project's server, started by the script.
+  echo "==> scripts/test-ibmmq-real.sh (the project's queue manager server, out of process)"
+  if ! (unset MQPROBE_TEST_IBMMQ_QMGR; bash scripts/test-ibmmq-real.sh) >"$log.part" 2>&1; then
+    status=1
+    tail -60 "$log.part"
+  fi
+  grep -E '^(ok|FAIL|---)' "$log.part" || true
+  cat "$log.part" >>"$log"
 fi
 
 # Fuzzing: each target for a bounded time (MQPROBE_FUZZTIME, 30s by default).

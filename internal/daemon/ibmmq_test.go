@@ -3,7 +3,12 @@
 package daemon_test
 
 import (
+	"cmp"
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"os"
+	"regexp"
 	"testing"
 
 	"github.com/mqprobe/mqprobe/internal/config"
@@ -11,30 +16,101 @@ import (
 	"github.com/mqprobe/mqprobe/internal/mq/ibmmq/ibmmqtest"
 )
 
-// TestIBMMQBackend runs commands through the daemon on the IBM MQ client
-// (the project's client library in CI, connected to a queue manager server
-// in this process): the mq.backend switch reaches the adapter.
+// TestIBMMQBackend runs commands through the daemon on the IBM MQ client:
+// the mq.backend switch reaches the adapter, and PRODUCE, DEPTH (of a local
+// queue and of an alias), CONSUME and CONNECTION_TEST work end to end. It
+// runs against the queue manager MQPROBE_TEST_IBMMQ_QMGR and its siblings
+// name (make test-ibmmq-real), or else a queue manager server in this
+// process, reached through the client library as any queue manager is.
 func TestIBMMQBackend(t *testing.T) {
-	srv := ibmmqtest.Start(t)
-	t.Setenv("MQSERVER", srv.MQSERVER()) // these targets name no host: the client's own configuration decides
+	qm := ibmmqQueueManager(t)
 	h := daemontest.Start(t, func(s *daemontest.Setup) {
 		s.Cfg.MQ.Backend = config.BackendIBMMQ
-		s.Cfg.Targets.Inline.Hosts = []string{"localhost:1414"} // required with ibmmq
+		s.Cfg.Targets.Inline.Hosts = []string{qm.host}
+		s.Cfg.Targets.Inline.SecretRefs = []string{"env:MQPROBE_TEST_IBMMQ_PASSWORD"}
 		s.Opts.Backend = nil
 	})
-	if r := h.Post("/messages/produce", `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.3"},"batch":{"count":25,"messageSizeBytes":512}}`); r.Status != http.StatusCreated {
+	target := qm.target(qm.queue)
+	// Start empty: a real queue manager's queue may hold anything.
+	for drained := false; !drained; {
+		r := h.Post("/messages/consume", fmt.Sprintf(`{%s,"maxMessages":1000,"waitSeconds":0}`, target))
+		drained = r.Status == http.StatusOK && r.JSON(t)["result"].(map[string]any)["received"] == float64(0)
+	}
+	if r := h.Post("/messages/produce", fmt.Sprintf(`{%s,"batch":{"count":25,"messageSizeBytes":512}}`, target)); r.Status != http.StatusCreated {
 		t.Fatalf("produce: %d %s", r.Status, r.Body)
 	}
-	// The messages are on the server's queue manager, read without the client.
-	if depth := daemontest.QueueDepth(t, srv.Backend(), "DEV.QUEUE.3"); depth != 25 {
-		t.Fatalf("DEV.QUEUE.3 on the server holds %d messages after the produce, want 25", depth)
+	depth := func(target string) map[string]any {
+		t.Helper()
+		r := h.Post("/queue/depth", "{"+target+"}")
+		if r.Status != http.StatusOK {
+			t.Fatalf("depth: %d %s", r.Status, r.Body)
+		}
+		return r.JSON(t)["result"].(map[string]any)
 	}
-	r := h.Post("/messages/consume", `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.3"},"maxMessages":25,"waitSeconds":1}`)
+	if d := depth(target); d["currentDepth"] != float64(25) || d["queueType"] != "local" {
+		t.Fatalf("depth of %s after the produce: %v, want a local queue holding 25", qm.queue, d)
+	}
+	if qm.alias != "" {
+		if d := depth(qm.target(qm.alias)); d["queueType"] != "alias" || d["baseQueue"] != qm.queue || d["currentDepth"] != float64(25) {
+			t.Fatalf("depth of the alias %s: %v, want its base queue %s's 25", qm.alias, d, qm.queue)
+		}
+	}
+	r := h.Post("/messages/consume", fmt.Sprintf(`{%s,"maxMessages":25,"waitSeconds":1}`, target))
 	if r.Status != http.StatusOK || r.JSON(t)["result"].(map[string]any)["received"] != float64(25) {
 		t.Fatalf("consume: %d %s", r.Status, r.Body)
 	}
-	c := h.Post("/connections/test", `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.3"}}`)
-	if res := c.JSON(t)["result"].(map[string]any); c.Status != http.StatusOK || res["queueManager"] != "QM1" || res["platform"] != "UNIX" {
+	c := h.Post("/connections/test", fmt.Sprintf(`{%s}`, target))
+	if res := c.JSON(t)["result"].(map[string]any); c.Status != http.StatusOK || res["queueManager"] != qm.name {
 		t.Fatalf("connection test: %d %s", c.Status, c.Body)
 	}
+}
+
+// ibmmqQM is a queue manager the daemon's ibmmq tests run against.
+type ibmmqQM struct {
+	name, channel, connName, user string
+	password                      bool
+	host                          string // connName's first host:port, for targets.inline.hosts
+	queue, alias                  string // alias: one resolving to queue, "" if unknown
+}
+
+var connNameRE = regexp.MustCompile(`^([^(,]+)\((\d+)\)`)
+
+// ibmmqQueueManager is the queue manager MQPROBE_TEST_IBMMQ_* name, or a
+// queue manager server started in this process for t.
+func ibmmqQueueManager(t *testing.T) ibmmqQM {
+	t.Helper()
+	qm := ibmmqQM{
+		name:     os.Getenv("MQPROBE_TEST_IBMMQ_QMGR"),
+		channel:  os.Getenv("MQPROBE_TEST_IBMMQ_CHANNEL"),
+		connName: os.Getenv("MQPROBE_TEST_IBMMQ_CONNNAME"),
+		user:     os.Getenv("MQPROBE_TEST_IBMMQ_USER"),
+		password: os.Getenv("MQPROBE_TEST_IBMMQ_PASSWORD") != "",
+		queue:    cmp.Or(os.Getenv("MQPROBE_TEST_IBMMQ_QUEUE"), "DEV.QUEUE.1"),
+		alias:    os.Getenv("MQPROBE_TEST_IBMMQ_ALIAS"),
+	}
+	if qm.name == "" {
+		srv := ibmmqtest.Start(t)
+		qm = ibmmqQM{name: "QM1", channel: ibmmqtest.Channel, connName: srv.ConnName, user: ibmmqtest.User,
+			queue: "DEV.QUEUE.1", alias: "DEV.ALIAS.1"}
+	}
+	m := connNameRE.FindStringSubmatch(qm.connName)
+	if m == nil {
+		t.Fatalf("MQPROBE_TEST_IBMMQ_CONNNAME %q: want host(port)", qm.connName)
+	}
+	qm.host = m[1] + ":" + m[2]
+	return qm
+}
+
+// target is the JSON "target" member naming queue on qm.
+func (qm ibmmqQM) target(queue string) string {
+	t := map[string]any{"queueManager": qm.name, "queue": queue, "channel": qm.channel, "connName": qm.connName}
+	if qm.user != "" {
+		auth := map[string]string{"user": qm.user}
+		if qm.password {
+			auth["passwordRef"] = "env:MQPROBE_TEST_IBMMQ_PASSWORD"
+		}
+		t["auth"] = auth
+	}
+	b, _ := json.Marshal(t)
+	return `"target":` + string(b)
 }

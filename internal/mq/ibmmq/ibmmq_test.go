@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"context"
 	"os"
+	"strconv"
 	"testing"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
@@ -70,13 +71,33 @@ func (h realHarness) New(tb testing.TB) mqtest.Env {
 	info := h.prepare(tb, backend)
 	tb.Cleanup(func() { h.prepare(tb, backend) })
 	return mqtest.Env{
-		Backend:      backend,
-		Target:       h.target,
-		Queue:        h.queue,
-		OtherQueue:   h.otherQueue,
-		MaxMsgLength: info.MaxMsgLength,
-		MaxDepth:     info.MaxDepth,
+		Backend:        backend,
+		Target:         h.target,
+		Queue:          h.queue,
+		OtherQueue:     h.otherQueue,
+		MaxMsgLength:   info.MaxMsgLength,
+		OversizeReason: h.oversizeReason(tb, info.MaxMsgLength),
+		MaxDepth:       info.MaxDepth,
 	}
+}
+
+// oversizeReason is what a put one byte over the queue's MAXMSGL meets
+// first: the channel's limit (2010) unless the queue's is below it (2030).
+// The channel's MAXMSGL is MQPROBE_TEST_IBMMQ_CHANNEL_MAXMSGL, by default
+// IBM's 4 MiB for SVRCONN channels; a client cannot inquire it.
+func (realHarness) oversizeReason(tb testing.TB, queueMax int) mq.Reason {
+	channelMax := 4 * 1024 * 1024
+	if v := os.Getenv("MQPROBE_TEST_IBMMQ_CHANNEL_MAXMSGL"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			tb.Fatalf("MQPROBE_TEST_IBMMQ_CHANNEL_MAXMSGL %q: want a positive number of bytes", v)
+		}
+		channelMax = n
+	}
+	if queueMax < channelMax {
+		return mq.ReasonMsgTooBigForQ
+	}
+	return mq.ReasonDataLengthError
 }
 
 // prepare drains both queues and returns the first one's attributes.

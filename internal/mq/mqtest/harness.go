@@ -65,10 +65,13 @@ type Env struct {
 	Queue        string // an empty local queue; default DEV.QUEUE.1
 	OtherQueue   string // a second empty local queue; default DEV.QUEUE.2
 	MissingQueue string // a queue that does not exist; default MQPROBE.NO.SUCH.QUEUE
-	// MaxMsgLength is Queue's MAXMSGL (default 4 MiB). Against a real queue
-	// manager over a client channel, pick a queue whose MAXMSGL is below the
-	// channel's, or the channel answers 2010 instead of the queue's 2030.
+	// MaxMsgLength is Queue's MAXMSGL (default 4 MiB).
 	MaxMsgLength int
+	// OversizeReason is what a put of MaxMsgLength+1 bytes fails with:
+	// MQRC_MSG_TOO_BIG_FOR_Q (2030) by default. Over a client channel whose
+	// MAXMSGL is no larger than the queue's (IBM's developer defaults: both
+	// 4 MiB) the channel refuses it first, with MQRC_DATA_LENGTH_ERROR (2010).
+	OversizeReason mq.Reason
 	// MaxDepth is Queue's MAXDEPTH (default 5000); benchmarks drain before
 	// reaching it.
 	MaxDepth int
@@ -90,6 +93,9 @@ func (e *Env) setDefaults() {
 	}
 	if e.MaxMsgLength == 0 {
 		e.MaxMsgLength = 4 * 1024 * 1024
+	}
+	if e.OversizeReason == 0 {
+		e.OversizeReason = mq.ReasonMsgTooBigForQ
 	}
 	if e.MaxDepth == 0 {
 		e.MaxDepth = 5000

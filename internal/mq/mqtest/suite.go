@@ -382,8 +382,8 @@ func testMessageTooBig(f *fixture) {
 	in := f.open(c, f.env.Queue, mq.OpenInputShared)
 	big := bytes.Repeat([]byte{'x'}, f.env.MaxMsgLength+1)
 	_, err := out.Put(f.ctx, &mq.Message{Payload: big}, mq.PutOptions{})
-	if e := WantReason(f.t, err, mq.ReasonMsgTooBigForQ); e.Transient() {
-		f.t.Error("2030 classified transient")
+	if e := WantReason(f.t, err, f.env.OversizeReason); e.Transient() {
+		f.t.Errorf("%s classified transient", e.Reason)
 	}
 	f.wantDepth(c, f.env.Queue, 0)
 
