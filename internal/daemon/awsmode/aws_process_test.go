@@ -128,7 +128,7 @@ func threeInstancesShareQueueAndTable(t *testing.T, srv *daemontest.MQServer) {
 			byKey[e.Data.IdempotencyKey] = append(byKey[e.Data.IdempotencyKey], e)
 		}
 	}
-	executions, replays, redelivered := 0, 0, 0
+	executions, replays, redelivered, lost, duplicated := 0, 0, 0, 0, 0
 	executedBy := map[string]int{} // event source → executions
 	for _, key := range keys {
 		var executed []receivedEvent
@@ -147,6 +147,13 @@ func threeInstancesShareQueueAndTable(t *testing.T, srv *daemontest.MQServer) {
 		replays += keyReplays
 		for _, e := range executed {
 			executedBy[e.Source]++
+		}
+		switch len(executed) {
+		case 0:
+			lost++
+		case 1:
+		default:
+			duplicated += len(executed) - 1
 		}
 		if len(executed) != 1 {
 			t.Errorf("key %s: %d non-replay results, want exactly 1", key, len(executed))
@@ -178,9 +185,14 @@ func threeInstancesShareQueueAndTable(t *testing.T, srv *daemontest.MQServer) {
 
 	if srv != nil {
 		// One queue for all: exactly one execution's messages per command.
-		if d := procs[0].DepthOf(t, target); d != commands*count {
+		d := procs[0].DepthOf(t, target)
+		if d != commands*count {
 			t.Errorf("the shared DEV.QUEUE.1 holds %d messages, want exactly %d (%d commands × %d)", d, commands*count, commands, count)
 		}
+		daemontest.ReportFault(t, "ibmmq-three-instances-shared-queue",
+			daemontest.FaultFigures{Sent: commands * copies, Executed: executions - duplicated, Duplicated: duplicated, Lost: lost},
+			daemontest.FaultFigures{Sent: commands * copies, Executed: commands},
+			"onSharedQueue", d, "replays", replays)
 		for _, p := range procs {
 			if executedBy["mqprobe/"+p.Name] == 0 {
 				t.Errorf("instance %s executed nothing (%v): the work was not shared", p.Name, executedBy)
