@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -194,8 +193,7 @@ const noMessage = "MQGET: MQCC = MQCC_FAILED [2] MQRC = MQRC_NO_MSG_AVAILABLE [2
 // temporary directory, which it returns.
 func buildSamples(t *testing.T, names ...string) string {
 	t.Helper()
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	list := exec.Command(goTool, "list", "-m", "-f", "{{.Dir}}", mqGolangModule)
+	list := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", mqGolangModule)
 	moduleDir, err := list.Output()
 	if err != nil {
 		t.Fatalf("locating %s: %v", mqGolangModule, err)
@@ -203,7 +201,7 @@ func buildSamples(t *testing.T, names ...string) string {
 	samples := filepath.Join(strings.TrimSpace(string(moduleDir)), "samples")
 	bin := t.TempDir()
 	for _, name := range names {
-		build := exec.Command(goTool, "build", "-o", filepath.Join(bin, name), name+".go")
+		build := exec.Command("go", "build", "-o", filepath.Join(bin, name), name+".go")
 		build.Dir = samples
 		// The samples belong to mq-golang's own module, not to any workspace here.
 		build.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
