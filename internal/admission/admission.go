@@ -139,12 +139,15 @@ func (t *Ticket) Release() {
 	}
 	t.once.Do(func() {
 		l := t.l
+		// Counts first, then the room: a waiter admitted by the release
+		// must not be counted beside the command it replaces, or Usage
+		// would report more than the limit.
+		l.held.Add(-t.bytes)
+		l.running.Add(-1)
 		if t.bytes > 0 {
 			l.bytes.Release(t.bytes)
 		}
-		l.held.Add(-t.bytes)
 		l.commands.Release(1)
-		l.running.Add(-1)
 		l.mu.Lock()
 		close(l.freed)
 		l.freed = make(chan struct{})
