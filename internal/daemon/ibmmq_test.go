@@ -6,13 +6,15 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
-	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/mqprobe/mqprobe/internal/config"
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
+	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/ibmmq/ibmmqtest"
 )
 
@@ -73,8 +75,6 @@ type ibmmqQM struct {
 	queue, alias                  string // alias: one resolving to queue, "" if unknown
 }
 
-var connNameRE = regexp.MustCompile(`^([^(,]+)\((\d+)\)`)
-
 // ibmmqQueueManager is the queue manager MQPROBE_TEST_IBMMQ_* name, or a
 // queue manager server started in this process for t.
 func ibmmqQueueManager(t *testing.T) ibmmqQM {
@@ -93,11 +93,11 @@ func ibmmqQueueManager(t *testing.T) ibmmqQM {
 		qm = ibmmqQM{name: "QM1", channel: ibmmqtest.Channel, connName: srv.ConnName, user: ibmmqtest.User,
 			queue: "DEV.QUEUE.1", alias: "DEV.ALIAS.1"}
 	}
-	m := connNameRE.FindStringSubmatch(qm.connName)
-	if m == nil {
-		t.Fatalf("MQPROBE_TEST_IBMMQ_CONNNAME %q: want host(port)", qm.connName)
+	eps, err := mq.ParseConnName(qm.connName)
+	if err != nil {
+		t.Fatalf("MQPROBE_TEST_IBMMQ_CONNNAME: %v", err)
 	}
-	qm.host = m[1] + ":" + m[2]
+	qm.host = net.JoinHostPort(eps[0].Host, strconv.Itoa(eps[0].Port))
 	return qm
 }
 
