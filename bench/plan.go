@@ -49,6 +49,7 @@ var groups = []Group{
 	{Name: "pacing, PRODUCE", Pkg: "./internal/daemon", Bench: "^BenchmarkProducePacing$", Benchtime: "1x"},
 	{Name: "peak RSS", Pkg: "./internal/daemon", Bench: "^BenchmarkPeakRSS$", Benchtime: "1x"},
 	{Name: "end to end, embedded", Pkg: "./internal/daemon", Bench: "^BenchmarkEndToEndEmbedded$", Benchtime: "1s"},
+	{Name: "end to end, embedded, against the baseline commit", Pkg: "./internal/daemon", Bench: "^BenchmarkEndToEndBaseline$", Benchtime: "3x"},
 	{Name: "end to end, goaws + dynalite", Pkg: "./internal/daemon/awsmode", Bench: "^BenchmarkEndToEndAWS$", Benchtime: "3s"},
 	{Name: "start-up", Pkg: "./internal/daemon", Bench: "^BenchmarkStartup$", Benchtime: "1x", Count: 10},
 }
@@ -71,16 +72,22 @@ var items = buildItems()
 func buildItems() []Item {
 	overhead := Item{Number: 1, Title: "Probe overhead",
 		How: "One HTTP PRODUCE of 2 KiB non-persistent messages committed every 100, through the whole daemon " +
-			"(executor, SQLite records — the embedded default — with a checkpoint per commit), against the bare put " +
-			"loop on the same backend, alternating in one process (`BenchmarkProduceOverhead`). Embedded: 100,000 " +
-			"messages per command. IBM MQ client on the project's stub: 10 × 5,000 per round (the stub's MAXDEPTH). " +
-			"Ratio = PRODUCE msgs/s ÷ bare msgs/s over a repetition's rounds."}
-	for _, backend := range []string{"embedded", "ibmmq-stub"} {
-		b := "BenchmarkProduceOverhead/" + backend
+			"(executor, SQLite records — the embedded default), against the bare put loop on the same backend, " +
+			"alternating in one process (`BenchmarkProduceOverhead`). Embedded: 100,000 messages per command; the " +
+			"in-process queue manager's messages end with the process, so PRODUCE writes no checkpoints there. " +
+			"IBM MQ client (the project's client library, a checkpoint per commit) over TCP to the project's queue " +
+			"manager server, 10 × 5,000 per round (its MAXDEPTH): `ibmmq-stub` with the server in the benchmark's " +
+			"process, `ibmmq-mqserver` with the server in a process of its own (`mqserver`), the layout IBM MQ " +
+			"clients have. Ratio = PRODUCE msgs/s ÷ bare msgs/s over a repetition's rounds."}
+	for _, backend := range []struct {
+		name string
+		goal float64
+	}{{"embedded", 0.8}, {"ibmmq-stub", 0.9}, {"ibmmq-mqserver", 0.9}} {
+		b := "BenchmarkProduceOverhead/" + backend.name
 		overhead.Figures = append(overhead.Figures,
-			figure(backend+": PRODUCE ÷ bare put loop", b, "ratio", atLeast(0.90)),
-			figure(backend+": bare put loop, msgs/s", b, "bare-msgs/s", nil),
-			figure(backend+": PRODUCE, msgs/s", b, "produce-msgs/s", nil))
+			figure(backend.name+": PRODUCE ÷ bare put loop", b, "ratio", atLeast(backend.goal)),
+			figure(backend.name+": bare put loop, msgs/s", b, "bare-msgs/s", nil),
+			figure(backend.name+": PRODUCE, msgs/s", b, "produce-msgs/s", nil))
 	}
 
 	dedupe := Item{Number: 2, Title: "Dedupe cost",
@@ -150,7 +157,10 @@ func buildItems() []Item {
 		How: "DEPTH commands per second with 1, 8 or 32 in flight, each sender waiting for its answer. Embedded: " +
 			"HTTP against one `mqprobe run` process on the embedded default (`BenchmarkEndToEndEmbedded`). AWS: " +
 			"commands sent to a goaws SQS queue, records in dynalite, result events read from an SQS results queue, " +
-			"against one or three `mqprobe run` processes sharing the queue and the table (`BenchmarkEndToEndAWS`)."}
+			"against one or three `mqprobe run` processes sharing the queue and the table (`BenchmarkEndToEndAWS`). " +
+			"Against the baseline: this tree's binary and that of commit 55fc481 (the tree before durable group " +
+			"commit; `go build` of its `git archive`), each an embedded-default process, in alternating legs of " +
+			"3,000 DEPTH commands at c32 (`BenchmarkEndToEndBaseline`)."}
 	for _, conc := range []int{1, 8, 32} {
 		e2e.Figures = append(e2e.Figures, figure(fmt.Sprintf("embedded, c%d, cmds/s", conc),
 			fmt.Sprintf("BenchmarkEndToEndEmbedded/c%d", conc), "cmds/s", nil))
@@ -159,6 +169,10 @@ func buildItems() []Item {
 		e2e.Figures = append(e2e.Figures, figure(fmt.Sprintf("goaws + dynalite, 1 instance, c%d, cmds/s", conc),
 			fmt.Sprintf("BenchmarkEndToEndAWS/instances=1/c%d", conc), "cmds/s", nil))
 	}
+	e2e.Figures = append(e2e.Figures,
+		figure("embedded, c32, this tree ÷ the baseline commit", "BenchmarkEndToEndBaseline/c32", "ratio", atLeast(2)),
+		figure("embedded, c32, this tree, cmds/s", "BenchmarkEndToEndBaseline/c32", "cmds/s", nil),
+		figure("embedded, c32, the baseline commit, cmds/s", "BenchmarkEndToEndBaseline/c32", "baseline-cmds/s", nil))
 	three := Ref{"BenchmarkEndToEndAWS/instances=3/c32", "cmds/s"}
 	e2e.Figures = append(e2e.Figures,
 		FigureSpec{Name: "goaws + dynalite, 3 instances, c32, cmds/s", Ref: three},

@@ -47,18 +47,30 @@ func BenchPostContext(ctx context.Context, base, path, body string, headers ...s
 // b.
 func ClosedLoop(b *testing.B, conc, n int, op func() error) {
 	b.Helper()
+	b.ResetTimer()
+	elapsed, err := TimeClosedLoop(conc, n, op)
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(n)/elapsed.Seconds(), "cmds/s")
+}
+
+// TimeClosedLoop runs n operations with conc of them in flight at a time
+// and returns how long they took; the first error stops the senders and is
+// returned.
+func TimeClosedLoop(conc, n int, op func() error) (time.Duration, error) {
 	var (
 		next   atomic.Int64
 		wg     sync.WaitGroup
 		failed atomic.Value
 	)
-	b.ResetTimer()
 	began := time.Now()
 	for range conc {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for next.Add(1) <= int64(n) {
+			for next.Add(1) <= int64(n) && failed.Load() == nil {
 				if err := op(); err != nil {
 					failed.CompareAndSwap(nil, err)
 					return
@@ -68,9 +80,8 @@ func ClosedLoop(b *testing.B, conc, n int, op func() error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(began)
-	b.StopTimer()
 	if err, _ := failed.Load().(error); err != nil {
-		b.Fatal(err)
+		return elapsed, err
 	}
-	b.ReportMetric(float64(n)/elapsed.Seconds(), "cmds/s")
+	return elapsed, nil
 }
