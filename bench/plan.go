@@ -175,7 +175,8 @@ func buildItems() []Item {
 			"`mqprobe run` process on the embedded default (SQLite records), per backend; only the daemon is counted — " +
 			"the IBM MQ client case reaches the project's queue manager server (`mqserver`) in a process of its own, " +
 			"the layout of a real IBM MQ client (`BenchmarkProduceCPU`). Instructions: the process runs under valgrind's " +
-			"callgrind (Go's asynchronous preemption off, which callgrind needs); instructions counted for a PRODUCE " +
+			"callgrind (Go's asynchronous preemption off, which callgrind needs; the garbage collector off, so the " +
+			"count is the code path's own and stable within 1% — what collection costs is in the CPU time); instructions counted for a PRODUCE " +
 			"of 2N messages minus those for one of N, ÷ N, which cancels what a command costs whatever its count; the " +
 			"median of three such pairs in one process after a warm-up PRODUCE (embedded N = 20,000; IBM MQ N = " +
 			"5,000). It does not depend on how busy the machine is. CPU time: user + system time of the process " +

@@ -48,7 +48,8 @@ var cpuCases = []cpuCase{{
 //
 //   - "instructions/msg": instructions the process executes, counted by
 //     valgrind's callgrind, for a PRODUCE of 2N messages minus one of N,
-//     divided by N (the median of three such pairs in one process). The difference cancels what a command costs whatever
+//     divided by N (the median of three such pairs in one process), with
+//     the garbage collector off. The difference cancels what a command costs whatever
 //     its count (HTTP, claim, completion, result event). Only the daemon
 //     is counted: a queue manager server runs in a process of its own.
 //   - "cpu-ns/msg": user+system CPU time of the process (/proc/<pid>/stat)
@@ -109,8 +110,8 @@ func instructionsPerMessage(b *testing.B, name string, vars map[string]string, t
 		dumps++
 		return dumpInstructions(b, fmt.Sprintf("%s.%d", out, dumps))
 	}
-	// The median of three pairs: a pair that a garbage collection cycle
-	// more or less falls into does not move the figure.
+	// The median of three pairs: one pair disturbed by something else in
+	// the process does not move the figure.
 	var perMessage []float64
 	for range countedPairs {
 		single := measure(n)
@@ -130,8 +131,14 @@ const countedPairs = 3
 // counting nothing until told (--instr-atstart=no), and returns once
 // /health/ready answers 200, with the prefix of callgrind's dump files
 // (the k-th dump is prefix.k).
+//
 // Go's asynchronous preemption is off: callgrind does not survive the
-// signals it sends (threads.c: Assertion 'sigNum == ...' failed).
+// signals it sends (threads.c: Assertion 'sigNum == ...' failed). The
+// garbage collector is off too: its cycles fall where the heap and the
+// clock (slowed 50-fold by valgrind, and by whatever else runs) put them,
+// which moved the count by 30% from one process to the next; without it
+// the count is the code path's own, within 1%. What collection costs is
+// in cpu-ns/msg.
 func startUnderCallgrind(b *testing.B, name string, vars map[string]string) (*daemontest.Process, string) {
 	b.Helper()
 	bin := daemontest.Binary(b)
@@ -151,13 +158,13 @@ func startUnderCallgrind(b *testing.B, name string, vars map[string]string) (*da
 	p.Cmd.Dir = dir
 	p.Cmd.Stdout, p.Cmd.Stderr = logFile, logFile
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "MQPROBE_") && !strings.HasPrefix(kv, "GODEBUG=") {
+		if !strings.HasPrefix(kv, "MQPROBE_") && !strings.HasPrefix(kv, "GODEBUG=") && !strings.HasPrefix(kv, "GOGC=") {
 			p.Cmd.Env = append(p.Cmd.Env, kv)
 		}
 	}
 	all := maps.Clone(vars)
 	all["MQPROBE_HTTP_ADDR"] = "127.0.0.1:" + port
-	all["GODEBUG"] = "asyncpreemptoff=1"
+	all["GODEBUG"], all["GOGC"] = "asyncpreemptoff=1", "off"
 	for _, k := range slices.Sorted(maps.Keys(all)) {
 		p.Cmd.Env = append(p.Cmd.Env, k+"="+all[k])
 	}
