@@ -63,6 +63,8 @@ type FigureResult struct {
 	Goal        *Goal     `json:"goal,omitempty"`
 	GoalText    string    `json:"goalText,omitempty"`
 	Status      string    `json:"status"`
+	// Cause explains a miss (FigureSpec.IfMissed); empty unless missed.
+	Cause string `json:"cause,omitempty"`
 }
 
 // Evaluate computes every figure of items from the measured series.
@@ -84,7 +86,7 @@ func Evaluate(items []Item, series Series) ([]ItemResult, GoalTally) {
 			if measured {
 				fr.Summary = &s
 			}
-			label := fmt.Sprintf("%d. %s: %s", it.Number, it.Title, f.Name)
+			label := figureLabel(it.Number, it.Title, f.Name)
 			switch {
 			case f.Goal == nil && measured:
 				fr.Status = StatusNoGoal
@@ -94,6 +96,7 @@ func Evaluate(items []Item, series Series) ([]ItemResult, GoalTally) {
 				fr.Status = StatusMet
 			default:
 				fr.Status = StatusMissed
+				fr.Cause = f.IfMissed
 			}
 			if f.Goal != nil {
 				fr.GoalText = f.Goal.String()
@@ -114,6 +117,11 @@ func Evaluate(items []Item, series Series) ([]ItemResult, GoalTally) {
 		out = append(out, ir)
 	}
 	return out, tally
+}
+
+// figureLabel names a figure in the goal tally: "item. title: figure".
+func figureLabel(item int, title, figure string) string {
+	return fmt.Sprintf("%d. %s: %s", item, title, figure)
 }
 
 // WriteJSON writes r as indented JSON.
@@ -160,8 +168,18 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	b.WriteString("\n")
 	if len(r.Goals.Missed) > 0 {
 		b.WriteString("\nMissed:\n\n")
+		causes := map[string]string{}
+		for _, it := range r.Items {
+			for _, f := range it.Figures {
+				causes[figureLabel(it.Number, it.Title, f.Name)] = f.Cause
+			}
+		}
 		for _, name := range r.Goals.Missed {
-			fmt.Fprintf(&b, "- %s\n", name)
+			if cause := causes[name]; cause != "" {
+				fmt.Fprintf(&b, "- %s. %s\n", name, cause)
+			} else {
+				fmt.Fprintf(&b, "- %s\n", name)
+			}
 		}
 	}
 	for _, g := range r.Groups {
