@@ -40,7 +40,28 @@ func newFixture(t testing.TB) *fixture {
 // newFixtureOn is newFixture on the embedded backend b.
 func newFixtureOn(t testing.TB, b *embedded.Backend) *fixture {
 	t.Helper()
-	pool, err := mq.NewPool(b, mq.PoolConfig{Backoff: mq.Backoff{MaxAttempts: 1}})
+	return newFixtureWith(t, b, b)
+}
+
+// newDurableFixture is newFixture on a queue manager whose messages
+// outlive this process, as IBM MQ's do: PRODUCE checkpoints every commit.
+func newDurableFixture(t testing.TB) *fixture {
+	t.Helper()
+	b := embedded.NewDefault()
+	return newFixtureWith(t, outlivingBackend{b}, b)
+}
+
+// outlivingBackend is an embedded queue manager that says its messages
+// outlive this process.
+type outlivingBackend struct{ *embedded.Backend }
+
+func (outlivingBackend) MessagesOutliveProcess() bool { return true }
+
+// newFixtureWith is a fixture whose pool connects through backend, which
+// reaches the queue manager of b.
+func newFixtureWith(t testing.TB, backend mq.Backend, b *embedded.Backend) *fixture {
+	t.Helper()
+	pool, err := mq.NewPool(backend, mq.PoolConfig{Backoff: mq.Backoff{MaxAttempts: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,12 +55,20 @@ type producer struct {
 	pace    *pacer
 	lat     *latency
 
+	// durable is whether the queue manager keeps the messages when this
+	// process ends (see mq.ProcessBound). Only then do per-commit
+	// checkpoints protect anything: an in-process queue manager's messages
+	// end with the process holding the claim, and a later attempt in this
+	// process takes over from the one checkpoint stored when this one fails.
+	durable bool
+
 	uow         *unitOfWork     // the open unit of work, nil between commits
-	done        produceProgress // checkpointed so far
-	pending     int             // puts since the last checkpoint
+	done        produceProgress // committed so far; checkpointed too when durable
+	saved       int             // done.Committed as the record last stored it (not durable only)
+	pending     int             // puts since the last commit (or checkpoint without syncpoint)
 	pendingSize int64
-	checkpoint  chan error // the checkpoint in flight (syncpoint only); nil when none
-	firstID     mq.ID      // of this attempt's first put
+	saver       *checkpointer // stores syncpoint checkpoints beside the puts (durable only)
+	firstID     mq.ID         // of this attempt's first put
 	lastID      mq.ID
 }
 
@@ -79,6 +87,7 @@ func produce(ctx context.Context, run Run) (any, error) {
 		from := p.done.Committed // a copy: done moves on
 		resumedFrom = &from
 	}
+	p.saved = p.done.Committed
 	run.Live.Start(int64(p.count), int64(p.done.Committed))
 	conn, q, err := openQueue(ctx, run, "produce", mq.OpenOutput)
 	if err != nil {
@@ -86,13 +95,18 @@ func produce(ctx context.Context, run Run) (any, error) {
 	}
 	defer conn.Close()
 	p.conn, p.q = conn, q
+	p.durable = conn.MessagesOutliveProcess()
+	if p.durable && p.tx {
+		p.saver = startCheckpointer(ctx, run)
+		defer p.saver.stop()
+	}
 	p.lat = newLatency()
 	defer p.lat.release()
 
 	start := time.Now()
 	put, err := p.putAll(ctx)
 	if err != nil {
-		return nil, err
+		return nil, p.keepProgress(ctx, err)
 	}
 	return p.result(put, time.Since(start), resumedFrom), nil
 }
@@ -183,13 +197,13 @@ func (p *producer) putAll(ctx context.Context) (int, error) {
 	return put, p.awaitCheckpoint()
 }
 
-// settle commits the pending puts (with syncpoint) and checkpoints them.
-// The checkpoint follows the commit: a crash between the two repeats one
-// transaction on takeover, while the other order could lose one. Under
-// syncpoint the checkpoint runs while the next transaction's puts go on —
-// they stay uncommitted until it has landed — so the store's round trip
-// costs the put rate nothing and a takeover still repeats at most one
-// transaction.
+// settle commits the pending puts (with syncpoint) and, when the messages
+// are durable, checkpoints them. The checkpoint follows the commit: a crash
+// between the two repeats one transaction on takeover, while the other
+// order could lose one. Under syncpoint the checkpoint runs while the next
+// transaction's puts go on — they stay uncommitted until it has landed, as
+// the next commit waits for it — so the store's round trip costs the put
+// rate nothing and a takeover still repeats at most one transaction.
 func (p *producer) settle(ctx context.Context) error {
 	if p.tx {
 		if err := p.awaitCheckpoint(); err != nil {
@@ -207,8 +221,12 @@ func (p *producer) settle(ctx context.Context) error {
 		p.done.FirstMsgID = encodeID(p.firstID)
 	}
 	p.done.LastMsgID = encodeID(p.lastID)
-	if p.tx {
-		p.checkpointAsync(ctx)
+	switch {
+	case !p.durable:
+		p.run.Live.SetCommitted(int64(p.done.Committed))
+		return nil
+	case p.tx:
+		p.saver.store(p.done)
 		return nil
 	}
 	if err := saveProgress(ctx, p.run, p.done); err != nil {
@@ -218,30 +236,78 @@ func (p *producer) settle(ctx context.Context) error {
 	return nil
 }
 
-// checkpointAsync stores what is committed so far in the background; settle
-// and abort wait for it. It is not cancelled with ctx: a drain backs the
-// open transaction out but keeps the checkpoint of the committed ones.
-func (p *producer) checkpointAsync(ctx context.Context) {
-	done, ch := p.done, make(chan error, 1)
-	ctx = context.WithoutCancel(ctx)
-	go func() {
-		if err := saveProgress(ctx, p.run, done); err != nil {
-			ch <- fmt.Errorf("produce: after %d messages: %w", done.Committed, err)
-		} else {
-			p.run.Live.SetCommitted(int64(done.Committed))
-		}
-		close(ch)
-	}()
-	p.checkpoint = ch
-}
-
 // awaitCheckpoint waits for the checkpoint in flight, if any.
 func (p *producer) awaitCheckpoint() error {
-	if p.checkpoint == nil {
+	if p.saver == nil {
 		return nil
 	}
-	err := <-p.checkpoint
-	p.checkpoint = nil
+	return p.saver.await()
+}
+
+// checkpointer stores one PRODUCE's syncpoint checkpoints on a goroutine
+// of its own, which lives as long as the command, so that each checkpoint
+// overlaps the next transaction's puts. Its user awaits each checkpoint
+// before handing over the next: at most one is in flight. Checkpoints are
+// not cancelled with the command's context: a drain backs the open
+// transaction out but keeps the checkpoint of the committed ones.
+type checkpointer struct {
+	run      Run
+	requests chan produceProgress
+	results  chan error
+	inFlight bool
+}
+
+// startCheckpointer starts run's checkpoint goroutine; stop ends it.
+func startCheckpointer(ctx context.Context, run Run) *checkpointer {
+	c := &checkpointer{run: run, requests: make(chan produceProgress, 1), results: make(chan error, 1)}
+	go c.loop(context.WithoutCancel(ctx))
+	return c
+}
+
+func (c *checkpointer) loop(ctx context.Context) {
+	for done := range c.requests {
+		err := saveProgress(ctx, c.run, done)
+		if err != nil {
+			err = fmt.Errorf("produce: after %d messages: %w", done.Committed, err)
+		} else {
+			c.run.Live.SetCommitted(int64(done.Committed))
+		}
+		c.results <- err
+	}
+}
+
+// store starts storing done; the previous checkpoint must have been
+// awaited.
+func (c *checkpointer) store(done produceProgress) {
+	c.requests <- done
+	c.inFlight = true
+}
+
+// await waits for the checkpoint in flight, if any.
+func (c *checkpointer) await() error {
+	if !c.inFlight {
+		return nil
+	}
+	c.inFlight = false
+	return <-c.results
+}
+
+// stop ends the goroutine once it has stored what it was given.
+func (c *checkpointer) stop() { close(c.requests) }
+
+// keepProgress stores, for an attempt that failed with err, what it
+// committed and no checkpoint holds yet: a non-durable queue manager's
+// attempt checkpoints only here, so a retry in this process resumes
+// rather than putting the committed messages again. Like the checkpoints
+// of a drain, it is not cancelled with ctx.
+func (p *producer) keepProgress(ctx context.Context, err error) error {
+	if p.durable || p.done.Committed == p.saved {
+		return err
+	}
+	if cerr := saveProgress(context.WithoutCancel(ctx), p.run, p.done); cerr != nil {
+		return errors.Join(err, fmt.Errorf("produce: after %d messages: %w", p.done.Committed, cerr))
+	}
+	p.saved = p.done.Committed
 	return err
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
+	"github.com/mqprobe/mqprobe/internal/inflight"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
 	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
@@ -51,7 +52,7 @@ func decodeProduceProgress(t *testing.T, s string) produceProgress {
 }
 
 func TestProduceCommitsEveryTxSize(t *testing.T) {
-	f := newFixture(t)
+	f := newDurableFixture(t)
 	r := runProduce(t, f, f.run(produceCmd(250, 512, true, 100)))
 
 	if r.Enqueued != 250 || r.Transactions != 3 || r.Bytes != 250*512 || r.ResumedFrom != nil {
@@ -91,7 +92,7 @@ func TestProduceCommitsEveryTxSize(t *testing.T) {
 }
 
 func TestProduceWithoutTransactionCheckpointsEveryTxSize(t *testing.T) {
-	f := newFixture(t)
+	f := newDurableFixture(t)
 	r := runProduce(t, f, f.run(produceCmd(25, 10, false, 10)))
 	if r.Enqueued != 25 || r.Transactions != 0 || r.Bytes != 250 {
 		t.Fatalf("result %+v", r)
@@ -100,6 +101,128 @@ func TestProduceWithoutTransactionCheckpointsEveryTxSize(t *testing.T) {
 		t.Fatalf("%d checkpoints, want 3", n)
 	}
 	f.wantDepth(25)
+}
+
+// TestProduceOnProcessBoundQueueManagerDoesNotCheckpoint: the embedded
+// queue manager's messages end with this process, so a PRODUCE on it
+// stores no checkpoint per commit, with or without syncpoint, while its
+// live counters still follow every commit.
+func TestProduceOnProcessBoundQueueManagerDoesNotCheckpoint(t *testing.T) {
+	for _, tx := range []bool{true, false} {
+		f := newFixture(t)
+		run := f.run(produceCmd(250, 16, tx, 100))
+		run.Live = new(inflight.Counters)
+		r := runProduce(t, f, run)
+		if r.Enqueued != 250 {
+			t.Fatalf("tx %v: result %+v", tx, r)
+		}
+		if calls := f.checkpointCalls(); len(calls) != 0 {
+			t.Fatalf("tx %v: %d checkpoints stored, want none: %v", tx, len(calls), calls)
+		}
+		if total, done, committed := run.Live.Values(); total != 250 || done != 250 || committed != 250 {
+			t.Fatalf("tx %v: live counters total %d done %d committed %d, want 250 each", tx, total, done, committed)
+		}
+		f.wantDepth(250)
+	}
+}
+
+// TestProduceOnProcessBoundQueueManagerCheckpointsOnceWhenItFails: the one
+// checkpoint such a PRODUCE stores is at its failure, so that a retry in
+// this process resumes after the committed messages.
+func TestProduceOnProcessBoundQueueManagerCheckpointsOnceWhenItFails(t *testing.T) {
+	f := newFixture(t)
+	cmd := produceCmd(300, 8, true, 100)
+	f.backend.Faults().FailNth(mq.VerbPut, 250, mq.ReasonConnectionBroken)
+	if _, err := produce(f.ctx, f.run(cmd)); !mq.IsReason(err, mq.ReasonConnectionBroken) {
+		t.Fatalf("first attempt: %v", err)
+	}
+	calls := f.checkpointCalls()
+	if len(calls) != 1 {
+		t.Fatalf("%d checkpoints stored, want the one at the failure: %v", len(calls), calls)
+	}
+	if p := decodeProduceProgress(t, calls[0]); p.Committed != 200 || p.Transactions != 2 || p.FirstMsgID == "" {
+		t.Fatalf("checkpoint at the failure %+v, want the 200 committed", p)
+	}
+}
+
+// TestProduceOnDurableQueueManagerCheckpointsEveryCommit: where messages
+// outlive this process (IBM MQ) every commit is checkpointed, so that a
+// takeover repeats at most one transaction. Each checkpoint overlaps the
+// next transaction's puts but not its commit, and all are stored by one
+// goroutine that lives as long as the command.
+func TestProduceOnDurableQueueManagerCheckpointsEveryCommit(t *testing.T) {
+	const count, txSize = 600, 100
+	f := newDurableFixture(t)
+	browser := f.conn()
+	var goroutines []string
+	var progress []string
+	run := f.run(produceCmd(count, 16, true, txSize))
+	run.Checkpoint = func(_ context.Context, p string) error {
+		goroutines = append(goroutines, goroutineID())
+		progress = append(progress, p)
+		committed := decodeProduceProgress(t, p).Committed
+		if committed == count {
+			return nil
+		}
+		// The next transaction is put while this checkpoint is stored...
+		deadline := time.Now().Add(5 * time.Second)
+		for f.depth() < committed+txSize {
+			if time.Now().After(deadline) {
+				t.Errorf("checkpoint at %d: the next transaction's puts did not go on (depth %d)", committed, f.depth())
+				return nil
+			}
+			time.Sleep(time.Millisecond)
+		}
+		// ...and waits for it to be committed.
+		time.Sleep(5 * time.Millisecond)
+		if n := browseCount(t, f, browser); n != committed {
+			t.Errorf("checkpoint at %d: %d messages committed before it was stored", committed, n)
+		}
+		return nil
+	}
+	if r := runProduce(t, f, run); r.Enqueued != count || r.Transactions != count/txSize {
+		t.Fatalf("result %+v", r)
+	}
+	if len(progress) != count/txSize {
+		t.Fatalf("%d checkpoints, want one per commit (%d)", len(progress), count/txSize)
+	}
+	for i, p := range progress {
+		if c := decodeProduceProgress(t, p).Committed; c != (i+1)*txSize {
+			t.Fatalf("checkpoint %d at %d, want %d", i+1, c, (i+1)*txSize)
+		}
+	}
+	if len(slices.Compact(slices.Clone(goroutines))) != 1 {
+		t.Fatalf("checkpoints stored by goroutines %v, want one for the command", goroutines)
+	}
+}
+
+// goroutineID is the calling goroutine's number, from its stack header.
+func goroutineID() string {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	id, _, _ := strings.Cut(strings.TrimPrefix(string(buf), "goroutine "), " ")
+	return id
+}
+
+// browseCount counts the committed messages on the test queue through
+// conn, leaving them there.
+func browseCount(t *testing.T, f *fixture, conn mq.Conn) int {
+	t.Helper()
+	q, err := conn.OpenQueue(f.ctx, testQueue, mq.OpenBrowse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	var msg mq.Message
+	for n, browse := 0, mq.BrowseFirst; ; n, browse = n+1, mq.BrowseNext {
+		err := q.Get(f.ctx, &msg, mq.GetOptions{Browse: browse})
+		if mq.IsReason(err, mq.ReasonNoMsgAvailable) {
+			return n
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func TestProduceRandomPayloadsDiffer(t *testing.T) {
@@ -334,7 +457,7 @@ func TestProduceResumesFromCheckpoint(t *testing.T) {
 }
 
 func TestProduceStopsWhenCheckpointLosesLease(t *testing.T) {
-	f := newFixture(t)
+	f := newDurableFixture(t)
 	f.failCheckpoint = failOnCall(2, idempotency.ErrLeaseLost)
 	_, err := produce(f.ctx, f.run(produceCmd(500, 32, true, 100)))
 	if !errors.Is(err, idempotency.ErrLeaseLost) {

@@ -1,6 +1,7 @@
 package mq
 
 import (
+	"bytes"
 	"encoding/hex"
 	"fmt"
 	"time"
@@ -84,18 +85,56 @@ type Properties map[string]any
 // Validate checks names and value types before a put, the way MQSETMP would.
 func (p Properties) Validate() error {
 	for name, v := range p {
-		if err := CheckPropertyName(name); err != nil {
-			return &Error{Verb: VerbSetProp, Object: name, CompCode: CompFailed, Reason: ReasonPropertyNameError,
-				Err: fmt.Errorf("property name %q %w", name, err)}
-		}
-		switch v.(type) {
-		case string, bool, int8, int16, int32, int64, float32, float64, []byte, nil:
-		default:
-			return &Error{Verb: VerbSetProp, Object: name, CompCode: CompFailed, Reason: ReasonPropertyTypeError,
-				Err: fmt.Errorf("property %q has unsupported type %T", name, v)}
+		if err := ValidateProperty(name, v); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// ValidateProperty checks one property's name and value type, the way
+// MQSETMP would.
+func ValidateProperty(name string, v any) error {
+	if err := CheckPropertyName(name); err != nil {
+		return &Error{Verb: VerbSetProp, Object: name, CompCode: CompFailed, Reason: ReasonPropertyNameError,
+			Err: fmt.Errorf("property name %q %w", name, err)}
+	}
+	switch v.(type) {
+	case string, bool, int8, int16, int32, int64, float32, float64, []byte, nil:
+		return nil
+	}
+	return &Error{Verb: VerbSetProp, Object: name, CompCode: CompFailed, Reason: ReasonPropertyTypeError,
+		Err: fmt.Errorf("property %q has unsupported type %T", name, v)}
+}
+
+// Equal reports whether p and q hold the same names and values (see
+// SamePropertyValue). Backends use it to reuse what they made of the
+// previous put's properties.
+func (p Properties) Equal(q Properties) bool {
+	if len(p) != len(q) {
+		return false
+	}
+	for name, vp := range p {
+		vq, ok := q[name]
+		if !ok || !SamePropertyValue(vp, vq) {
+			return false
+		}
+	}
+	return true
+}
+
+// SamePropertyValue reports whether a and b are the same property value:
+// the same type and value, byte strings compared by content. Values of
+// types Validate rejects are never the same.
+func SamePropertyValue(a, b any) bool {
+	switch a := a.(type) {
+	case []byte:
+		b, ok := b.([]byte)
+		return ok && bytes.Equal(a, b)
+	case string, bool, int8, int16, int32, int64, float32, float64, nil:
+		return a == b
+	}
+	return false
 }
 
 // PutOptions are the MQPMO options the port exposes.

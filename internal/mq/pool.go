@@ -198,6 +198,10 @@ type PoolStats struct {
 	Idle  int
 }
 
+// MessagesOutliveProcess reports whether messages put through the pool's
+// backend outlive this process (see ProcessBound).
+func (p *Pool) MessagesOutliveProcess() bool { return MessagesOutliveProcess(p.backend) }
+
 // Stats reports t's connections.
 func (p *Pool) Stats(t Target) PoolStats {
 	p.mu.Lock()
@@ -414,7 +418,11 @@ type PooledConn struct {
 	released bool
 }
 
-var _ Conn = (*PooledConn)(nil)
+var (
+	_ Conn         = (*PooledConn)(nil)
+	_ ProcessBound = (*PooledConn)(nil)
+	_ ProcessBound = (*Pool)(nil)
+)
 
 // observe marks the connection broken when err says so and returns err.
 func (pc *PooledConn) observe(err error) error {
@@ -481,6 +489,10 @@ func (pc *PooledConn) Close() error {
 	pc.pool.release(pc.tp, pc.conn, pc.broken)
 	return nil
 }
+
+// MessagesOutliveProcess reports whether messages put on this connection
+// outlive this process (see ProcessBound).
+func (pc *PooledConn) MessagesOutliveProcess() bool { return pc.pool.MessagesOutliveProcess() }
 
 // Broken reports whether the connection failed with a broken-connection
 // reason; Close will discard it.

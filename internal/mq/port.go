@@ -15,6 +15,27 @@ type Backend interface {
 	Connect(ctx context.Context, t Target) (Conn, error)
 }
 
+// ProcessBound is implemented by a Backend whose queue managers run inside
+// this process (the embedded one): their messages end when it ends, so
+// progress recorded for another process to take over from protects
+// nothing. A Backend that does not implement it reaches queue managers
+// elsewhere, whose messages outlive this process.
+type ProcessBound interface {
+	// MessagesOutliveProcess reports whether messages put through the
+	// backend stay on their queue manager when this process ends.
+	MessagesOutliveProcess() bool
+}
+
+// MessagesOutliveProcess reports whether messages put through b outlive
+// this process: what b says if it is ProcessBound, true otherwise (a
+// backend that cannot say is assumed to keep them).
+func MessagesOutliveProcess(b Backend) bool {
+	if pb, ok := b.(ProcessBound); ok {
+		return pb.MessagesOutliveProcess()
+	}
+	return true
+}
+
 // Conn is one connection (hConn) and its unit of work. Use a Conn from one
 // goroutine at a time, like an MQ handle without shared-handle options.
 //

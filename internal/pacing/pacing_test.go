@@ -2,6 +2,8 @@ package pacing
 
 import (
 	"context"
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -47,5 +49,27 @@ func TestWaitHonoursDueAndContext(t *testing.T) {
 		if err := Wait(ctx, timer, time.Now().Add(time.Hour), spin); err == nil {
 			t.Fatalf("spin %v: a cancelled wait returned nil", spin)
 		}
+	}
+}
+
+// TestSpinKeepsTheCore: a goroutine that computes without yielding, started
+// while a wait spins on the only core, does not delay it: the spin does not
+// hand over the core, so the wait ends when due, not when the scheduler
+// preempts the other goroutine (about 10 ms).
+func TestSpinKeepsTheCore(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	timer := NewTimer()
+	var stop atomic.Bool
+	defer stop.Store(true)
+	due := time.Now().Add(spinWindow / 2) // within the spin: no timer
+	go func() {
+		for !stop.Load() {
+		}
+	}()
+	if err := Wait(context.Background(), timer, due, true); err != nil {
+		t.Fatal(err)
+	}
+	if late := time.Since(due); late > 3*time.Millisecond {
+		t.Fatalf("wait ended %s late: the spin gave the core away", late)
 	}
 }

@@ -53,7 +53,7 @@ func TestDrainHandsOverUnderLoad(t *testing.T) {
 	}
 	t.Logf("%s drained in %s at depth %d", victim.Name, time.Since(stopped).Round(time.Millisecond), seen)
 
-	tk := awaitTakeover(t, env, results, key, survivor, count, lease/2)
+	tk := awaitTakeover(t, env, results, key, survivor, count, lease/2, false)
 	handover := time.Since(stopped)
 	// A drain backs the open transaction out and checkpoints every commit,
 	// so the survivor resumes exactly where the victim's commits ended.

@@ -25,7 +25,10 @@ type Backend struct {
 	conns map[*conn]struct{} // live connections, for BreakConnections
 }
 
-var _ mq.Backend = (*Backend)(nil)
+var (
+	_ mq.Backend      = (*Backend)(nil)
+	_ mq.ProcessBound = (*Backend)(nil)
+)
 
 // queueManager is immutable after New apart from its queues' contents and
 // the storage they hold.
@@ -121,6 +124,10 @@ func (b *Backend) Connect(ctx context.Context, t mq.Target) (mq.Conn, error) {
 	b.mu.Unlock()
 	return c, nil
 }
+
+// MessagesOutliveProcess is false: the queue managers live in this
+// process's memory and their messages end with it.
+func (b *Backend) MessagesOutliveProcess() bool { return false }
 
 // queueManagerNames lists the configured queue managers, sorted.
 func (b *Backend) queueManagerNames() []string {

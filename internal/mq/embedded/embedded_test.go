@@ -535,3 +535,72 @@ func TestPutGetDoesNotAllocate(t *testing.T) {
 		t.Fatalf("put+commit+get allocates %.2f times", allocs)
 	}
 }
+
+// TestPutWithPropertiesDoesNotAllocate: a put loop whose properties stay the
+// same (a PRODUCE's traceparent) allocates nothing per message: the stored
+// messages share one frozen copy.
+func TestPutWithPropertiesDoesNotAllocate(t *testing.T) {
+	e := newEnv(t)
+	c := e.connect()
+	out := e.open(c, "DEV.QUEUE.1", mq.OpenOutput)
+	in := e.open(c, "DEV.QUEUE.1", mq.OpenInputShared)
+	put := &mq.Message{Payload: make([]byte, 2048), Properties: mq.Properties{
+		"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "tenant": "payments"}}
+	got := &mq.Message{Payload: make([]byte, 0, 2048), Properties: mq.Properties{}}
+	allocs := testing.AllocsPerRun(1000, func() {
+		if _, err := out.Put(e.ctx, put, mq.PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := in.Get(e.ctx, got, mq.GetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 0.1 {
+		t.Fatalf("put+get with unchanged properties allocates %.2f times", allocs)
+	}
+}
+
+// TestSharedPropertiesStayPerMessage: messages put with the same, then
+// changed, properties (the caller's map reused and written in place, as
+// PRODUCE does) come back each with its own; a getter writing into what it
+// got changes no other message, and neither does the putter.
+func TestSharedPropertiesStayPerMessage(t *testing.T) {
+	e := newEnv(t)
+	c := e.connect()
+	out := e.open(c, "DEV.QUEUE.1", mq.OpenOutput)
+	in := e.open(c, "DEV.QUEUE.1", mq.OpenInputShared)
+	props := mq.Properties{"tp": "a", "id": []byte{1}}
+	msg := &mq.Message{Properties: props}
+	put := func() {
+		t.Helper()
+		if _, err := out.Put(e.ctx, msg, mq.PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put()
+	put()
+	props["tp"] = "b"
+	put()
+	props["id"].([]byte)[0] = 2 // written in place: a change too
+	put()
+	delete(props, "tp")
+	put()
+	props["tp"], props["id"] = "c", []byte{3} // nothing of the earlier puts may change
+	want := []mq.Properties{
+		{"tp": "a", "id": []byte{1}}, {"tp": "a", "id": []byte{1}}, {"tp": "b", "id": []byte{1}},
+		{"tp": "b", "id": []byte{2}}, {"id": []byte{2}},
+	}
+	for i, w := range want {
+		got := &mq.Message{}
+		if err := in.Get(e.ctx, got, mq.GetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got.Properties) != fmt.Sprint(w) {
+			t.Fatalf("message %d has properties %v, want %v", i+1, got.Properties, w)
+		}
+		got.Properties["tp"] = "changed by a getter"
+		if b, ok := got.Properties["id"].([]byte); ok {
+			b[0] = 99
+		}
+	}
+}

@@ -20,6 +20,9 @@ type handle struct {
 	closed bool
 	cursor *position // browse cursor; nil before the first browse
 	cur    position  // storage for cursor, so browsing does not allocate
+	// props is the frozen copy of the properties last put: stored messages
+	// share it while the puts' properties stay equal to it.
+	props mq.Properties
 }
 
 var _ mq.Queue = (*handle)(nil)
@@ -80,6 +83,10 @@ func (h *handle) put(msg *mq.Message, req putRequest) (putDone, error) {
 	if err := h.validatePut(msg); err != nil {
 		return putDone{}, err
 	}
+	props, err := h.freezeProperties(msg.Properties)
+	if err != nil {
+		return putDone{}, err
+	}
 	if req.syncpoint && len(c.uow) >= c.qm.maxUncommitted {
 		return putDone{}, h.fail(mq.VerbPut, mq.ReasonSyncpointLimitReached)
 	}
@@ -102,7 +109,7 @@ func (h *handle) put(msg *mq.Message, req putRequest) (putDone, error) {
 			return putDone{}, h.fail(mq.VerbPut, mq.ReasonQSpaceNotAvailable)
 		}
 	}
-	m := newMessage(msg, done.msgID, done.putTime)
+	m := newMessage(msg, done.msgID, done.putTime, props)
 	m.correlID = done.correlID
 	if req.desc != nil {
 		d := *req.desc // the message's own copy: the caller's is reused
@@ -147,15 +154,28 @@ func (h *handle) validatePut(msg *mq.Message) error {
 	case len(msg.Payload) > h.c.qm.maxMsgLength:
 		return h.fail(mq.VerbPut, mq.ReasonMsgTooBigForQMgr)
 	}
-	if len(msg.Properties) > 0 {
-		if err := msg.Properties.Validate(); err != nil {
-			if e, ok := mq.AsError(err); ok {
-				e.Verb, e.Object = mq.VerbPut, h.name
-			}
-			return err
-		}
-	}
 	return nil
+}
+
+// freezeProperties returns props as stored messages hold them: never
+// written again, so messages may share them. While a handle's puts carry
+// the same properties (a PRODUCE's trace context and headers), the copy
+// made for the first is shared; a change is validated and copied once.
+func (h *handle) freezeProperties(props mq.Properties) (mq.Properties, error) {
+	if len(props) == 0 {
+		return nil, nil
+	}
+	if props.Equal(h.props) {
+		return h.props, nil
+	}
+	if err := props.Validate(); err != nil {
+		if e, ok := mq.AsError(err); ok {
+			e.Verb, e.Object = mq.VerbPut, h.name
+		}
+		return nil, err
+	}
+	h.props = copyProperties(nil, props)
+	return h.props, nil
 }
 
 // Reason codes of MQGET the port does not name.

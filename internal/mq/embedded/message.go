@@ -53,8 +53,10 @@ func bodyBuffer(buf []byte, n int) []byte {
 // put/get loop allocates nothing per message.
 var messagePool = sync.Pool{New: func() any { return new(message) }}
 
-// newMessage copies the caller's message; the caller may reuse msg at once.
-func newMessage(msg *mq.Message, msgID mq.ID, now time.Time) *message {
+// newMessage copies the caller's message, but for its properties, which
+// are props, frozen (see handle.freezeProperties); the caller may reuse msg
+// at once.
+func newMessage(msg *mq.Message, msgID mq.ID, now time.Time, props mq.Properties) *message {
 	m := messagePool.Get().(*message)
 	m.msgID = msgID
 	m.correlID = msg.CorrelID
@@ -67,19 +69,18 @@ func newMessage(msg *mq.Message, msgID mq.ID, now time.Time) *message {
 	}
 	m.replyToQ = msg.ReplyToQ
 	m.replyToQMgr = msg.ReplyToQMgr
-	m.props = copyProperties(nil, msg.Properties)
+	m.props = props
 	m.payload = append(bodyBuffer(m.payload, len(msg.Payload)), msg.Payload...)
 	return m
 }
 
-// clone copies m for a second enqueue: same MsgId, properties and
-// payload; the queue assigns its position.
+// clone copies m for a second enqueue: same MsgId, properties (shared:
+// they are frozen) and payload; the queue assigns its position.
 func (m *message) clone() *message {
 	c := messagePool.Get().(*message)
 	payload := append(bodyBuffer(c.payload, len(m.payload)), m.payload...)
 	*c = *m
 	c.payload = payload
-	c.props = copyProperties(nil, m.props)
 	c.fault = putNormal
 	return c
 }

@@ -153,6 +153,48 @@ func TestReusedPutHandleDropsOldProperties(t *testing.T) {
 	}
 }
 
+// TestUnchangedPropertiesAreLeftOnTheHandle: a message handle keeps its
+// properties across MQPUTs, so a put whose properties equal the previous
+// put's sets none of them again: a property removed from the handle behind
+// the adapter's back stays removed until the caller's value changes. The
+// caller's map reused and written in place (as PRODUCE does) still gives
+// each message its own properties.
+func TestUnchangedPropertiesAreLeftOnTheHandle(t *testing.T) {
+	e := newAdapterEnv(t)
+	c := e.connect()
+	out := e.open(c, mq.OpenOutput)
+	in := e.open(c, mq.OpenInputShared)
+	props := mq.Properties{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "id": []byte{1}}
+	msg := &mq.Message{Properties: props, Payload: []byte("x")}
+	e.put(out, msg)
+	if err := out.(*queue).putProps.handle.DltMP(mqi.NewMQDMPO(), "traceparent"); err != nil {
+		t.Fatal(err)
+	}
+	e.put(out, msg) // nothing changed: MQSETMP not called, traceparent not restored
+	props["id"].([]byte)[0] = 2
+	e.put(out, msg) // id changed in place: set again; traceparent still not
+	props["traceparent"] = "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01"
+	e.put(out, msg)
+	delete(props, "id")
+	e.put(out, msg)
+	want := []mq.Properties{
+		{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "id": []byte{1}},
+		{"id": []byte{1}},
+		{"id": []byte{2}},
+		{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01", "id": []byte{2}},
+		{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01"},
+	}
+	var got mq.Message
+	for i, w := range want {
+		if err := in.Get(e.ctx, &got, mq.GetOptions{}); err != nil {
+			t.Fatalf("get %d: %v", i+1, err)
+		}
+		if !reflect.DeepEqual(got.Properties, w) {
+			t.Errorf("message %d has properties %v, want %v", i+1, got.Properties, w)
+		}
+	}
+}
+
 // TestPropertiesKeepTheirTypes: every MQ property type comes back as the
 // Go type it was put with, a null property included.
 func TestPropertiesKeepTheirTypes(t *testing.T) {

@@ -45,8 +45,9 @@ func (d *descriptor) reset() *mqi.MQMD {
 
 // validatePut rejects what the port forbids but MQPUT would accept or
 // silently change: priorities above 9 (MQ puts them as 9 with a warning),
-// negative expiries, formats longer than the MQMD field (the binding cuts
-// them) and property values of types the port does not define.
+// negative expiries and formats longer than the MQMD field (the binding
+// cuts them). Properties, names and value types, are checked as they are
+// set on the message handle (propertyHandle.set).
 func validatePut(msg *mq.Message, queue string) error {
 	switch {
 	case msg.Priority < mq.MinPriority || msg.Priority > mq.MaxPriority:
@@ -56,7 +57,7 @@ func validatePut(msg *mq.Message, queue string) error {
 	case len(msg.Format) > maxFormatLength:
 		return mq.NewError(mq.VerbPut, queue, mq.ReasonFormatError)
 	}
-	return msg.Properties.Validate()
+	return nil
 }
 
 // setPutFields copies msg's MQMD fields into md, which has the defaults.

@@ -5,6 +5,7 @@ package ibmmq
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	mqi "github.com/ibm-messaging/mq-golang/v5/ibmmq"
 
@@ -17,11 +18,17 @@ const anyProperty = "%"
 // propertyHandle is a message handle (MQCRTMH) that a queue handle keeps
 // for its life, so that properties do not cost a handle per message. One
 // carries the properties of puts, another receives those of gets.
+//
+// A message handle keeps its properties across MQPUTs that name it as
+// OriginalMsgHandle: MQPUT reads them, it does not clear them. So a put
+// calls MQSETMP and MQDLTMP only for what differs from the previous put's
+// properties, and a loop whose properties do not change (a PRODUCE's trace
+// context and headers) calls neither.
 type propertyHandle struct {
-	qm     *mqi.MQQueueManager
-	queue  string // for errors
-	handle mqi.MQMessageHandle
-	names  []string // properties the last put set on handle
+	qm       *mqi.MQQueueManager
+	queue    string // for errors
+	handle   mqi.MQMessageHandle
+	onHandle mq.Properties // what the puts so far left on handle, byte values copied
 
 	// Option structures reused from call to call.
 	smpo *mqi.MQSMPO
@@ -46,34 +53,59 @@ func (p *propertyHandle) get() (mqi.MQMessageHandle, error) {
 	if err != nil {
 		return mqi.MQMessageHandle{}, mqError(verbCreateMsgHandle, p.queue, err)
 	}
-	p.handle, p.names = h, p.names[:0]
+	p.handle = h
+	clear(p.onHandle)
 	return h, nil
 }
 
-// set makes props the handle's properties for a put (MQSETMP), deleting
-// those the previous put set that props lacks (MQDLTMP). On failure the
-// handle is deleted, so the next put starts from an empty one.
+// set makes props the handle's properties for a put: it validates and sets
+// (MQSETMP) those that differ from what the handle holds, and deletes
+// (MQDLTMP) those props lacks. An invalid property changes nothing. On a
+// failed call the handle is deleted, so the next put starts from an empty
+// one.
 func (p *propertyHandle) set(props mq.Properties) (mqi.MQMessageHandle, error) {
 	h, err := p.get()
 	if err != nil {
 		return h, err
 	}
-	for _, name := range p.names {
+	for name, value := range props {
+		if !p.holds(name, value) {
+			if err := mq.ValidateProperty(name, value); err != nil {
+				return h, err
+			}
+		}
+	}
+	for name := range p.onHandle {
 		if _, keep := props[name]; keep {
 			continue
 		}
 		if err := h.DltMP(p.dmpo, name); err != nil {
 			return h, errors.Join(p.propertyError(verbDeleteProp, name, err), p.release())
 		}
+		delete(p.onHandle, name)
 	}
-	p.names = p.names[:0]
 	for name, value := range props {
+		if p.holds(name, value) {
+			continue
+		}
 		if err := h.SetMP(p.smpo, name, p.pd, value); err != nil {
 			return h, errors.Join(p.propertyError(mq.VerbSetProp, name, err), p.release())
 		}
-		p.names = append(p.names, name)
+		if b, ok := value.([]byte); ok {
+			value = slices.Clone(b) // the caller may write into its slice
+		}
+		if p.onHandle == nil {
+			p.onHandle = make(mq.Properties, len(props))
+		}
+		p.onHandle[name] = value
 	}
 	return h, nil
+}
+
+// holds reports whether the handle has property name with value.
+func (p *propertyHandle) holds(name string, value any) bool {
+	v, ok := p.onHandle[name]
+	return ok && mq.SamePropertyValue(v, value)
 }
 
 // propertyError names the property a failed call was about.
@@ -115,7 +147,8 @@ func (p *propertyHandle) release() error {
 		return nil
 	}
 	err := p.handle.DltMH(mqi.NewMQDMHO())
-	p.handle, p.names = mqi.MQMessageHandle{}, p.names[:0]
+	p.handle = mqi.MQMessageHandle{}
+	clear(p.onHandle)
 	if err != nil {
 		return mqError(verbDeleteMsgHandle, p.queue, err)
 	}
