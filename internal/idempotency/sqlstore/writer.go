@@ -1,0 +1,238 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// ErrClosed is returned by the store's writes once Close has begun,
+// including to callers that were still waiting for their turn.
+var ErrClosed = errors.New("idempotency store is closed")
+
+// maxBatch bounds the writes one transaction carries, so one COMMIT never
+// keeps a caller waiting behind an unbounded queue.
+const maxBatch = 64
+
+// querier hands out statements prepared on one connection or pool.
+type querier interface {
+	prepared(ctx context.Context, query string) (*sql.Stmt, error)
+}
+
+// writeFunc is one store write. It must be repeatable: the writer runs it
+// again, in a transaction of its own, when another write in its batch
+// failed and the batch was rolled back.
+type writeFunc func(ctx context.Context, q querier) error
+
+// Write states: a caller may withdraw a write only while it is queued.
+const (
+	writeQueued int32 = iota
+	writeTaken
+	writeWithdrawn
+)
+
+type writeOp struct {
+	run   writeFunc
+	state atomic.Int32
+	done  chan error // buffered: the writer never blocks on an answer
+}
+
+// writer is group commit: one goroutine owns the only write connection and
+// runs the writes waiting for it (up to maxBatch) in one transaction,
+// answering each caller after COMMIT. Each write keeps its own result; one
+// that fails rolls the batch back and the others are run again one
+// transaction each, so it fails alone. A failed COMMIT fails the whole batch.
+type writer struct {
+	conn  *sql.Conn
+	begin string // the statement that opens a write transaction
+
+	ops  chan *writeOp // unbuffered: waiting callers are the queue
+	stop chan struct{}
+	done chan struct{}
+	once sync.Once
+
+	stmts map[string]*sql.Stmt // owned by the writer goroutine
+
+	waiting      atomic.Int64 // callers blocked handing their write over
+	transactions atomic.Int64 // batches committed
+}
+
+func newWriter(ctx context.Context, db *sql.DB, begin string) (*writer, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("write connection: %w", err)
+	}
+	w := &writer{conn: conn, begin: begin, ops: make(chan *writeOp), stop: make(chan struct{}),
+		done: make(chan struct{}), stmts: map[string]*sql.Stmt{}}
+	go w.loop()
+	return w, nil
+}
+
+// prepared returns query prepared on the write connection; only the writer
+// goroutine calls it (through the querier a writeFunc receives).
+func (w *writer) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := w.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := w.conn.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
+	}
+	w.stmts[query] = st
+	return st, nil
+}
+
+// do runs fn in the writer's next transaction and returns its error once
+// that transaction has committed (or fn's own error). ctx is honoured while
+// the write waits for its turn; once taken into a batch the write's outcome
+// is decided by that batch's COMMIT, which do waits for.
+func (w *writer) do(ctx context.Context, fn writeFunc) error {
+	op := &writeOp{run: fn, done: make(chan error, 1)}
+	w.waiting.Add(1)
+	select {
+	case w.ops <- op:
+		w.waiting.Add(-1)
+	case <-ctx.Done():
+		w.waiting.Add(-1)
+		return context.Cause(ctx)
+	case <-w.stop:
+		w.waiting.Add(-1)
+		return ErrClosed
+	}
+	select {
+	case err := <-op.done:
+		return err
+	case <-ctx.Done():
+		if op.state.CompareAndSwap(writeQueued, writeWithdrawn) {
+			return context.Cause(ctx)
+		}
+		return <-op.done
+	}
+}
+
+func (w *writer) loop() {
+	defer close(w.done)
+	batch := make([]*writeOp, 0, maxBatch)
+	for {
+		// Close wins over queued writes: their callers get ErrClosed.
+		select {
+		case <-w.stop:
+			return
+		default:
+		}
+		var first *writeOp
+		select {
+		case <-w.stop:
+			return
+		case first = <-w.ops:
+		}
+		batch = append(batch[:0], first)
+	fill:
+		for len(batch) < maxBatch {
+			select {
+			case op := <-w.ops:
+				batch = append(batch, op)
+			default:
+				break fill
+			}
+		}
+		w.commit(batch)
+	}
+}
+
+// commit runs batch in one transaction and answers every write in it.
+// Statements run under a context of their own: a caller giving up must not
+// interrupt a statement inside a transaction others share.
+func (w *writer) commit(batch []*writeOp) {
+	ctx := context.Background()
+	live := batch[:0]
+	for _, op := range batch {
+		if op.state.CompareAndSwap(writeQueued, writeTaken) {
+			live = append(live, op)
+		}
+	}
+	if len(live) == 0 {
+		return
+	}
+	if err := w.exec(ctx, w.begin); err != nil {
+		answer(live, fmt.Errorf("begin transaction: %w", err))
+		return
+	}
+	for _, op := range live {
+		if err := op.run(ctx, w); err != nil {
+			w.rollback(ctx)
+			w.oneByOne(ctx, live)
+			return
+		}
+	}
+	if err := w.exec(ctx, "COMMIT"); err != nil {
+		w.rollback(ctx)
+		answer(live, fmt.Errorf("commit: %w", err))
+		return
+	}
+	w.transactions.Add(1)
+	answer(live, nil)
+}
+
+// oneByOne runs each write in a transaction of its own, after a batch
+// failed: the failing write fails alone.
+func (w *writer) oneByOne(ctx context.Context, ops []*writeOp) {
+	for _, op := range ops {
+		err := w.exec(ctx, w.begin)
+		if err != nil {
+			op.done <- fmt.Errorf("begin transaction: %w", err)
+			continue
+		}
+		if err = op.run(ctx, w); err != nil {
+			w.rollback(ctx)
+			op.done <- err
+			continue
+		}
+		if err = w.exec(ctx, "COMMIT"); err != nil {
+			w.rollback(ctx)
+			op.done <- fmt.Errorf("commit: %w", err)
+			continue
+		}
+		w.transactions.Add(1)
+		op.done <- nil
+	}
+}
+
+func answer(ops []*writeOp, err error) {
+	for _, op := range ops {
+		op.done <- err
+	}
+}
+
+func (w *writer) exec(ctx context.Context, query string) error {
+	st, err := w.prepared(ctx, query)
+	if err != nil {
+		return err
+	}
+	_, err = st.ExecContext(ctx)
+	return err
+}
+
+// rollback ends a failed transaction; its error only says that the
+// database already rolled it back.
+func (w *writer) rollback(ctx context.Context) {
+	w.exec(ctx, "ROLLBACK") //nolint:errcheck // see above
+}
+
+// close stops the writer goroutine once its batch in progress is answered,
+// fails the callers still waiting with ErrClosed, and closes the connection.
+func (w *writer) close() error {
+	var err error
+	w.once.Do(func() {
+		close(w.stop)
+		<-w.done
+		for _, st := range w.stmts {
+			st.Close()
+		}
+		err = w.conn.Close()
+	})
+	return err
+}
