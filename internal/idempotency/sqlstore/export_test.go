@@ -73,7 +73,7 @@ func OpenPostgresBatched(ctx context.Context, dsn string) (*Store, error) {
 		return nil, err
 	}
 	writeDB.SetMaxOpenConns(1)
-	return newStore(ctx, pool, writeDB, postgres)
+	return newStore(ctx, pool, writeDB, postgres, nil)
 }
 
 // AppliedVersions lists the recorded schema migrations.

@@ -23,6 +23,10 @@ type Store struct {
 	// w, when set, runs every write: SQLite has one writer, and group
 	// commit turns one fsync per write into one per batch.
 	w *writer
+	// checkpoints copies the WAL into the database file (SQLite).
+	checkpoints *checkpointer
+	// wal is the WAL file the writer syncs (SQLite, synchronous=FULL).
+	wal *walFile
 
 	beginSQL, getSQL, cleanupSQL string
 	deleteSQL                    [2]string // [force]
@@ -43,8 +47,9 @@ const cleanupBatch = 500
 
 // newStore migrates the schema and prepares every statement. With writeDB
 // set (SQLite), writes go through a group-commit writer on its one
-// connection and pool only reads.
-func newStore(ctx context.Context, pool, writeDB *sql.DB, d dialect) (*Store, error) {
+// connection, which answers a committed write once sync (when not nil) has
+// made it durable, and pool only reads.
+func newStore(ctx context.Context, pool, writeDB *sql.DB, d dialect, sync func() error) (*Store, error) {
 	migrations := pool
 	if writeDB != nil {
 		migrations = writeDB
@@ -77,7 +82,7 @@ func newStore(ctx context.Context, pool, writeDB *sql.DB, d dialect) (*Store, er
 	// Prepared now so a broken schema fails at open, not on first use.
 	err := prepareAll(ctx, s, s.getSQL)
 	if writeDB != nil {
-		if s.w, err = newWriter(ctx, writeDB, d.beginWrite); err == nil {
+		if s.w, err = newWriter(ctx, writeDB, d.beginWrite, sync); err == nil {
 			err = s.w.do(ctx, func(ctx context.Context, q querier) error { return prepareAll(ctx, q, writes...) })
 		}
 	} else if err == nil {
@@ -513,6 +518,10 @@ func (s *Store) Close() error {
 	if s.w != nil {
 		errs = append(errs, s.w.close())
 	}
+	if s.checkpoints != nil {
+		errs = append(errs, s.checkpoints.close())
+	}
+	errs = append(errs, s.wal.close())
 	if s.writeDB != nil {
 		errs = append(errs, s.writeDB.Close())
 	}

@@ -37,6 +37,7 @@ const (
 type writeOp struct {
 	run   writeFunc
 	state atomic.Int32
+	err   error      // the write's own outcome, set by the writer
 	done  chan error // buffered: the writer never blocks on an answer
 }
 
@@ -45,27 +46,37 @@ type writeOp struct {
 // answering each caller after COMMIT. Each write keeps its own result; one
 // that fails rolls the batch back and the others are run again one
 // transaction each, so it fails alone. A failed COMMIT fails the whole batch.
+//
+// With sync set, a committed batch is answered only once sync has made it
+// durable. Sync runs on a goroutine of its own, so the next batch executes
+// while the previous one is being synced, and one sync covers every batch
+// committed before it started.
 type writer struct {
 	conn  *sql.Conn
 	begin string // the statement that opens a write transaction
+	sync  func() error
 
-	ops  chan *writeOp // unbuffered: waiting callers are the queue
-	stop chan struct{}
-	done chan struct{}
-	once sync.Once
+	ops    chan *writeOp // unbuffered: waiting callers are the queue
+	synced chan []*writeOp
+	stop   chan struct{}
+	done   chan struct{} // closed when loop and syncLoop have returned
+	once   sync.Once
 
 	stmts map[string]*sql.Stmt // owned by the writer goroutine
 
 	waiting      atomic.Int64 // callers blocked handing their write over
-	transactions atomic.Int64 // batches committed
+	transactions atomic.Int64 // transactions committed
 }
 
-func newWriter(ctx context.Context, db *sql.DB, begin string) (*writer, error) {
+// newWriter starts the writer on a connection of db. sync, when not nil,
+// makes committed transactions durable (see writer).
+func newWriter(ctx context.Context, db *sql.DB, begin string, sync func() error) (*writer, error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("write connection: %w", err)
 	}
-	w := &writer{conn: conn, begin: begin, ops: make(chan *writeOp), stop: make(chan struct{}),
+	w := &writer{conn: conn, begin: begin, sync: sync, ops: make(chan *writeOp),
+		synced: make(chan []*writeOp, 2*maxBatch), stop: make(chan struct{}),
 		done: make(chan struct{}), stmts: map[string]*sql.Stmt{}}
 	go w.loop()
 	return w, nil
@@ -114,8 +125,15 @@ func (w *writer) do(ctx context.Context, fn writeFunc) error {
 }
 
 func (w *writer) loop() {
-	defer close(w.done)
-	batch := make([]*writeOp, 0, maxBatch)
+	defer func() {
+		close(w.synced)
+		if w.sync == nil {
+			close(w.done)
+		}
+	}()
+	if w.sync != nil {
+		go w.syncLoop()
+	}
 	for {
 		// Close wins over queued writes: their callers get ErrClosed.
 		select {
@@ -129,7 +147,8 @@ func (w *writer) loop() {
 			return
 		case first = <-w.ops:
 		}
-		batch = append(batch[:0], first)
+		// A fresh slice per batch: the sync goroutine may still hold the last.
+		batch := append(make([]*writeOp, 0, 8), first)
 	fill:
 		for len(batch) < maxBatch {
 			select {
@@ -143,7 +162,7 @@ func (w *writer) loop() {
 	}
 }
 
-// commit runs batch in one transaction and answers every write in it.
+// commit runs batch in one transaction and settles every write in it.
 // Statements run under a context of their own: a caller giving up must not
 // interrupt a statement inside a transaction others share.
 func (w *writer) commit(batch []*writeOp) {
@@ -158,7 +177,7 @@ func (w *writer) commit(batch []*writeOp) {
 		return
 	}
 	if err := w.exec(ctx, w.begin); err != nil {
-		answer(live, fmt.Errorf("begin transaction: %w", err))
+		w.settle(live, fmt.Errorf("begin transaction: %w", err))
 		return
 	}
 	for _, op := range live {
@@ -170,40 +189,89 @@ func (w *writer) commit(batch []*writeOp) {
 	}
 	if err := w.exec(ctx, "COMMIT"); err != nil {
 		w.rollback(ctx)
-		answer(live, fmt.Errorf("commit: %w", err))
+		w.settle(live, fmt.Errorf("commit: %w", err))
 		return
 	}
 	w.transactions.Add(1)
-	answer(live, nil)
+	w.settle(live, nil)
 }
 
 // oneByOne runs each write in a transaction of its own, after a batch
 // failed: the failing write fails alone.
 func (w *writer) oneByOne(ctx context.Context, ops []*writeOp) {
 	for _, op := range ops {
-		err := w.exec(ctx, w.begin)
-		if err != nil {
-			op.done <- fmt.Errorf("begin transaction: %w", err)
+		op.err = w.exec(ctx, w.begin)
+		if op.err != nil {
+			op.err = fmt.Errorf("begin transaction: %w", op.err)
 			continue
 		}
-		if err = op.run(ctx, w); err != nil {
+		if op.err = op.run(ctx, w); op.err != nil {
 			w.rollback(ctx)
-			op.done <- err
 			continue
 		}
-		if err = w.exec(ctx, "COMMIT"); err != nil {
+		if err := w.exec(ctx, "COMMIT"); err != nil {
 			w.rollback(ctx)
-			op.done <- fmt.Errorf("commit: %w", err)
+			op.err = fmt.Errorf("commit: %w", err)
 			continue
 		}
 		w.transactions.Add(1)
-		op.done <- nil
+	}
+	w.settle(ops, nil)
+}
+
+// settle records err (when not nil) as the outcome of ops and answers
+// them: at once, or once synced when a write in ops committed.
+func (w *writer) settle(ops []*writeOp, err error) {
+	committed := false
+	for _, op := range ops {
+		if err != nil {
+			op.err = err
+		}
+		committed = committed || op.err == nil
+	}
+	if w.sync == nil || !committed {
+		answer(ops, nil)
+		return
+	}
+	w.synced <- ops
+}
+
+// syncLoop makes committed batches durable and answers them: one sync for
+// every batch waiting when it starts.
+func (w *writer) syncLoop() {
+	defer close(w.done)
+	for batch := range w.synced {
+		batches := [][]*writeOp{batch}
+	more:
+		for {
+			select {
+			case b, ok := <-w.synced:
+				if !ok {
+					break more
+				}
+				batches = append(batches, b)
+			default:
+				break more
+			}
+		}
+		err := w.sync()
+		if err != nil {
+			err = fmt.Errorf("sync: %w", err)
+		}
+		for _, b := range batches {
+			answer(b, err)
+		}
 	}
 }
 
+// answer gives each write its outcome: its own error, else err.
 func answer(ops []*writeOp, err error) {
 	for _, op := range ops {
-		op.done <- err
+		if op.err != nil {
+			op.done <- op.err
+		} else {
+			op.done <- err
+		}
 	}
 }
 
