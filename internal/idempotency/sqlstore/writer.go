@@ -42,15 +42,18 @@ type writeOp struct {
 }
 
 // writer is group commit: one goroutine owns the only write connection and
-// runs the writes waiting for it (up to maxBatch) in one transaction,
-// answering each caller after COMMIT. Each write keeps its own result; one
-// that fails rolls the batch back and the others are run again one
-// transaction each, so it fails alone. A failed COMMIT fails the whole batch.
+// runs the writes handed to it in one open transaction, committing it (and
+// answering its writes) when the transaction holds maxBatch writes or
+// nothing else is waiting. Each write keeps its own result; one that fails
+// rolls the transaction back and the writes it held are run again one
+// transaction each, so it fails alone. A failed COMMIT fails every write in
+// the transaction.
 //
-// With sync set, a committed batch is answered only once sync has made it
-// durable. Sync runs on a goroutine of its own, so the next batch executes
-// while the previous one is being synced, and one sync covers every batch
-// committed before it started.
+// With sync set, a committed transaction is answered only once sync has made
+// it durable. Sync runs on a goroutine of its own; while it runs, the writer
+// keeps executing the writes that arrive in a new transaction and commits
+// that when the sync is done, so one sync (the slow part) covers every write
+// that arrived during the previous one.
 type writer struct {
 	conn  *sql.Conn
 	begin string // the statement that opens a write transaction
@@ -58,6 +61,7 @@ type writer struct {
 
 	ops    chan *writeOp // unbuffered: waiting callers are the queue
 	synced chan []*writeOp
+	idle   chan struct{} // the sync goroutine has nothing to sync
 	stop   chan struct{}
 	done   chan struct{} // closed when loop and syncLoop have returned
 	once   sync.Once
@@ -76,7 +80,7 @@ func newWriter(ctx context.Context, db *sql.DB, begin string, sync func() error)
 		return nil, fmt.Errorf("write connection: %w", err)
 	}
 	w := &writer{conn: conn, begin: begin, sync: sync, ops: make(chan *writeOp),
-		synced: make(chan []*writeOp, 2*maxBatch), stop: make(chan struct{}),
+		synced: make(chan []*writeOp, 2*maxBatch), idle: make(chan struct{}, 1), stop: make(chan struct{}),
 		done: make(chan struct{}), stmts: map[string]*sql.Stmt{}}
 	go w.loop()
 	return w, nil
@@ -125,6 +129,7 @@ func (w *writer) do(ctx context.Context, fn writeFunc) error {
 }
 
 func (w *writer) loop() {
+	ctx := context.Background()
 	defer func() {
 		close(w.synced)
 		if w.sync == nil {
@@ -134,66 +139,86 @@ func (w *writer) loop() {
 	if w.sync != nil {
 		go w.syncLoop()
 	}
+	var tx []*writeOp // writes executed in the open transaction
+	syncIdle := true  // always, without sync
 	for {
 		// Close wins over queued writes: their callers get ErrClosed.
 		select {
 		case <-w.stop:
+			w.commit(ctx, tx)
 			return
 		default:
 		}
-		var first *writeOp
+		var idle <-chan struct{}
+		if len(tx) > 0 && !syncIdle {
+			idle = w.idle
+		}
 		select {
 		case <-w.stop:
+			w.commit(ctx, tx)
 			return
-		case first = <-w.ops:
-		}
-		// A fresh slice per batch: the sync goroutine may still hold the last.
-		batch := append(make([]*writeOp, 0, 8), first)
-	fill:
-		for len(batch) < maxBatch {
-			select {
-			case op := <-w.ops:
-				batch = append(batch, op)
-			default:
-				break fill
+		case op := <-w.ops:
+			tx = w.run(ctx, tx, op)
+		drain:
+			for len(tx) < maxBatch {
+				select {
+				case <-w.stop:
+					break drain
+				default:
+				}
+				select {
+				case op := <-w.ops:
+					tx = w.run(ctx, tx, op)
+				default:
+					break drain
+				}
 			}
+		case <-idle:
+			syncIdle = true
 		}
-		w.commit(batch)
+		if len(tx) > 0 && (syncIdle || len(tx) >= maxBatch) {
+			w.commit(ctx, tx)
+			tx = nil
+			syncIdle = w.sync == nil
+		}
 	}
 }
 
-// commit runs batch in one transaction and settles every write in it.
-// Statements run under a context of their own: a caller giving up must not
-// interrupt a statement inside a transaction others share.
-func (w *writer) commit(batch []*writeOp) {
-	ctx := context.Background()
-	live := batch[:0]
-	for _, op := range batch {
-		if op.state.CompareAndSwap(writeQueued, writeTaken) {
-			live = append(live, op)
+// run executes op in the open transaction tx (opening one if tx is empty)
+// and returns the transaction's writes. Statements run under a context of
+// their own: a caller giving up must not interrupt a statement inside a
+// transaction others share.
+func (w *writer) run(ctx context.Context, tx []*writeOp, op *writeOp) []*writeOp {
+	if !op.state.CompareAndSwap(writeQueued, writeTaken) {
+		return tx // withdrawn by its caller
+	}
+	if len(tx) == 0 {
+		if err := w.exec(ctx, w.begin); err != nil {
+			w.settle([]*writeOp{op}, fmt.Errorf("begin transaction: %w", err))
+			return nil
 		}
 	}
-	if len(live) == 0 {
-		return
+	if err := op.run(ctx, w); err != nil {
+		w.rollback(ctx)
+		w.oneByOne(ctx, append(tx, op))
+		return nil
 	}
-	if err := w.exec(ctx, w.begin); err != nil {
-		w.settle(live, fmt.Errorf("begin transaction: %w", err))
+	return append(tx, op)
+}
+
+// commit commits the open transaction holding tx, if any, and settles its
+// writes.
+func (w *writer) commit(ctx context.Context, tx []*writeOp) {
+	if len(tx) == 0 {
 		return
-	}
-	for _, op := range live {
-		if err := op.run(ctx, w); err != nil {
-			w.rollback(ctx)
-			w.oneByOne(ctx, live)
-			return
-		}
 	}
 	if err := w.exec(ctx, "COMMIT"); err != nil {
 		w.rollback(ctx)
-		w.settle(live, fmt.Errorf("commit: %w", err))
+		w.settle(tx, fmt.Errorf("commit: %w", err))
 		return
 	}
 	w.transactions.Add(1)
-	w.settle(live, nil)
+	w.settle(tx, nil)
 }
 
 // oneByOne runs each write in a transaction of its own, after a batch
@@ -260,6 +285,10 @@ func (w *writer) syncLoop() {
 		}
 		for _, b := range batches {
 			answer(b, err)
+		}
+		select {
+		case w.idle <- struct{}{}:
+		default:
 		}
 	}
 }

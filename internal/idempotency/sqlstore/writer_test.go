@@ -81,9 +81,10 @@ func TestConcurrentClaimsShareATransaction(t *testing.T) {
 			t.Errorf("claim %d: %v", i, err)
 		}
 	}
-	// The held transaction, then one for all the claims.
-	if got := s.WriteTransactions() - before; got != 2 {
-		t.Errorf("%d claims took %d transactions, want 2 (the held one and one batch)", claims, got)
+	// The claims join the held write's transaction, or (if its sync was
+	// still running) the one after it.
+	if got := s.WriteTransactions() - before; got > 2 {
+		t.Errorf("%d claims took %d transactions, want them batched into at most 2", claims, got)
 	}
 	for i := range claims {
 		if _, ok, err := s.Get(ctx, claim(fmt.Sprint(i)).PK); err != nil || !ok {
