@@ -21,6 +21,9 @@ func (s *Store) Truncate(ctx context.Context) error {
 // committed.
 func (s *Store) WriteTransactions() int64 { return s.w.transactions.Load() }
 
+// WriteSyncs is how many times the writer has synced the WAL.
+func (s *Store) WriteSyncs() int64 { return s.w.syncs.Load() }
+
 // WaitingWrites is how many callers wait to hand a write to the writer.
 func (s *Store) WaitingWrites() int64 { return s.w.waiting.Load() }
 

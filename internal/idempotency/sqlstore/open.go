@@ -70,8 +70,11 @@ func OpenSQLite(ctx context.Context, path string, opts ...SQLiteOption) (*Store,
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
 	f.Close()
-	// The checkpointer, not the writer, checkpoints (checkpoint.go).
-	writeDB, err := openSQLiteDB(ctx, path, 1, "synchronous(NORMAL)", "wal_autocheckpoint(0)")
+	// SQLite's own checkpoints run on the writer's connection between its
+	// transactions: there they catch up with the WAL, so the WAL restarts
+	// and stays small. (A checkpointer on a connection of its own never
+	// catches up with a busy writer: the WAL grew without bound.)
+	writeDB, err := openSQLiteDB(ctx, path, 1, "synchronous(NORMAL)")
 	if err != nil {
 		return nil, err
 	}
@@ -79,12 +82,6 @@ func OpenSQLite(ctx context.Context, path string, opts ...SQLiteOption) (*Store,
 	readDB, err := openSQLiteDB(ctx, path, readers, "query_only(ON)")
 	if err != nil {
 		writeDB.Close()
-		return nil, err
-	}
-	checkpointDB, err := openSQLiteDB(ctx, path, 1, "synchronous("+o.synchronous+")")
-	if err != nil {
-		writeDB.Close()
-		readDB.Close()
 		return nil, err
 	}
 	var wal *walFile
@@ -95,10 +92,9 @@ func OpenSQLite(ctx context.Context, path string, opts ...SQLiteOption) (*Store,
 	}
 	s, err := newStore(ctx, readDB, writeDB, sqlite, sync)
 	if err != nil {
-		checkpointDB.Close()
 		return nil, err
 	}
-	s.checkpoints, s.wal = startCheckpointer(checkpointDB), wal
+	s.wal = wal
 	return s, nil
 }
 

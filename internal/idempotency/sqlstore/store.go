@@ -23,8 +23,6 @@ type Store struct {
 	// w, when set, runs every write: SQLite has one writer, and group
 	// commit turns one fsync per write into one per batch.
 	w *writer
-	// checkpoints copies the WAL into the database file (SQLite).
-	checkpoints *checkpointer
 	// wal is the WAL file the writer syncs (SQLite, synchronous=FULL).
 	wal *walFile
 
@@ -517,9 +515,6 @@ func (s *Store) Close() error {
 	var errs []error
 	if s.w != nil {
 		errs = append(errs, s.w.close())
-	}
-	if s.checkpoints != nil {
-		errs = append(errs, s.checkpoints.close())
 	}
 	errs = append(errs, s.wal.close())
 	if s.writeDB != nil {

@@ -70,6 +70,7 @@ type writer struct {
 
 	waiting      atomic.Int64 // callers blocked handing their write over
 	transactions atomic.Int64 // transactions committed
+	syncs        atomic.Int64 // syncs done
 }
 
 // newWriter starts the writer on a connection of db. sync, when not nil,
@@ -280,6 +281,7 @@ func (w *writer) syncLoop() {
 			}
 		}
 		err := w.sync()
+		w.syncs.Add(1)
 		if err != nil {
 			err = fmt.Errorf("sync: %w", err)
 		}
