@@ -43,8 +43,9 @@ type writeOp struct {
 
 // writer is group commit: one goroutine owns the only write connection and
 // runs the writes handed to it in one open transaction, committing it (and
-// answering its writes) when the transaction holds maxBatch writes or
-// nothing else is waiting. Each write keeps its own result; one that fails
+// answering its writes) once no other write waits to join it (with sync:
+// once the previous sync is done) or it holds maxBatch writes. Each write
+// keeps its own result; one that fails
 // rolls the transaction back and the writes it held are run again one
 // transaction each, so it fails alone. A failed COMMIT fails every write in
 // the transaction.
@@ -101,8 +102,9 @@ func (w *writer) prepared(ctx context.Context, query string) (*sql.Stmt, error) 
 	return st, nil
 }
 
-// do runs fn in the writer's next transaction and returns its error once
-// that transaction has committed (or fn's own error). ctx is honoured while
+// do runs fn in the writer's open transaction and returns once that
+// transaction has committed and, with sync, been synced: nil, fn's own
+// error, or the COMMIT's or sync's. ctx is honoured while
 // the write waits for its turn; once taken into a batch the write's outcome
 // is decided by that batch's COMMIT, which do waits for.
 func (w *writer) do(ctx context.Context, fn writeFunc) error {
