@@ -112,8 +112,15 @@ type IdempotencyConfig struct {
 
 // SQLiteConfig is the sqlite store.
 type SQLiteConfig struct {
-	Path string `yaml:"path" desc:"SQLite database file (created with its directory if missing)"`
+	Path        string `yaml:"path" desc:"SQLite database file (created with its directory if missing)"`
+	Synchronous string `yaml:"synchronous" desc:"FULL: a claim survives a power loss or OS crash; NORMAL: faster, survives a process crash, but after a power loss or OS crash the last claims may be lost and their commands run again"`
 }
+
+// SQLite synchronous modes (idempotency.sqlite.synchronous).
+const (
+	SQLiteSynchronousFull   = "FULL"
+	SQLiteSynchronousNormal = "NORMAL"
+)
 
 // PostgresConfig is the postgres store.
 type PostgresConfig struct {
@@ -343,7 +350,7 @@ func defaults() *Config {
 			MaxRecordTTL:    idempotency.DefaultMaxRecordTTL,
 			Lease:           idempotency.DefaultLease,
 			CleanupInterval: time.Hour,
-			SQLite:          SQLiteConfig{Path: "./data/mqprobe.db"},
+			SQLite:          SQLiteConfig{Path: "./data/mqprobe.db", Synchronous: SQLiteSynchronousFull},
 			DynamoDB:        DynamoDBConfig{Table: "mq-probe-idempotency"},
 		},
 		MQ: MQConfig{

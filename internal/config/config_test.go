@@ -67,7 +67,7 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 		Console: ConsoleConfig{Enabled: true},
 		Idempotency: IdempotencyConfig{Enabled: true, Store: "sqlite", RecordTTL: 24 * time.Hour,
 			MaxRecordTTL: 720 * time.Hour, Lease: 30 * time.Second, LocalCacheSize: 0, CleanupInterval: time.Hour,
-			SQLite: SQLiteConfig{Path: "./data/mqprobe.db"}, DynamoDB: DynamoDBConfig{Table: "mq-probe-idempotency"}},
+			SQLite: SQLiteConfig{Path: "./data/mqprobe.db", Synchronous: "FULL"}, DynamoDB: DynamoDBConfig{Table: "mq-probe-idempotency"}},
 		MQ: MQConfig{
 			Backend: "embedded",
 			Embedded: EmbeddedMQConfig{QueueManagers: []QueueManagerConfig{{Name: "QM1",
@@ -333,6 +333,7 @@ func TestValidateRules(t *testing.T) {
 		{"idempotency.localCacheSize", func(c *Config) { c.Idempotency.LocalCacheSize = -1 }, "negative"},
 		{"idempotency.cleanupInterval", func(c *Config) { c.Idempotency.CleanupInterval = 0 }, "greater than 0s"},
 		{"idempotency.sqlite.path", func(c *Config) { c.Idempotency.SQLite.Path = "" }, "required when idempotency.store is sqlite"},
+		{"idempotency.sqlite.synchronous", func(c *Config) { c.Idempotency.SQLite.Synchronous = "OFF" }, `must be one of FULL, NORMAL (got "OFF")`},
 		{"idempotency.postgres.dsn", func(c *Config) { c.Idempotency.Store = StorePostgres }, "required when idempotency.store is postgres"},
 		{"idempotency.dynamodb.table", func(c *Config) { c.Idempotency.Store = StoreDynamoDB; c.Idempotency.DynamoDB.Table = "x" }, "DynamoDB table name"},
 		{"mq.backend", func(c *Config) { c.MQ.Backend = "rabbit" }, "must be one of embedded, ibmmq"},

@@ -169,6 +169,7 @@ func (c *Config) validateIdempotency(v *validator) {
 		if id.SQLite.Path == "" {
 			v.fail("idempotency.sqlite.path", "required when idempotency.store is sqlite")
 		}
+		oneOf(v, "idempotency.sqlite.synchronous", id.SQLite.Synchronous, SQLiteSynchronousFull, SQLiteSynchronousNormal)
 	case StorePostgres:
 		if id.Postgres.DSN == "" {
 			v.fail("idempotency.postgres.dsn", "required when idempotency.store is postgres")

@@ -445,7 +445,7 @@ func openStore(ctx context.Context, cfg *config.Config, awsConfig func(context.C
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return nil, fmt.Errorf("idempotency.sqlite.path: %w", err)
 		}
-		s, err := sqlstore.OpenSQLite(ctx, path)
+		s, err := sqlstore.OpenSQLite(ctx, path, sqlstore.WithSynchronous(cfg.Idempotency.SQLite.Synchronous))
 		if err != nil {
 			return nil, fmt.Errorf("idempotency.sqlite.path %s: %w", path, err)
 		}

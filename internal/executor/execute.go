@@ -104,6 +104,11 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 
 	req := idempotency.Request{OperationType: string(dec.Command.OperationType), Tenant: j.tenant.Name,
 		IdempotencyKey: dec.IdempotencyKey, RequestHash: dec.RequestHash}
+	// The record names the trace the command ran in: the caller's, or the
+	// one the process span started.
+	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
+		req.TraceID = sc.TraceID().String()
+	}
 	if j.target.Queue != "" {
 		req.Target = j.target.String()
 	}

@@ -21,7 +21,11 @@ type Store interface {
 	Begin(ctx context.Context, c Claim) (Record, bool, error)
 	// Update applies u to the record at pk only if it is IN_PROGRESS and
 	// carries leaseToken (fencing); otherwise it returns ErrLeaseLost and
-	// changes nothing. It returns the updated record.
+	// changes nothing. For UpdateComplete and UpdateFail it returns the
+	// whole updated record. For UpdateHeartbeat and UpdateRelease only the
+	// returned LeaseExpiresAt and ExpiresAt (as stored after the update)
+	// are promised, beside PK, LeaseToken and Status IN_PROGRESS; a store
+	// may leave the other fields zero, so it need not read them back.
 	Update(ctx context.Context, pk, leaseToken string, u Update) (Record, error)
 	// Get reads the record at pk, expired or not, with a consistent read.
 	Get(ctx context.Context, pk string) (Record, bool, error)

@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -21,6 +22,43 @@ type Metrics struct {
 	queueDepth      metric.Int64Gauge       // mqprobe_queue_depth{queue_manager,queue}
 	probeRoundTrip  metric.Float64Histogram // mqprobe_probe_round_trip_seconds{queue_manager,queue}
 	probeSuccess    metric.Int64Gauge       // mqprobe_probe_success{queue_manager,queue}
+
+	commandAttrs attrSets[[3]string] // operation, outcome, tenant
+	outcomeAttrs attrSets[string]
+	mqAttrs      attrSets[string]
+	queueAttrs   attrSets[[2]string] // queue manager, queue
+}
+
+// maxAttrSets bounds each attrSets: past it, label combinations are built
+// per call rather than kept.
+const maxAttrSets = 4096
+
+// attrSets keeps the attribute set of each label combination once built:
+// building one sorts and allocates on every call, and a process sees few
+// combinations (operations, outcomes, tenants, the queues commands name).
+type attrSets[K comparable] struct {
+	mu   sync.RWMutex
+	sets map[K]metric.MeasurementOption
+}
+
+// get returns the option carrying the attributes of k, which build lists.
+func (c *attrSets[K]) get(k K, build func() []attribute.KeyValue) metric.MeasurementOption {
+	c.mu.RLock()
+	opt, ok := c.sets[k]
+	c.mu.RUnlock()
+	if ok {
+		return opt
+	}
+	opt = metric.WithAttributeSet(attribute.NewSet(build()...))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sets == nil {
+		c.sets = map[K]metric.MeasurementOption{}
+	}
+	if len(c.sets) < maxAttrSets {
+		c.sets[k] = opt
+	}
+	return opt
 }
 
 // Latency buckets from 50 µs to a minute: MQ calls on a local queue manager
@@ -70,8 +108,10 @@ func (m *Metrics) Command(ctx context.Context, operation, outcome, tenant string
 	if m == nil {
 		return
 	}
-	attrs := metric.WithAttributes(attribute.String("operation", operation), attribute.String("outcome", outcome),
-		attribute.String("tenant", tenant))
+	attrs := m.commandAttrs.get([3]string{operation, outcome, tenant}, func() []attribute.KeyValue {
+		return []attribute.KeyValue{attribute.String("operation", operation), attribute.String("outcome", outcome),
+			attribute.String("tenant", tenant)}
+	})
 	m.commands.Add(ctx, 1, attrs)
 	m.commandDuration.Record(ctx, d.Seconds(), attrs)
 }
@@ -81,7 +121,9 @@ func (m *Metrics) Idempotency(ctx context.Context, outcome string) {
 	if m == nil {
 		return
 	}
-	m.idempotency.Add(ctx, 1, metric.WithAttributes(attribute.String("outcome", outcome)))
+	m.idempotency.Add(ctx, 1, m.outcomeAttrs.get(outcome, func() []attribute.KeyValue {
+		return []attribute.KeyValue{attribute.String("outcome", outcome)}
+	}))
 }
 
 // MQ records n messages moved by one MQ operation (put, get, browse) and
@@ -90,7 +132,9 @@ func (m *Metrics) MQ(ctx context.Context, operation string, n int, d time.Durati
 	if m == nil {
 		return
 	}
-	attrs := metric.WithAttributes(attribute.String("operation", operation))
+	attrs := m.mqAttrs.get(operation, func() []attribute.KeyValue {
+		return []attribute.KeyValue{attribute.String("operation", operation)}
+	})
 	if n > 0 {
 		m.mqMessages.Add(ctx, int64(n), attrs)
 	}
@@ -102,8 +146,7 @@ func (m *Metrics) QueueDepth(ctx context.Context, queueManager, queue string, de
 	if m == nil {
 		return
 	}
-	m.queueDepth.Record(ctx, int64(depth), metric.WithAttributes(attribute.String("queue_manager", queueManager),
-		attribute.String("queue", queue)))
+	m.queueDepth.Record(ctx, int64(depth), m.queue(queueManager, queue))
 }
 
 // ProbeRoundTrip records one probe message's round trip.
@@ -111,8 +154,7 @@ func (m *Metrics) ProbeRoundTrip(ctx context.Context, queueManager, queue string
 	if m == nil {
 		return
 	}
-	m.probeRoundTrip.Record(ctx, d.Seconds(), metric.WithAttributes(attribute.String("queue_manager", queueManager),
-		attribute.String("queue", queue)))
+	m.probeRoundTrip.Record(ctx, d.Seconds(), m.queue(queueManager, queue))
 }
 
 // ProbeSuccess records whether the last TEST on a queue succeeded.
@@ -124,8 +166,14 @@ func (m *Metrics) ProbeSuccess(ctx context.Context, queueManager, queue string, 
 	if ok {
 		v = 1
 	}
-	m.probeSuccess.Record(ctx, v, metric.WithAttributes(attribute.String("queue_manager", queueManager),
-		attribute.String("queue", queue)))
+	m.probeSuccess.Record(ctx, v, m.queue(queueManager, queue))
+}
+
+// queue is the attribute set of a queue's metrics.
+func (m *Metrics) queue(queueManager, queue string) metric.MeasurementOption {
+	return m.queueAttrs.get([2]string{queueManager, queue}, func() []attribute.KeyValue {
+		return []attribute.KeyValue{attribute.String("queue_manager", queueManager), attribute.String("queue", queue)}
+	})
 }
 
 // Load is what the daemon holds at one moment.

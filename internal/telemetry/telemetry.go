@@ -47,7 +47,8 @@ type Telemetry struct {
 // Setup builds the providers. Traces go to the exporter OTEL_TRACES_EXPORTER
 // names (otlp, console, none), or to OTLP when only an OTEL_EXPORTER_OTLP_*
 // endpoint is set, and nowhere by default; trace context is propagated
-// either way. Metrics are always served by MetricsHandler, and also
+// either way (with no exporter and no SpanProcessors, spans are not
+// recorded at all). Metrics are always served by MetricsHandler, and also
 // exported where OTEL_METRICS_EXPORTER says (otlp, console).
 func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 	if cfg.ServiceName == "" {
@@ -63,20 +64,25 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 	}
 	t := &Telemetry{registry: prometheus.NewRegistry()}
 
-	tpOpts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
 	exporter, err := spanExporter(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if exporter != nil {
-		tpOpts = append(tpOpts, sdktrace.WithBatcher(exporter))
+	if exporter == nil && len(cfg.SpanProcessors) == 0 {
+		// Nobody reads spans: record none, propagate trace context only.
+		t.TracerProvider = newPropagatingProvider()
+	} else {
+		tpOpts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
+		if exporter != nil {
+			tpOpts = append(tpOpts, sdktrace.WithBatcher(exporter))
+		}
+		for _, sp := range cfg.SpanProcessors {
+			tpOpts = append(tpOpts, sdktrace.WithSpanProcessor(sp))
+		}
+		tp := sdktrace.NewTracerProvider(tpOpts...)
+		t.TracerProvider = tp
+		t.shutdown = append(t.shutdown, tp.Shutdown)
 	}
-	for _, sp := range cfg.SpanProcessors {
-		tpOpts = append(tpOpts, sdktrace.WithSpanProcessor(sp))
-	}
-	tp := sdktrace.NewTracerProvider(tpOpts...)
-	t.TracerProvider = tp
-	t.shutdown = append(t.shutdown, tp.Shutdown)
 
 	t.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	promExporter, err := otelprom.New(otelprom.WithRegisterer(t.registry), otelprom.WithoutScopeInfo(),

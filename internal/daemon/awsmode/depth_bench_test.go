@@ -14,7 +14,7 @@ import (
 
 // BenchmarkDepthCommands: DEPTH commands per second over HTTP through the
 // daemon (executor included) at concurrency 1 and 16, with idempotency on
-// each store and with it disabled. It is with the aws-mode tests because
+// each store (SQLite with synchronous NORMAL and FULL) and with it disabled. It is with the aws-mode tests because
 // its DynamoDB store needs their dynalite.
 func BenchmarkDepthCommands(b *testing.B) {
 	dsn, stopPostgres, err := testenv.Postgres()
@@ -30,8 +30,16 @@ func BenchmarkDepthCommands(b *testing.B) {
 		name string
 		set  func(b *testing.B, c *config.IdempotencyConfig)
 	}{
+		// sqlite is synchronous=NORMAL, as before FULL became the default,
+		// so its figures stay comparable across reports; sqlite-full is the
+		// default.
 		{"sqlite", func(b *testing.B, c *config.IdempotencyConfig) {
 			c.Store, c.SQLite.Path = config.StoreSQLite, b.TempDir()+"/bench.db"
+			c.SQLite.Synchronous = config.SQLiteSynchronousNormal
+		}},
+		{"sqlite-full", func(b *testing.B, c *config.IdempotencyConfig) {
+			c.Store, c.SQLite.Path = config.StoreSQLite, b.TempDir()+"/bench.db"
+			c.SQLite.Synchronous = config.SQLiteSynchronousFull
 		}},
 		{"postgres", func(_ *testing.B, c *config.IdempotencyConfig) { c.Store, c.Postgres.DSN = config.StorePostgres, dsn }},
 		{"dynamodb", func(_ *testing.B, c *config.IdempotencyConfig) {

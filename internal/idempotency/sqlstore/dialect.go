@@ -24,6 +24,9 @@ type dialect struct {
 	beginReturnsExisting bool
 	// lockMigrations serialises concurrent schema migrations.
 	lockMigrations string
+	// beginWrite opens a batched write transaction; SQLite takes the write
+	// lock at once, so a batch never fails to upgrade a read lock.
+	beginWrite string
 }
 
 var postgres = dialect{
@@ -34,6 +37,7 @@ var postgres = dialect{
 	skipLocked:           " FOR UPDATE SKIP LOCKED",
 	beginReturnsExisting: true,
 	lockMigrations:       "SELECT pg_advisory_xact_lock(7465626573)",
+	beginWrite:           "BEGIN",
 }
 
 var sqlite = dialect{
@@ -42,6 +46,7 @@ var sqlite = dialect{
 	ddlTypes:    strings.NewReplacer("{{ts}}", "INTEGER", "{{json}}", "TEXT", "{{int64}}", "INTEGER", "{{text}}", "TEXT"),
 	placeholder: func(n int) string { return fmt.Sprintf("?%d", n) },
 	timeArg:     func(t time.Time) any { return t.UnixMilli() },
+	beginWrite:  "BEGIN IMMEDIATE",
 }
 
 var paramRE = regexp.MustCompile(`\$(\d+)`)

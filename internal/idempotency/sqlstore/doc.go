@@ -6,4 +6,9 @@
 // Begin is one conditional statement, INSERT … ON CONFLICT DO UPDATE … WHERE
 // … RETURNING; on PostgreSQL it is wrapped in a CTE that also returns the
 // existing row when the condition fails, so a decision is one round trip.
+//
+// On SQLite every write goes through one goroutine that owns the only write
+// connection and commits the writes waiting for it together (group commit,
+// writer.go); reads use a pool of their own. Every statement is prepared
+// once, at open, one per shape.
 package sqlstore

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 
@@ -10,13 +11,77 @@ import (
 
 // Truncate empties the record table between tests.
 func (s *Store) Truncate(ctx context.Context) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM idempotency_record`)
-	return err
+	return s.write(ctx, func(ctx context.Context, q querier) error {
+		_, err := s.exec(ctx, q, `DELETE FROM idempotency_record`)
+		return err
+	})
+}
+
+// WriteTransactions is how many transactions the group-commit writer has
+// committed.
+func (s *Store) WriteTransactions() int64 { return s.w.transactions.Load() }
+
+// WriteSyncs is how many times the writer has synced the WAL.
+func (s *Store) WriteSyncs() int64 { return s.w.syncs.Load() }
+
+// WaitingWrites is how many callers wait to hand a write to the writer.
+func (s *Store) WaitingWrites() int64 { return s.w.waiting.Load() }
+
+// HoldWriter makes the writer's next transaction wait until the returned
+// release is called, so the writes queued meanwhile form one batch. It
+// returns once the writer is held.
+func (s *Store) HoldWriter(ctx context.Context) (release func(), err error) {
+	held, resume := make(chan struct{}), make(chan struct{})
+	errc := make(chan error, 1)
+	go func() {
+		errc <- s.w.do(ctx, func(context.Context, querier) error {
+			select {
+			case <-held:
+			default:
+				close(held)
+			}
+			<-resume
+			return nil
+		})
+	}()
+	select {
+	case <-held:
+	case err := <-errc:
+		return nil, err
+	}
+	return func() {
+		close(resume)
+		<-errc
+	}, nil
+}
+
+// WriteSQL runs query as one write of the writer's next batch.
+func (s *Store) WriteSQL(ctx context.Context, query string) error {
+	return s.write(ctx, func(ctx context.Context, q querier) error {
+		_, err := s.exec(ctx, q, query)
+		return err
+	})
+}
+
+// OpenPostgresBatched opens the PostgreSQL store with a group-commit writer
+// as SQLite has, to measure whether PostgreSQL gains from it.
+func OpenPostgresBatched(ctx context.Context, dsn string) (*Store, error) {
+	pool, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, err
+	}
+	pool.SetMaxOpenConns(32)
+	writeDB, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, err
+	}
+	writeDB.SetMaxOpenConns(1)
+	return newStore(ctx, pool, writeDB, postgres, nil)
 }
 
 // AppliedVersions lists the recorded schema migrations.
 func (s *Store) AppliedVersions(ctx context.Context) ([]int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT version FROM mqprobe_schema_version ORDER BY version`)
+	rows, err := s.pool.QueryContext(ctx, `SELECT version FROM mqprobe_schema_version ORDER BY version`)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +102,7 @@ func (s *Store) AppliedVersions(ctx context.Context) ([]int, error) {
 // rows one would always win, hiding which index the query can use.
 func (s *Store) ListPlan(ctx context.Context, q idempotency.ListQuery) (string, error) {
 	query, args := s.listQuery(q, q.PageSize())
-	conn, err := s.db.Conn(ctx)
+	conn, err := s.pool.Conn(ctx)
 	if err != nil {
 		return "", err
 	}

@@ -14,12 +14,23 @@ import (
 
 // Store is an idempotency.Store on a SQL database.
 type Store struct {
-	db *sql.DB
-	d  dialect
+	d dialect
+	// pool serves what does not go through w: reads, and on PostgreSQL
+	// every statement.
+	pool *sql.DB
+	// writeDB holds the writer's one connection (SQLite); nil otherwise.
+	writeDB *sql.DB
+	// w, when set, runs every write: SQLite has one writer, and group
+	// commit turns one fsync per write into one per batch.
+	w *writer
+	// wal is the WAL file the writer syncs (SQLite, synchronous=FULL).
+	wal *walFile
 
 	beginSQL, getSQL, cleanupSQL string
-	// stmts caches prepared statements by query text: parsing the upsert
-	// costs more than running it.
+	deleteSQL                    [2]string // [force]
+	updateSQL                    [updateKinds][2][2]string
+	// stmts caches statements prepared on pool by query text: parsing the
+	// upsert costs more than running it.
 	stmts sync.Map
 }
 
@@ -32,26 +43,72 @@ const columns = `pk, operation_type, idempotency_key, status, request_hash, resp
 // cleanupBatch bounds one DELETE so cleanup never holds many row locks.
 const cleanupBatch = 500
 
-func newStore(ctx context.Context, db *sql.DB, d dialect) (*Store, error) {
-	if err := migrate(ctx, db, d); err != nil {
-		db.Close()
+// newStore migrates the schema and prepares every statement. With writeDB
+// set (SQLite), writes go through a group-commit writer on its one
+// connection, which answers a committed write once sync (when not nil) has
+// made it durable, and pool only reads.
+func newStore(ctx context.Context, pool, writeDB *sql.DB, d dialect, sync func() error) (*Store, error) {
+	migrations := pool
+	if writeDB != nil {
+		migrations = writeDB
+	}
+	if err := migrate(ctx, migrations, d); err != nil {
+		pool.Close()
+		if writeDB != nil {
+			writeDB.Close()
+		}
 		return nil, fmt.Errorf("%s idempotency store: %w", d.name, err)
 	}
 	s := &Store{
-		db: db, d: d,
+		d: d, pool: pool, writeDB: writeDB,
 		beginSQL: d.bind(beginStatement(d)),
 		getSQL:   d.bind(`SELECT ` + columns + ` FROM idempotency_record WHERE pk = $1`),
 		cleanupSQL: d.bind(fmt.Sprintf(`DELETE FROM idempotency_record WHERE pk IN (
 			SELECT pk FROM idempotency_record WHERE expires_at <= $1 ORDER BY expires_at LIMIT %d%s)`, cleanupBatch, d.skipLocked)),
+		deleteSQL: [2]string{
+			d.bind(`DELETE FROM idempotency_record WHERE pk = $1
+				AND lease_token = $2 AND (status <> 'IN_PROGRESS' OR lease_expires_at <= $3)`),
+			d.bind(`DELETE FROM idempotency_record WHERE pk = $1`),
+		},
+	}
+	writes := []string{s.beginSQL, s.getSQL, s.cleanupSQL, s.deleteSQL[0], s.deleteSQL[1]}
+	for _, shape := range updateShapes() {
+		q := d.bind(s.updateStatement(shape))
+		s.updateSQL[updateKindIndex(shape.Kind)][b2i(shape.Progress != nil)][b2i(!shape.ExpiresAt.IsZero())] = q
+		writes = append(writes, q)
 	}
 	// Prepared now so a broken schema fails at open, not on first use.
-	for _, q := range []string{s.beginSQL, s.getSQL, s.cleanupSQL} {
-		if _, err := s.stmt(ctx, q); err != nil {
-			s.Close()
-			return nil, fmt.Errorf("%s idempotency store: %w", d.name, err)
+	err := prepareAll(ctx, s, s.getSQL)
+	if writeDB != nil {
+		if s.w, err = newWriter(ctx, writeDB, d.beginWrite, sync); err == nil {
+			err = s.w.do(ctx, func(ctx context.Context, q querier) error { return prepareAll(ctx, q, writes...) })
 		}
+	} else if err == nil {
+		err = prepareAll(ctx, s, writes...)
+	}
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("%s idempotency store: %w", d.name, err)
 	}
 	return s, nil
+}
+
+func prepareAll(ctx context.Context, q querier, queries ...string) error {
+	for _, query := range queries {
+		if _, err := q.prepared(ctx, query); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// write runs fn: through the group-commit writer when the store has one,
+// else at once on the pool.
+func (s *Store) write(ctx context.Context, fn writeFunc) error {
+	if s.w == nil {
+		return fn(ctx, s)
+	}
+	return s.w.do(ctx, fn)
 }
 
 // upsert writes the claim over a row only where the decision table says
@@ -105,23 +162,34 @@ func (s *Store) claimArgs(c idempotency.Claim) []any {
 
 // Begin implements idempotency.Store. The write is one atomic statement;
 // when it refuses and the dialect cannot return the refusing row in that
-// statement, one read follows. The engine re-checks what that read returns,
-// so a record changing in between is retried rather than misjudged.
+// statement, one read follows (in the same transaction when writes are
+// batched). The engine re-checks what that read returns, so a record
+// changing in between is retried rather than misjudged.
 func (s *Store) Begin(ctx context.Context, c idempotency.Claim) (idempotency.Record, bool, error) {
-	rec, acquired, found, err := s.beginOnce(ctx, c)
-	if err != nil || found {
-		return rec, acquired, err
+	var (
+		rec             idempotency.Record
+		acquired, found bool
+	)
+	err := s.write(ctx, func(ctx context.Context, q querier) (err error) {
+		rec, acquired, found, err = s.beginOnce(ctx, q, c)
+		if err != nil || found {
+			return err
+		}
+		// SQLite, or a PostgreSQL row committed after the statement's snapshot.
+		rec, _, err = s.get(ctx, q, c.PK)
+		return err
+	})
+	if err != nil {
+		return idempotency.Record{}, false, fmt.Errorf("begin %s: %w", c.PK, err)
 	}
-	// SQLite, or a PostgreSQL row committed after the statement's snapshot.
-	rec, _, err = s.Get(ctx, c.PK)
-	return rec, false, err
+	return rec, acquired, nil
 }
 
-// stmt returns the prepared statement for query.
-func (s *Store) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+// prepared returns the statement for query prepared on the pool.
+func (s *Store) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	cached, ok := s.stmts.Load(query)
 	if !ok {
-		st, err := s.db.PrepareContext(ctx, query)
+		st, err := s.pool.PrepareContext(ctx, query)
 		if err != nil {
 			return nil, fmt.Errorf("prepare: %w", err)
 		}
@@ -133,18 +201,18 @@ func (s *Store) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 }
 
 // beginOnce runs the Begin statement. found is false when it returned no row.
-func (s *Store) beginOnce(ctx context.Context, c idempotency.Claim) (rec idempotency.Record, acquired, found bool, err error) {
-	st, err := s.stmt(ctx, s.beginSQL)
+func (s *Store) beginOnce(ctx context.Context, q querier, c idempotency.Claim) (rec idempotency.Record, acquired, found bool, err error) {
+	st, err := q.prepared(ctx, s.beginSQL)
 	if err != nil {
-		return rec, false, false, fmt.Errorf("begin %s: %w", c.PK, err)
+		return rec, false, false, err
 	}
 	rows, err := st.QueryContext(ctx, s.claimArgs(c)...)
 	if err != nil {
-		return rec, false, false, fmt.Errorf("begin %s: %w", c.PK, err)
+		return rec, false, false, err
 	}
 	defer rows.Close()
 	if !rows.Next() {
-		return rec, false, false, rowsErr(rows, "begin", c.PK)
+		return rec, false, false, rows.Err()
 	}
 	acquired = true
 	dest := recordDest(&rec)
@@ -152,27 +220,55 @@ func (s *Store) beginOnce(ctx context.Context, c idempotency.Claim) (rec idempot
 		dest = append(dest, &acquired)
 	}
 	if err := rows.Scan(dest...); err != nil {
-		return rec, false, false, fmt.Errorf("begin %s: scan: %w", c.PK, err)
+		return rec, false, false, fmt.Errorf("scan: %w", err)
 	}
-	return rec, acquired, true, rowsErr(rows, "begin", c.PK)
+	return rec, acquired, true, rows.Err()
 }
 
-func rowsErr(rows *sql.Rows, op, pk string) error {
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("%s %s: %w", op, pk, err)
+// updateKinds counts the statement families of Update: lease (heartbeat
+// and release), complete, fail.
+const updateKinds = 3
+
+func updateKindIndex(k idempotency.UpdateKind) int {
+	switch k {
+	case idempotency.UpdateComplete:
+		return 1
+	case idempotency.UpdateFail:
+		return 2
 	}
-	return nil
+	return 0
 }
 
-// Update implements idempotency.Store.
-func (s *Store) Update(ctx context.Context, pk, token string, u idempotency.Update) (idempotency.Record, error) {
-	var (
-		sets []string
-		args []any
-	)
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// updateShapes is one Update of each statement shape Update runs: a
+// heartbeat or release with and without a checkpoint and a new expiresAt,
+// a completion or failure with and without a new expiresAt.
+func updateShapes() []idempotency.Update {
+	progress, expires := "", time.Unix(1, 0)
+	var shapes []idempotency.Update
+	for _, kind := range []idempotency.UpdateKind{idempotency.UpdateHeartbeat, idempotency.UpdateComplete, idempotency.UpdateFail} {
+		for _, p := range []*string{nil, &progress} {
+			if p != nil && kind != idempotency.UpdateHeartbeat {
+				continue // a final update never checkpoints
+			}
+			for _, e := range []time.Time{{}, expires} {
+				shapes = append(shapes, idempotency.Update{Kind: kind, Progress: p, ExpiresAt: e})
+			}
+		}
+	}
+	return shapes
+}
+
+// updateSets lists the columns u writes and their values, in order.
+func (s *Store) updateSets(u idempotency.Update) (columns []string, values []any) {
 	set := func(column string, v any) {
-		args = append(args, v)
-		sets = append(sets, fmt.Sprintf("%s = $%d", column, len(args)))
+		columns, values = append(columns, column), append(values, v)
 	}
 	set("updated_at", s.d.timeArg(u.Now))
 	if !u.ExpiresAt.IsZero() {
@@ -196,23 +292,72 @@ func (s *Store) Update(ctx context.Context, pk, token string, u idempotency.Upda
 		set("response_payload", nullable(u.ResponsePayload))
 		set("http_status", u.HTTPStatus)
 		set("duration_ms", u.DurationMs)
+	}
+	return columns, values
+}
+
+// leaseColumns is what a heartbeat or release returns: all its holder
+// needs to know (idempotency.Store.Update).
+const leaseColumns = `lease_expires_at, expires_at`
+
+// updateStatement is the fenced UPDATE of u's shape, with $N parameters:
+// updateSets' values, then pk and lease token.
+func (s *Store) updateStatement(u idempotency.Update) string {
+	cols, _ := s.updateSets(u)
+	sets := make([]string, len(cols))
+	for i, c := range cols {
+		sets[i] = fmt.Sprintf("%s = $%d", c, i+1)
+	}
+	returning := columns
+	if updateKindIndex(u.Kind) == 0 {
+		returning = leaseColumns
+	}
+	return fmt.Sprintf(`UPDATE idempotency_record SET %s WHERE pk = $%d AND lease_token = $%d AND status = 'IN_PROGRESS' RETURNING %s`,
+		strings.Join(sets, ", "), len(cols)+1, len(cols)+2, returning)
+}
+
+// Update implements idempotency.Store. A heartbeat or release reads back
+// only the lease and record expiries; a completion or failure the whole
+// record.
+func (s *Store) Update(ctx context.Context, pk, token string, u idempotency.Update) (idempotency.Record, error) {
+	switch u.Kind {
+	case idempotency.UpdateHeartbeat, idempotency.UpdateRelease, idempotency.UpdateComplete, idempotency.UpdateFail:
 	default:
 		return idempotency.Record{}, fmt.Errorf("update %s: unknown kind %d", pk, u.Kind)
 	}
+	kind := updateKindIndex(u.Kind)
+	query := s.updateSQL[kind][b2i(u.Progress != nil && kind == 0)][b2i(!u.ExpiresAt.IsZero())]
+	_, args := s.updateSets(u)
 	args = append(args, pk, token)
-	query := fmt.Sprintf(`UPDATE idempotency_record SET %s WHERE pk = $%d AND lease_token = $%d AND status = 'IN_PROGRESS' RETURNING %s`,
-		strings.Join(sets, ", "), len(args)-1, len(args), columns)
-	var rec idempotency.Record
-	st, err := s.stmt(ctx, s.d.bind(query))
+	var (
+		rec   idempotency.Record
+		found bool
+	)
+	err := s.write(ctx, func(ctx context.Context, q querier) error {
+		st, err := q.prepared(ctx, query)
+		if err != nil {
+			return err
+		}
+		rec = idempotency.Record{}
+		dest := []any{(*millisDest)(&rec.LeaseExpiresAt), (*timeDest)(&rec.ExpiresAt)}
+		if kind != 0 {
+			dest = recordDest(&rec)
+		}
+		err = st.QueryRowContext(ctx, args...).Scan(dest...)
+		found = err == nil
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		return err
+	})
 	if err != nil {
-		return rec, fmt.Errorf("update %s: %w", pk, err)
+		return idempotency.Record{}, fmt.Errorf("update %s: %w", pk, err)
 	}
-	err = st.QueryRowContext(ctx, args...).Scan(recordDest(&rec)...)
-	if errors.Is(err, sql.ErrNoRows) {
-		return rec, idempotency.ErrLeaseLost
+	if !found {
+		return idempotency.Record{}, idempotency.ErrLeaseLost
 	}
-	if err != nil {
-		return rec, fmt.Errorf("update %s: %w", pk, err)
+	if kind == 0 {
+		rec.PK, rec.LeaseToken, rec.Status = pk, token, idempotency.StatusInProgress
 	}
 	return rec, nil
 }
@@ -226,34 +371,40 @@ func nullable(s string) any {
 
 // Get implements idempotency.Store.
 func (s *Store) Get(ctx context.Context, pk string) (idempotency.Record, bool, error) {
-	var rec idempotency.Record
-	st, err := s.stmt(ctx, s.getSQL)
+	rec, ok, err := s.get(ctx, s, pk)
 	if err != nil {
-		return rec, false, fmt.Errorf("get %s: %w", pk, err)
+		return idempotency.Record{}, false, fmt.Errorf("get %s: %w", pk, err)
+	}
+	return rec, ok, nil
+}
+
+func (s *Store) get(ctx context.Context, q querier, pk string) (idempotency.Record, bool, error) {
+	var rec idempotency.Record
+	st, err := q.prepared(ctx, s.getSQL)
+	if err != nil {
+		return rec, false, err
 	}
 	err = st.QueryRowContext(ctx, pk).Scan(recordDest(&rec)...)
 	if errors.Is(err, sql.ErrNoRows) {
-		return rec, false, nil
+		return idempotency.Record{}, false, nil
 	}
 	if err != nil {
-		return rec, false, fmt.Errorf("get %s: %w", pk, err)
+		return idempotency.Record{}, false, err
 	}
 	return rec, true, nil
 }
 
-// DeleteExpired implements idempotency.Store, in bounded batches.
+// DeleteExpired implements idempotency.Store, in bounded batches, each a
+// write of its own.
 func (s *Store) DeleteExpired(ctx context.Context, now time.Time) (int64, error) {
 	var total int64
 	for {
-		st, err := s.stmt(ctx, s.cleanupSQL)
-		if err != nil {
-			return total, fmt.Errorf("delete expired: %w", err)
-		}
-		res, err := st.ExecContext(ctx, s.d.timeArg(now))
-		if err != nil {
-			return total, fmt.Errorf("delete expired: %w", err)
-		}
-		n, err := res.RowsAffected()
+		var n int64
+		err := s.write(ctx, func(ctx context.Context, q querier) error {
+			var err error
+			n, err = s.exec(ctx, q, s.cleanupSQL, s.d.timeArg(now))
+			return err
+		})
 		if err != nil {
 			return total, fmt.Errorf("delete expired: %w", err)
 		}
@@ -264,19 +415,32 @@ func (s *Store) DeleteExpired(ctx context.Context, now time.Time) (int64, error)
 	}
 }
 
+// exec runs a prepared statement and returns how many rows it changed.
+func (s *Store) exec(ctx context.Context, q querier, query string, args ...any) (int64, error) {
+	st, err := q.prepared(ctx, query)
+	if err != nil {
+		return 0, err
+	}
+	res, err := st.ExecContext(ctx, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
 // Delete implements idempotency.Store.
 func (s *Store) Delete(ctx context.Context, d idempotency.Deletion) (bool, error) {
-	query, args := `DELETE FROM idempotency_record WHERE pk = $1`, []any{d.PK}
+	query, args := s.deleteSQL[1], []any{d.PK}
 	if !d.Force {
 		// lease_expires_at is epoch milliseconds, as Begin compares it.
-		query += ` AND lease_token = $2 AND (status <> 'IN_PROGRESS' OR lease_expires_at <= $3)`
-		args = append(args, d.LeaseToken, d.Now.UnixMilli())
+		query, args = s.deleteSQL[0], append(args, d.LeaseToken, d.Now.UnixMilli())
 	}
-	res, err := s.db.ExecContext(ctx, s.d.bind(query), args...)
-	if err != nil {
-		return false, fmt.Errorf("delete %s: %w", d.PK, err)
-	}
-	n, err := res.RowsAffected()
+	var n int64
+	err := s.write(ctx, func(ctx context.Context, q querier) error {
+		var err error
+		n, err = s.exec(ctx, q, query, args...)
+		return err
+	})
 	if err != nil {
 		return false, fmt.Errorf("delete %s: %w", d.PK, err)
 	}
@@ -289,7 +453,7 @@ func (s *Store) Delete(ctx context.Context, d idempotency.Deletion) (bool, error
 func (s *Store) List(ctx context.Context, q idempotency.ListQuery) (idempotency.ListPage, error) {
 	size := q.PageSize()
 	query, args := s.listQuery(q, size)
-	rows, err := s.db.QueryContext(ctx, query, args...)
+	rows, err := s.pool.QueryContext(ctx, query, args...)
 	if err != nil {
 		return idempotency.ListPage{}, fmt.Errorf("list: %w", err)
 	}
@@ -344,13 +508,24 @@ func (s *Store) listQuery(q idempotency.ListQuery, size int) (string, []any) {
 	return s.d.bind(query), args
 }
 
-// Close implements idempotency.Store.
+// Close implements idempotency.Store: it stops the writer once the batch it
+// is committing is answered (writes still waiting fail with ErrClosed) and
+// closes the connections.
 func (s *Store) Close() error {
+	var errs []error
+	if s.w != nil {
+		errs = append(errs, s.w.close())
+	}
+	errs = append(errs, s.wal.close())
+	if s.writeDB != nil {
+		errs = append(errs, s.writeDB.Close())
+	}
 	s.stmts.Range(func(_, st any) bool {
 		st.(*sql.Stmt).Close()
 		return true
 	})
-	return s.db.Close()
+	errs = append(errs, s.pool.Close())
+	return errors.Join(errs...)
 }
 
 // recordDest lists scan destinations for columns, in order.
