@@ -77,6 +77,20 @@ func ratio(name string, num, den Ref) FigureSpec {
 	return FigureSpec{Name: name, Ref: num, Den: &den}
 }
 
+// depthFullCause is what profiles of BenchmarkDepthCommands/sqlite-full/c16
+// found when the share missed its goal.
+const depthFullCause = "A DEPTH command makes two record writes (claim, completion), and SQLite has one writer: " +
+	"every write goes to the store's writer goroutine, which runs up to 64 waiting writes in one transaction and " +
+	"answers them once the WAL is synced. A profile of this tree (2026-11-24, not this run) found: the store alone, at 32 in flight, does about 10,000 commands/s with FULL " +
+	"(12,700 with NORMAL), near SQLite's ceiling here; inside the daemon at 16 in flight the process uses about " +
+	"1.2 of its 2 cores, and each write spends about 0.37 ms waiting for the writer, 0.6 ms until its " +
+	"transaction is synced and 0.42 ms until its caller runs again — about 1.4 ms per write, against a DEPTH " +
+	"that takes well under that without records. About 40% of the writer's CPU is WAL page writes: a command " +
+	"changes the row and its secondary indexes (status, tenant, expiry, listing). Meeting 0.6 would take fewer " +
+	"pages per command (a table keyed on pk alone with the listing indexes moved aside, a schema migration) or " +
+	"callers writing on their own connections instead of handing writes to one goroutine. FULL now costs about " +
+	"what NORMAL does at this concurrency (see the NORMAL rows)"
+
 // items is the report: the claims.
 var items = buildItems()
 
@@ -119,14 +133,21 @@ func buildItems() []Item {
 			figure(s.name+": duplicate in flight (single-flight), round trips", s.bench+"/inflight-duplicate/c1", "roundtrips/cmd", exactly(0)),
 			figure(s.name+": duplicate from the local cache, round trips", s.bench+"/cached-duplicate/c1", "roundtrips/cmd", exactly(0)))
 	}
+	depthStores := []struct{ name, label string }{
+		{"sqlite-full", "sqlite (synchronous=FULL, the default)"}, {"sqlite", "sqlite (synchronous=NORMAL)"},
+		{"postgres", "postgres"}, {"dynamodb", "dynamodb"}}
 	for _, conc := range []int{1, 16} {
 		without := Ref{fmt.Sprintf("BenchmarkDepthCommands/disabled/c%d", conc), "cmds/s"}
 		dedupe.Figures = append(dedupe.Figures, FigureSpec{Name: fmt.Sprintf("DEPTH without idempotency, c%d, cmds/s", conc), Ref: without})
-		for _, s := range stores {
+		for _, s := range depthStores {
 			with := Ref{fmt.Sprintf("BenchmarkDepthCommands/%s/c%d", s.name, conc), "cmds/s"}
+			share := ratio(fmt.Sprintf("DEPTH with %s ÷ without, c%d", s.label, conc), with, without)
+			if s.name == "sqlite-full" && conc == 16 {
+				share.Goal = atLeast(0.6)
+				share.IfMissed = depthFullCause
+			}
 			dedupe.Figures = append(dedupe.Figures,
-				FigureSpec{Name: fmt.Sprintf("DEPTH with idempotency on %s, c%d, cmds/s", s.name, conc), Ref: with},
-				ratio(fmt.Sprintf("DEPTH with %s ÷ without, c%d", s.name, conc), with, without))
+				FigureSpec{Name: fmt.Sprintf("DEPTH with idempotency on %s, c%d, cmds/s", s.label, conc), Ref: with}, share)
 		}
 	}
 
