@@ -61,7 +61,13 @@ func (m *secretsManager) Fetch(ctx context.Context, name string) (secrets.Secret
 }
 
 // awsTracing makes every AWS SDK call a span, a child of the span in its
-// context (the SDK's own OpenTelemetry adapter).
+// context (the SDK's own OpenTelemetry adapter), when spans are recorded.
+// Otherwise the SDK gets no tracer: its spans would carry nothing
+// anywhere, and its adapter's span lineage races with the HTTP transport's
+// dialling goroutine (smithy-go appends to a slice that goroutine reads).
 func (d *Daemon) awsTracing() tracing.TracerProvider {
+	if !d.tel.RecordsSpans() {
+		return &tracing.NopTracerProvider{}
+	}
 	return smithyoteltracing.Adapt(d.tel.TracerProvider)
 }

@@ -40,6 +40,7 @@ type Telemetry struct {
 	TracerProvider trace.TracerProvider
 	MeterProvider  metric.MeterProvider
 	Metrics        *Metrics
+	recordsSpans   bool
 	registry       *prometheus.Registry
 	shutdown       []func(context.Context) error
 }
@@ -82,6 +83,7 @@ func Setup(ctx context.Context, cfg Config) (*Telemetry, error) {
 		tp := sdktrace.NewTracerProvider(tpOpts...)
 		t.TracerProvider = tp
 		t.shutdown = append(t.shutdown, tp.Shutdown)
+		t.recordsSpans = true
 	}
 
 	t.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -134,6 +136,10 @@ func metricReader(ctx context.Context) (sdkmetric.Reader, error) {
 	}
 	return r, nil
 }
+
+// RecordsSpans reports whether spans are recorded (an exporter or a span
+// processor reads them); otherwise spans only carry trace context.
+func (t *Telemetry) RecordsSpans() bool { return t.recordsSpans }
 
 // MetricsHandler serves the Prometheus text format.
 func (t *Telemetry) MetricsHandler() http.Handler {
