@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -141,68 +140,12 @@ const countedPairs = 3
 // in cpu-ns/msg.
 func startUnderCallgrind(b *testing.B, name string, vars map[string]string) (*daemontest.Process, string) {
 	b.Helper()
-	bin := daemontest.Binary(b)
-	dir := b.TempDir()
-	port, err := daemontest.FreeLoopbackPort()
-	if err != nil {
-		b.Fatal(err)
-	}
-	out := filepath.Join(dir, "callgrind.out")
-	p := &daemontest.Process{Name: name, Base: "http://127.0.0.1:" + port, Log: filepath.Join(dir, "stderr.log"), Exited: make(chan struct{})}
-	logFile, err := os.Create(p.Log)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer logFile.Close()
-	p.Cmd = exec.Command("valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file="+out, bin, "run")
-	p.Cmd.Dir = dir
-	p.Cmd.Stdout, p.Cmd.Stderr = logFile, logFile
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "MQPROBE_") && !strings.HasPrefix(kv, "GODEBUG=") && !strings.HasPrefix(kv, "GOGC=") {
-			p.Cmd.Env = append(p.Cmd.Env, kv)
-		}
-	}
+	out := filepath.Join(b.TempDir(), "callgrind.out")
 	all := maps.Clone(vars)
-	all["MQPROBE_HTTP_ADDR"] = "127.0.0.1:" + port
 	all["GODEBUG"], all["GOGC"] = "asyncpreemptoff=1", "off"
-	for _, k := range slices.Sorted(maps.Keys(all)) {
-		p.Cmd.Env = append(p.Cmd.Env, k+"="+all[k])
-	}
-	p.Cmd.SysProcAttr = &syscall.SysProcAttr{}
-	daemontest.DieWithParent(p.Cmd.SysProcAttr)
-	runtime.LockOSThread() // Pdeathsig follows the thread that forks
-	err = p.Cmd.Start()
-	runtime.UnlockOSThread()
-	if err != nil {
-		b.Fatalf("start valgrind: %v", err)
-	}
-	go func() {
-		p.Err = p.Cmd.Wait()
-		close(p.Exited)
-	}()
-	b.Cleanup(func() {
-		p.Stop(syscall.SIGTERM)
-		if b.Failed() {
-			b.Logf("%s output:\n%s", name, daemontest.LogTail(p.Log, 8<<10))
-		}
-	})
-	probe := &http.Client{Timeout: 5 * time.Second}
-	for deadline := time.Now().Add(2 * time.Minute); ; {
-		if resp, err := probe.Get(p.Base + "/health/ready"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return p, out
-			}
-		}
-		select {
-		case <-p.Exited:
-			b.Fatalf("%s exited before it was ready (%v):\n%s", name, p.Err, daemontest.LogTail(p.Log, 4<<10))
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("%s not ready after 2 minutes under callgrind:\n%s", name, daemontest.LogTail(p.Log, 4<<10))
-		}
-	}
+	p := daemontest.StartUnder(b, []string{"valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=" + out},
+		name, all, 2*time.Minute)
+	return p, out
 }
 
 // callgrindControl sends one callgrind_control command to p's valgrind.

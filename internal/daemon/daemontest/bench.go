@@ -80,8 +80,6 @@ func TimeClosedLoop(conc, n int, op func() error) (time.Duration, error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(began)
-	if err, _ := failed.Load().(error); err != nil {
-		return elapsed, err
-	}
-	return elapsed, nil
+	err, _ := failed.Load().(error)
+	return elapsed, err
 }

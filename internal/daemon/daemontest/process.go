@@ -297,6 +297,22 @@ func StartProcess(b testing.TB, name string, vars map[string]string) (*Process, 
 // BuildAt).
 func StartBinary(b testing.TB, bin, name string, vars map[string]string) (*Process, time.Duration) {
 	b.Helper()
+	return start(b, []string{bin, "run"}, name, vars, 30*time.Second)
+}
+
+// StartUnder is StartProcess running Binary under wrapper, a command and
+// its arguments to which the binary and "run" are appended (valgrind, for
+// one), and waiting up to readyWithin for it to be ready.
+func StartUnder(b testing.TB, wrapper []string, name string, vars map[string]string, readyWithin time.Duration) *Process {
+	b.Helper()
+	p, _ := start(b, append(slices.Clone(wrapper), Binary(b), "run"), name, vars, readyWithin)
+	return p
+}
+
+// start runs argv as StartProcess describes, failing b unless the process
+// is ready within readyWithin.
+func start(b testing.TB, argv []string, name string, vars map[string]string, readyWithin time.Duration) (*Process, time.Duration) {
+	b.Helper()
 	dir := b.TempDir()
 	port, err := FreeLoopbackPort()
 	if err != nil {
@@ -308,7 +324,7 @@ func StartBinary(b testing.TB, bin, name string, vars map[string]string) (*Proce
 		b.Fatal(err)
 	}
 	defer logFile.Close()
-	p.Cmd = exec.Command(bin, "run")
+	p.Cmd = exec.Command(argv[0], argv[1:]...)
 	p.Cmd.Dir = dir
 	p.Cmd.Stdout, p.Cmd.Stderr = logFile, logFile
 	for _, kv := range os.Environ() {
@@ -328,7 +344,7 @@ func StartBinary(b testing.TB, bin, name string, vars map[string]string) (*Proce
 	err = p.Cmd.Start()
 	runtime.UnlockOSThread()
 	if err != nil {
-		b.Fatalf("start %s: %v", bin, err)
+		b.Fatalf("start %s: %v", argv[0], err)
 	}
 	go func() {
 		p.Err = p.Cmd.Wait()
@@ -342,7 +358,7 @@ func StartBinary(b testing.TB, bin, name string, vars map[string]string) (*Proce
 	})
 	// Polled every millisecond: the start-up figure is read off this loop.
 	probe := &http.Client{Timeout: time.Second}
-	deadline := began.Add(30 * time.Second)
+	deadline := began.Add(readyWithin)
 	for {
 		if resp, err := probe.Get(p.Base + "/health/ready"); err == nil {
 			resp.Body.Close()
@@ -356,7 +372,7 @@ func StartBinary(b testing.TB, bin, name string, vars map[string]string) (*Proce
 		case <-time.After(time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			b.Fatalf("%s not ready within 30s:\n%s", name, LogTail(p.Log, 4<<10))
+			b.Fatalf("%s not ready within %s:\n%s", name, readyWithin, LogTail(p.Log, 4<<10))
 		}
 	}
 }

@@ -28,7 +28,7 @@ type Store struct {
 
 	beginSQL, getSQL, cleanupSQL string
 	deleteSQL                    [2]string // [force]
-	updateSQL                    [updateKinds][2][2]string
+	updateSQL                    map[updateShape]string
 	// stmts caches statements prepared on pool by query text: parsing the
 	// upsert costs more than running it.
 	stmts sync.Map
@@ -70,11 +70,12 @@ func newStore(ctx context.Context, pool, writeDB *sql.DB, d dialect, sync func()
 				AND lease_token = $2 AND (status <> 'IN_PROGRESS' OR lease_expires_at <= $3)`),
 			d.bind(`DELETE FROM idempotency_record WHERE pk = $1`),
 		},
+		updateSQL: map[updateShape]string{},
 	}
 	writes := []string{s.beginSQL, s.getSQL, s.cleanupSQL, s.deleteSQL[0], s.deleteSQL[1]}
 	for _, shape := range updateShapes() {
 		q := d.bind(s.updateStatement(shape))
-		s.updateSQL[updateKindIndex(shape.Kind)][b2i(shape.Progress != nil)][b2i(!shape.ExpiresAt.IsZero())] = q
+		s.updateSQL[shapeOf(shape)] = q
 		writes = append(writes, q)
 	}
 	// Prepared now so a broken schema fails at open, not on first use.
@@ -225,25 +226,25 @@ func (s *Store) beginOnce(ctx context.Context, q querier, c idempotency.Claim) (
 	return rec, acquired, true, rows.Err()
 }
 
-// updateKinds counts the statement families of Update: lease (heartbeat
-// and release), complete, fail.
-const updateKinds = 3
-
-func updateKindIndex(k idempotency.UpdateKind) int {
-	switch k {
-	case idempotency.UpdateComplete:
-		return 1
-	case idempotency.UpdateFail:
-		return 2
-	}
-	return 0
+// updateShape is what decides an Update's statement text.
+type updateShape struct {
+	kind     idempotency.UpdateKind // UpdateHeartbeat also stands for UpdateRelease
+	progress bool                   // a heartbeat with a checkpoint
+	expires  bool                   // a new expiresAt
 }
 
-func b2i(b bool) int {
-	if b {
-		return 1
+func shapeOf(u idempotency.Update) updateShape {
+	sh := updateShape{kind: u.Kind, expires: !u.ExpiresAt.IsZero()}
+	if leaseUpdate(u.Kind) {
+		sh.kind, sh.progress = idempotency.UpdateHeartbeat, u.Progress != nil
 	}
-	return 0
+	return sh
+}
+
+// leaseUpdate reports whether k keeps the record IN_PROGRESS (heartbeat,
+// release): such an update reads back only the expiries.
+func leaseUpdate(k idempotency.UpdateKind) bool {
+	return k == idempotency.UpdateHeartbeat || k == idempotency.UpdateRelease
 }
 
 // updateShapes is one Update of each statement shape Update runs: a
@@ -309,7 +310,7 @@ func (s *Store) updateStatement(u idempotency.Update) string {
 		sets[i] = fmt.Sprintf("%s = $%d", c, i+1)
 	}
 	returning := columns
-	if updateKindIndex(u.Kind) == 0 {
+	if leaseUpdate(u.Kind) {
 		returning = leaseColumns
 	}
 	return fmt.Sprintf(`UPDATE idempotency_record SET %s WHERE pk = $%d AND lease_token = $%d AND status = 'IN_PROGRESS' RETURNING %s`,
@@ -320,13 +321,11 @@ func (s *Store) updateStatement(u idempotency.Update) string {
 // only the lease and record expiries; a completion or failure the whole
 // record.
 func (s *Store) Update(ctx context.Context, pk, token string, u idempotency.Update) (idempotency.Record, error) {
-	switch u.Kind {
-	case idempotency.UpdateHeartbeat, idempotency.UpdateRelease, idempotency.UpdateComplete, idempotency.UpdateFail:
-	default:
+	query, known := s.updateSQL[shapeOf(u)]
+	if !known {
 		return idempotency.Record{}, fmt.Errorf("update %s: unknown kind %d", pk, u.Kind)
 	}
-	kind := updateKindIndex(u.Kind)
-	query := s.updateSQL[kind][b2i(u.Progress != nil && kind == 0)][b2i(!u.ExpiresAt.IsZero())]
+	lease := leaseUpdate(u.Kind)
 	_, args := s.updateSets(u)
 	args = append(args, pk, token)
 	var (
@@ -340,7 +339,7 @@ func (s *Store) Update(ctx context.Context, pk, token string, u idempotency.Upda
 		}
 		rec = idempotency.Record{}
 		dest := []any{(*millisDest)(&rec.LeaseExpiresAt), (*timeDest)(&rec.ExpiresAt)}
-		if kind != 0 {
+		if !lease {
 			dest = recordDest(&rec)
 		}
 		err = st.QueryRowContext(ctx, args...).Scan(dest...)
@@ -356,7 +355,7 @@ func (s *Store) Update(ctx context.Context, pk, token string, u idempotency.Upda
 	if !found {
 		return idempotency.Record{}, idempotency.ErrLeaseLost
 	}
-	if kind == 0 {
+	if lease {
 		rec.PK, rec.LeaseToken, rec.Status = pk, token, idempotency.StatusInProgress
 	}
 	return rec, nil
