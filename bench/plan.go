@@ -91,6 +91,31 @@ const depthFullCause = "A DEPTH command makes two record writes (claim, completi
 	"callers writing on their own connections instead of handing writes to one goroutine. FULL now costs about " +
 	"what NORMAL does at this concurrency (see the NORMAL rows)"
 
+// embeddedOverheadCause is what profiles of BenchmarkProduceOverhead/embedded
+// found when the ratio missed its goal.
+const embeddedOverheadCause = "Per message PRODUCE does what the bare loop does plus one monotonic clock read for its " +
+	"per-put latency histogram (the result's latencyMs), the check that the message's trace-context property is " +
+	"unchanged, the cancellation check, the sequence number stamped into the body and the live progress counter. " +
+	"Measured apart from the daemon (`go test -bench BenchmarkProduce ./handlers`, 2026-11-24, not this run): the " +
+	"handler 266–303 ns per message, the bare loop 169–176 ns, the bare loop timing each put 210–214 ns — the clock " +
+	"read alone is about 40 ns of a 170 ns put, so timing every put caps the ratio near 0.8 before anything else. " +
+	"Not the garbage collector: with GOGC=off the put loops took 54–60 ms (PRODUCE) and 34–39 ms (bare) per " +
+	"100,000, the same gap. Not the command's fixed cost: a PRODUCE of one message takes 1–2 ms over HTTP, claim " +
+	"and synced completion included, of the ~55 ms of 100,000. Meeting 0.8 would take timing a sample of the puts " +
+	"rather than each (the latency percentiles then estimated) or a cheaper clock than this VM's"
+
+// pacing50kCause is what a trace of the paced TEST probe at 50,000 msg/s
+// found when the p99 gaps missed their goal.
+const pacing50kCause = "At 50,000 msg/s the interval is 20 µs and the putter spins through it. One TEST run " +
+	"(2026-11-24, not this run) had gaps p50 19.98 µs, p90 20.35, p95 23.1, p98 35.1, p99 39.7, p99.9 71.5: a tail, " +
+	"not a drift (the achieved rate stays within 1%). Not the garbage collector: GOGC=off gave p99 2.07–2.27×, " +
+	"GOGC=400 2.00–2.30×. Not the put's own work: unpaced, the putter puts 486,000 messages/s (about 2 µs each). " +
+	"A runtime trace's scheduler-latency profile puts 97% of the putter's runnable-but-waiting time at the put that " +
+	"wakes the getter blocked on the queue: on 2 cores, with one spinning putter and one getter woken per message " +
+	"(PRODUCE's run drains the queue the same way; not traced separately), about 1 put in 100 waits 20–50 µs for " +
+	"its core. Meeting 2× would take a core to spare for the putter (the spin and the getter hold both here) or a " +
+	"getter that polls instead of blocking per message"
+
 // items is the report: the issue's claims.
 var items = buildItems()
 
@@ -109,8 +134,11 @@ func buildItems() []Item {
 		goal float64
 	}{{"embedded", 0.8}, {"ibmmq-stub", 0.9}, {"ibmmq-mqserver", 0.9}} {
 		b := "BenchmarkProduceOverhead/" + backend.name
-		overhead.Figures = append(overhead.Figures,
-			figure(backend.name+": PRODUCE ÷ bare put loop", b, "ratio", atLeast(backend.goal)),
+		share := figure(backend.name+": PRODUCE ÷ bare put loop", b, "ratio", atLeast(backend.goal))
+		if backend.name == "embedded" {
+			share.IfMissed = embeddedOverheadCause
+		}
+		overhead.Figures = append(overhead.Figures, share,
 			figure(backend.name+": bare put loop, msgs/s", b, "bare-msgs/s", nil),
 			figure(backend.name+": PRODUCE, msgs/s", b, "produce-msgs/s", nil))
 	}
@@ -163,12 +191,17 @@ func buildItems() []Item {
 	for _, rate := range []int{1_000, 10_000, 50_000} {
 		probe := fmt.Sprintf("BenchmarkProbePacing/rate=%d", rate)
 		produce := fmt.Sprintf("BenchmarkProducePacing/rate=%d", rate)
+		probeGap := figure(fmt.Sprintf("TEST %d msg/s: p99 inter-put gap ÷ interval", rate), probe, "p99gap/interval", atMost(2))
+		produceGap := figure(fmt.Sprintf("PRODUCE %d msg/s: p99 inter-put gap ÷ interval", rate), produce, "p99gap/interval", atMost(2))
+		if rate == 50_000 {
+			probeGap.IfMissed, produceGap.IfMissed = pacing50kCause, pacing50kCause
+		}
 		pacing.Figures = append(pacing.Figures,
 			figure(fmt.Sprintf("TEST %d msg/s: achieved ÷ requested", rate), probe, "ratio", within1pct),
-			figure(fmt.Sprintf("TEST %d msg/s: p99 inter-put gap ÷ interval", rate), probe, "p99gap/interval", atMost(2)),
+			probeGap,
 			figure(fmt.Sprintf("TEST %d msg/s: probes lost", rate), probe, "lost", nil),
 			figure(fmt.Sprintf("PRODUCE %d msg/s: achieved ÷ requested", rate), produce, "ratio", within1pct),
-			figure(fmt.Sprintf("PRODUCE %d msg/s: p99 inter-put gap ÷ interval", rate), produce, "p99gap/interval", atMost(2)),
+			produceGap,
 			figure(fmt.Sprintf("PRODUCE %d msg/s: share of runs completed within 20 s", rate), produce, "completed", nil))
 	}
 

@@ -107,22 +107,6 @@ func ValidateProperty(name string, v any) error {
 		Err: fmt.Errorf("property %q has unsupported type %T", name, v)}
 }
 
-// Equal reports whether p and q hold the same names and values (see
-// SamePropertyValue). Backends use it to reuse what they made of the
-// previous put's properties.
-func (p Properties) Equal(q Properties) bool {
-	if len(p) != len(q) {
-		return false
-	}
-	for name, vp := range p {
-		vq, ok := q[name]
-		if !ok || !SamePropertyValue(vp, vq) {
-			return false
-		}
-	}
-	return true
-}
-
 // SamePropertyValue reports whether a and b are the same property value:
 // the same type and value, byte strings compared by content. Values of
 // types Validate rejects are never the same.

@@ -21,8 +21,17 @@ type handle struct {
 	cursor *position // browse cursor; nil before the first browse
 	cur    position  // storage for cursor, so browsing does not allocate
 	// props is the frozen copy of the properties last put: stored messages
-	// share it while the puts' properties stay equal to it.
-	props mq.Properties
+	// share it while the puts' properties stay equal to it. propList holds
+	// the same pairs, so a put compares by lookups in its own map rather
+	// than by iterating one (which costs a PRODUCE put about a tenth).
+	props    mq.Properties
+	propList []property
+}
+
+// property is one name and value of a frozen property set.
+type property struct {
+	name  string
+	value any
 }
 
 var _ mq.Queue = (*handle)(nil)
@@ -165,7 +174,7 @@ func (h *handle) freezeProperties(props mq.Properties) (mq.Properties, error) {
 	if len(props) == 0 {
 		return nil, nil
 	}
-	if props.Equal(h.props) {
+	if h.sameProperties(props) {
 		return h.props, nil
 	}
 	if err := props.Validate(); err != nil {
@@ -175,7 +184,25 @@ func (h *handle) freezeProperties(props mq.Properties) (mq.Properties, error) {
 		return nil, err
 	}
 	h.props = copyProperties(nil, props)
+	h.propList = h.propList[:0]
+	for name, value := range h.props {
+		h.propList = append(h.propList, property{name, value})
+	}
 	return h.props, nil
+}
+
+// sameProperties reports whether props holds the frozen set's names and
+// values (see mq.SamePropertyValue).
+func (h *handle) sameProperties(props mq.Properties) bool {
+	if h.props == nil || len(props) != len(h.propList) {
+		return false
+	}
+	for _, p := range h.propList {
+		if v, ok := props[p.name]; !ok || !mq.SamePropertyValue(v, p.value) {
+			return false
+		}
+	}
+	return true
 }
 
 // Reason codes of MQGET the port does not name.
