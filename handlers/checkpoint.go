@@ -50,12 +50,26 @@ func ReadCheckpointCommitted(op command.Operation, progress string, committed in
 		if json.Unmarshal([]byte(progress), &p) != nil {
 			return c, false
 		}
-		c.Committed = int(min(max(int64(p.Committed), committed, 0), int64(len(p.Messages))))
-		if c.Committed > 0 {
-			c.FirstMsgID, c.LastMsgID = p.Messages[0].MsgIDBase64, p.Messages[c.Committed-1].MsgIDBase64
+		// Listed messages come first, then counted ones, then the unlisted
+		// ones in doubt.
+		listed := min(max(p.Committed, 0), len(p.Messages))
+		final := listed + max(p.Counted, 0)
+		known := len(p.Messages) + max(p.Counted, 0) + len(p.Doubt)
+		c.Committed = int(min(max(int64(final), committed, 0), int64(known)))
+		switch n := c.Committed; {
+		case n == 0:
+		case n <= len(p.Messages):
+			c.LastMsgID = p.Messages[n-1].MsgIDBase64
+		case n > len(p.Messages)+max(p.Counted, 0):
+			c.LastMsgID = p.Doubt[n-len(p.Messages)-max(p.Counted, 0)-1]
+		default:
+			c.LastMsgID = p.LastCounted
+		}
+		if c.Committed > 0 && len(p.Messages) > 0 {
+			c.FirstMsgID = p.Messages[0].MsgIDBase64
 		}
 		// Messages past Committed are in doubt; a resume settles them too.
-		c.Resumable = len(p.Messages) > 0
+		c.Resumable = known > 0
 		return c, true
 	}
 	return c, false

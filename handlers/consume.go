@@ -12,7 +12,10 @@ import (
 
 // ConsumeResult is CONSUME's data.result. Received counts
 // destructive gets (with ack rollback, gets that were then backed out);
-// Browsed counts browses.
+// Browsed counts browses. Messages lists the first of them, as many as
+// the capture limits and the idempotency record allow; Truncated says
+// that payloads were cut or that the messages past the list were counted
+// only (Received or Browsed minus len(Messages)).
 type ConsumeResult struct {
 	Received  int               `json:"received"`
 	Browsed   int               `json:"browsed"`
@@ -21,13 +24,17 @@ type ConsumeResult struct {
 }
 
 // consumeProgress is CONSUME's checkpoint: what every attempt captured.
-// Messages[:Committed] are final. The rest were checkpointed just before a
-// commit that may not have happened; a resuming attempt finds out by
-// looking for them on the queue.
+// Messages[:Committed] are final, and Counted messages after them that
+// were not listed. Messages[Committed:] and the unlisted messages of
+// Doubt (ids) were checkpointed just before a commit that may not have
+// happened; a resuming attempt finds out by looking for them on the queue.
 type consumeProgress struct {
-	Committed int               `json:"committed"`
-	Truncated bool              `json:"truncated"`
-	Messages  []CapturedMessage `json:"messages"`
+	Committed   int               `json:"committed"`
+	Truncated   bool              `json:"truncated"`
+	Messages    []CapturedMessage `json:"messages"`
+	Counted     int               `json:"counted,omitempty"`
+	LastCounted string            `json:"lastCounted,omitempty"` // msgId of the last counted final one
+	Doubt       []string          `json:"doubt,omitempty"`
 }
 
 // consumer is one CONSUME attempt. Its modes:
@@ -85,9 +92,9 @@ func consume(ctx context.Context, run Run, limits CaptureLimits) (any, error) {
 	}
 	r := ConsumeResult{Messages: c.cap.messages, Truncated: c.cap.truncated}
 	if c.browse {
-		r.Browsed = len(r.Messages)
+		r.Browsed = c.cap.count()
 	} else {
-		r.Received = len(r.Messages)
+		r.Received = c.cap.count()
 	}
 	return r, nil
 }
@@ -148,52 +155,76 @@ func (c *consumer) resume(ctx context.Context) error {
 		return err
 	}
 	prog.Committed = min(max(prog.Committed, 0), len(prog.Messages))
-	settled, err := c.settledInDoubt(ctx, prog.Messages[prog.Committed:])
+	settled, settledCounted, err := c.settledInDoubt(ctx, prog.Messages[prog.Committed:], prog.Doubt)
 	if err != nil {
 		return err
 	}
-	c.cap.restore(append(prog.Messages[:prog.Committed], settled...), prog.Truncated)
-	c.committed = len(c.cap.messages)
+	c.cap.restore(append(prog.Messages[:prog.Committed], settled...), prog.Truncated,
+		max(prog.Counted, 0)+len(settledCounted), prog.LastCounted)
+	if n := len(settledCounted); n > 0 {
+		c.cap.lastCounted, c.cap.lastSettled = settledCounted[n-1], settledCounted[n-1]
+	}
+	c.committed = c.cap.count()
 	return nil
 }
 
-// settledInDoubt returns the in-doubt messages whose commit happened: those
-// no longer on the queue. One still there was backed out with its
-// attempt's unit of work and will be got again. (A message another
-// consumer took in between is counted as ours: MQ cannot tell.)
-func (c *consumer) settledInDoubt(ctx context.Context, doubt []CapturedMessage) ([]CapturedMessage, error) {
-	if len(doubt) == 0 {
-		return nil, nil
+// settledInDoubt returns the in-doubt messages (listed ones, and the ids
+// of unlisted ones) whose commit happened: those no longer on the queue.
+// One still there was backed out with its attempt's unit of work and will
+// be got again. (A message another consumer took in between is counted as
+// ours: MQ cannot tell.)
+func (c *consumer) settledInDoubt(ctx context.Context, doubt []CapturedMessage, doubtIDs []string) ([]CapturedMessage, []string, error) {
+	if len(doubt) == 0 && len(doubtIDs) == 0 {
+		return nil, nil, nil
 	}
 	bq, err := c.conn.OpenQueue(ctx, c.run.Queue, mq.OpenBrowse)
 	if err != nil {
-		return nil, fmt.Errorf("open %s to browse: %w", c.run.Queue, err)
+		return nil, nil, fmt.Errorf("open %s to browse: %w", c.run.Queue, err)
 	}
 	defer bq.Close()
-	var settled []CapturedMessage
 	var probe mq.Message
-	for _, m := range doubt {
-		id, err := decodeID(m.MsgIDBase64)
+	gone := func(msgID string) (bool, error) {
+		id, err := decodeID(msgID)
 		if err != nil {
-			return nil, fmt.Errorf("checkpointed msgId %q: %w", m.MsgIDBase64, err)
+			return false, fmt.Errorf("checkpointed msgId %q: %w", msgID, err)
 		}
 		err = bq.Get(ctx, &probe, mq.GetOptions{Browse: mq.BrowseFirst, MsgID: id})
 		switch {
 		case err == nil:
+			return false, nil
 		case mq.IsReason(err, mq.ReasonNoMsgAvailable):
+			return true, nil
+		}
+		return false, fmt.Errorf("look for msgId %s: %w", msgID, err)
+	}
+	var settled []CapturedMessage
+	for _, m := range doubt {
+		ok, err := gone(m.MsgIDBase64)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
 			settled = append(settled, m)
-		default:
-			return nil, fmt.Errorf("look for msgId %s: %w", m.MsgIDBase64, err)
 		}
 	}
-	return settled, nil
+	var settledIDs []string
+	for _, id := range doubtIDs {
+		ok, err := gone(id)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			settledIDs = append(settledIDs, id)
+		}
+	}
+	return settled, settledIDs, nil
 }
 
 // getAll gets until max messages, an empty queue or an error. Only the
 // first get of the command waits.
 func (c *consumer) getAll(ctx context.Context) error {
 	var msg mq.Message
-	for n := len(c.cap.messages); n < c.max; n = len(c.cap.messages) {
+	for n := c.cap.count(); n < c.max; n = c.cap.count() {
 		if cancelled(ctx) {
 			return c.stop(ctx)
 		}
@@ -230,9 +261,11 @@ func (c *consumer) getAll(ctx context.Context) error {
 			return c.abort(ctx, fmt.Errorf("consume: get message %d: %w", n+1, err))
 		}
 		c.cap.add(&msg)
-		c.run.Live.SetDone(int64(len(c.cap.messages)))
+		c.run.Live.SetDone(int64(c.cap.count()))
 		c.uow.n++
-		if c.chunk > 0 && len(c.cap.messages)-c.committed == c.chunk {
+		// A checkpoint holds the ids of a unit's unlisted messages, so a
+		// unit settles early rather than outgrow the record.
+		if c.chunk > 0 && (c.cap.count()-c.committed == c.chunk || len(c.cap.pending) == maxDoubtIDs) {
 			if err := c.settle(ctx); err != nil {
 				return err
 			}
@@ -251,7 +284,7 @@ func (c *consumer) settle(ctx context.Context) (err error) {
 			c.uow = nil
 		}()
 	}
-	pending := len(c.cap.messages) - c.committed
+	pending := c.cap.count() - c.committed
 	switch {
 	case c.browse || pending == 0:
 		return nil
@@ -260,35 +293,47 @@ func (c *consumer) settle(ctx context.Context) (err error) {
 			return fmt.Errorf("consume: back out %d messages: %w", pending, err)
 		}
 	case c.syncpoint:
-		if err := c.checkpoint(ctx, c.committed); err != nil {
+		if err := c.checkpoint(ctx, c.committed, c.cap.pending); err != nil {
 			return backout(ctx, c.conn, err)
 		}
 		if err := c.conn.Commit(ctx); err != nil {
 			return fmt.Errorf("consume: commit %d messages: %w", pending, withCause(ctx, err))
 		}
 	default:
-		if err := c.checkpoint(ctx, len(c.cap.messages)); err != nil {
+		if err := c.checkpoint(ctx, c.cap.count(), nil); err != nil {
 			return err
 		}
 	}
-	c.committed = len(c.cap.messages)
+	c.cap.settled()
+	c.committed = c.cap.count()
 	if !c.rollback { // backed out: nothing is committed
 		c.run.Live.SetCommitted(int64(c.committed))
 	}
 	return nil
 }
 
-func (c *consumer) checkpoint(ctx context.Context, committed int) error {
-	prog := consumeProgress{Committed: committed, Truncated: c.cap.truncated, Messages: c.cap.messages}
+// checkpoint stores the capture with committed messages final and the
+// unlisted ones of doubt (ids) in doubt; the listed ones past committed
+// are in doubt too.
+func (c *consumer) checkpoint(ctx context.Context, committed int, doubt []string) error {
+	listed := min(committed, len(c.cap.messages))
+	prog := consumeProgress{Committed: listed, Truncated: c.cap.truncated, Messages: c.cap.messages,
+		Counted: committed - listed, Doubt: doubt}
+	if prog.Counted > 0 {
+		prog.LastCounted = c.cap.lastCounted
+		if len(doubt) > 0 {
+			prog.LastCounted = c.cap.lastSettled
+		}
+	}
 	if err := saveProgress(ctx, c.run, prog); err != nil {
-		return fmt.Errorf("consume: after %d messages: %w", len(c.cap.messages), err)
+		return fmt.Errorf("consume: after %d messages: %w", c.cap.count(), err)
 	}
 	return nil
 }
 
 // stop ends a cancelled attempt.
 func (c *consumer) stop(ctx context.Context) error {
-	return c.abort(ctx, fmt.Errorf("consume: stopped after %d messages: %w", len(c.cap.messages), withCause(ctx, ctx.Err())))
+	return c.abort(ctx, fmt.Errorf("consume: stopped after %d messages: %w", c.cap.count(), withCause(ctx, ctx.Err())))
 }
 
 // abort backs out the gets of an open unit of work and returns err.
@@ -297,7 +342,7 @@ func (c *consumer) abort(ctx context.Context, err error) error {
 		c.uow.end(err)
 		c.uow = nil
 	}
-	if c.syncpoint && len(c.cap.messages) > c.committed {
+	if c.syncpoint && c.cap.count() > c.committed {
 		return backout(ctx, c.conn, err)
 	}
 	return err

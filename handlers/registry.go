@@ -29,6 +29,10 @@ type CaptureLimits struct {
 	// caps one message.
 	MaxBytes        int
 	MaxMessageBytes int
+	// RecordBytes is the largest idempotency record the store holds (0: no
+	// limit): the list of messages is capped so that the record holding the
+	// checkpoint and the result fits; messages beyond are counted, not listed.
+	RecordBytes int
 }
 
 // TestLimits bound TEST runs: how many run at once on this instance, and

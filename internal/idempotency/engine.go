@@ -196,7 +196,7 @@ func (e *Engine) lead(ctx context.Context, req Request, f *flight) (res Result, 
 		}
 		if acquired {
 			lease := &Lease{engine: e, flight: f, pk: claim.PK, token: claim.LeaseToken, attempt: rec.Attempt,
-				progress: rec.Progress, ttl: ttl, startedAt: now, leaseUntil: rec.LeaseExpiresAt, expiresAt: rec.ExpiresAt}
+				progress: rec.Progress, ttl: ttl, startedAt: now, leaseUntil: rec.LeaseExpiresAt, expiresAt: rec.ExpiresAt, written: rec}
 			return Result{Outcome: Acquired, Record: rec, Lease: lease, Source: FromStore}, nil
 		}
 		if rec.PK == "" {

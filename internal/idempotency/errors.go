@@ -57,3 +57,39 @@ func storeError(op string, err error) error {
 	}
 	return &StoreError{Op: op, Err: err}
 }
+
+// ErrStorePermanent is matched by every PermanentError: the store refused
+// the write for a reason no retry changes (a validation error, an item over
+// the size limit, access denied, a missing table). The engine never retries
+// it; the command ends FAILED with the reason.
+var ErrStorePermanent = errors.New("idempotency: store refused the write permanently")
+
+// ErrRecordTooLarge is matched by a PermanentError about a record over its
+// store's limit (Limits.MaxRecordBytes).
+var ErrRecordTooLarge = errors.New("idempotency: record too large for its store")
+
+// PermanentError is a store failure that retrying cannot cure. Store
+// adapters return it for the errors of their backend they know to be
+// permanent; the engine for a record it will not write.
+type PermanentError struct {
+	Store string // the store, e.g. "DynamoDB table mq-probe-idempotency"
+	Rule  string // the rule the write broke, e.g. "an item must be at most 400000 bytes"
+	Err   error  // the backend's error, or ErrRecordTooLarge
+}
+
+func (e *PermanentError) Error() string {
+	if e.Err == nil || e.Err == ErrRecordTooLarge {
+		return fmt.Sprintf("%s: %s", e.Store, e.Rule)
+	}
+	return fmt.Sprintf("%s: %s: %v", e.Store, e.Rule, e.Err)
+}
+
+// Unwrap returns the backend's error.
+func (e *PermanentError) Unwrap() error { return e.Err }
+
+// Is matches ErrStorePermanent.
+func (e *PermanentError) Is(target error) bool { return target == ErrStorePermanent }
+
+// IsPermanent reports whether err is a permanent store failure, which must
+// not be retried.
+func IsPermanent(err error) bool { return errors.Is(err, ErrStorePermanent) }

@@ -25,6 +25,7 @@ type Lease struct {
 
 	mu         sync.Mutex
 	leaseUntil time.Time // last lease expiry the store confirmed
+	written    Record    // the record as last written, for Engine.fits
 	expiresAt  time.Time // record expiry as last written
 	ended      bool
 }
@@ -59,7 +60,7 @@ func (e *Engine) Checkpoint(ctx context.Context, l *Lease, progress string) erro
 	backoff := 20 * time.Millisecond
 	for {
 		err := e.renew(ctx, l, &progress)
-		if err == nil || errors.Is(err, ErrLeaseLost) {
+		if err == nil || errors.Is(err, ErrLeaseLost) || IsPermanent(err) {
 			return err
 		}
 		wait := min(backoff, time.Until(l.Until()))
@@ -90,10 +91,14 @@ func (e *Engine) renew(ctx context.Context, l *Lease, progress *string) error {
 		u.ExpiresAt = u.LeaseExpiresAt.Add(e.cfg.Lease)
 	}
 	l.mu.Unlock()
+	if err := e.fits(l, u); err != nil {
+		return storeError("heartbeat", fmt.Errorf("%s: %w", l.pk, err))
+	}
 	rec, err := e.store.Update(ctx, l.pk, l.token, u)
 	if err != nil {
 		return storeError("heartbeat", fmt.Errorf("%s: %w", l.pk, err))
 	}
+	l.wrote(u)
 	l.mu.Lock()
 	l.leaseUntil, l.expiresAt = rec.LeaseExpiresAt, rec.ExpiresAt
 	l.mu.Unlock()
@@ -144,6 +149,9 @@ func (e *Engine) finish(ctx context.Context, l *Lease, op string, u Update) (Rec
 	l.ended = true
 	deadline := l.leaseUntil
 	l.mu.Unlock()
+	if err := e.fits(l, u); err != nil {
+		return Record{}, e.refused(l, op, err)
+	}
 	defer e.flights.end(l.flight)
 
 	backoff := 20 * time.Millisecond
@@ -155,6 +163,9 @@ func (e *Engine) finish(ctx context.Context, l *Lease, op string, u Update) (Rec
 		}
 		if errors.Is(err, ErrLeaseLost) {
 			return Record{}, fmt.Errorf("%s %s: %w", op, l.pk, err)
+		}
+		if IsPermanent(err) {
+			return Record{}, e.refused(l, op, err)
 		}
 		wait := min(backoff, time.Until(deadline))
 		if wait <= 0 || ctx.Err() != nil {

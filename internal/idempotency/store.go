@@ -44,6 +44,46 @@ type Store interface {
 	List(ctx context.Context, q ListQuery) (ListPage, error)
 	// Close releases the store's resources.
 	Close() error
+	// Limits says what the store holds at most. The engine never writes a
+	// record larger than Limits().MaxRecordBytes as RecordSize measures it.
+	Limits() Limits
+}
+
+// Limits is what a store can hold.
+type Limits struct {
+	// Store names the store in errors, e.g. "DynamoDB table mq-probe-idempotency".
+	Store string
+	// MaxRecordBytes is the largest record (RecordSize) the store accepts.
+	MaxRecordBytes int
+}
+
+// numberBytes is what RecordSize charges for a number: DynamoDB stores one
+// in at most 21 bytes, and its decimal form is shorter.
+const numberBytes = 21
+
+// RecordSize measures r the way DynamoDB sizes an item, an upper bound of
+// every store's own measure: each attribute's name plus its value (UTF-8
+// bytes of a string, numberBytes for a number), empty strings left out.
+func RecordSize(r Record) int {
+	n := 0
+	for _, a := range [...]struct {
+		name, value string
+	}{
+		{"pk", r.PK}, {"operationType", r.OperationType}, {"tenant", r.Tenant},
+		{"idempotencyKey", r.IdempotencyKey}, {"status", string(r.Status)}, {"requestHash", r.RequestHash},
+		{"responsePayload", r.ResponsePayload}, {"createdAt", FormatTime(r.CreatedAt)},
+		{"updatedAt", FormatTime(r.UpdatedAt)}, {"expiresAt", FormatTime(r.ExpiresAt)},
+		{"leaseToken", r.LeaseToken}, {"leaseHolder", r.LeaseHolder}, {"target", r.Target},
+		{"traceId", r.TraceID}, {"errorMessage", r.ErrorMessage}, {"progress", r.Progress},
+	} {
+		if a.value != "" {
+			n += len(a.name) + len(a.value)
+		}
+	}
+	for _, name := range [...]string{"httpStatus", "expiresAtMs", "ttl", "leaseExpiresAt", "attempt", "durationMs"} {
+		n += len(name) + numberBytes
+	}
+	return n
 }
 
 // Deletion names the record Delete removes and the conditions it must

@@ -102,7 +102,7 @@ func (s *Store) put(ctx context.Context, rec idempotency.Record, cond string, e 
 	}
 	ccf, failed := conditionFailed(err)
 	if !failed {
-		return written, false, old, fmt.Errorf("put %s: %w", rec.PK, err)
+		return written, false, old, fmt.Errorf("put %s: %w", rec.PK, s.classify(err))
 	}
 	if len(ccf.Item) == 0 {
 		old, _, err = s.Get(ctx, rec.PK)

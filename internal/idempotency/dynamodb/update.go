@@ -69,7 +69,7 @@ func (s *Store) Update(ctx context.Context, pk, token string, u idempotency.Upda
 		return idempotency.Record{}, idempotency.ErrLeaseLost
 	}
 	if err != nil {
-		return idempotency.Record{}, fmt.Errorf("update %s: %w", pk, err)
+		return idempotency.Record{}, fmt.Errorf("update %s: %w", pk, s.classify(err))
 	}
 	rec, err := decode(out.Attributes)
 	if err != nil {

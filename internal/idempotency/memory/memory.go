@@ -14,14 +14,30 @@ import (
 
 // Store keeps records in a map guarded by one mutex.
 type Store struct {
-	mu      sync.Mutex
-	records map[string]idempotency.Record
+	mu       sync.Mutex
+	records  map[string]idempotency.Record
+	maxBytes int
 }
 
 var _ idempotency.Store = (*Store)(nil)
 
+// DefaultMaxRecordBytes is the largest record a store from New holds: the
+// SQL stores' limit, so what runs on the memory store runs on those.
+const DefaultMaxRecordBytes = 1 << 20
+
 // New returns an empty store.
-func New() *Store { return &Store{records: map[string]idempotency.Record{}} }
+func New() *Store { return NewWithLimit(DefaultMaxRecordBytes) }
+
+// NewWithLimit returns an empty store holding records of at most
+// maxRecordBytes (idempotency.RecordSize), for tests of a store's limit.
+func NewWithLimit(maxRecordBytes int) *Store {
+	return &Store{records: map[string]idempotency.Record{}, maxBytes: maxRecordBytes}
+}
+
+// Limits implements idempotency.Store.
+func (s *Store) Limits() idempotency.Limits {
+	return idempotency.Limits{Store: "memory idempotency store", MaxRecordBytes: s.maxBytes}
+}
 
 // Begin implements idempotency.Store.
 func (s *Store) Begin(_ context.Context, c idempotency.Claim) (idempotency.Record, bool, error) {

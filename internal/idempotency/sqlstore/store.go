@@ -181,7 +181,7 @@ func (s *Store) Begin(ctx context.Context, c idempotency.Claim) (idempotency.Rec
 		return err
 	})
 	if err != nil {
-		return idempotency.Record{}, false, fmt.Errorf("begin %s: %w", c.PK, err)
+		return idempotency.Record{}, false, fmt.Errorf("begin %s: %w", c.PK, s.classify(err))
 	}
 	return rec, acquired, nil
 }
@@ -350,7 +350,7 @@ func (s *Store) Update(ctx context.Context, pk, token string, u idempotency.Upda
 		return err
 	})
 	if err != nil {
-		return idempotency.Record{}, fmt.Errorf("update %s: %w", pk, err)
+		return idempotency.Record{}, fmt.Errorf("update %s: %w", pk, s.classify(err))
 	}
 	if !found {
 		return idempotency.Record{}, idempotency.ErrLeaseLost

@@ -121,6 +121,8 @@ func Run(t *testing.T, factory Factory) {
 		{"DeleteSparesRenewedLease", testDeleteSparesRenewedLease},
 		{"EvictRefusesLiveLeaseUnlessForced", testEvict},
 		{"InspectAndListHideExpired", testInspectAndListThroughEngine},
+		{"RecordAtDeclaredLimitIsStored", testRecordAtLimit},
+		{"RecordOverLimitIsRefusedPermanently", testRecordOverLimit},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newFixture(t, factory)) })
