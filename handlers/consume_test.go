@@ -357,7 +357,7 @@ func TestConsumeUnknownQueue(t *testing.T) {
 func TestCaptureRestoreChargesTheBudget(t *testing.T) {
 	c := newCapture(CaptureLimits{MaxBytes: 10, MaxMessageBytes: 10})
 	for _, n := range []int{0, 1, 2, 3, 7} {
-		c.restore([]CapturedMessage{{PayloadBase64: base64.StdEncoding.EncodeToString(make([]byte, n))}}, false)
+		c.restore([]CapturedMessage{{PayloadBase64: base64.StdEncoding.EncodeToString(make([]byte, n))}}, false, 0, "")
 	}
 	if c.used != 13 {
 		t.Fatalf("used %d, want 13", c.used)

@@ -319,6 +319,13 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 		return x.fail(ctx, j, lease, data, fmt.Errorf("encode result data: %w", err))
 	}
 	rec, err := x.Engine.Complete(context.WithoutCancel(ctx), lease, idempotency.Response{Payload: string(payload), HTTPStatus: status})
+	if idempotency.IsPermanent(err) {
+		// The store will never take this result: record the failure instead
+		// (without the result, which is what it refused), one outcome.
+		data.Result = nil
+		data.Progress = x.failedProgress(cmd.OperationType, &live.Counters, stored.get())
+		return x.fail(ctx, j, lease, data, fmt.Errorf("record completion of %s: %w", lease.PK(), err))
+	}
 	if err != nil {
 		// The MQ work is done but not recorded: a redelivery finds the claim
 		// IN_PROGRESS until its lease ends, then re-executes.
