@@ -4,9 +4,9 @@ import (
 	"github.com/aws/smithy-go/tracing"
 
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -46,6 +46,25 @@ func NewResultPublisher(awsCfg aws.Config, cfg PublisherConfig) (result.Publishe
 	return nil, errors.New("result publisher: TopicARN or QueueURL is required")
 }
 
+// Message size limits: SNS takes at most 256 KiB; an SQS queue its
+// MaximumMessageSize (up to 1 MiB), read from the queue, and 256 KiB when
+// it cannot be read. Both count the message attributes too. An event over
+// the limit loses the tail of its list of messages (result.Encode).
+const (
+	snsMaxMessageBytes     = 256 * 1024
+	sqsDefaultMessageBytes = 256 * 1024
+)
+
+// attributesSize is what attrs add to a message's size: names, data type
+// and values.
+func attributesSize(attrs map[string]string) int {
+	n := 0
+	for k, v := range attrs {
+		n += len(k) + len("String") + len(v)
+	}
+	return n
+}
+
 // eventAttributes returns the non-empty filterable attributes of e.
 func eventAttributes(e result.Event) map[string]string {
 	attrs := map[string]string{
@@ -72,9 +91,9 @@ type topicPublisher struct {
 // Publish implements result.Publisher. It names the topic with TopicArn,
 // which goaws reads (it ignores TargetArn) and SNS accepts.
 func (p *topicPublisher) Publish(ctx context.Context, e result.Event) error {
-	body, err := json.Marshal(e)
+	body, err := result.Encode(e, snsMaxMessageBytes-attributesSize(eventAttributes(e)))
 	if err != nil {
-		return fmt.Errorf("encode result event: %w", err)
+		return fmt.Errorf("SNS topic %s: %w", p.topicARN, err)
 	}
 	attrs := map[string]snstypes.MessageAttributeValue{}
 	for k, v := range eventAttributes(e) {
@@ -96,19 +115,23 @@ type queuePublisher struct {
 	client *sqs.Client
 	queue  string // URL or name
 
-	mu  sync.Mutex
-	url string // resolved on first use
+	mu       sync.Mutex
+	url      string // resolved on first use
+	maxBytes int    // the queue's MaximumMessageSize, read with the URL
 }
 
 // Publish implements result.Publisher.
 func (p *queuePublisher) Publish(ctx context.Context, e result.Event) error {
-	body, err := json.Marshal(e)
-	if err != nil {
-		return fmt.Errorf("encode result event: %w", err)
-	}
 	url, err := p.queueURL(ctx)
 	if err != nil {
 		return fmt.Errorf("publish result event: %w", err)
+	}
+	p.mu.Lock()
+	limit := p.maxBytes
+	p.mu.Unlock()
+	body, err := result.Encode(e, limit-attributesSize(eventAttributes(e)))
+	if err != nil {
+		return fmt.Errorf("SQS queue %s (MaximumMessageSize %d): %w", url, limit, err)
 	}
 	attrs := map[string]sqstypes.MessageAttributeValue{}
 	for k, v := range eventAttributes(e) {
@@ -135,7 +158,22 @@ func (p *queuePublisher) queueURL(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		p.url = url
+		p.url, p.maxBytes = url, maxMessageSize(ctx, p.client, url)
 	}
 	return p.url, nil
+}
+
+// maxMessageSize reads the queue's MaximumMessageSize; an emulator or a
+// role that does not give it gets SQS's former default, 256 KiB.
+func maxMessageSize(ctx context.Context, client *sqs.Client, url string) int {
+	out, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url),
+		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameMaximumMessageSize}})
+	if err != nil {
+		return sqsDefaultMessageBytes
+	}
+	n, err := strconv.Atoi(out.Attributes[string(sqstypes.QueueAttributeNameMaximumMessageSize)])
+	if err != nil || n <= 0 {
+		return sqsDefaultMessageBytes
+	}
+	return n
 }

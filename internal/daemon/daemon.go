@@ -171,7 +171,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	ops, err := handlers.New(handlers.Config{
 		Capture: handlers.CaptureLimits{MaxBytes: cfg.Consume.CaptureMaxBytes, MaxMessageBytes: cfg.Consume.CaptureMaxMessageBytes,
 			RecordBytes: d.engine.MaxRecordBytes()},
-		Tests:   handlers.TestLimits{MaxConcurrent: cfg.Tests.MaxConcurrent, MaxDuration: cfg.Tests.MaxDuration},
+		Tests: handlers.TestLimits{MaxConcurrent: cfg.Tests.MaxConcurrent, MaxDuration: cfg.Tests.MaxDuration},
 	})
 	if err != nil {
 		return nil, err
