@@ -3,16 +3,18 @@ package idempotency
 import "fmt"
 
 // fits refuses u, with a PermanentError naming the store and its limit,
-// when the record after it would be larger than the store holds.
+// when the record after it would be larger than the store holds. An update
+// that does not grow the record (a heartbeat) always fits: a record stored
+// under a larger limit keeps its lease.
 func (e *Engine) fits(l *Lease, u Update) error {
 	limits := e.store.Limits()
 	if limits.MaxRecordBytes <= 0 {
 		return nil
 	}
 	l.mu.Lock()
-	size := RecordSize(u.Apply(l.written))
+	size, was := RecordSize(u.Apply(l.written)), RecordSize(l.written)
 	l.mu.Unlock()
-	if size <= limits.MaxRecordBytes {
+	if size <= limits.MaxRecordBytes || size <= was {
 		return nil
 	}
 	return &PermanentError{Store: limits.Store, Err: ErrRecordTooLarge,
