@@ -82,3 +82,20 @@ func TestConsumeResumesPastTheList(t *testing.T) {
 		})
 	}
 }
+
+// TestReadCheckpointCountsUnlistedMessages: a checkpoint whose list is full
+// reports every final message, listed or counted, and the id of the last.
+func TestReadCheckpointCountsUnlistedMessages(t *testing.T) {
+	p := `{"committed":2,"truncated":true,"messages":[{"msgIdBase64":"m1"},{"msgIdBase64":"m2"}],` +
+		`"counted":5,"lastCounted":"c5","doubt":["d1","d2"]}`
+	for _, tc := range []struct {
+		live      int64
+		committed int
+		last      string
+	}{{0, 7, "c5"}, {8, 8, "d1"}, {9, 9, "d2"}, {50, 9, "d2"}} {
+		c, ok := ReadCheckpointCommitted("CONSUME", p, tc.live)
+		if !ok || c.Committed != tc.committed || c.LastMsgID != tc.last || c.FirstMsgID != "m1" || !c.Resumable {
+			t.Errorf("live %d: %+v, want %d committed, last %s", tc.live, c, tc.committed, tc.last)
+		}
+	}
+}
