@@ -61,3 +61,42 @@ func TestResultEventFitsTheQueue(t *testing.T) {
 		t.Errorf("received %d truncated %v listed %d: want 100 counted, some listed, truncated", r.Received, r.Truncated, len(r.Messages))
 	}
 }
+
+// TestResultEventFitsTheTopic: SNS takes 256 KiB; a CONSUME event of some
+// 400 KB reaches the topic's subscriber cut to fit, its count whole. (moto:
+// goaws does not enforce the limit.)
+func TestResultEventFitsTheTopic(t *testing.T) {
+	if err := use(emulators[1]); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = use(emulators[0]) })
+	topic := newTopic(t)
+	url, arn := newQueue(t, map[string]string{"MaximumMessageSize": "1048576"})
+	subscribeQueue(t, topic, arn, true)
+	pub, err := NewResultPublisher(awsCfg, PublisherConfig{TopicARN: topic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pub.Publish(t.Context(), consumeEvent(3000)); err != nil {
+		t.Fatalf("Publish of a 400 KB event: %v", err)
+	}
+	m := receiveRaw(t, url)
+	if n := len(aws.ToString(m.Body)); n > 256*1024 {
+		t.Errorf("body of %d bytes, over SNS's 256 KiB", n)
+	}
+	var got result.Event
+	if err := json.Unmarshal([]byte(aws.ToString(m.Body)), &got); err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Received  int
+		Truncated bool
+		Messages  []json.RawMessage
+	}
+	if err := json.Unmarshal(got.Data.Result, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Received != 3000 || !r.Truncated || len(r.Messages) == 0 || len(r.Messages) >= 3000 {
+		t.Errorf("received %d truncated %v listed %d: want 3000 counted, some listed, truncated", r.Received, r.Truncated, len(r.Messages))
+	}
+}
