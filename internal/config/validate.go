@@ -84,6 +84,11 @@ func (c *Config) validateHTTP(v *validator) {
 		v.fail("http.authToken", "required (or http.tokens, or http.tls.clientCAFile for mTLS) when http.addr is not a loopback address (got %q)", h.Addr)
 	}
 	c.validateTenants(v)
+	for i, entry := range h.AllowedHosts {
+		if !isHostEntry(entry) {
+			v.fail(fmt.Sprintf("http.allowedHosts[%d]", i), "must be a host name or IP address, optionally with :port, as a Host header carries it (got %q)", entry)
+		}
+	}
 	if (h.TLS.CertFile == "") != (h.TLS.KeyFile == "") {
 		v.fail("http.tls.keyFile", "http.tls.certFile and http.tls.keyFile go together")
 	}
@@ -141,6 +146,31 @@ func (c *Config) anyProfileMatches(pattern string) bool {
 		}
 	}
 	return false
+}
+
+// hostNameRE is a DNS name as a Host header carries it: dot-separated
+// labels of letters, digits, - and _, an optional root dot.
+var hostNameRE = regexp.MustCompile(`^[A-Za-z0-9_]([A-Za-z0-9_-]{0,62})(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,62}))*\.?$`)
+
+// isHostEntry reports whether entry is "host", "host:port", "[v6]" or
+// "[v6]:port" with a name or IP address and a port 1-65535.
+func isHostEntry(entry string) bool {
+	host, port, err := net.SplitHostPort(entry)
+	if err != nil {
+		host, port = entry, ""
+		if strings.HasPrefix(entry, "[") && strings.HasSuffix(entry, "]") {
+			host = entry[1 : len(entry)-1]
+		}
+	}
+	if port != "" {
+		if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
+			return false
+		}
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		return true
+	}
+	return len(host) <= 253 && hostNameRE.MatchString(host)
 }
 
 func isLoopback(host string) bool {

@@ -46,11 +46,13 @@ type browser struct {
 	base string
 }
 
-func newBrowser(t *testing.T, base string) *browser {
+// newBrowser starts Chromium, with extra flags besides the usual ones.
+func newBrowser(t *testing.T, base string, flags ...chromedp.ExecAllocatorOption) *browser {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromiumPath(t)),
 		chromedp.NoSandbox, chromedp.DisableGPU, chromedp.Flag("disable-background-networking", true), chromedp.NoFirstRun,
 		chromedp.Flag("no-proxy-server", true), chromedp.WindowSize(1280, 900))
+	opts = append(opts, flags...)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(allocCtx)
 	t.Cleanup(func() {

@@ -201,8 +201,8 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		Executor: d.exec, Recent: d.recent, Submit: d.bus.Submit, OpenAPI: openapi,
 		MaxBodyBytes: int64(cfg.HTTP.MaxBodyBytes), WriteTimeout: cfg.HTTP.WriteTimeout, MaxResultsBytes: cfg.Results.MaxReplyBytes,
 		Load: d.load, WorkContext: d.work,
-		Metrics: d.tel.MetricsHandler(), TracerProvider: d.tel.TracerProvider, MeterProvider: d.tel.MeterProvider,
-		Tests: ops.Tests, Stored: d.engine, Records: d.engine, InFlight: d.exec.InFlight(), AuthToken: cfg.HTTP.AuthToken, Tokens: tokens,
+		Metrics: d.tel.MetricsHandler(), TenantMetrics: d.tel.TenantMetricsHandler, TracerProvider: d.tel.TracerProvider, MeterProvider: d.tel.MeterProvider,
+		Tests: ops.Tests, Stored: d.engine, Records: d.engine, InFlight: d.exec.InFlight(), AuthToken: cfg.HTTP.AuthToken, Tokens: tokens, AllowedHosts: cfg.HTTP.AllowedHosts,
 		Ready: map[string]httpapi.Check{"store": d.storeReady, "router": d.routerReady, "intake": d.intakeReady, "admission": d.admissionReady},
 		Status: httpapi.StatusInfo{Version: opts.Version, Mode: cfg.Mode, Instance: cfg.InstanceID, Started: time.Now(),
 			Backends:      map[string]string{"mq": cfg.MQ.Backend, "idempotencyStore": storeName(cfg), "bus": d.bus.Name, "results": d.bus.ResultsName},
@@ -540,7 +540,7 @@ func tenantTokens(ctx context.Context, h config.HTTPConfig, resolver *secrets.Re
 		}
 		owner[token] = key
 		creds = append(creds, httpapi.Credential{Token: token,
-			Tenant: tenant.Tenant{Name: name, Profiles: tc.Profiles, Inline: tc.Inline}})
+			Tenant: tenant.Tenant{Name: name, Profiles: tc.Profiles, Inline: tc.Inline, Operator: tc.Operator}})
 	}
 	return creds, nil
 }

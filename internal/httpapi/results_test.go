@@ -31,7 +31,7 @@ func TestResultsFilters(t *testing.T) {
 	h := httpapi.Handler(httpapi.Config{Executor: countsOnly{}, Recent: recent})
 	get := func(query string) (int, []byte) {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/results?"+query, nil))
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://localhost/results?"+query, nil))
 		return rec.Code, rec.Body.Bytes()
 	}
 	for query, want := range map[string]string{

@@ -5,6 +5,7 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/inflight"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/telemetry"
+	"github.com/mqprobe/mqprobe/internal/tenant"
 )
 
 // Executor runs commands; *executor.Executor is one.
@@ -64,8 +66,12 @@ type Config struct {
 	Load func() Load
 	// WorkContext carries command work; cancelled at the drain deadline.
 	WorkContext context.Context
-	// Metrics serves GET /metrics; nil disables it.
+	// Metrics serves GET /metrics to operators (the implicit tenant and
+	// tokens marked operator): every series. nil disables the route.
 	Metrics http.Handler
+	// TenantMetrics serves GET /metrics to any other named tenant: only the
+	// series labelled with its name. nil refuses them the route (403).
+	TenantMetrics func(tenant string) http.Handler
 	// Tests and Stored serve /tests; nil Tests disables them.
 	Tests  TestService
 	Stored StoredResults
@@ -79,6 +85,12 @@ type Config struct {
 	// implicit tenant, each of Tokens its named tenant.
 	AuthToken string
 	Tokens    []Credential
+	// AllowedHosts are Host values served besides localhost, loopback
+	// addresses and the address a request arrived at: "name" (any port) or
+	// "name:port". The Host is checked whenever this is set, and always on
+	// an API without bearer tokens, which a page of another site could
+	// otherwise reach through DNS rebinding.
+	AllowedHosts []string
 	// Console, when set, serves GET / and GET /ui/… without credentials:
 	// the web console's pages, which hold no data and read the API with
 	// the caller's own.
@@ -147,13 +159,14 @@ func Handler(cfg Config) http.Handler {
 	mux.HandleFunc("GET /status", a.replyWithin(a.status))
 	mux.HandleFunc("GET /openapi.json", a.replyWithin(a.openapi))
 	if cfg.Metrics != nil {
-		mux.HandleFunc("GET /metrics", a.replyWithin(cfg.Metrics.ServeHTTP))
+		mux.HandleFunc("GET /metrics", a.replyWithin(a.metrics))
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, http.StatusNotFound, problem{Title: "Not Found", Detail: "no route " + r.Method + " " + r.URL.Path})
 	})
 	var h http.Handler = mux
-	if creds := cfg.Tokens; cfg.AuthToken != "" || len(creds) > 0 {
+	bearer := cfg.AuthToken != "" || len(cfg.Tokens) > 0
+	if creds := cfg.Tokens; bearer {
 		if cfg.AuthToken != "" {
 			creds = append([]Credential{{Token: cfg.AuthToken}}, creds...)
 		}
@@ -165,6 +178,12 @@ func Handler(cfg Config) http.Handler {
 		withConsole.Handle("GET /ui/", cfg.Console)
 		withConsole.Handle("/", h)
 		h = withConsole
+	}
+	// Browsers first: a page of another origin changes nothing, and one
+	// that rebinds its name to us is not served at all.
+	h = refuseCrossOrigin(h)
+	if !bearer || len(cfg.AllowedHosts) > 0 {
+		h = newHostPolicy(cfg.AllowedHosts).refuseForeignHosts(h)
 	}
 	if cfg.TracerProvider == nil {
 		return h
@@ -183,6 +202,26 @@ func Handler(cfg Config) http.Handler {
 
 type api struct {
 	cfg Config
+}
+
+// codeNotOperator refuses /metrics to a tenant that may see only its own
+// series when the daemon cannot filter them.
+const codeNotOperator = "NOT_OPERATOR"
+
+// metrics serves GET /metrics: every series to an operator, only its own
+// (labelled tenant="<name>") to any other tenant, which must not learn
+// what the others run.
+func (a *api) metrics(w http.ResponseWriter, r *http.Request) {
+	t := tenant.FromContext(r.Context())
+	switch {
+	case !t.Named() || t.Operator:
+		a.cfg.Metrics.ServeHTTP(w, r)
+	case a.cfg.TenantMetrics != nil:
+		a.cfg.TenantMetrics(t.Name).ServeHTTP(w, r)
+	default:
+		writeProblem(w, r, http.StatusForbidden, problem{Code: codeNotOperator,
+			Detail: fmt.Sprintf("tenant %q may not read /metrics: it is not an operator (http.tokens.%s.operator)", t.Name, t.Name)})
+	}
 }
 
 // replyWithin gives a route's reply WriteTimeout from now: these routes

@@ -52,7 +52,7 @@ func TestGetTestSeries(t *testing.T) {
 	get := func(path string) (int, map[string]any) {
 		t.Helper()
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://localhost"+path, nil))
 		var body map[string]any
 		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
 			t.Fatalf("GET %s: %d %s", path, rec.Code, rec.Body)
@@ -134,7 +134,7 @@ func TestGetTestReadsTheStoredResult(t *testing.T) {
 		h := httpapi.Handler(cfg)
 		for _, tt := range tests {
 			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/tests/"+tt.id, nil))
+			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "http://localhost/tests/"+tt.id, nil))
 			if rec.Code != tt.status {
 				t.Errorf("%s: GET /tests/%.10s: %d %s, want %d", name, tt.id, rec.Code, rec.Body, tt.status)
 				continue

@@ -110,7 +110,7 @@ func (m *Metrics) Command(ctx context.Context, operation, outcome, tenant string
 	}
 	attrs := m.commandAttrs.get([3]string{operation, outcome, tenant}, func() []attribute.KeyValue {
 		return []attribute.KeyValue{attribute.String("operation", operation), attribute.String("outcome", outcome),
-			attribute.String("tenant", tenant)}
+			attribute.String(TenantLabel, tenant)}
 	})
 	m.commands.Add(ctx, 1, attrs)
 	m.commandDuration.Record(ctx, d.Seconds(), attrs)

@@ -11,10 +11,12 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/otlptranslator"
 	"go.opentelemetry.io/contrib/exporters/autoexport"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
@@ -141,9 +143,44 @@ func metricReader(ctx context.Context) (sdkmetric.Reader, error) {
 // processor reads them); otherwise spans only carry trace context.
 func (t *Telemetry) RecordsSpans() bool { return t.recordsSpans }
 
-// MetricsHandler serves the Prometheus text format.
+// MetricsHandler serves the Prometheus text format: every series.
 func (t *Telemetry) MetricsHandler() http.Handler {
 	return promhttp.HandlerFor(t.registry, promhttp.HandlerOpts{})
+}
+
+// TenantLabel is the metric label naming the tenant a series counts for.
+const TenantLabel = "tenant"
+
+// TenantMetricsHandler serves, in the Prometheus text format, only the
+// series labelled tenant=name: one tenant's own commands. Series of other
+// tenants and daemon-wide ones (load, pools, the store, the runtime) are
+// left out, since they tell what the others run.
+func (t *Telemetry) TenantMetricsHandler(name string) http.Handler {
+	return promhttp.HandlerFor(prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
+		families, err := t.registry.Gather()
+		return seriesOf(families, name), err
+	}), promhttp.HandlerOpts{})
+}
+
+// seriesOf keeps, of families, the series labelled tenant=name, dropping
+// families left empty.
+func seriesOf(families []*dto.MetricFamily, name string) []*dto.MetricFamily {
+	var kept []*dto.MetricFamily
+	for _, f := range families {
+		var own []*dto.Metric
+		for _, m := range f.GetMetric() {
+			if slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool {
+				return l.GetName() == TenantLabel && l.GetValue() == name
+			}) {
+				own = append(own, m)
+			}
+		}
+		if len(own) > 0 {
+			f.Metric = own
+			kept = append(kept, f)
+		}
+	}
+	return kept
 }
 
 // Tracer returns a tracer of this process's provider.

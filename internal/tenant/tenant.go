@@ -45,6 +45,9 @@ type Tenant struct {
 	// Inline lets the tenant name inline targets, still within
 	// targets.allowInline and targets.inline.
 	Inline bool
+	// Operator lets the tenant read every tenant's series on /metrics;
+	// the others read only their own.
+	Operator bool
 }
 
 // Named reports whether t is a configured tenant rather than the implicit one.
