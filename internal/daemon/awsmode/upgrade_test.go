@@ -183,4 +183,3 @@ func eventData(t *testing.T, e receivedEvent) []byte {
 	}
 	return data
 }
-
