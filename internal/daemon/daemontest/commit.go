@@ -112,8 +112,11 @@ func resolveCommit(root, commit string) (string, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("commit %s is not in the history of the clone at %s (%v %s): the mixed-version tests build that commit's mqprobe from git; "+
-			"use a clone with full history (git fetch --unshallow), or move daemontest.PreviousRelease to a commit it has", commit, root, err, strings.TrimSpace(stderr.String()))
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			err = fmt.Errorf("%w: %s", err, msg)
+		}
+		return "", fmt.Errorf("commit %s is not in the history of the clone at %s (git rev-parse: %v): the mixed-version tests build that commit's mqprobe from git; "+
+			"use a clone with full history (git fetch --unshallow), or move daemontest.PreviousRelease to a commit it has", commit, root, err)
 	}
 	return strings.TrimSpace(string(out)), nil
 }
