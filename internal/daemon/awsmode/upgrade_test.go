@@ -20,10 +20,6 @@ import (
 // other started, exactly once. Subtests are named scenario/direction
 // ("old-to-new": the old release starts, the new one follows).
 
-// upgradeVars are the settings of an upgrade test's processes: a short
-// lease, so a takeover comes quickly.
-var upgradeVars = map[string]string{"MQPROBE_IDEMPOTENCY_LEASE": "2s", "MQPROBE_SQS_VISIBILITYTIMEOUT": "3s"}
-
 // TestUpgradeMixedVersions: on each emulator, one old and one new process
 // share the table and the command queue, each with its own embedded queue
 // manager (whose depth shows what that process executed).
@@ -37,7 +33,9 @@ func TestUpgradeMixedVersions(t *testing.T) {
 	previous, current := daemontest.Versions(t)
 	onEachEmulator(t, func(t *testing.T, _ *awsEmulator) {
 		env := newLocalAWS(t, 50)
-		vars := daemonProcessEnv(env, upgradeVars)
+		// No process dies here: a long visibility timeout keeps a stall of
+		// a busy machine from becoming a redelivery.
+		vars := daemonProcessEnv(env, map[string]string{"MQPROBE_IDEMPOTENCY_LEASE": "2s", "MQPROBE_SQS_VISIBILITYTIMEOUT": "30s"})
 		old, new := startVersion(t, previous, vars), startVersion(t, current, vars)
 		results := newResultQueue(t, env.results)
 		run := fmt.Sprintf("upgrade-%d", time.Now().UnixNano()%1e9)
@@ -109,8 +107,10 @@ func TestUpgradeMixedVersions(t *testing.T) {
 						executed = append(executed, e)
 					}
 				}
-				if len(executed) != 1 || executed[0].Data.Status != result.StatusCompleted || len(replayed) != copies-1 {
-					t.Errorf("sqs-duplicates: key %s: %d executions, %d replays (%s), want 1 COMPLETED and %d", key, len(executed), len(replayed), describeSources(byKey[key]), copies-1)
+				// A copy redelivered after its ack was lost is replayed
+				// once more: more replays are legitimate, fewer are not.
+				if len(executed) != 1 || executed[0].Data.Status != result.StatusCompleted || len(replayed) < copies-1 {
+					t.Errorf("sqs-duplicates: key %s: %d executions, %d replays (%s), want 1 COMPLETED and at least %d", key, len(executed), len(replayed), describeSources(byKey[key]), copies-1)
 					continue
 				}
 				for _, r := range replayed {
