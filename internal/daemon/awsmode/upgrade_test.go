@@ -27,6 +27,8 @@ import (
 //     other: same status, same body apart from "replay", nothing put again;
 //   - key-reuse: the key with a different request is refused by the other
 //     (409), nothing put;
+//   - consume-replay: a CONSUME completed by one is replayed by the other,
+//     its captured messages included;
 //   - sqs-duplicates: commands sent twice each to the shared queue, taken by
 //     whichever process, each execute exactly once, every copy replayed.
 func TestUpgradeMixedVersions(t *testing.T) {
@@ -70,6 +72,28 @@ func TestUpgradeMixedVersions(t *testing.T) {
 			}
 			if d := second.Depth(t, "DEV.QUEUE.1") - secondBefore; d != 0 {
 				t.Errorf("replay/key-reuse %s: %s put %d messages replaying or refusing, want 0", dir, second.Name, d)
+			}
+
+			// A CONSUME's record holds what it captured: the other
+			// version replays that, getting nothing.
+			consume := fmt.Sprintf(`{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"},"maxMessages":%d}`, count)
+			captured := first.Post(t, "/messages/consume", consume, "Idempotency-Key", key+"-consume")
+			if captured.Status != http.StatusOK {
+				t.Fatalf("consume-replay %s: %s executing: %d %s, want 200", dir, first.Name, captured.Status, captured.Body)
+			}
+			var c struct {
+				Result struct{ Messages []json.RawMessage }
+			}
+			if err := json.Unmarshal(captured.Body, &c); err != nil || len(c.Result.Messages) != count {
+				t.Fatalf("consume-replay %s: %s captured %d messages (%v): %s, want %d", dir, first.Name, len(c.Result.Messages), err, captured.Body, count)
+			}
+			replayed := second.Post(t, "/messages/consume", consume, "Idempotency-Key", key+"-consume")
+			if replayed.Status != captured.Status || replayed.Header.Get("Idempotent-Replay") != "true" {
+				t.Errorf("consume-replay %s: %s answered %d Idempotent-Replay=%q %s, want %d and true",
+					dir, second.Name, replayed.Status, replayed.Header.Get("Idempotent-Replay"), replayed.Body, captured.Status)
+			}
+			if err := daemontest.SameApartFromReplay(captured.Body, replayed.Body); err != nil {
+				t.Errorf("consume-replay %s: %s replaying %s's record: %v", dir, second.Name, first.Name, err)
 			}
 		})
 
