@@ -25,15 +25,24 @@ var serverBinary struct {
 // several daemon processes can share as they would share a real queue
 // manager. Its queues live in its memory: a restart empties them.
 type MQServer struct {
-	Port string
-	log  string
-	cmd  *exec.Cmd
-	done chan struct{}
+	Port   string
+	log    string
+	config string // the -config file, if any
+	cmd    *exec.Cmd
+	done   chan struct{}
 }
 
 // StartMQServer builds ./cmd/mqserver once per test binary and starts it on
 // a free loopback port. It is killed when t ends.
 func StartMQServer(t testing.TB) *MQServer {
+	t.Helper()
+	return StartMQServerConfig(t, "")
+}
+
+// StartMQServerConfig is StartMQServer with a configuration file holding
+// yaml (see configs/mqserver.yaml; "" for none): queues of a given depth,
+// for one.
+func StartMQServerConfig(t testing.TB, yaml string) *MQServer {
 	t.Helper()
 	serverBinary.once.Do(func() {
 		serverBinary.path, serverBinary.err = buildCommand("./cmd/mqserver", "mqserver", "")
@@ -45,7 +54,14 @@ func StartMQServer(t testing.TB) *MQServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &MQServer{Port: port, log: filepath.Join(t.TempDir(), "mqserver.log")}
+	dir := t.TempDir()
+	s := &MQServer{Port: port, log: filepath.Join(dir, "mqserver.log")}
+	if yaml != "" {
+		s.config = filepath.Join(dir, "mqserver.yaml")
+		if err := os.WriteFile(s.config, []byte(yaml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	s.Up(t)
 	t.Cleanup(func() {
 		s.Down(t)
@@ -77,7 +93,11 @@ func (s *MQServer) Up(t testing.TB) {
 		t.Fatal(err)
 	}
 	defer logFile.Close()
-	cmd := exec.Command(serverBinary.path, "-listen", "127.0.0.1:"+s.Port)
+	args := []string{"-listen", "127.0.0.1:" + s.Port}
+	if s.config != "" {
+		args = append(args, "-config", s.config)
+	}
+	cmd := exec.Command(serverBinary.path, args...)
 	cmd.Stderr = logFile
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

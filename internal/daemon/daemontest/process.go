@@ -74,53 +74,6 @@ func Binary(t testing.TB) string {
 	return daemonBinary.path
 }
 
-// BuildAt builds ./cmd/mqprobe as it was at commit, a commit of this
-// repository's history (git archive extracts it; the module cache provides
-// its dependencies), into the repository's build directory and returns its
-// path, so a benchmark can measure the tree against an earlier one side by
-// side. A commit is immutable: a binary built before is reused.
-func BuildAt(t testing.TB, commit string) string {
-	t.Helper()
-	root, err := testenv.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	final := filepath.Join(root, ".build", "test", "mqprobe-at-"+commit)
-	if _, err := os.Stat(final); err == nil {
-		return final
-	}
-	src := t.TempDir()
-	archive := exec.Command("git", "-C", root, "archive", "--format=tar", commit)
-	extract := exec.Command("tar", "-x", "-C", src)
-	var stderr bytes.Buffer
-	archive.Stderr, extract.Stderr = &stderr, &stderr
-	if extract.Stdin, err = archive.StdoutPipe(); err != nil {
-		t.Fatal(err)
-	}
-	if err := extract.Start(); err != nil {
-		t.Fatalf("extract commit %s: %v", commit, err)
-	}
-	archiveErr := archive.Run()
-	if err := errors.Join(archiveErr, extract.Wait()); err != nil {
-		t.Fatalf("extract commit %s with git archive (a clone with its history is needed): %v\n%s", commit, err, &stderr)
-	}
-	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tmp := fmt.Sprintf("%s.tmp.%d", final, os.Getpid())
-	build := exec.Command("go", "build", "-o", tmp, "./cmd/mqprobe")
-	build.Dir = src
-	if out, err := build.CombinedOutput(); err != nil {
-		os.Remove(tmp)
-		t.Fatalf("go build ./cmd/mqprobe at %s: %v\n%s", commit, err, out)
-	}
-	if err := os.Rename(tmp, final); err != nil {
-		os.Remove(tmp)
-		t.Fatal(err)
-	}
-	return final
-}
-
 // buildCommand builds the main package pkg into .build/test/name: a
 // temporary file renamed into place, so concurrent runs never execute a
 // half-written binary.
