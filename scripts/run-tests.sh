@@ -10,7 +10,9 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root" || exit 1
 log="$(mktemp /tmp/mqprobe-test-XXXXXX.log)"
 status=0
-test_flags=(-race -count=1 -v)
+# A package's tests may take longer than go test's 10-minute default on a
+# loaded 2-core machine (the daemon suites start many processes).
+test_flags=(-race -count=1 -v -timeout 30m)
 
 # The tests see what a container on ECS or EKS sees: none of the variables
 # that change how the AWS SDK or Go's HTTP client behave on this machine —
