@@ -50,7 +50,9 @@ func WithLogger(log *slog.Logger) SQLiteOption {
 // in WAL mode with synchronous=FULL unless an option says otherwise, and
 // migrates its schema. Writes go through one connection that commits the
 // writes waiting for it together (group commit); reads use a pool of their
-// own, which in WAL mode never waits for the writer.
+// own, which in WAL mode never waits for the writer. Once path (or its
+// WAL) no longer names the file opened there, every operation fails with a
+// *FileError.
 //
 // FULL is not SQLite's own: SQLite would sync the WAL inside every COMMIT,
 // holding up the next batch. The writer's connection runs NORMAL (no sync at
