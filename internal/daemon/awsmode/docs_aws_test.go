@@ -3,6 +3,7 @@ package awsmode_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,9 +77,21 @@ func docsAWSWalkthrough(t *testing.T, e *awsEmulator) {
 			t.Fatal(err)
 		}
 	}
-	// The walkthrough's STOP_TEST ended its 60 s TEST early.
+	// The walkthrough's STOP_TEST ended its 60 s TEST early. Its progress
+	// events (every 5 s, more of them on a slow machine) come first; past
+	// 60 s the TEST ends by itself, unstopped.
 	results := newResultQueue(t, queueURL(t, "mqprobe-results"))
-	ev := results.wait("probe-42", 1, 30*time.Second)[0]
+	var ev receivedEvent
+	results.waitUntil(t, 90*time.Second, func(evs []receivedEvent) (bool, string) {
+		for _, e := range evs {
+			if e.Data.IdempotencyKey == "probe-42" && e.Type != result.TypeProgress {
+				ev = e
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("probe-42: no final event among %d progress events", countReceivedEvents(evs,
+			func(e receivedEvent) bool { return e.Data.IdempotencyKey == "probe-42" }))
+	})
 	if ev.Data.Status != result.StatusCompleted || !strings.Contains(string(ev.Data.Result), `"stopped":true`) {
 		t.Errorf("probe-42: %s %s %+v, want COMPLETED and stopped", ev.Data.Status, ev.Data.Result, ev.Data.Error)
 	}

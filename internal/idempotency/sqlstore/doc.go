@@ -10,5 +10,6 @@
 // On SQLite every write goes through one goroutine that owns the only write
 // connection and commits the writes waiting for it together (group commit,
 // writer.go); reads use a pool of their own. Every statement is prepared
-// once, at open, one per shape.
+// once, at open, one per shape. A SQLite store refuses every operation once
+// its database path no longer names the file it opened (fileid.go).
 package sqlstore

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 )
@@ -137,4 +138,14 @@ func (s *Store) ListPlan(ctx context.Context, q idempotency.ListQuery) (string, 
 		lines = append(lines, fmt.Sprint(*dest[len(dest)-1].(*any)))
 	}
 	return strings.Join(lines, "\n"), rows.Err()
+}
+
+// CheckFile is the database file check every operation makes first.
+func (s *Store) CheckFile() error { return s.file.check() }
+
+// CheckFileEvery makes the database file check stand for d instead of
+// fileCheckInterval, starting now.
+func (s *Store) CheckFileEvery(d time.Duration) {
+	s.file.interval = d
+	s.file.next.Store(int64(time.Since(s.file.began)))
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"runtime"
@@ -28,7 +29,10 @@ const (
 // SQLiteOption tunes OpenSQLite.
 type SQLiteOption func(*sqliteOptions)
 
-type sqliteOptions struct{ synchronous string }
+type sqliteOptions struct {
+	synchronous string
+	log         *slog.Logger
+}
 
 // WithSynchronous sets the synchronous mode: SynchronousFull or
 // SynchronousNormal.
@@ -36,11 +40,19 @@ func WithSynchronous(mode string) SQLiteOption {
 	return func(o *sqliteOptions) { o.synchronous = mode }
 }
 
+// WithLogger is where the store says that its database file was lost
+// (FileError); slog.Default() without it.
+func WithLogger(log *slog.Logger) SQLiteOption {
+	return func(o *sqliteOptions) { o.log = log }
+}
+
 // OpenSQLite opens (creating if needed) the SQLite store in the file at path,
 // in WAL mode with synchronous=FULL unless an option says otherwise, and
 // migrates its schema. Writes go through one connection that commits the
 // writes waiting for it together (group commit); reads use a pool of their
-// own, which in WAL mode never waits for the writer.
+// own, which in WAL mode never waits for the writer. Once path (or its
+// WAL) no longer names the file opened there, every operation fails with a
+// *FileError.
 //
 // FULL is not SQLite's own: SQLite would sync the WAL inside every COMMIT,
 // holding up the next batch. The writer's connection runs NORMAL (no sync at
@@ -52,7 +64,7 @@ func WithSynchronous(mode string) SQLiteOption {
 // after a power loss in that moment its writer's caller was never answered,
 // as with any write the crash interrupted.
 func OpenSQLite(ctx context.Context, path string, opts ...SQLiteOption) (*Store, error) {
-	o := sqliteOptions{synchronous: SynchronousFull}
+	o := sqliteOptions{synchronous: SynchronousFull, log: slog.Default()}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -95,6 +107,11 @@ func OpenSQLite(ctx context.Context, path string, opts ...SQLiteOption) (*Store,
 		return nil, err
 	}
 	s.wal = wal
+	// Taken once the schema is migrated: the migration's writes made the WAL.
+	if s.file, err = newFileGuard(path, o.log); err != nil {
+		s.Close()
+		return nil, err
+	}
 	return s, nil
 }
 

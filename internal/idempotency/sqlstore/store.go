@@ -25,6 +25,9 @@ type Store struct {
 	w *writer
 	// wal is the WAL file the writer syncs (SQLite, synchronous=FULL).
 	wal *walFile
+	// file refuses every operation once the SQLite database path no longer
+	// names the open file (fileid.go); nil on PostgreSQL.
+	file *fileGuard
 
 	beginSQL, getSQL, cleanupSQL string
 	deleteSQL                    [2]string // [force]
@@ -106,6 +109,9 @@ func prepareAll(ctx context.Context, q querier, queries ...string) error {
 // write runs fn: through the group-commit writer when the store has one,
 // else at once on the pool.
 func (s *Store) write(ctx context.Context, fn writeFunc) error {
+	if err := s.file.check(); err != nil {
+		return err
+	}
 	if s.w == nil {
 		return fn(ctx, s)
 	}
@@ -370,6 +376,9 @@ func nullable(s string) any {
 
 // Get implements idempotency.Store.
 func (s *Store) Get(ctx context.Context, pk string) (idempotency.Record, bool, error) {
+	if err := s.file.check(); err != nil {
+		return idempotency.Record{}, false, fmt.Errorf("get %s: %w", pk, err)
+	}
 	rec, ok, err := s.get(ctx, s, pk)
 	if err != nil {
 		return idempotency.Record{}, false, fmt.Errorf("get %s: %w", pk, err)
@@ -450,6 +459,9 @@ func (s *Store) Delete(ctx context.Context, d idempotency.Deletion) (bool, error
 // paging on the primary key, (status, pk), (tenant, pk) or
 // (tenant, status, pk) as the filters allow); After and Next are pks.
 func (s *Store) List(ctx context.Context, q idempotency.ListQuery) (idempotency.ListPage, error) {
+	if err := s.file.check(); err != nil {
+		return idempotency.ListPage{}, fmt.Errorf("list: %w", err)
+	}
 	size := q.PageSize()
 	query, args := s.listQuery(q, size)
 	rows, err := s.pool.QueryContext(ctx, query, args...)
