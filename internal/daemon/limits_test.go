@@ -272,7 +272,7 @@ func TestRepliesHaveAWriteDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	fmt.Fprintf(c, "GET /results?limit=1000 HTTP/1.1\r\nHost: mqprobe\r\n\r\n")
+	fmt.Fprintf(c, "GET /results?limit=1000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
 	time.Sleep(3 * time.Second)
 	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	got, _ := io.Copy(io.Discard, c)
