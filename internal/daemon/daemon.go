@@ -75,6 +75,8 @@ type Daemon struct {
 	exec     *executor.Executor
 	bus      *router.Transport // where commands come from and results go: the mode's transport
 	aws      *aws.Config       // loaded on first use
+	// resources checks the AWS resources aws mode uses (nil otherwise).
+	resources *awsResources
 	router   *router.Router
 	recent   *result.Recent
 	tel      *telemetry.Telemetry
@@ -151,13 +153,16 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		return nil, fmt.Errorf("command: %w", err)
 	}
 
+	if err := d.checkResourcesAtStart(ctx); err != nil {
+		return nil, err
+	}
 	sqs, res := cfg.SQS, cfg.Results
 	if d.bus, err = router.NewTransport(ctx, router.TransportConfig{Mode: cfg.Mode, AWS: d.awsConfig, Logger: watermillLogger(log),
 		SQS: awsbus.SubscriberConfig{QueueURL: sqs.CommandQueue, WaitTimeSeconds: sqs.WaitTimeSeconds,
 			VisibilityTimeout: sqs.VisibilityTimeout, MaxMessages: sqs.MaxMessages, NackDelay: cfg.Bus.NackDelay,
 			// Acks of commands finishing during the drain must still delete.
 			CloseTimeout: cfg.HTTP.ShutdownTimeout + 10*time.Second, TracerProvider: d.awsTracing(),
-			WaitForRoom: d.limiter.WaitForRoom},
+			WaitForRoom: d.waitForRoom},
 		MaxQueued: cfg.Limits.CommandQueue,
 		Results:   awsbus.PublisherConfig{TopicARN: res.SNSTopicARN, QueueURL: res.SQSQueue, TracerProvider: d.awsTracing()},
 	}); err != nil {
@@ -202,7 +207,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		Load: d.load, WorkContext: d.work,
 		Metrics: d.tel.MetricsHandler(), TracerProvider: d.tel.TracerProvider, MeterProvider: d.tel.MeterProvider,
 		Tests: ops.Tests, Stored: d.engine, Records: d.engine, InFlight: d.exec.InFlight(), AuthToken: cfg.HTTP.AuthToken, Tokens: tokens,
-		Ready: map[string]httpapi.Check{"store": d.storeReady, "router": d.routerReady, "intake": d.intakeReady, "admission": d.admissionReady},
+		Ready: d.withResourceChecks(map[string]httpapi.Check{"store": d.storeReady, "router": d.routerReady, "intake": d.intakeReady, "admission": d.admissionReady}),
 		Status: httpapi.StatusInfo{Version: opts.Version, Mode: cfg.Mode, Instance: cfg.InstanceID, Started: time.Now(),
 			Backends:      map[string]string{"mq": cfg.MQ.Backend, "idempotencyStore": storeName(cfg), "bus": d.bus.Name, "results": d.bus.ResultsName},
 			QueueManagers: statusQueueManagers(cfg), Profiles: statusProfiles(cfg)},
