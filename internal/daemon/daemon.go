@@ -65,23 +65,21 @@ type Options struct {
 
 // Daemon is an assembled mqprobe.
 type Daemon struct {
-	cfg     *config.Config
-	log     *slog.Logger
-	store   idempotency.Store
-	engine  *idempotency.Engine
-	backend mq.Backend
-	pool    *mq.Pool
-	limiter *admission.Limiter
-	exec    *executor.Executor
-	bus     *router.Transport // where commands come from and results go: the mode's transport
-	aws     *aws.Config       // loaded on first use
-	// resources checks the AWS resources aws mode uses (nil otherwise).
-	resources *awsResources
-	router    *router.Router
-	recent    *result.Recent
-	tel       *telemetry.Telemetry
-	server    *http.Server
-	listener  net.Listener
+	cfg      *config.Config
+	log      *slog.Logger
+	store    idempotency.Store
+	engine   *idempotency.Engine
+	backend  mq.Backend
+	pool     *mq.Pool
+	limiter  *admission.Limiter
+	exec     *executor.Executor
+	bus      *router.Transport // where commands come from and results go: the mode's transport
+	aws      *aws.Config       // loaded on first use
+	router   *router.Router
+	recent   *result.Recent
+	tel      *telemetry.Telemetry
+	server   *http.Server
+	listener net.Listener
 
 	work       context.Context // command work; cancelled at the drain deadline
 	cancelWork context.CancelCauseFunc
@@ -90,6 +88,9 @@ type Daemon struct {
 	// after they end.
 	background sync.WaitGroup
 	draining   atomic.Bool
+
+	// resources checks the AWS resources aws mode uses (nil otherwise).
+	resources *awsResources
 }
 
 // ErrDrainDeadline cancels work still running when the drain deadline passes.
