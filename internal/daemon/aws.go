@@ -174,7 +174,8 @@ func (r *awsResources) record(failures map[string]error) {
 		was, now := r.failures[name], failures[name]
 		switch {
 		case now != nil && (was == nil || was.Error() != now.Error()):
-			r.log.Error("aws resource not usable: not ready until it is", "check", name, "error", now.Error())
+			r.log.Error("aws resource not usable: not ready until it is", "check", name, "error", now.Error(),
+				"intakeHeld", name == readyRouter && answered(now))
 		case now == nil && was != nil:
 			r.log.Info("aws resource usable again", "check", name)
 		}
@@ -214,16 +215,21 @@ func (r *awsResources) ready(name string) httpapi.Check {
 func (r *awsResources) resultsUndeliverable() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var resErr *awsbus.ResourceError
-	if err := r.failures[readyRouter]; errors.As(err, &resErr) && resErr.Answered {
+	if err := r.failures[readyRouter]; answered(err) {
 		return err
 	}
 	return nil
 }
 
-// waitDeliverable holds the command subscriber's next receive while the
-// results destination is undeliverable, re-checking it every
-// aws.checkInterval.
+// answered tells whether err is a resource check that AWS answered.
+func answered(err error) bool {
+	var resErr *awsbus.ResourceError
+	return errors.As(err, &resErr) && resErr.Answered
+}
+
+// waitDeliverable holds the router's start, and the command subscriber's
+// next receive, while the results destination is undeliverable,
+// re-checking it every aws.checkInterval.
 func (r *awsResources) waitDeliverable(ctx context.Context) error {
 	for {
 		r.refresh()

@@ -296,7 +296,13 @@ func (d *Daemon) Addr() string { return d.listener.Addr().String() }
 // backed out and its claim released for another instance to resume.
 func (d *Daemon) Run(ctx context.Context) error {
 	routerErr := make(chan error, 1)
-	go func() { routerErr <- d.router.Run(context.WithoutCancel(ctx)) }()
+	go func() {
+		// No command is taken in while its result could not be delivered.
+		if d.resources != nil && d.resources.waitDeliverable(ctx) != nil {
+			return
+		}
+		routerErr <- d.router.Run(context.WithoutCancel(ctx))
+	}()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- d.server.Serve(d.listener) }()
 	// DynamoDB deletes expired records itself (TTL on ttl); a scan of the

@@ -17,6 +17,8 @@ import (
 	"github.com/mqprobe/mqprobe/internal/daemon"
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/idempotency/dynamodb"
+	"github.com/mqprobe/mqprobe/internal/idempotency/storetest"
+	"github.com/mqprobe/mqprobe/internal/result"
 )
 
 // TestResourcesDecideReadiness: aws mode is ready only while the command
@@ -73,6 +75,37 @@ func resourcesDecideReadiness(t *testing.T, _ *awsEmulator) {
 		}
 		t.Cleanup(func() { _, _ = snsClient.DeleteTopic(ctx, &sns.DeleteTopicInput{TopicArn: aws.String(later)}) })
 		waitReadiness(t, base, true)
+	})
+
+	t.Run("IntakeHeldWhileResultsUndeliverable", func(t *testing.T) {
+		env := newLocalAWS(t, 10)
+		held := topic + "-held"
+		var store *storetest.Counting
+		base := startAWSDaemon(t, env, func(s *daemontest.Setup) {
+			s.Cfg.Results.SQSQueue, s.Cfg.Results.SNSTopicARN = "", held
+			store = s.Opts.Store.(*storetest.Counting)
+		})
+		waitReadiness(t, base, false)
+		key := "held-" + uniqueName(t)
+		sendCommand(t, env.commands, awsProduce("DEV.QUEUE.1", 2, ""), map[string]string{"Idempotency-Key": key})
+		// Long enough for several receive polls (sqs.waitTimeSeconds 1):
+		// a daemon taking commands in would have claimed this one.
+		time.Sleep(4 * time.Second)
+		if n := store.Begins.Load(); n != 0 {
+			t.Fatalf("%d claims while the results topic is missing: commands ran whose results could go nowhere", n)
+		}
+		if _, err := snsClient.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String(topicName + "-held")}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _, _ = snsClient.DeleteTopic(ctx, &sns.DeleteTopicInput{TopicArn: aws.String(held)}) })
+		if _, err := snsClient.Subscribe(ctx, &sns.SubscribeInput{TopicArn: aws.String(held), Protocol: aws.String("sqs"),
+			Endpoint: aws.String(sqsQueueARN(t, env.results)), Attributes: map[string]string{"RawMessageDelivery": "true"}}); err != nil {
+			t.Fatal(err)
+		}
+		waitReadiness(t, base, true)
+		if e := newResultQueue(t, env.results).wait(key, 1, 30*time.Second)[0]; e.Data.Status != result.StatusCompleted {
+			t.Errorf("held command: %s %+v, want COMPLETED once the topic exists", e.Data.Status, e.Data.Error)
+		}
 	})
 
 	t.Run("MissingTable", func(t *testing.T) {
