@@ -112,34 +112,44 @@ func newAWSResources(cfg *config.Config, awsCfg aws.Config, tp tracing.TracerPro
 	return &awsResources{cfg: cfg, checker: awsbus.NewResourceChecker(awsCfg, tp), interval: cfg.AWS.CheckInterval, log: log}
 }
 
-// checkAWSResources runs each check of cfg's AWS resources, by the
-// readiness check it reports under; a resource cfg does not use is not
-// checked.
-func checkAWSResources(ctx context.Context, cfg *config.Config, c *awsbus.ResourceChecker) map[string]error {
-	checks := map[string]func(context.Context) error{
-		readyIntake: func(ctx context.Context) error { return c.CheckQueue(ctx, "sqs.commandQueue", cfg.SQS.CommandQueue) },
-		readyRouter: func(ctx context.Context) error {
-			if cfg.Results.SNSTopicARN != "" {
-				return c.CheckTopic(ctx, "results.snsTopicArn", cfg.Results.SNSTopicARN)
-			}
-			return c.CheckQueue(ctx, "results.sqsQueue", cfg.Results.SQSQueue)
-		},
+// resourceCheck is one AWS resource a daemon on the configuration uses.
+type resourceCheck struct {
+	ready    string // the readiness check it reports under
+	key      string // the configuration key naming it
+	resource string // what the key names
+	check    func(ctx context.Context, key, resource string) error
+}
+
+func (c resourceCheck) run(ctx context.Context) error { return c.check(ctx, c.key, c.resource) }
+
+// awsResourceChecks lists the checks of cfg's AWS resources in the order a
+// command meets them; a resource cfg does not use is not listed.
+func awsResourceChecks(cfg *config.Config, c *awsbus.ResourceChecker) []resourceCheck {
+	checks := []resourceCheck{{readyIntake, "sqs.commandQueue", cfg.SQS.CommandQueue, c.CheckQueue}}
+	if cfg.Results.SNSTopicARN != "" {
+		checks = append(checks, resourceCheck{readyRouter, "results.snsTopicArn", cfg.Results.SNSTopicARN, c.CheckTopic})
+	} else {
+		checks = append(checks, resourceCheck{readyRouter, "results.sqsQueue", cfg.Results.SQSQueue, c.CheckQueue})
 	}
 	if cfg.Idempotency.Enabled && cfg.Idempotency.Store == config.StoreDynamoDB {
-		checks[readyStore] = func(ctx context.Context) error {
-			return c.CheckTable(ctx, "idempotency.dynamodb.table", cfg.Idempotency.DynamoDB.Table)
-		}
+		checks = append(checks, resourceCheck{readyStore, "idempotency.dynamodb.table", cfg.Idempotency.DynamoDB.Table, c.CheckTable})
 	}
+	return checks
+}
+
+// checkAWSResources runs the checks of cfg's AWS resources at once and
+// returns their answers by readiness check.
+func checkAWSResources(ctx context.Context, cfg *config.Config, c *awsbus.ResourceChecker) map[string]error {
 	var (
 		mu  sync.Mutex
 		wg  sync.WaitGroup
 		out = map[string]error{}
 	)
-	for name, check := range checks {
+	for _, check := range awsResourceChecks(cfg, c) {
 		wg.Go(func() {
-			err := check(ctx)
+			err := check.run(ctx)
 			mu.Lock()
-			out[name] = err
+			out[check.ready] = err
 			mu.Unlock()
 		})
 	}

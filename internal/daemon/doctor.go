@@ -65,30 +65,16 @@ func Doctor(ctx context.Context, cfg *config.Config, passed func(check, detail s
 	return doctorProfiles(ctx, cfg, loadAWS, passed)
 }
 
-// doctorAWS runs the resource checks one by one, in the order a command
-// meets them.
+// doctorAWS runs the readiness checks of the AWS resources one by one.
 func doctorAWS(ctx context.Context, cfg *config.Config, c *awsbus.ResourceChecker, passed func(check, detail string)) error {
-	type check struct {
-		key, resource string
-		run           func(context.Context, string, string) error
-	}
-	checks := []check{{"sqs.commandQueue", cfg.SQS.CommandQueue, c.CheckQueue}}
-	if cfg.Results.SNSTopicARN != "" {
-		checks = append(checks, check{"results.snsTopicArn", cfg.Results.SNSTopicARN, c.CheckTopic})
-	} else {
-		checks = append(checks, check{"results.sqsQueue", cfg.Results.SQSQueue, c.CheckQueue})
-	}
-	if cfg.Idempotency.Enabled && cfg.Idempotency.Store == config.StoreDynamoDB {
-		checks = append(checks, check{"idempotency.dynamodb.table", cfg.Idempotency.DynamoDB.Table, c.CheckTable})
-	}
-	for _, ch := range checks {
+	for _, check := range awsResourceChecks(cfg, c) {
 		checkCtx, cancel := context.WithTimeout(ctx, doctorCheckTimeout)
-		err := ch.run(checkCtx, ch.key, ch.resource)
+		err := check.run(checkCtx)
 		cancel()
 		if err != nil {
-			return &DoctorError{Check: ch.key, Err: err, Fix: resourceFix(err)}
+			return &DoctorError{Check: check.key, Err: err, Fix: resourceFix(err)}
 		}
-		passed(ch.key, ch.resource+" exists and answers")
+		passed(check.key, check.resource+" exists and answers")
 	}
 	return nil
 }
