@@ -184,8 +184,7 @@ func (r *awsResources) record(failures map[string]error) {
 		was, now := r.failures[name], failures[name]
 		switch {
 		case now != nil && (was == nil || was.Error() != now.Error()):
-			r.log.Error("aws resource not usable: not ready until it is", "check", name, "error", now.Error(),
-				"intakeHeld", name == readyRouter && answered(now))
+			r.log.Error("aws resource not usable: not ready until it is", "check", name, "error", now.Error())
 		case now == nil && was != nil:
 			r.log.Info("aws resource usable again", "check", name)
 		}
@@ -218,15 +217,16 @@ func (r *awsResources) ready(name string) httpapi.Check {
 	}
 }
 
-// resultsUndeliverable is the results destination's failure when AWS
-// answered it (missing, denied): commands taken in now would run and their
-// results go nowhere. An endpoint that does not answer is left to the
-// publisher's retries.
-func (r *awsResources) resultsUndeliverable() error {
+// answeredFailure is the first failure of the named readiness checks' AWS
+// resources that AWS answered (missing, denied): an endpoint that does not
+// answer at all is left to the SDK's and the publisher's retries.
+func (r *awsResources) answeredFailure(names ...string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.failures[readyRouter]; answered(err) {
-		return err
+	for _, name := range names {
+		if err := r.failures[name]; answered(err) {
+			return err
+		}
 	}
 	return nil
 }
@@ -237,13 +237,12 @@ func answered(err error) bool {
 	return errors.As(err, &resErr) && resErr.Answered
 }
 
-// waitDeliverable holds the router's start, and the command subscriber's
-// next receive, while the results destination is undeliverable,
-// re-checking it every aws.checkInterval.
-func (r *awsResources) waitDeliverable(ctx context.Context) error {
+// waitUsable waits while AWS answers that a resource of the named readiness
+// checks is unusable, re-checking every aws.checkInterval.
+func (r *awsResources) waitUsable(ctx context.Context, names ...string) error {
 	for {
 		r.refresh()
-		if r.resultsUndeliverable() == nil {
+		if r.answeredFailure(names...) == nil {
 			return nil
 		}
 		select {
@@ -252,6 +251,13 @@ func (r *awsResources) waitDeliverable(ctx context.Context) error {
 		case <-time.After(min(r.interval, time.Second)):
 		}
 	}
+}
+
+// waitStartable holds the router's start while the command queue or the
+// results destination is unusable: the daemon starts not ready rather than
+// exiting, and takes no command whose result it could not deliver.
+func (r *awsResources) waitStartable(ctx context.Context) error {
+	return r.waitUsable(ctx, readyIntake, readyRouter)
 }
 
 // checkResourcesAtStart checks, in aws mode, the resources the daemon will
@@ -282,7 +288,9 @@ func (d *Daemon) waitForRoom(ctx context.Context) error {
 	if d.resources == nil {
 		return nil
 	}
-	return d.resources.waitDeliverable(ctx)
+	// Only the results destination: receives from a missing queue fail
+	// and are retried by the subscriber anyway.
+	return d.resources.waitUsable(ctx, readyRouter)
 }
 
 // withResourceChecks adds, in aws mode, the AWS resource checks to the

@@ -297,8 +297,7 @@ func (d *Daemon) Addr() string { return d.listener.Addr().String() }
 func (d *Daemon) Run(ctx context.Context) error {
 	routerErr := make(chan error, 1)
 	go func() {
-		// No command is taken in while its result could not be delivered.
-		if d.resources != nil && d.resources.waitDeliverable(ctx) != nil {
+		if d.resources != nil && d.resources.waitStartable(ctx) != nil {
 			return
 		}
 		routerErr <- d.router.Run(context.WithoutCancel(ctx))

@@ -19,6 +19,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/idempotency/dynamodb"
 	"github.com/mqprobe/mqprobe/internal/idempotency/storetest"
 	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // TestResourcesDecideReadiness: aws mode is ready only while the command
@@ -123,6 +124,23 @@ func resourcesDecideReadiness(t *testing.T, _ *awsEmulator) {
 	})
 
 	t.Run("MissingCommandQueue", func(t *testing.T) {
+		env := newLocalAWS(t, 10)
+		missing := env.commandsName + "-later"
+		base := startAWSDaemon(t, env, func(s *daemontest.Setup) { s.Cfg.SQS.CommandQueue = missing })
+		// A queue given by name: the start does not fail, the daemon waits.
+		if got := waitReadiness(t, base, false)["intake"]; !strings.Contains(got, missing) || !strings.Contains(got, "sqs:GetQueueUrl") {
+			t.Errorf("intake check %q, want it naming the queue %s and sqs:GetQueueUrl", got, missing)
+		}
+		url, _ := testenv.NewQueue(t, sqsClient, missing, nil)
+		waitReadiness(t, base, true)
+		key := "queue-later-" + uniqueName(t)
+		sendCommand(t, url, awsProduce("DEV.QUEUE.1", 2, ""), map[string]string{"Idempotency-Key": key})
+		if e := newResultQueue(t, env.results).wait(key, 1, 30*time.Second)[0]; e.Data.Status != result.StatusCompleted {
+			t.Errorf("command on the queue created later: %s %+v", e.Data.Status, e.Data.Error)
+		}
+	})
+
+	t.Run("MissingCommandQueueURL", func(t *testing.T) {
 		env := newLocalAWS(t, 10)
 		missing := env.commands + "-later"
 		base := startAWSDaemon(t, env, func(s *daemontest.Setup) { s.Cfg.SQS.CommandQueue = missing })
