@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/mqprobe/mqprobe/internal/awsbus"
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/idempotency/dynamodb"
 	"github.com/mqprobe/mqprobe/internal/result"
@@ -33,6 +34,14 @@ var daemonCalls = map[string]string{
 	"sqs:DeleteMessage":             "internal/awsbus/visibility.go",           // ack
 	"sns:Publish":                   "internal/awsbus/publisher.go",            // result events
 	"secretsmanager:GetSecretValue": "internal/secrets/aws.go",                 // secret:// references
+}
+
+// The resource checks' calls (readiness, `mqprobe doctor`), from the list
+// the checker keeps, so the policy cannot miss one.
+func init() {
+	for _, action := range awsbus.CheckActions {
+		daemonCalls[action] = "internal/awsbus/check.go"
+	}
 }
 
 // resultAttributes are the message attributes the result publisher sets

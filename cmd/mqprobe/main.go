@@ -111,7 +111,7 @@ Exit status: 0 success (COMPLETED), 1 FAILED or the daemon unreachable,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &usageError{commandPath: cmd.CommandPath(), err: err}
 	})
-	root.AddCommand(runCommand(), sendCommand(), storeCommand(), configCommand(), versionCommand(), healthCommand())
+	root.AddCommand(runCommand(), sendCommand(), storeCommand(), configCommand(), versionCommand(), healthCommand(), doctorCommand())
 	// Cobra adds its completion command only when it executes: add it now
 	// so it groups its shells like the others.
 	root.InitDefaultCompletionCmd()

@@ -55,6 +55,7 @@ type Config struct {
 	Limits      LimitsConfig      `yaml:"limits"`
 	Secrets     SecretsConfig     `yaml:"secrets"`
 	SQS         SQSConfig         `yaml:"sqs"`
+	AWS         AWSConfig         `yaml:"aws"`
 	Bus         BusConfig         `yaml:"bus"`
 	Log         LogConfig         `yaml:"log"`
 }
@@ -324,6 +325,11 @@ type SQSConfig struct {
 	MaxMessages       int           `yaml:"maxMessages" desc:"Messages per ReceiveMessage, 1-10"`
 }
 
+// AWSConfig is how aws mode watches the AWS resources it uses.
+type AWSConfig struct {
+	CheckInterval time.Duration `yaml:"checkInterval" desc:"aws mode: how long a check that sqs.commandQueue, the results topic or queue and the DynamoDB table exist and are usable holds for readiness before it is made again"`
+}
+
 // LogConfig is the slog logger.
 type LogConfig struct {
 	Level  string `yaml:"level" desc:"Log level: debug, info, warn or error"`
@@ -378,6 +384,7 @@ func defaults() *Config {
 		Consume: ConsumeConfig{CaptureMaxBytes: handlers.DefaultCaptureMaxBytes, CaptureMaxMessageBytes: handlers.DefaultCaptureMaxMessageBytes},
 		SQS: SQSConfig{WaitTimeSeconds: awsbus.DefaultWaitTimeSeconds, VisibilityTimeout: awsbus.DefaultVisibilityTimeout,
 			MaxMessages: awsbus.DefaultMaxMessages},
+		AWS:     AWSConfig{CheckInterval: 30 * time.Second},
 		Bus:     BusConfig{NackDelay: executor.DefaultRetryDelay},
 		Log:     LogConfig{Level: "info", Format: "json"},
 		Targets: TargetsConfig{RateLimit: RateLimitConfig{Burst: 10}},

@@ -83,6 +83,7 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 		Limits:  LimitsConfig{MaxConcurrentCommands: 64, MaxInFlightBytes: 134217728, AdmissionWait: 2 * time.Second, CommandQueue: 100},
 		Secrets: SecretsConfig{CacheTTL: 5 * time.Minute},
 		SQS:     SQSConfig{WaitTimeSeconds: 20, VisibilityTimeout: 60 * time.Second, MaxMessages: 10},
+		AWS:     AWSConfig{CheckInterval: 30 * time.Second},
 		Bus:     BusConfig{NackDelay: 5 * time.Second},
 		Log:     LogConfig{Level: "info", Format: "json"},
 	}

@@ -422,6 +422,7 @@ func (c *Config) validateBus(v *validator) {
 	if s.VisibilityTimeout < 0 || s.VisibilityTimeout > awsbus.MaxVisibilityTimeout || s.VisibilityTimeout%time.Second != 0 {
 		v.fail("sqs.visibilityTimeout", "must be whole seconds between 0s and 12h (got %s)", formatDuration(s.VisibilityTimeout))
 	}
+	v.positiveDuration("aws.checkInterval", c.AWS.CheckInterval)
 	if d := c.Bus.NackDelay; d < 0 || d > awsbus.MaxVisibilityTimeout {
 		v.fail("bus.nackDelay", "must be between 0s and 12h (got %s)", formatDuration(d))
 	}

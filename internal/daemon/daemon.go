@@ -88,6 +88,9 @@ type Daemon struct {
 	// after they end.
 	background sync.WaitGroup
 	draining   atomic.Bool
+
+	// resources checks the AWS resources aws mode uses (nil otherwise).
+	resources *awsResources
 }
 
 // ErrDrainDeadline cancels work still running when the drain deadline passes.
@@ -151,13 +154,16 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		return nil, fmt.Errorf("command: %w", err)
 	}
 
+	if err := d.checkResourcesAtStart(ctx); err != nil {
+		return nil, err
+	}
 	sqs, res := cfg.SQS, cfg.Results
 	if d.bus, err = router.NewTransport(ctx, router.TransportConfig{Mode: cfg.Mode, AWS: d.awsConfig, Logger: watermillLogger(log),
 		SQS: awsbus.SubscriberConfig{QueueURL: sqs.CommandQueue, WaitTimeSeconds: sqs.WaitTimeSeconds,
 			VisibilityTimeout: sqs.VisibilityTimeout, MaxMessages: sqs.MaxMessages, NackDelay: cfg.Bus.NackDelay,
 			// Acks of commands finishing during the drain must still delete.
 			CloseTimeout: cfg.HTTP.ShutdownTimeout + 10*time.Second, TracerProvider: d.awsTracing(),
-			WaitForRoom: d.limiter.WaitForRoom},
+			WaitForRoom: d.waitForRoom},
 		MaxQueued: cfg.Limits.CommandQueue,
 		Results:   awsbus.PublisherConfig{TopicARN: res.SNSTopicARN, QueueURL: res.SQSQueue, TracerProvider: d.awsTracing()},
 	}); err != nil {
@@ -203,7 +209,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		Load: d.load, WorkContext: d.work,
 		Metrics: d.tel.MetricsHandler(), TenantMetrics: d.tel.TenantMetricsHandler, TracerProvider: d.tel.TracerProvider, MeterProvider: d.tel.MeterProvider,
 		Tests: ops.Tests, Stored: d.engine, Records: d.engine, InFlight: d.exec.InFlight(), AuthToken: cfg.HTTP.AuthToken, Tokens: tokens, AllowedHosts: cfg.HTTP.AllowedHosts,
-		Ready: map[string]httpapi.Check{"store": d.storeReady, "router": d.routerReady, "intake": d.intakeReady, "admission": d.admissionReady},
+		Ready: d.withResourceChecks(map[string]httpapi.Check{"store": d.storeReady, "router": d.routerReady, "intake": d.intakeReady, "admission": d.admissionReady}),
 		Status: httpapi.StatusInfo{Version: opts.Version, Mode: cfg.Mode, Instance: cfg.InstanceID, Started: time.Now(),
 			Backends:      map[string]string{"mq": cfg.MQ.Backend, "idempotencyStore": storeName(cfg), "bus": d.bus.Name, "results": d.bus.ResultsName},
 			QueueManagers: statusQueueManagers(cfg), Profiles: statusProfiles(cfg)},
@@ -291,7 +297,12 @@ func (d *Daemon) Addr() string { return d.listener.Addr().String() }
 // backed out and its claim released for another instance to resume.
 func (d *Daemon) Run(ctx context.Context) error {
 	routerErr := make(chan error, 1)
-	go func() { routerErr <- d.router.Run(context.WithoutCancel(ctx)) }()
+	go func() {
+		if d.resources != nil && d.resources.waitStartable(ctx) != nil {
+			return
+		}
+		routerErr <- d.router.Run(context.WithoutCancel(ctx))
+	}()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- d.server.Serve(d.listener) }()
 	// DynamoDB deletes expired records itself (TTL on ttl); a scan of the
