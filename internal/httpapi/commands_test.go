@@ -11,7 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/httpapi"
+	"github.com/mqprobe/mqprobe/internal/idempotency"
+	"github.com/mqprobe/mqprobe/internal/idempotency/memory"
 )
 
 const produceBody = `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"},"batch":{"count":2,"messageSizeBytes":16}}`
@@ -80,28 +83,30 @@ func TestKeyReusedSaysWhatToDo(t *testing.T) {
 	}
 }
 
-// TestInProgressConflictHasCodeAndRetryAfter: a duplicate of a command
-// still running answers 409 with code IN_PROGRESS and Retry-After.
+// TestInProgressConflictHasCodeAndRetryAfter: a command another instance
+// is running answers 409 with code IN_PROGRESS and Retry-After.
 func TestInProgressConflictHasCodeAndRetryAfter(t *testing.T) {
-	cfg := api(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	cfg.WorkContext = ctx
-	h := httpapi.Handler(cfg)
-	// A CONSUME waiting on an empty queue runs until the work context ends.
-	const waiting = `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.3"},"maxMessages":1,"waitSeconds":60}`
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		post(t, h, "/messages/consume", "running-1", waiting)
-	}()
-	defer func() { cancel(); <-done }()
-	var rec *httptest.ResponseRecorder
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if rec = post(t, h, "/messages/consume", "running-1", waiting); rec.Code == http.StatusConflict {
-			break
-		}
+	store := memory.New()
+	h := httpapi.Handler(apiOver(t, store))
+	const depth = `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"}}`
+	decoder, err := command.NewDecoder(command.DecoderConfig{})
+	if err != nil {
+		t.Fatal(err)
 	}
+	dec, err := decoder.Decode(command.Input{Body: []byte(depth), Transport: command.TransportHTTP, Operation: command.Depth, IdempotencyKey: "running-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another instance holds the command's claim, its lease alive.
+	peer, err := idempotency.New(store, idempotency.Config{Lease: time.Minute}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := peer.Begin(context.Background(), idempotency.Request{OperationType: string(command.Depth), IdempotencyKey: "running-1",
+		RequestHash: dec.RequestHash}); err != nil || res.Outcome != idempotency.Acquired {
+		t.Fatalf("peer's claim: %v %v", res.Outcome, err)
+	}
+	rec := post(t, h, "/queue/depth", "running-1", depth)
 	var p struct{ Type, Code, IdempotencyKey string }
 	json.Unmarshal(rec.Body.Bytes(), &p) //nolint:errcheck // checked below
 	retry, err := strconv.Atoi(rec.Header().Get("Retry-After"))
