@@ -241,7 +241,7 @@ func runSend(cmd *cobra.Command, opts *sendOptions, op string, ownFlags []string
 		// A key of our own, so the command can be watched and looked up.
 		key = uuid.NewString()
 		header.Set("Idempotency-Key", key)
-		fmt.Fprintf(cmd.ErrOrStderr(), "idempotency key %s (generated: to retry this command, not run it again, add --key %s)\n", key, key)
+		fmt.Fprintf(cmd.ErrOrStderr(), "idempotency key %s\n", key)
 	}
 	out := cmd.OutOrStdout()
 	var watch *commandWatch
