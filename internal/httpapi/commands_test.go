@@ -115,3 +115,16 @@ func TestInProgressConflictHasCodeAndRetryAfter(t *testing.T) {
 		t.Errorf("duplicate of a running command: %d %v %s, want 409 in-progress with code IN_PROGRESS, its key and Retry-After", rec.Code, rec.Header(), rec.Body)
 	}
 }
+
+// TestGeneratedTestIDIsMarked: a TEST started without Idempotency-Key
+// answers 202 with Idempotency-Key-Generated: true; one with a key does not.
+func TestGeneratedTestIDIsMarked(t *testing.T) {
+	h := httpapi.Handler(api(t))
+	const probe = `{"targetRef":"p","durationSeconds":1,"batch":{"messageSizeBytes":8,"rateLimitPerSec":10}}`
+	for key, want := range map[string]string{"": "true", "probe-given": ""} {
+		rec := post(t, h, "/tests", key, probe)
+		if rec.Code != http.StatusAccepted || rec.Header().Get("Idempotency-Key-Generated") != want {
+			t.Errorf("POST /tests with key %q: %d %v %s, want 202 with Idempotency-Key-Generated %q", key, rec.Code, rec.Header(), rec.Body, want)
+		}
+	}
+}

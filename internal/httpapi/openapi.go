@@ -214,7 +214,7 @@ func opsPaths() map[string]any {
 			"requestBody": map[string]any{"required": true, "content": jsonContent(ref("TestCommand"))},
 			"responses": map[string]any{
 				"202": map[string]any{"description": "Started; follow Location.", "headers": withHeaders(map[string]any{
-					"Location": map[string]any{"schema": map[string]any{"type": "string"}}}, expiryHeaders), "content": jsonContent(obj)},
+					"Location": map[string]any{"schema": map[string]any{"type": "string"}}}, expiryHeaders, generatedHeader), "content": jsonContent(obj)},
 				"200": map[string]any{"description": "The finished run with this id (replay).", "headers": expiryHeaders, "content": jsonContent(ref("ResultData"))},
 				"422": problemResponse("The command violates its schema, or names a target that is not allowed.", nil),
 				"429": problemResponse("Over tests.maxConcurrent or tests.maxDuration.", nil),
