@@ -72,6 +72,7 @@ type resultData struct {
 	IdempotencyKey string            `json:"idempotencyKey"`
 	Status         string            `json:"status"`
 	Replay         bool              `json:"replay"`
+	KeyGenerated   bool              `json:"keyGenerated"`
 	Target         string            `json:"target"`
 	Attempt        int               `json:"attempt"`
 	DurationMs     int64             `json:"durationMs"`
@@ -146,6 +147,9 @@ func writeResultSummary(w io.Writer, d resultData, showPayloads bool) {
 		head = append(head, "(replayed)")
 	}
 	fmt.Fprintln(w, strings.Join(head, "  "))
+	if d.KeyGenerated {
+		fmt.Fprintln(w, "key generated: no idempotency key was given, so sending this again runs it again")
+	}
 	if len(d.Result) > 0 && string(d.Result) != "null" {
 		writeOperationRows(w, d.OperationType, d.Result, showPayloads)
 	}

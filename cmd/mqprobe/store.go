@@ -89,7 +89,13 @@ func recordError(cmd *cobra.Command, err error) error {
 		return usageErrorf(cmd, "%w", err)
 	case errors.Is(err, idempotency.ErrNoRecord):
 		return &exitError{code: exitFailed, err: err}
-	case errors.Is(err, idempotency.ErrLeaseAlive), errors.Is(err, idempotency.ErrResumable), errors.Is(err, idempotency.ErrRecordChanged):
+	case errors.Is(err, idempotency.ErrLeaseAlive):
+		return &exitError{code: exitNotDecided, err: fmt.Errorf("%w: its holder may still be working; "+
+			"retry after the lease ends, or add --force to evict it anyway", err)}
+	case errors.Is(err, idempotency.ErrResumable):
+		return &exitError{code: exitNotDecided, err: fmt.Errorf("%w: send the command again with the same key to resume it, "+
+			"or add --force to evict it anyway", err)}
+	case errors.Is(err, idempotency.ErrRecordChanged):
 		return &exitError{code: exitNotDecided, err: err}
 	}
 	return err
@@ -261,9 +267,12 @@ audit line on standard error says who evicted what.
 An IN_PROGRESS record whose lease is alive is refused (exit 4: not now,
 look again later): its holder is still working, and once the record is gone
 the next copy of the command claims it afresh and runs a second time
-alongside. --force evicts it anyway:
-use it when you know the holder is gone (its process killed, its host lost)
-and cannot wait for the lease to run out.` + "\n" + recordsExitCodes,
+alongside. A FAILED record, or an IN_PROGRESS one whose lease ran out, that
+holds a checkpoint is refused too: the next copy of the command resumes from
+it, and once it is gone starts over, putting or getting those messages again.
+--force evicts either anyway: use it when you know the holder is gone (its
+process killed, its host lost) and cannot wait for the lease to run out, or
+when the command must start over.` + "\n" + recordsExitCodes,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			op, err := recordOperation(cmd, "operationType", args[0])
@@ -285,7 +294,7 @@ and cannot wait for the lease to run out.` + "\n" + recordsExitCodes,
 		},
 	}
 	cmd.Flags().String("tenant", "", `the record's tenant ("default": the implicit tenant)`)
-	cmd.Flags().Bool("force", false, "evict even an IN_PROGRESS record whose lease is alive")
+	cmd.Flags().Bool("force", false, "evict even an IN_PROGRESS record whose lease is alive, or one a retry would resume from")
 	return cmd
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -200,5 +201,37 @@ func TestStoreRecordsRefuseTheMemoryStore(t *testing.T) {
 	t.Setenv("MQPROBE_IDEMPOTENCY_STORE", "memory")
 	if _, stderr, status := storeCLI(t, "store", "list"); status != 1 || !strings.Contains(stderr, "GET /idempotency") {
 		t.Errorf("list on the memory store: status %d %s; want 1 pointing at the HTTP API", status, stderr)
+	}
+}
+
+// TestStoreEvictRefusalsNameForce: an eviction refused for a live lease or
+// a resumable checkpoint says that --force evicts anyway.
+func TestStoreEvictRefusalsNameForce(t *testing.T) {
+	seedSQLite(t)
+	ctx := context.Background()
+	store, err := sqlstore.OpenSQLite(ctx, os.Getenv("MQPROBE_IDEMPOTENCY_SQLITE_PATH"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	engine, err := idempotency.New(store, idempotency.Config{Lease: time.Minute}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := engine.Begin(ctx, idempotency.Request{OperationType: "PRODUCE", IdempotencyKey: "half", RequestHash: "h-half"})
+	if err == nil {
+		err = engine.Checkpoint(ctx, res.Lease, `{"committed":200}`)
+	}
+	if err == nil {
+		_, err = engine.Fail(ctx, res.Lease, "MQRC_Q_FULL", idempotency.Response{})
+	}
+	store.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, refusal := range map[string]string{"running": "holds its lease", "half": "200 committed messages"} {
+		_, stderr, status := storeCLI(t, "store", "evict", "PRODUCE", key)
+		if status != exitNotDecided || !strings.Contains(stderr, refusal) || !strings.Contains(stderr, "--force") {
+			t.Errorf("evicting %s: status %d, stderr %s; want %d saying %q and naming --force", key, status, stderr, exitNotDecided, refusal)
+		}
 	}
 }

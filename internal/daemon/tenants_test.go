@@ -138,8 +138,8 @@ func TestTenantsKeepEqualKeysApart(t *testing.T) {
 	}
 	for _, token := range []string{tokenA, tokenB, tokenImplicit} {
 		r := as(h, token, "/messages/produce", bodies[token], "Idempotency-Key", key)
-		if r.Status != http.StatusCreated || r.Header.Get("Idempotent-Replay") != "true" || string(r.Body) != string(first[token].Body) {
-			t.Errorf("repeat of %s: %d replay=%q %s; want its own first answer", token, r.Status, r.Header.Get("Idempotent-Replay"), r.Body)
+		if r.Status != http.StatusCreated || r.Header.Get("Idempotent-Replay") != "true" || string(r.Body) != strings.Replace(string(first[token].Body), `"replay":false`, `"replay":true`, 1) {
+			t.Errorf("repeat of %s: %d replay=%q %s; want its own first answer, replay true", token, r.Status, r.Header.Get("Idempotent-Replay"), r.Body)
 		}
 	}
 	depth := as(h, tokenImplicit, "/queue/depth", `{`+daemontest.Target+`}`)

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/telemetry"
@@ -32,7 +33,8 @@ func outcomeName(out Outcome) string {
 }
 
 // audit writes the one audit line per command and counts it:
-// key, operation, tenant, target, outcome, attempt and (from ctx) the trace id.
+// key, operation, tenant, target, outcome, attempt, whether the key was
+// generated, and (from ctx) the trace id.
 func (x *Executor) audit(ctx context.Context, j *job, out Outcome) {
 	name := outcomeName(out)
 	c, _ := x.counts.LoadOrStore(name, new(int64))
@@ -45,6 +47,10 @@ func (x *Executor) audit(ctx context.Context, j *job, out Outcome) {
 	x.Metrics.Command(ctx, op, name, j.tenant.Label(), time.Since(j.started))
 	attrs := []any{"key", j.key(), "operation", op, "outcome", name, "transport", j.in.Transport}
 	attrs = append(attrs, "tenant", j.tenant.Label())
+	if j.dec.KeySource == command.KeyGenerated {
+		// Nothing dedupes this command: the same request again runs again.
+		attrs = append(attrs, "key_generated", true)
+	}
 	if j.target.Queue != "" {
 		attrs = append(attrs, "target", j.target.String())
 	}

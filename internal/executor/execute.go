@@ -144,8 +144,7 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 	var out Outcome
 	switch claim.Outcome {
 	case idempotency.Conflict:
-		out = x.reject(ctx, j, &result.Error{Code: result.CodeKeyReused,
-			Message: "Idempotency key reused with different request"}, http.StatusConflict)
+		out = x.reject(ctx, j, &result.Error{Code: result.CodeKeyReused, Message: keyReusedMessage(req)}, http.StatusConflict)
 	case idempotency.InProgress:
 		wait := max(time.Until(claim.Record.LeaseExpiresAt), time.Second)
 		out = Outcome{Status: result.StatusInProgress, RetryAfter: min(wait, x.cfg.RetryDelay),
@@ -418,7 +417,11 @@ func (x *Executor) replay(ctx context.Context, j *job, rec idempotency.Record) O
 	if status == 0 {
 		status = http.StatusOK
 	}
-	body := []byte(rec.ResponsePayload)
+	body, ok := markReplay([]byte(rec.ResponsePayload))
+	if !ok {
+		// Not as this daemon records results: the data says it all the same.
+		body, _ = json.Marshal(data)
+	}
 	if x.cfg.Replay == ReplayDrop {
 		ev := x.event(ctx, data)
 		return Outcome{Status: data.Status, Event: &ev, Ack: true, HTTPStatus: status, Body: body, Replay: true}
@@ -482,7 +485,7 @@ func (x *Executor) data(j *job, status result.Status, attempt int) result.Data {
 	}
 	d := result.Data{OperationType: op, Tenant: j.tenant.Name, IdempotencyKey: j.key(), Status: status, RequestHash: j.dec.RequestHash,
 		Attempt: attempt, StartedAt: &started, FinishedAt: &now, DurationMs: now.Sub(started).Milliseconds(),
-		Result: json.RawMessage("null"), Tags: tags}
+		Result: json.RawMessage("null"), Tags: tags, KeyGenerated: j.dec.KeySource == command.KeyGenerated}
 	if j.target.Queue != "" {
 		d.Target = j.target.String()
 	}

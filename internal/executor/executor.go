@@ -187,7 +187,8 @@ type Outcome struct {
 	RetryAfter time.Duration
 	// HTTPStatus is the status an HTTP caller gets, and Body its
 	// body for completed, failed and replayed commands: the recorded bytes,
-	// so every replay answers exactly what the first execution answered.
+	// so every replay answers what the first execution answered, its
+	// replay field alone turned true.
 	HTTPStatus int
 	Body       []byte
 	Replay     bool

@@ -47,6 +47,10 @@ func (a *api) command(op command.Operation) http.HandlerFunc {
 func (a *api) respond(w http.ResponseWriter, r *http.Request, out executor.Outcome) {
 	if out.Event != nil && out.Key != "" {
 		w.Header().Set("Idempotency-Key", out.Key)
+		// A replay answers for the request that gave the key.
+		if out.Event.Data.KeyGenerated && !out.Replay {
+			w.Header().Set("Idempotency-Key-Generated", "true")
+		}
 	}
 	setExpiry(w, out.ExpiresAt)
 	switch {
@@ -73,7 +77,7 @@ func (a *api) respond(w http.ResponseWriter, r *http.Request, out executor.Outco
 	case out.Status == result.StatusInProgress:
 		setRetryAfter(w, out.RetryAfter)
 		writeProblem(w, r, out.HTTPStatus, problem{Type: typeInProgress, Title: "Request with this idempotency key is in progress",
-			Detail: errText(out.Err)})
+			Code: codeInProgress, Detail: errText(out.Err) + ": retry after Retry-After for its result", IdempotencyKey: out.Key})
 	case out.HTTPStatus == http.StatusTooManyRequests:
 		setRetryAfter(w, out.RetryAfter)
 		writeProblem(w, r, out.HTTPStatus, problem{Type: typeRateLimit, Title: "Target rate limit exceeded", Detail: errText(out.Err)})

@@ -28,8 +28,14 @@ import (
 // in-memory store and the embedded queue manager.
 func api(tb testing.TB) httpapi.Config {
 	tb.Helper()
+	return apiOver(tb, memory.New())
+}
+
+// apiOver is api over store, which the test may also claim commands in.
+func apiOver(tb testing.TB, store idempotency.Store) httpapi.Config {
+	tb.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	engine, err := idempotency.New(memory.New(), idempotency.Config{Lease: time.Second}, log)
+	engine, err := idempotency.New(store, idempotency.Config{Lease: time.Second}, log)
 	if err != nil {
 		tb.Fatal(err)
 	}

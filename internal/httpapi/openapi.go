@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -99,7 +100,7 @@ var problemSchema = map[string]any{
 		"status":         map[string]any{"type": "integer"},
 		"detail":         map[string]any{"type": "string"},
 		"instance":       map[string]any{"type": "string"},
-		"code":           map[string]any{"type": "string", "description": "MALFORMED_JSON, TOO_LARGE, SCHEMA_VIOLATION, UNKNOWN_OPERATION, INVALID_KEY, MISSING_KEY, IDEMPOTENCY_KEY_REUSED, TARGET_NOT_FOUND, TARGET_NOT_ALLOWED"},
+		"code":           map[string]any{"type": "string", "description": "MALFORMED_JSON, TOO_LARGE, SCHEMA_VIOLATION, UNKNOWN_OPERATION, INVALID_KEY, MISSING_KEY, IDEMPOTENCY_KEY_REUSED, TARGET_NOT_FOUND, TARGET_NOT_ALLOWED, LIMIT_EXCEEDED; on 409s also IN_PROGRESS (the same command is running: retry after Retry-After), LEASE_ALIVE, RESUMABLE and RECORD_CHANGED (a refused eviction)"},
 		"errors":         map[string]any{"type": "array", "items": ref("ResultProblem")},
 		"idempotencyKey": map[string]any{"type": "string"},
 		"committed":      map[string]any{"type": "integer", "minimum": 0, "description": "Type resumable: the committed messages the record's checkpoint holds."},
@@ -124,17 +125,24 @@ func problemResponse(description string, headers map[string]any) map[string]any 
 var retryAfter = map[string]any{"Retry-After": map[string]any{
 	"description": "Seconds to wait before retrying.", "schema": map[string]any{"type": "integer"}}}
 
+// generatedHeader marks an answer whose request gave no key.
+var generatedHeader = map[string]any{"Idempotency-Key-Generated": map[string]any{
+	"description": "true when the request gave no Idempotency-Key and one was generated (the body says keyGenerated: true): " +
+		"nothing dedupes the command, and the same request sent again without a key runs again.",
+	"schema": map[string]any{"type": "string", "enum": []any{"true"}}}}
+
 func commandOperation(component, summary string, success int) map[string]any {
 	replayHeaders := map[string]any{
 		"Idempotent-Replay": map[string]any{"description": "true when the body is the recorded result of an earlier execution.", "schema": map[string]any{"type": "string", "enum": []any{"true"}}},
 		"Idempotency-Key":   map[string]any{"description": "The key the command was recorded under.", "schema": map[string]any{"type": "string"}},
 	}
+	maps.Copy(replayHeaders, generatedHeader)
 	return map[string]any{
 		"summary":     summary,
 		"operationId": strings.TrimSuffix(strings.ToLower(component[:1])+component[1:], "Command"),
 		"parameters": []any{
 			map[string]any{"name": "Idempotency-Key", "in": "header", "required": false,
-				"description": "Deduplicates the command (1-255 printable ASCII); generated when absent.",
+				"description": "Deduplicates the command (1-255 printable ASCII). Generated when absent (Idempotency-Key-Generated: true): then a retry without the key is a new command.",
 				"schema":      map[string]any{"type": "string", "minLength": 1, "maxLength": 255}},
 			map[string]any{"name": "Idempotency-Expiry-Seconds", "in": "header", "required": false,
 				"description": "How long the record is kept, clamped to idempotency.maxRecordTTL.",
@@ -144,11 +152,11 @@ func commandOperation(component, summary string, success int) map[string]any {
 		"responses": map[string]any{
 			fmt.Sprint(success): map[string]any{"description": "Executed, or replayed from the idempotency record.", "headers": withHeaders(replayHeaders, expiryHeaders), "content": jsonContent(ref("ResultData"))},
 			"400":               problemResponse("Malformed JSON or an invalid idempotency key.", nil),
-			"409":               problemResponse("The key was used for a different request, or the same request is still running (Retry-After).", withHeaders(retryAfter, expiryHeaders)),
+			"409":               problemResponse("The key was used for a different request (code IDEMPOTENCY_KEY_REUSED: use a new key, or evict the record), or the same request is still running (code IN_PROGRESS, Retry-After).", withHeaders(retryAfter, expiryHeaders)),
 			"413":               problemResponse("The command exceeds 256 KiB.", nil),
 			"422":               problemResponse("The command violates its schema, or names a target that is not allowed.", nil),
 			"429":               problemResponse("The target is over its rate limit (targets.rateLimit); nothing was executed, retry after Retry-After.", retryAfter),
-			"502":               map[string]any{"description": "The MQ work failed; the body carries the reason code (status FAILED).", "headers": withHeaders(retryAfter, expiryHeaders), "content": jsonContent(ref("ResultData"))},
+			"502":               map[string]any{"description": "The MQ work failed; the body carries the reason code (status FAILED).", "headers": withHeaders(retryAfter, expiryHeaders, generatedHeader), "content": jsonContent(ref("ResultData"))},
 			"503":               problemResponse("Nothing was executed (idempotency store unavailable, shutting down; or busy: no room under limits.maxConcurrentCommands / limits.maxInFlightBytes, no free connection within mq.pool.maxWait); retry after Retry-After.", retryAfter),
 		},
 	}
@@ -206,7 +214,7 @@ func opsPaths() map[string]any {
 			"requestBody": map[string]any{"required": true, "content": jsonContent(ref("TestCommand"))},
 			"responses": map[string]any{
 				"202": map[string]any{"description": "Started; follow Location.", "headers": withHeaders(map[string]any{
-					"Location": map[string]any{"schema": map[string]any{"type": "string"}}}, expiryHeaders), "content": jsonContent(obj)},
+					"Location": map[string]any{"schema": map[string]any{"type": "string"}}}, expiryHeaders, generatedHeader), "content": jsonContent(obj)},
 				"200": map[string]any{"description": "The finished run with this id (replay).", "headers": expiryHeaders, "content": jsonContent(ref("ResultData"))},
 				"422": problemResponse("The command violates its schema, or names a target that is not allowed.", nil),
 				"429": problemResponse("Over tests.maxConcurrent or tests.maxDuration.", nil),

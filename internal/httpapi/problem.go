@@ -9,6 +9,19 @@ import (
 	"github.com/mqprobe/mqprobe/internal/result"
 )
 
+// Codes of the problems no result event carries (those carry the event's
+// error code), so that every 409 names its case.
+const (
+	// codeInProgress: the same command is running; its result comes later.
+	codeInProgress = "IN_PROGRESS"
+	// codeLeaseAlive: an eviction refused while the record's holder runs.
+	codeLeaseAlive = "LEASE_ALIVE"
+	// codeResumable: an eviction refused as it would throw a checkpoint away.
+	codeResumable = "RESUMABLE"
+	// codeRecordChanged: the record changed between an eviction's read and delete.
+	codeRecordChanged = "RECORD_CHANGED"
+)
+
 // problem is an RFC 9457 problem details document.
 type problem struct {
 	Type     string           `json:"type"`

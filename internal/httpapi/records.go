@@ -206,11 +206,11 @@ func (a *api) evictRecord(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, idempotency.ErrLeaseAlive):
 		setRetryAfter(w, time.Until(rec.LeaseExpiresAt))
 		setExpiry(w, rec.ExpiresAt)
-		writeProblem(w, r, http.StatusConflict, problem{Type: typeLeaseAlive, Title: "Record is held by a running command",
+		writeProblem(w, r, http.StatusConflict, problem{Type: typeLeaseAlive, Code: codeLeaseAlive, Title: "Record is held by a running command",
 			Detail: err.Error() + "; its holder is still working and a new claim would run the command a second time. " +
 				"Retry after the lease ends, or add ?force=true to evict it anyway.", IdempotencyKey: key})
 	case errors.As(err, &resumable):
-		p := problem{Type: typeResumable, Title: "Record holds a resumable checkpoint",
+		p := problem{Type: typeResumable, Code: codeResumable, Title: "Record holds a resumable checkpoint",
 			Detail: err.Error() + " (putting or getting those messages again). Resend the command with the same key to " +
 				"resume it, or add ?force=true to evict it anyway.", IdempotencyKey: key}
 		if resumable.Committed >= 0 {
@@ -219,7 +219,7 @@ func (a *api) evictRecord(w http.ResponseWriter, r *http.Request) {
 		setExpiry(w, rec.ExpiresAt)
 		writeProblem(w, r, http.StatusConflict, p)
 	case errors.Is(err, idempotency.ErrRecordChanged):
-		writeProblem(w, r, http.StatusConflict, problem{Type: typeRecordChanged, Title: "Record changed while evicting",
+		writeProblem(w, r, http.StatusConflict, problem{Type: typeRecordChanged, Code: codeRecordChanged, Title: "Record changed while evicting",
 			Detail: err.Error() + "; inspect it again before deciding.", IdempotencyKey: key})
 	default:
 		a.recordError(w, r, err)

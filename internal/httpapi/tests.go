@@ -40,7 +40,8 @@ func (a *api) startTest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key := r.Header.Get("Idempotency-Key")
-	if key == "" {
+	generated := key == ""
+	if generated {
 		key = uuid.NewString() // the test id; a key in the body wins
 	}
 	ctx, release := executor.MergeCancel(r.Context(), a.cfg.WorkContext)
@@ -54,6 +55,10 @@ func (a *api) startTest(w http.ResponseWriter, r *http.Request) {
 	}()
 	accepted := func(id string, expiresAt time.Time) {
 		setExpiry(w, expiresAt)
+		if generated && id == key {
+			// Nothing dedupes this run: the same request again starts another.
+			w.Header().Set("Idempotency-Key-Generated", "true")
+		}
 		w.Header().Set("Location", "/tests/"+url.PathEscape(id))
 		writeJSON(w, http.StatusAccepted, map[string]string{"testId": id, "status": string(result.StatusInProgress)})
 	}

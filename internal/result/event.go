@@ -74,6 +74,7 @@ type Data struct {
 	IdempotencyKey string            `json:"idempotencyKey"`
 	Status         Status            `json:"status"`
 	Replay         bool              `json:"replay"`
+	KeyGenerated   bool              `json:"keyGenerated,omitempty"` // no key given: one was generated, nothing dedupes
 	RequestHash    string            `json:"requestHash,omitempty"`
 	Target         string            `json:"target,omitempty"`
 	Attempt        int               `json:"attempt,omitempty"`

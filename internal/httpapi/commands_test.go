@@ -1,0 +1,130 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/httpapi"
+	"github.com/mqprobe/mqprobe/internal/idempotency"
+	"github.com/mqprobe/mqprobe/internal/idempotency/memory"
+)
+
+const produceBody = `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"},"batch":{"count":2,"messageSizeBytes":16}}`
+
+// post sends a command to the API and returns the response, read.
+func post(t *testing.T, h http.Handler, path, key, body string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+// TestReplayAnswersTheFirstBodySayingReplay: the second identical POST is
+// answered with the first body byte for byte, except "replay":true, and
+// with Idempotent-Replay: true.
+func TestReplayAnswersTheFirstBodySayingReplay(t *testing.T) {
+	h := httpapi.Handler(api(t))
+	first := post(t, h, "/messages/produce", "replay-1", produceBody)
+	again := post(t, h, "/messages/produce", "replay-1", produceBody)
+	want := bytes.Replace(first.Body.Bytes(), []byte(`"replay":false`), []byte(`"replay":true`), 1)
+	if first.Code != http.StatusCreated || again.Code != http.StatusCreated || again.Header().Get("Idempotent-Replay") != "true" ||
+		!bytes.Equal(again.Body.Bytes(), want) {
+		t.Errorf("replay: %d %v\n\t%s\nwant 201, Idempotent-Replay: true and the first answer with replay true\n\t%s",
+			again.Code, again.Header(), again.Body, want)
+	}
+}
+
+// TestGeneratedKeyIsMarked: a command sent without Idempotency-Key says in
+// its body and a header that its key was generated; one with a key does not.
+func TestGeneratedKeyIsMarked(t *testing.T) {
+	h := httpapi.Handler(api(t))
+	rec := post(t, h, "/messages/produce", "", produceBody)
+	var data struct {
+		IdempotencyKey string
+		KeyGenerated   *bool
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &data); err != nil || rec.Code != http.StatusCreated ||
+		data.KeyGenerated == nil || !*data.KeyGenerated || rec.Header().Get("Idempotency-Key-Generated") != "true" ||
+		rec.Header().Get("Idempotency-Key") != data.IdempotencyKey {
+		t.Errorf("without a key: %d %v %s, want 201, keyGenerated true and Idempotency-Key-Generated: true", rec.Code, rec.Header(), rec.Body)
+	}
+	rec = post(t, h, "/messages/produce", "given-1", produceBody)
+	if rec.Code != http.StatusCreated || strings.Contains(rec.Body.String(), "keyGenerated") || rec.Header().Get("Idempotency-Key-Generated") != "" {
+		t.Errorf("with a key: %d %v %s, want neither mark", rec.Code, rec.Header(), rec.Body)
+	}
+}
+
+// TestKeyReusedSaysWhatToDo: the 409 of a key reused for another request
+// carries its code, says its title once, and names a new key and the
+// eviction as the ways out.
+func TestKeyReusedSaysWhatToDo(t *testing.T) {
+	h := httpapi.Handler(api(t))
+	post(t, h, "/messages/produce", "reused-1", produceBody)
+	rec := post(t, h, "/messages/produce", "reused-1", strings.Replace(produceBody, `"count":2`, `"count":3`, 1))
+	var p struct{ Title, Detail, Code string }
+	if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil || rec.Code != http.StatusConflict || p.Code != "IDEMPOTENCY_KEY_REUSED" {
+		t.Fatalf("key reuse: %d %s, want 409 IDEMPOTENCY_KEY_REUSED", rec.Code, rec.Body)
+	}
+	if strings.Contains(p.Detail, p.Title) || !strings.Contains(p.Detail, "new key") ||
+		!strings.Contains(p.Detail, "DELETE /idempotency/PRODUCE/reused-1") || !strings.Contains(p.Detail, "mqprobe store evict PRODUCE reused-1") {
+		t.Errorf("key reuse detail %q (title %q): want it not to repeat the title, and to name a new key and the eviction", p.Detail, p.Title)
+	}
+}
+
+// TestInProgressConflictHasCodeAndRetryAfter: a command another instance
+// is running answers 409 with code IN_PROGRESS and Retry-After.
+func TestInProgressConflictHasCodeAndRetryAfter(t *testing.T) {
+	store := memory.New()
+	h := httpapi.Handler(apiOver(t, store))
+	const depth = `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"}}`
+	decoder, err := command.NewDecoder(command.DecoderConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := decoder.Decode(command.Input{Body: []byte(depth), Transport: command.TransportHTTP, Operation: command.Depth, IdempotencyKey: "running-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another instance holds the command's claim, its lease alive.
+	peer, err := idempotency.New(store, idempotency.Config{Lease: time.Minute}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := peer.Begin(context.Background(), idempotency.Request{OperationType: string(command.Depth), IdempotencyKey: "running-1",
+		RequestHash: dec.RequestHash}); err != nil || res.Outcome != idempotency.Acquired {
+		t.Fatalf("peer's claim: %v %v", res.Outcome, err)
+	}
+	rec := post(t, h, "/queue/depth", "running-1", depth)
+	var p struct{ Type, Code, IdempotencyKey string }
+	json.Unmarshal(rec.Body.Bytes(), &p) //nolint:errcheck // checked below
+	retry, err := strconv.Atoi(rec.Header().Get("Retry-After"))
+	if rec.Code != http.StatusConflict || p.Type != "https://mqprobe.dev/problems/in-progress" || p.Code != "IN_PROGRESS" ||
+		p.IdempotencyKey != "running-1" || err != nil || retry < 1 {
+		t.Errorf("duplicate of a running command: %d %v %s, want 409 in-progress with code IN_PROGRESS, its key and Retry-After", rec.Code, rec.Header(), rec.Body)
+	}
+}
+
+// TestGeneratedTestIDIsMarked: a TEST started without Idempotency-Key
+// answers 202 with Idempotency-Key-Generated: true; one with a key does not.
+func TestGeneratedTestIDIsMarked(t *testing.T) {
+	h := httpapi.Handler(api(t))
+	const probe = `{"targetRef":"p","durationSeconds":1,"batch":{"messageSizeBytes":8,"rateLimitPerSec":10}}`
+	for key, want := range map[string]string{"": "true", "probe-given": ""} {
+		rec := post(t, h, "/tests", key, probe)
+		if rec.Code != http.StatusAccepted || rec.Header().Get("Idempotency-Key-Generated") != want {
+			t.Errorf("POST /tests with key %q: %d %v %s, want 202 with Idempotency-Key-Generated %q", key, rec.Code, rec.Header(), rec.Body, want)
+		}
+	}
+}
