@@ -22,7 +22,7 @@ const produceBody = `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"},"bat
 // post sends a command to the API and returns the response, read.
 func post(t *testing.T, h http.Handler, path, key, body string) *httptest.ResponseRecorder {
 	t.Helper()
-	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+	req := httptest.NewRequest(http.MethodPost, "http://localhost"+path, strings.NewReader(body))
 	if key != "" {
 		req.Header.Set("Idempotency-Key", key)
 	}
