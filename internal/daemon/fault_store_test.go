@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/idempotency/sqlstore"
 	"github.com/mqprobe/mqprobe/internal/idempotency/storetest"
 	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // TestFaultStoreDownAtCompletionEmbedded is the store blip on the embedded
@@ -130,4 +132,51 @@ func TestFaultStoreDownAtCompletionEmbedded(t *testing.T) {
 	}
 	daemontest.ReportFault(t, "store-down-at-completion-embedded", got, daemontest.FaultFigures{Sent: 2, Executed: 1},
 		"storeDownSeconds", cutFor.Seconds(), "messagesOnQueue", puts, "replays", replays)
+}
+
+// TestDrainWaitsForPendingOutcomes: a PRODUCE whose completion the store
+// fails is pending when the daemon is told to stop. The drain waits for it
+// up to its deadline; the one whose store comes back in time is recorded,
+// the one whose store never does is abandoned with a WARN naming it.
+func TestDrainWaitsForPendingOutcomes(t *testing.T) {
+	for _, recovers := range []bool{true, false} {
+		t.Run(fmt.Sprintf("store recovers %v", recovers), func(t *testing.T) {
+			var down atomic.Bool
+			outage := errors.New("connection refused (the test's outage)")
+			logs := &testenv.Buffer{}
+			h := daemontest.Start(t, func(s *daemontest.Setup) {
+				s.Cfg.HTTP.ShutdownTimeout = 3 * time.Second
+				s.Opts.Log = slog.New(slog.NewJSONHandler(logs, nil))
+				s.Opts.Store.(*storetest.Counting).BeforeUpdate = func(u idempotency.Update) error {
+					if down.Load() && u.Kind != idempotency.UpdateHeartbeat {
+						return outage
+					}
+					return nil
+				}
+			})
+			key := fmt.Sprintf("drain-pending-%v-%s", recovers, daemontest.FaultRun())
+			down.Store(true)
+			r := h.Post("/messages/produce", daemontest.FaultProduce(key, "DEV.QUEUE.1", 2, 2, 0), "Idempotency-Key", key)
+			if r.Status != http.StatusServiceUnavailable {
+				t.Fatalf("PRODUCE with the store failing its completion: %d %s, want 503 pending", r.Status, r.Body)
+			}
+			if recovers {
+				time.AfterFunc(time.Second, func() { down.Store(false) })
+			}
+			began := time.Now()
+			h.Shutdown()
+			took := time.Since(began)
+			rec, ok, err := h.Store.Get(context.Background(), "PRODUCE#"+key)
+			abandoned := strings.Contains(logs.String(), "abandoning an outcome") && strings.Contains(logs.String(), key)
+			if recovers {
+				if err != nil || !ok || rec.Status != idempotency.StatusCompleted || abandoned {
+					t.Errorf("record %s (found %v, %v), abandoned %v: want the drain to wait and the outcome recorded", rec.Status, ok, err, abandoned)
+				}
+				return
+			}
+			if rec.Status != idempotency.StatusInProgress || !abandoned || took < 2*time.Second {
+				t.Errorf("record %s, abandoned %v after %s: want the drain to wait its deadline, then log the abandoned outcome (WARN)", rec.Status, abandoned, took)
+			}
+		})
+	}
 }
