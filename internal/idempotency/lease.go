@@ -211,7 +211,7 @@ func (e *Engine) finish(ctx context.Context, l *Lease, op string, updates ...Upd
 			return Record{}, storeError(op, fmt.Errorf("%s: %w (gave up: %w)", l.pk, err, context.Cause(ctx)))
 		}
 		if failures++; failures == 1 {
-			e.log.Warn("idempotency store failed recording a known outcome; retrying until it answers",
+			e.log.Warn("idempotency store failed a final write; retrying until it answers",
 				"pk", l.pk, "op", op, "attempt", l.attempt, "error", err)
 			if notice != nil {
 				notice(storeError(op, fmt.Errorf("%s: %w", l.pk, err)))
@@ -224,7 +224,7 @@ func (e *Engine) finish(ctx context.Context, l *Lease, op string, updates ...Upd
 		backoff = min(2*backoff, 2*time.Second)
 	}
 	if failures > 0 {
-		e.log.Info("idempotency store recorded the outcome after retrying", "pk", l.pk, "op", op, "failed_writes", failures)
+		e.log.Info("idempotency store took the final write after retrying", "pk", l.pk, "op", op, "failed_writes", failures)
 	}
 	e.remember(rec)
 	return rec, nil
