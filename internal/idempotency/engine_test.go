@@ -494,3 +494,38 @@ func TestStoredResultIsTheOutcomeWithoutTheRecord(t *testing.T) {
 		t.Errorf("expired record: ok %v, err %v", ok, err)
 	}
 }
+
+// TestFailAtRecordsTheUnstoredCheckpointFirst: a command stopped because
+// its checkpoint could not be stored fails with that checkpoint, which the
+// record gets (before the failure) once the store answers, so the retry
+// resumes after what the attempt committed.
+func TestFailAtRecordsTheUnstoredCheckpointFirst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := &storetest.Counting{Store: memory.New()}
+		e := newEngine(t, store, idempotency.Config{Lease: time.Second, CheckpointWait: 2 * time.Second})
+		res, err := e.Begin(t.Context(), req("fail-at"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var down atomic.Bool
+		down.Store(true)
+		store.BeforeUpdate = func(idempotency.Update) error {
+			if down.Load() {
+				return errors.New("connection refused")
+			}
+			return nil
+		}
+		if err := e.Checkpoint(t.Context(), res.Lease, `{"committed":20}`); !errors.Is(err, idempotency.ErrStoreUnavailable) {
+			t.Fatalf("Checkpoint with the store down = %v", err)
+		}
+		time.AfterFunc(5*time.Second, func() { down.Store(false) })
+		rec, err := e.FailAt(t.Context(), res.Lease, `{"committed":20}`, "checkpoint not stored", idempotency.Response{})
+		if err != nil || rec.Status != idempotency.StatusFailed || rec.Progress != `{"committed":20}` {
+			t.Fatalf("FailAt once the store answers: %s progress %q %v, want FAILED holding the checkpoint", rec.Status, rec.Progress, err)
+		}
+		retry, err := e.Begin(t.Context(), req("fail-at"))
+		if err != nil || retry.Outcome != idempotency.Acquired || retry.Lease.Progress() != `{"committed":20}` {
+			t.Errorf("retry: %v progress %q %v, want acquired, resuming from the checkpoint", retry.Outcome, retry.Lease.Progress(), err)
+		}
+	})
+}
