@@ -66,7 +66,7 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 			WriteTimeout: 30 * time.Second, ShutdownTimeout: 30 * time.Second, InProgressWait: 10 * time.Second},
 		Console: ConsoleConfig{Enabled: true},
 		Idempotency: IdempotencyConfig{Enabled: true, Store: "sqlite", RecordTTL: 24 * time.Hour,
-			MaxRecordTTL: 720 * time.Hour, Lease: 30 * time.Second, LocalCacheSize: 0, CleanupInterval: time.Hour,
+			MaxRecordTTL: 720 * time.Hour, Lease: 30 * time.Second, CheckpointWait: time.Minute, LocalCacheSize: 0, CleanupInterval: time.Hour,
 			SQLite: SQLiteConfig{Path: "./data/mqprobe.db", Synchronous: "FULL"}, DynamoDB: DynamoDBConfig{Table: "mq-probe-idempotency"}},
 		MQ: MQConfig{
 			Backend: "embedded",

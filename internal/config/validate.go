@@ -192,6 +192,7 @@ func (c *Config) validateIdempotency(v *validator) {
 	if id.Lease < idempotency.MinLease {
 		v.fail("idempotency.lease", "must be at least %s (got %s)", idempotency.MinLease, formatDuration(id.Lease))
 	}
+	v.positiveDuration("idempotency.checkpointWait", id.CheckpointWait)
 	v.nonNegative("idempotency.localCacheSize", id.LocalCacheSize)
 	v.positiveDuration("idempotency.cleanupInterval", id.CleanupInterval)
 	switch id.Store {

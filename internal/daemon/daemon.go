@@ -129,7 +129,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	}
 	if d.engine, err = idempotency.New(d.store, idempotency.Config{
 		Disabled: !cfg.Idempotency.Enabled, RecordTTL: cfg.Idempotency.RecordTTL, MaxRecordTTL: cfg.Idempotency.MaxRecordTTL,
-		Lease: cfg.Idempotency.Lease, LocalCacheSize: cfg.Idempotency.LocalCacheSize, Holder: cfg.InstanceID,
+		Lease: cfg.Idempotency.Lease, CheckpointWait: cfg.Idempotency.CheckpointWait, LocalCacheSize: cfg.Idempotency.LocalCacheSize, Holder: cfg.InstanceID,
 		ReadCheckpoint: readCheckpoint,
 	}, log); err != nil {
 		return nil, err
@@ -359,6 +359,7 @@ func (d *Daemon) shutdown() {
 			d.log.Error("in-flight commands did not stop after cancellation; their claims free when their leases expire")
 		}
 	}
+	d.recordPendingOutcomes(drainCtx)
 	// A command handed back above is settled (its redelivery delay set on
 	// SQS) by the subscriber; wait for that before the process goes.
 	if err := d.bus.Commands.Close(); err != nil {
@@ -368,6 +369,31 @@ func (d *Daemon) shutdown() {
 	d.background.Wait()
 	d.closeResources()
 	d.log.Info("mqprobe stopped")
+}
+
+// recordPendingOutcomes waits, until the drain's deadline, for the known
+// outcomes the store has not recorded yet, then abandons the rest, each
+// logged: its command runs again when retried after its lease and grace.
+func (d *Daemon) recordPendingOutcomes(drainCtx context.Context) {
+	pending := d.exec.PendingOutcomes()
+	if len(pending) == 0 {
+		return
+	}
+	d.log.Info("draining: waiting for the idempotency store to record known outcomes", "pending", len(pending))
+	left := d.exec.WaitPending(drainCtx)
+	for _, o := range left {
+		d.log.Warn("drain deadline passed: abandoning an outcome the idempotency store has not recorded; a retry of the command runs it again",
+			"operation", o.OperationType, "tenant", o.Tenant, "key", o.Key, "attempt", o.Attempt, "status", o.Status,
+			"pending_since", o.Since.Format(time.RFC3339Nano), "error", o.Cause)
+	}
+	if len(left) > 0 {
+		d.exec.AbandonPending()
+		// Their writes end at once with the cancellation; wait for that
+		// before the store closes.
+		waitCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		d.exec.WaitPending(waitCtx)
+	}
 }
 
 func (d *Daemon) closeResources() {
@@ -393,8 +419,23 @@ func (d *Daemon) closeResources() {
 }
 
 func (d *Daemon) storeReady(ctx context.Context) error {
+	if err := d.outcomesRecorded(); err != nil {
+		return err
+	}
 	_, _, err := d.engine.Get(ctx, "HEALTH", "", "readiness-probe")
 	return err
+}
+
+// outcomesRecorded fails while a command's known outcome waits for the
+// store: the store is failing this instance even if a read gets through.
+func (d *Daemon) outcomesRecorded() error {
+	pending := d.exec.PendingOutcomes()
+	if len(pending) == 0 {
+		return nil
+	}
+	oldest := pending[0]
+	return fmt.Errorf("%d command outcome(s) known but not yet recorded, the oldest (%s %s) since %s: %s",
+		len(pending), oldest.OperationType, oldest.Key, oldest.Since.Format(time.RFC3339), oldest.Cause)
 }
 
 func (d *Daemon) routerReady(context.Context) error {

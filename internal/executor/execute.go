@@ -265,6 +265,7 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 		Command: cmd, Target: j.target.Target, Queue: j.target.Queue, Conns: x.Conns,
 		Progress: lease.Progress(), Metrics: x.Metrics, Key: j.dec.IdempotencyKey, Tenant: j.tenant.Name,
 		Checkpoint: func(ctx context.Context, progress string) error {
+			stored.ask(progress)
 			err := x.Engine.Checkpoint(ctx, lease, progress)
 			if err == nil {
 				stored.set(progress)
@@ -302,12 +303,12 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 		x.releaseClaim(ctx, lease)
 		return x.busy(j, fmt.Errorf("%s: %w", lease.PK(), err))
 	case err != nil:
-		data.Progress = x.failedProgress(cmd.OperationType, &live.Counters, stored.get())
-		return x.fail(ctx, j, lease, data, err)
+		data.Progress = x.failedProgress(cmd.OperationType, &live.Counters, stored.asked())
+		return x.fail(ctx, j, lease, stored.unstored(), data, err)
 	}
 	if data.Result, err = json.Marshal(res); err != nil {
-		data.Progress = x.failedProgress(cmd.OperationType, &live.Counters, stored.get())
-		return x.fail(ctx, j, lease, data, fmt.Errorf("encode result: %w", err))
+		data.Progress = x.failedProgress(cmd.OperationType, &live.Counters, stored.asked())
+		return x.fail(ctx, j, lease, stored.unstored(), data, fmt.Errorf("encode result: %w", err))
 	}
 	status := http.StatusOK
 	if cmd.OperationType == command.Produce {
@@ -315,31 +316,52 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 	}
 	payload, err := json.Marshal(data)
 	if err != nil {
-		return x.fail(ctx, j, lease, data, fmt.Errorf("encode result data: %w", err))
+		return x.fail(ctx, j, lease, stored.unstored(), data, fmt.Errorf("encode result data: %w", err))
 	}
-	rec, err := x.Engine.Complete(context.WithoutCancel(ctx), lease, idempotency.Response{Payload: string(payload), HTTPStatus: status})
-	if idempotency.IsPermanent(err) {
-		// The store will never take this result: record the failure instead
-		// (without the result, which is what it refused), one outcome.
+	// The MQ work is done: its outcome is recorded however long the store
+	// takes, or a redelivery would run it again. A result the store will
+	// never take (over its record limit) is recorded as the failure it is,
+	// without the result: still one outcome.
+	var refused []byte // the failure's body, when the store refused the result
+	complete := func(ctx context.Context) (idempotency.Record, error) {
+		rec, err := x.Engine.Complete(ctx, lease, idempotency.Response{Payload: string(payload), HTTPStatus: status})
+		if !idempotency.IsPermanent(err) {
+			return rec, err
+		}
 		data.Result = nil
-		data.Progress = x.failedProgress(cmd.OperationType, &live.Counters, stored.get())
-		return x.fail(ctx, j, lease, data, fmt.Errorf("record completion of %s: %w", lease.PK(), err))
+		data.Progress = x.failedProgress(cmd.OperationType, &live.Counters, stored.asked())
+		data.Status = result.StatusFailed
+		data.Error = mqError(fmt.Errorf("record completion of %s: %w", lease.PK(), err))
+		refused, _ = json.Marshal(data)
+		return x.Engine.Fail(ctx, lease, data.Error.Message, idempotency.Response{Payload: string(refused), HTTPStatus: http.StatusBadGateway})
 	}
-	if err != nil {
-		// The MQ work is done but not recorded: a redelivery finds the claim
-		// IN_PROGRESS until its lease ends, then re-executes.
-		return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("record completion of %s: %w", lease.PK(), err))
-	}
-	out := x.publish(ctx, data, status, false)
-	out.Body, out.ExpiresAt = payload, rec.ExpiresAt
-	return out
+	return x.record(ctx, j, result.StatusCompleted, claim.Record.Attempt, complete, func(ctx context.Context, rec idempotency.Record) Outcome {
+		if refused != nil {
+			out := x.publish(ctx, data, http.StatusBadGateway, false)
+			out.Body, out.ExpiresAt = refused, rec.ExpiresAt
+			return out
+		}
+		out := x.publish(ctx, data, status, false)
+		out.Body, out.ExpiresAt = payload, rec.ExpiresAt
+		return out
+	})
 }
 
-// checkpoints is the last checkpoint a command's record holds: a previous
-// attempt's, then each one this attempt stores.
+// checkpoints is the last checkpoint a command's record holds (a previous
+// attempt's, then each one this attempt stores) and the last one the
+// handler asked for. A handler commits nothing after a checkpoint it asked
+// for until it is stored, so the last asked for says what is committed
+// even when the store failed to take it.
 type checkpoints struct {
-	mu   sync.Mutex
-	last string
+	mu     sync.Mutex
+	last   string
+	wanted string
+}
+
+func (c *checkpoints) ask(progress string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.wanted = progress
 }
 
 func (c *checkpoints) set(progress string) {
@@ -348,10 +370,25 @@ func (c *checkpoints) set(progress string) {
 	c.last = progress
 }
 
-func (c *checkpoints) get() string {
+// asked is the last checkpoint asked for, else the stored one.
+func (c *checkpoints) asked() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.wanted != "" {
+		return c.wanted
+	}
 	return c.last
+}
+
+// unstored is the last checkpoint asked for when the record does not hold
+// it, else "".
+func (c *checkpoints) unstored() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.wanted == c.last {
+		return ""
+	}
+	return c.wanted
 }
 
 // failedProgress says how far a failed PRODUCE or CONSUME got: the live
@@ -385,26 +422,37 @@ func (x *Executor) progress(ctx context.Context, j *job, attempt int, res any) {
 }
 
 // fail records a failed command; permanent failures are published and acked,
-// transient ones are left for redelivery to retry.
-func (x *Executor) fail(ctx context.Context, j *job, lease *idempotency.Lease, data result.Data, cause error) Outcome {
+// transient ones are left for redelivery to retry. unstored, when not
+// empty, is a checkpoint the store failed to take: the record gets it
+// first, so a retry resumes from what this attempt committed.
+func (x *Executor) fail(ctx context.Context, j *job, lease *idempotency.Lease, unstored string, data result.Data, cause error) Outcome {
 	data.Status = result.StatusFailed
 	data.Error = mqError(cause)
+	if errors.Is(cause, idempotency.ErrStoreUnavailable) || errors.Is(cause, idempotency.ErrLeaseExpired) {
+		// Stopped for the store, not for anything wrong with the command: a
+		// redelivery resumes it.
+		data.Error.Transient = true
+	}
 	body, _ := json.Marshal(data)
 	// The record keeps the body for GET /commands/{op}/{key}; a retry of the
 	// same command runs again rather than replaying it.
-	rec, err := x.Engine.Fail(context.WithoutCancel(ctx), lease, data.Error.Message,
-		idempotency.Response{Payload: string(body), HTTPStatus: http.StatusBadGateway})
-	if err != nil {
-		return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("record failure of %s: %w (failure was: %v)", lease.PK(), err, cause))
+	resp := idempotency.Response{Payload: string(body), HTTPStatus: http.StatusBadGateway}
+	write := func(ctx context.Context) (idempotency.Record, error) {
+		if unstored != "" {
+			return x.Engine.FailAt(ctx, lease, unstored, data.Error.Message, resp)
+		}
+		return x.Engine.Fail(ctx, lease, data.Error.Message, resp)
 	}
-	if data.Error.Transient {
-		ev := x.event(ctx, data)
-		return Outcome{Status: result.StatusFailed, Event: &ev, RetryAfter: x.cfg.RetryDelay,
-			HTTPStatus: http.StatusBadGateway, Body: body, ExpiresAt: rec.ExpiresAt, Err: cause}
-	}
-	out := x.publish(ctx, data, http.StatusBadGateway, false)
-	out.Body, out.ExpiresAt = body, rec.ExpiresAt
-	return out
+	return x.record(ctx, j, result.StatusFailed, data.Attempt, write, func(ctx context.Context, rec idempotency.Record) Outcome {
+		if data.Error.Transient {
+			ev := x.event(ctx, data)
+			return Outcome{Status: result.StatusFailed, Event: &ev, RetryAfter: x.cfg.RetryDelay,
+				HTTPStatus: http.StatusBadGateway, Body: body, ExpiresAt: rec.ExpiresAt, Err: cause}
+		}
+		out := x.publish(ctx, data, http.StatusBadGateway, false)
+		out.Body, out.ExpiresAt = body, rec.ExpiresAt
+		return out
+	})
 }
 
 func (x *Executor) replay(ctx context.Context, j *job, rec idempotency.Record) Outcome {

@@ -108,6 +108,11 @@ type Executor struct {
 	active   sync.WaitGroup
 	// running is the commands executing their handler now.
 	running inflight.Registry
+	// pending is the known outcomes waiting for the store; recording ends
+	// their retries (stopRecording, at the end of a drain).
+	pending       pendingOutcomes
+	recording     context.Context
+	stopRecording context.CancelCauseFunc
 }
 
 // InFlight is the commands this executor is running now, with their live
@@ -144,7 +149,9 @@ func New(cfg Config, deps Deps) (*Executor, error) {
 	if deps.Tracer == nil {
 		deps.Tracer = noop.NewTracerProvider().Tracer("")
 	}
-	return &Executor{cfg: cfg, Deps: deps}, nil
+	x := &Executor{cfg: cfg, Deps: deps}
+	x.recording, x.stopRecording = context.WithCancelCause(context.Background())
+	return x, nil
 }
 
 type startNoticeKey struct{}
@@ -192,6 +199,11 @@ type Outcome struct {
 	HTTPStatus int
 	Body       []byte
 	Replay     bool
+	// Pending: the command ran and its outcome is known, but the store has
+	// not recorded it yet; this process retries until it does, then
+	// publishes the result. An HTTP caller gets 503 (a retry answers in
+	// progress until then, and replays after); a bus message is not acked.
+	Pending bool
 	// Backpressure: the command was refused for load (a rate limit, no room
 	// to execute, no free connection); nothing is wrong with it.
 	Backpressure bool

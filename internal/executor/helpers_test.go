@@ -165,7 +165,7 @@ func (f *fixture) failedWith(msg command.Input, reason mq.Reason) {
 }
 
 // heldElsewhere makes another process claim msg and keep its lease
-// without heartbeats: alive for one lease period, then crashed.
+// without heartbeats: alive for a lease and its takeover grace, then crashed.
 func (f *fixture) heldElsewhere(msg command.Input) {
 	f.t.Helper()
 	dec, err := f.decoder.Decode(msg)

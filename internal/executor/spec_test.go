@@ -198,7 +198,7 @@ func TestIdempotencyStatesThroughExecutor(t *testing.T) {
 	}
 	crashed := func(f *fixture) {
 		f.heldElsewhere(cmd)
-		f.advance(lease)
+		f.advance(2 * lease) // its lease and the takeover grace
 	}
 
 	runRows(t, []row{
@@ -220,7 +220,7 @@ func TestIdempotencyStatesThroughExecutor(t *testing.T) {
 			name: "IN_PROGRESS lease alive, same hash: InProgress, back when the lease ends",
 			given: func(f *fixture) {
 				f.heldElsewhere(cmd)
-				f.advance(lease - 2*time.Second)
+				f.advance(2*lease - 2*time.Second) // lease and grace
 			},
 			deliveries: []delivery{{msg: cmd, want: want{
 				outcome:     nack(result.StatusInProgress, http.StatusConflict),

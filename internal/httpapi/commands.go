@@ -22,6 +22,8 @@ const (
 	typeNotDecided = "https://mqprobe.dev/problems/unavailable"
 	typeRateLimit  = "https://mqprobe.dev/problems/rate-limited"
 	typeBusy       = "https://mqprobe.dev/problems/busy"
+	// typeOutcomePending: the command ran, its outcome waits for the store.
+	typeOutcomePending = "https://mqprobe.dev/problems/outcome-pending"
 )
 
 // command serves one operation synchronously: the body is the result's data.
@@ -81,6 +83,11 @@ func (a *api) respond(w http.ResponseWriter, r *http.Request, out executor.Outco
 	case out.HTTPStatus == http.StatusTooManyRequests:
 		setRetryAfter(w, out.RetryAfter)
 		writeProblem(w, r, out.HTTPStatus, problem{Type: typeRateLimit, Title: "Target rate limit exceeded", Detail: errText(out.Err)})
+	case out.Pending:
+		setRetryAfter(w, out.RetryAfter)
+		writeProblem(w, r, out.HTTPStatus, problem{Type: typeOutcomePending,
+			Title: "Command executed; its outcome is known but not yet recorded, retry later", Detail: errText(out.Err),
+			IdempotencyKey: out.Key})
 	case out.Backpressure:
 		setRetryAfter(w, out.RetryAfter)
 		writeProblem(w, r, out.HTTPStatus, problem{Type: typeBusy, Title: "Too much work in progress: command not executed, retry later",

@@ -157,7 +157,7 @@ func commandOperation(component, summary string, success int) map[string]any {
 			"422":               problemResponse("The command violates its schema, or names a target that is not allowed.", nil),
 			"429":               problemResponse("The target is over its rate limit (targets.rateLimit); nothing was executed, retry after Retry-After.", retryAfter),
 			"502":               map[string]any{"description": "The MQ work failed; the body carries the reason code (status FAILED).", "headers": withHeaders(retryAfter, expiryHeaders, generatedHeader), "content": jsonContent(ref("ResultData"))},
-			"503":               problemResponse("Nothing was executed (idempotency store unavailable, shutting down; or busy: no room under limits.maxConcurrentCommands / limits.maxInFlightBytes, no free connection within mq.pool.maxWait); retry after Retry-After.", retryAfter),
+			"503":               problemResponse("Nothing was executed (idempotency store unavailable, shutting down; or busy: no room under limits.maxConcurrentCommands / limits.maxInFlightBytes, no free connection within mq.pool.maxWait); or (type outcome-pending) the command ran and its outcome is known but the idempotency store has not recorded it yet: the daemon retries until it does, a retry answers in progress until then and replays after. Retry after Retry-After.", retryAfter),
 		},
 	}
 }
@@ -238,7 +238,7 @@ func opsPaths() map[string]any {
 		"/results":      results,
 		"/health/live":  get("live", "The process is alive.", obj),
 		"/health/ready": ready,
-		"/status":       get("status", "Version, mode, uptime, backends, command counts by outcome since start (commands) and the caller's of the last hour (lastHour), the targets the caller may use (targets: the embedded queue managers, the profiles), and the caller's commands executing on this instance (inFlight).", obj),
+		"/status":       get("status", "Version, mode, uptime, backends, command counts by outcome since start (commands) and the caller's of the last hour (lastHour), the targets the caller may use (targets: the embedded queue managers, the profiles), the caller's commands executing on this instance (inFlight), and the caller's commands that ran here whose outcome the idempotency store has not recorded yet (pendingOutcomes).", obj),
 		"/openapi.json": get("openapi", "This document.", obj),
 		"/metrics": map[string]any{"get": map[string]any{"operationId": "metrics", "summary": "Prometheus metrics (text exposition format).",
 			"responses": map[string]any{"200": map[string]any{"description": "OK",

@@ -126,6 +126,7 @@ func (a *api) status(w http.ResponseWriter, r *http.Request) {
 		"startedAt": s.Started.UTC().Format(time.RFC3339), "uptimeSeconds": int64(time.Since(s.Started).Seconds()),
 		"commands": a.cfg.Executor.Counts(), "lastHour": a.cfg.Executor.LastHourCounts(caller.Name),
 		"load": a.load(), "inFlight": a.inFlight(caller.Name), "targets": callerTargets(s, caller),
+		"pendingOutcomes": a.pendingOutcomes(caller.Name),
 	})
 }
 

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mqprobe/mqprobe/internal/executor"
 	"net/http"
 	"slices"
 	"strings"
@@ -40,6 +41,28 @@ type commandView struct {
 	// Result is the body the command route answered: a COMPLETED command's
 	// (as a replay answers it) or a FAILED one's.
 	Result json.RawMessage `json:"result,omitempty"`
+	// PendingOutcome: this instance ran the command (IN_PROGRESS) and
+	// knows its outcome, which the store has not recorded yet.
+	PendingOutcome *executor.PendingOutcome `json:"pendingOutcome,omitempty"`
+}
+
+// pendingOutcomes is what the executor knows but the store has not
+// recorded yet; *executor.Executor says.
+type pendingOutcomes interface {
+	PendingOutcomes() []executor.PendingOutcome
+}
+
+// pendingOutcomes lists owner's pending outcomes on this instance.
+func (a *api) pendingOutcomes(owner string) []executor.PendingOutcome {
+	out := []executor.PendingOutcome{}
+	if p, ok := a.cfg.Executor.(pendingOutcomes); ok {
+		for _, o := range p.PendingOutcomes() {
+			if o.Tenant == owner {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
 }
 
 type leaseView struct {
@@ -104,6 +127,11 @@ func (a *api) commandView(op command.Operation, owner string, rec idempotency.Re
 	case idempotency.StatusInProgress:
 		v.Lease = &leaseView{Holder: rec.LeaseHolder, ExpiresAt: idempotency.FormatTime(rec.LeaseExpiresAt)}
 		v.Progress = a.runningProgress(op, owner, rec)
+		for _, o := range a.pendingOutcomes(owner) {
+			if o.OperationType == string(op) && o.Key == rec.IdempotencyKey && o.Attempt == rec.Attempt {
+				v.PendingOutcome = &o
+			}
+		}
 	case idempotency.StatusCompleted:
 		v.Result = json.RawMessage(rec.ResponsePayload)
 	case idempotency.StatusFailed:
@@ -204,7 +232,8 @@ func commandStatePath() map[string]any {
 					"firstMsgId": str, "lastMsgId": str,
 					"resumable": map[string]any{"type": "boolean", "description": "FAILED only: sending the same command with the same key again resumes after the committed messages."},
 				}},
-			"result": map[string]any{"description": "COMPLETED or FAILED: the body the command route answered.", "allOf": []any{ref("ResultData")}},
+			"result":         map[string]any{"description": "COMPLETED or FAILED: the body the command route answered.", "allOf": []any{ref("ResultData")}},
+			"pendingOutcome": pendingOutcomeSchema("Only while IN_PROGRESS on the instance answering: the command ran and its outcome (status) is known, but the idempotency store has not recorded it yet; the instance retries until it does, then publishes the result."),
 		},
 	}
 	params := []any{
@@ -223,4 +252,18 @@ func commandStatePath() map[string]any {
 			"503": problemResponse("The idempotency store is unavailable.", retryAfter),
 		},
 	}}
+}
+
+// pendingOutcomeSchema documents an executor.PendingOutcome.
+func pendingOutcomeSchema(description string) map[string]any {
+	str := map[string]any{"type": "string"}
+	return map[string]any{"type": "object", "description": description,
+		"required": []any{"operationType", "idempotencyKey", "status", "attempt", "since", "cause"},
+		"properties": map[string]any{
+			"operationType": str, "tenant": str, "idempotencyKey": str,
+			"status":  map[string]any{"enum": []any{"COMPLETED", "FAILED"}, "description": "The outcome waiting to be recorded."},
+			"attempt": map[string]any{"type": "integer", "minimum": 1},
+			"since":   map[string]any{"type": "string", "format": "date-time", "description": "When the first write of it failed."},
+			"cause":   map[string]any{"type": "string", "description": "The store's first error."},
+		}}
 }

@@ -292,8 +292,8 @@ func TestEvictRecord(t *testing.T) {
 
 	rec := a.do(http.MethodDelete, "/idempotency/PRODUCE/running", "implicit-token")
 	if rec.Code != http.StatusConflict || decodeBody(t, rec)["type"] != "https://mqprobe.dev/problems/lease-alive" ||
-		rec.Header().Get("Retry-After") != "3600" || rec.Header().Get("Idempotency-Expiry") != idempotency.FormatTime(running.ExpiresAt) {
-		t.Errorf("evicting a live lease: %d %v %s, want 409 lease-alive with Retry-After 3600", rec.Code, rec.Header(), rec.Body)
+		rec.Header().Get("Retry-After") != "7200" || rec.Header().Get("Idempotency-Expiry") != idempotency.FormatTime(running.ExpiresAt) {
+		t.Errorf("evicting a live lease: %d %v %s, want 409 lease-alive with Retry-After 7200 (lease and takeover grace)", rec.Code, rec.Header(), rec.Body)
 	}
 	if _, ok, _ := a.engine.Inspect(context.Background(), "PRODUCE", "", "running"); !ok {
 		t.Fatal("the refused eviction deleted the record")

@@ -12,7 +12,10 @@ const (
 	DefaultRecordTTL    = 24 * time.Hour
 	DefaultMaxRecordTTL = 30 * 24 * time.Hour
 	DefaultLease        = 30 * time.Second
-	MinLease            = 30 * time.Millisecond
+	// DefaultCheckpointWait bounds how long a checkpoint waits for a
+	// failing store before its command stops, resumable.
+	DefaultCheckpointWait = 60 * time.Second
+	MinLease              = 30 * time.Millisecond
 )
 
 // Config tunes the engine. The zero value, after setDefaults, is the documented
@@ -26,8 +29,15 @@ type Config struct {
 	// MaxRecordTTL caps any TTL, requested or default.
 	MaxRecordTTL time.Duration
 	// Lease is how long a claim survives without a heartbeat; heartbeats run
-	// every Lease/3, so a dead worker's claim is free within one Lease.
+	// every Lease/3. The holder stops working when a Lease passes without a
+	// renewal, but the record keeps the claim for one more Lease (the
+	// takeover grace), so a dead worker's claim is free within two Leases
+	// and a holder whose store came back lands its outcome first.
 	Lease time.Duration
+	// CheckpointWait bounds how long Checkpoint retries a failing store:
+	// the command does not commit its next unit of work meanwhile, and
+	// stops (resumable) when the bound passes.
+	CheckpointWait time.Duration
 	// LocalCacheSize > 0 keeps that many COMPLETED records in a process-local
 	// LRU so duplicates replay with no store round trip.
 	LocalCacheSize int
@@ -55,6 +65,9 @@ func (c *Config) setDefaults() {
 	if c.Lease == 0 {
 		c.Lease = DefaultLease
 	}
+	if c.CheckpointWait == 0 {
+		c.CheckpointWait = DefaultCheckpointWait
+	}
 	if c.Clock == nil {
 		c.Clock = SystemClock
 	}
@@ -77,6 +90,9 @@ func (c Config) Validate() error {
 	}
 	if c.Lease != 0 && c.Lease < MinLease {
 		errs = append(errs, fmt.Errorf("idempotency.lease must be at least %s (got %s)", MinLease, c.Lease))
+	}
+	if c.CheckpointWait < 0 {
+		errs = append(errs, fmt.Errorf("idempotency.checkpointWait must not be negative (got %s)", c.CheckpointWait))
 	}
 	if c.LocalCacheSize < 0 {
 		errs = append(errs, fmt.Errorf("idempotency.localCacheSize must not be negative (got %d)", c.LocalCacheSize))

@@ -187,7 +187,7 @@ func (e *Engine) lead(ctx context.Context, req Request, f *flight) (res Result, 
 		claim := Claim{
 			PK: req.PK(), OperationType: req.OperationType, Tenant: req.Tenant, IdempotencyKey: req.IdempotencyKey,
 			RequestHash: req.RequestHash, LeaseToken: uuid.NewString(), LeaseHolder: e.cfg.Holder, Now: now,
-			ExpiresAt: now.Add(ttl), LeaseExpiresAt: now.Add(e.cfg.Lease),
+			ExpiresAt: now.Add(ttl), LeaseExpiresAt: e.recordedLeaseEnd(now),
 			Target: req.Target, TraceID: req.TraceID,
 		}
 		rec, acquired, err := e.store.Begin(ctx, claim)
@@ -196,7 +196,7 @@ func (e *Engine) lead(ctx context.Context, req Request, f *flight) (res Result, 
 		}
 		if acquired {
 			lease := &Lease{engine: e, flight: f, pk: claim.PK, token: claim.LeaseToken, attempt: rec.Attempt,
-				progress: rec.Progress, ttl: ttl, startedAt: now, leaseUntil: rec.LeaseExpiresAt, expiresAt: rec.ExpiresAt, written: rec}
+				progress: rec.Progress, ttl: ttl, startedAt: now, leaseUntil: e.holderLeaseEnd(rec), expiresAt: rec.ExpiresAt, written: rec}
 			return Result{Outcome: Acquired, Record: rec, Lease: lease, Source: FromStore}, nil
 		}
 		if rec.PK == "" {

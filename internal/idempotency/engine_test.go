@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -110,7 +112,8 @@ func TestHoldCancelsTheMomentTheLeaseIsLost(t *testing.T) {
 }
 
 // TestHoldGivesUpWhenTheStoreStaysDown: renewals fail, and once the lease it
-// last confirmed has run out the function is cancelled.
+// last confirmed has run out the function is cancelled; the lease is not
+// lost, so the outcome can still be recorded when the store answers.
 func TestHoldGivesUpWhenTheStoreStaysDown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := &storetest.Counting{Store: memory.New()}
@@ -125,11 +128,161 @@ func TestHoldGivesUpWhenTheStoreStaysDown(t *testing.T) {
 			<-ctx.Done()
 			return ctx.Err()
 		})
-		if !errors.Is(err, idempotency.ErrLeaseLost) || !errors.Is(err, idempotency.ErrStoreUnavailable) || !errors.Is(err, down) {
-			t.Fatalf("Hold = %v, want lease lost because the store is unavailable", err)
+		if !errors.Is(err, idempotency.ErrLeaseExpired) || errors.Is(err, idempotency.ErrLeaseLost) ||
+			!errors.Is(err, idempotency.ErrStoreUnavailable) || !errors.Is(err, down) {
+			t.Fatalf("Hold = %v, want lease expired because the store is unavailable", err)
 		}
 		if store.Updates.Load() < 2 {
 			t.Errorf("only %d renewal attempts before giving up", store.Updates.Load())
+		}
+		store.BeforeUpdate = nil
+		if rec, err := e.Fail(t.Context(), res.Lease, "stopped", idempotency.Response{}); err != nil || rec.Status != idempotency.StatusFailed {
+			t.Errorf("Fail after the lease ran out unrenewed: %v %v, want it recorded", rec.Status, err)
+		}
+	})
+}
+
+// TestFinishRetriesPastTheLease: a Complete whose store stays down for many
+// lease periods keeps retrying, tells its caller once that the outcome is
+// pending, keeps duplicates in this process InProgress, and lands when the
+// store answers.
+func TestFinishRetriesPastTheLease(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := &storetest.Counting{Store: memory.New()}
+		const lease = 100 * time.Millisecond
+		e := newEngine(t, store, idempotency.Config{Lease: lease})
+		res, err := e.Begin(t.Context(), req("pending"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var down atomic.Bool
+		down.Store(true)
+		store.BeforeUpdate = func(idempotency.Update) error {
+			if down.Load() {
+				return errors.New("connection refused")
+			}
+			return nil
+		}
+		var notices atomic.Int32
+		ctx := idempotency.WithStoreRetryNotice(t.Context(), func(err error) {
+			if !errors.Is(err, idempotency.ErrStoreUnavailable) {
+				t.Errorf("notice %v, want a store error", err)
+			}
+			notices.Add(1)
+		})
+		done := make(chan error, 1)
+		go func() {
+			rec, err := e.Complete(ctx, res.Lease, idempotency.Response{Payload: `{"ok":true}`, HTTPStatus: 201})
+			if err == nil && rec.Status != idempotency.StatusCompleted {
+				err = fmt.Errorf("status %s", rec.Status)
+			}
+			done <- err
+		}()
+		time.Sleep(10 * lease)
+		synctest.Wait()
+		if dup, err := e.Begin(t.Context(), req("pending")); err != nil || dup.Outcome != idempotency.InProgress {
+			t.Errorf("duplicate while the outcome is pending: %v %v, want in progress", dup.Outcome, err)
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("Complete returned while the store was down: %v", err)
+		default:
+		}
+		down.Store(false)
+		if err := <-done; err != nil {
+			t.Fatalf("Complete once the store answers: %v", err)
+		}
+		if n := notices.Load(); n != 1 {
+			t.Errorf("%d pending notices, want 1", n)
+		}
+		if dup, err := e.Begin(t.Context(), req("pending")); err != nil || dup.Outcome != idempotency.Replay {
+			t.Errorf("duplicate after the outcome landed: %v %v, want replay", dup.Outcome, err)
+		}
+	})
+}
+
+// TestTakeoverWaitsAGrace: a holder that stopped renewing keeps its record
+// for one lease more than its own lease: a second instance is refused
+// until then, and takes over after.
+func TestTakeoverWaitsAGrace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := memory.New()
+		const lease = time.Second
+		holder := newEngine(t, store, idempotency.Config{Lease: lease})
+		res, err := holder.Begin(t.Context(), req("grace"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := time.Now().Add(lease); !res.Lease.Until().Equal(want) {
+			t.Errorf("holder's lease until %v, want %v", res.Lease.Until(), want)
+		}
+		other := newEngine(t, store, idempotency.Config{Lease: lease})
+		time.Sleep(lease + lease/2)
+		if r, err := other.Begin(t.Context(), req("grace")); err != nil || r.Outcome != idempotency.InProgress {
+			t.Fatalf("Begin 1.5 leases after the last renewal: %v %v, want in progress (grace)", r.Outcome, err)
+		}
+		time.Sleep(lease/2 + time.Millisecond)
+		r, err := other.Begin(t.Context(), req("grace"))
+		if err != nil || r.Outcome != idempotency.Acquired || r.Record.Attempt != 2 {
+			t.Fatalf("Begin after lease and grace: %v attempt %d %v, want acquired, attempt 2", r.Outcome, r.Record.Attempt, err)
+		}
+		if _, err := holder.Complete(t.Context(), res.Lease, idempotency.Response{}); !errors.Is(err, idempotency.ErrLeaseLost) {
+			t.Errorf("the old holder's Complete after the takeover: %v, want ErrLeaseLost", err)
+		}
+	})
+}
+
+// TestRecoveringHolderBeatsASecondInstance races a second instance against
+// a holder whose store connection fails past its lease: the holder stops
+// working, the second instance keeps getting InProgress during the grace,
+// and the holder's outcome lands when its store comes back, so the second
+// instance replays it rather than running the command again.
+func TestRecoveringHolderBeatsASecondInstance(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		shared := memory.New()
+		const lease = time.Second
+		holderStore := &storetest.Counting{Store: shared}
+		holder := newEngine(t, holderStore, idempotency.Config{Lease: lease})
+		other := newEngine(t, shared, idempotency.Config{Lease: lease})
+		res, err := holder.Begin(t.Context(), req("race"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cut atomic.Bool
+		holderStore.BeforeUpdate = func(idempotency.Update) error {
+			if cut.Load() {
+				return errors.New("connection reset by peer")
+			}
+			return nil
+		}
+		landed := make(chan error, 1)
+		go func() {
+			err := holder.Hold(t.Context(), res.Lease, func(ctx context.Context) error {
+				cut.Store(true) // the holder's store goes away as its work ends
+				<-ctx.Done()
+				return ctx.Err()
+			})
+			if !errors.Is(err, idempotency.ErrLeaseExpired) {
+				t.Errorf("Hold = %v, want the lease expired", err)
+			}
+			_, err = holder.Fail(t.Context(), res.Lease, "stopped: store down", idempotency.Response{})
+			landed <- err
+		}()
+		// The second instance tries every 100 ms while the holder is cut off.
+		for range 15 {
+			time.Sleep(lease / 10)
+			if r, err := other.Begin(t.Context(), req("race")); err != nil || r.Outcome != idempotency.InProgress {
+				t.Fatalf("second instance at %s: %v %v, want in progress", time.Since(res.Record.CreatedAt), r.Outcome, err)
+			}
+		}
+		cut.Store(false) // 1.5 leases in: the holder's store is back
+		if err := <-landed; err != nil {
+			t.Fatalf("holder's Fail once its store is back: %v", err)
+		}
+		time.Sleep(2 * lease)
+		r, err := other.Begin(t.Context(), req("race"))
+		if err != nil || r.Outcome != idempotency.Acquired || r.Record.Attempt != 2 {
+			t.Fatalf("second instance after the holder failed: %v attempt %d %v, want a retry (attempt 2) of the recorded failure", r.Outcome, r.Record.Attempt, err)
 		}
 	})
 }
@@ -175,8 +328,7 @@ func TestCompleteRetriesATransientStoreFailure(t *testing.T) {
 }
 
 // TestCheckpointRetriesATransientStoreFailure: a checkpoint of committed
-// work that fails is retried within the lease, and one whose store stays
-// down past the lease gives up with the store's error.
+// work that fails is retried.
 func TestCheckpointRetriesATransientStoreFailure(t *testing.T) {
 	store := &storetest.Counting{Store: memory.New()}
 	e := newEngine(t, store, idempotency.Config{Lease: 300 * time.Millisecond})
@@ -200,15 +352,31 @@ func TestCheckpointRetriesATransientStoreFailure(t *testing.T) {
 		t.Errorf("progress %q (%v) after %d update calls, want the checkpoint after 3", rec.Progress, err, store.Updates.Load())
 	}
 
-	store.BeforeUpdate = func(idempotency.Update) error { return down }
-	began := time.Now()
-	err = e.Checkpoint(t.Context(), res.Lease, `{"committed":20}`)
-	if !errors.Is(err, idempotency.ErrStoreUnavailable) || !errors.Is(err, down) {
-		t.Fatalf("Checkpoint with the store down = %v, want the store's error", err)
-	}
-	if !time.Now().After(res.Lease.Until()) || time.Since(began) > 2*time.Second {
-		t.Errorf("gave up after %s, want once the lease (until %s) has run out", time.Since(began), res.Lease.Until().Format(time.StampMilli))
-	}
+}
+
+// TestCheckpointWaitsUpToCheckpointWait: a checkpoint whose store stays
+// down is retried past the lease, for idempotency.checkpointWait, then
+// gives up with the store's error.
+func TestCheckpointWaitsUpToCheckpointWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := &storetest.Counting{Store: memory.New()}
+		const wait = 5 * time.Second
+		e := newEngine(t, store, idempotency.Config{Lease: 300 * time.Millisecond, CheckpointWait: wait})
+		res, err := e.Begin(t.Context(), req("checkpoint"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		down := errors.New("connection refused")
+		store.BeforeUpdate = func(idempotency.Update) error { return down }
+		began := time.Now()
+		err = e.Checkpoint(t.Context(), res.Lease, `{"committed":20}`)
+		if !errors.Is(err, idempotency.ErrStoreUnavailable) || !errors.Is(err, down) || !strings.Contains(err.Error(), "idempotency.checkpointWait") {
+			t.Fatalf("Checkpoint with the store down = %v, want the store's error naming idempotency.checkpointWait", err)
+		}
+		if waited := time.Since(began); waited < wait || waited > wait+2*time.Second {
+			t.Errorf("gave up after %s, want after checkpointWait (%s)", waited, wait)
+		}
+	})
 }
 
 func TestDisabledRunsEverythingAndStoresNothing(t *testing.T) {
@@ -325,4 +493,39 @@ func TestStoredResultIsTheOutcomeWithoutTheRecord(t *testing.T) {
 	if _, ok, err := e.StoredResult(t.Context(), "PRODUCE", "", "done"); ok || err != nil {
 		t.Errorf("expired record: ok %v, err %v", ok, err)
 	}
+}
+
+// TestFailAtRecordsTheUnstoredCheckpointFirst: a command stopped because
+// its checkpoint could not be stored fails with that checkpoint, which the
+// record gets (before the failure) once the store answers, so the retry
+// resumes after what the attempt committed.
+func TestFailAtRecordsTheUnstoredCheckpointFirst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := &storetest.Counting{Store: memory.New()}
+		e := newEngine(t, store, idempotency.Config{Lease: time.Second, CheckpointWait: 2 * time.Second})
+		res, err := e.Begin(t.Context(), req("fail-at"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var down atomic.Bool
+		down.Store(true)
+		store.BeforeUpdate = func(idempotency.Update) error {
+			if down.Load() {
+				return errors.New("connection refused")
+			}
+			return nil
+		}
+		if err := e.Checkpoint(t.Context(), res.Lease, `{"committed":20}`); !errors.Is(err, idempotency.ErrStoreUnavailable) {
+			t.Fatalf("Checkpoint with the store down = %v", err)
+		}
+		time.AfterFunc(5*time.Second, func() { down.Store(false) })
+		rec, err := e.FailAt(t.Context(), res.Lease, `{"committed":20}`, "checkpoint not stored", idempotency.Response{})
+		if err != nil || rec.Status != idempotency.StatusFailed || rec.Progress != `{"committed":20}` {
+			t.Fatalf("FailAt once the store answers: %s progress %q %v, want FAILED holding the checkpoint", rec.Status, rec.Progress, err)
+		}
+		retry, err := e.Begin(t.Context(), req("fail-at"))
+		if err != nil || retry.Outcome != idempotency.Acquired || retry.Lease.Progress() != `{"committed":20}` {
+			t.Errorf("retry: %v progress %q %v, want acquired, resuming from the checkpoint", retry.Outcome, retry.Lease.Progress(), err)
+		}
+	})
 }

@@ -10,6 +10,11 @@ var (
 	// worker took it over, or it finished, expired or vanished. The caller
 	// must stop, back out its open unit of work and publish nothing.
 	ErrLeaseLost = errors.New("idempotency: lease lost")
+	// ErrLeaseExpired means the holder could not renew its lease before it
+	// ran out (the store did not answer): it must stop working, but nobody
+	// has taken the record over yet, so its fenced Complete or Fail may
+	// still land (see Config.Lease on the takeover grace).
+	ErrLeaseExpired = errors.New("idempotency: lease not renewed before it ran out")
 	// ErrStoreUnavailable means the store could not be reached or failed; no
 	// decision was made and nothing may run.
 	ErrStoreUnavailable = errors.New("idempotency: store unavailable")

@@ -53,19 +53,21 @@ func (e *Engine) Heartbeat(ctx context.Context, l *Lease) error {
 
 // Checkpoint extends the lease and stores progress, which a takeover or a
 // retry of the same command receives as Lease.Progress. A failing store is
-// retried until the lease would have expired: the work being checkpointed
-// is done (committed), so giving up sooner would fail a command that a
-// short store outage should only delay.
+// retried for up to Config.CheckpointWait (or until ctx ends): the work
+// being checkpointed is done (committed), so giving up at once would fail a
+// command that a short store outage should only delay, while its caller
+// commits nothing more until the checkpoint has landed.
 func (e *Engine) Checkpoint(ctx context.Context, l *Lease, progress string) error {
+	giveUp := time.Now().Add(e.cfg.CheckpointWait)
 	backoff := 20 * time.Millisecond
 	for {
 		err := e.renew(ctx, l, &progress)
 		if err == nil || errors.Is(err, ErrLeaseLost) || IsPermanent(err) {
 			return err
 		}
-		wait := min(backoff, time.Until(l.Until()))
+		wait := min(backoff, time.Until(giveUp))
 		if wait <= 0 || ctx.Err() != nil {
-			return err
+			return fmt.Errorf("checkpoint not stored within idempotency.checkpointWait (%s): %w", e.cfg.CheckpointWait, err)
 		}
 		select {
 		case <-time.After(wait):
@@ -75,12 +77,26 @@ func (e *Engine) Checkpoint(ctx context.Context, l *Lease, progress string) erro
 	}
 }
 
+// The takeover grace. A claim's record says its lease ends one grace after
+// the holder itself stops working (holderLeaseEnd), so an instance takes an
+// expired lease over only once it has been expired for a whole Lease more:
+// a holder whose store came back within that time lands its outcome first.
+// Writing the later time into the record needs no store change; a
+// store-side condition ("expired for a grace") would have to be built into
+// every store's conditional Begin and its conformance suite, for the same
+// effect. Records an older version wrote carry no grace, which only makes
+// their takeover as early as that version made it.
+func (e *Engine) recordedLeaseEnd(now time.Time) time.Time { return now.Add(2 * e.cfg.Lease) }
+
+// holderLeaseEnd is when the holder of rec stops working unless it renews.
+func (e *Engine) holderLeaseEnd(rec Record) time.Time { return rec.LeaseExpiresAt.Add(-e.cfg.Lease) }
+
 func (e *Engine) renew(ctx context.Context, l *Lease, progress *string) error {
 	if l.disabled {
 		return nil
 	}
 	now := e.now()
-	u := Update{Kind: UpdateHeartbeat, Now: now, LeaseExpiresAt: now.Add(e.cfg.Lease), Progress: progress}
+	u := Update{Kind: UpdateHeartbeat, Now: now, LeaseExpiresAt: e.recordedLeaseEnd(now), Progress: progress}
 	l.mu.Lock()
 	if l.ended {
 		l.mu.Unlock()
@@ -100,7 +116,7 @@ func (e *Engine) renew(ctx context.Context, l *Lease, progress *string) error {
 	}
 	l.wrote(u)
 	l.mu.Lock()
-	l.leaseUntil, l.expiresAt = rec.LeaseExpiresAt, rec.ExpiresAt
+	l.leaseUntil, l.expiresAt = e.holderLeaseEnd(rec), rec.ExpiresAt
 	l.mu.Unlock()
 	return nil
 }
@@ -124,6 +140,16 @@ func (e *Engine) Fail(ctx context.Context, l *Lease, message string, resp Respon
 		DurationMs: now.Sub(l.startedAt).Milliseconds()})
 }
 
+// FailAt is Fail for a command whose last checkpoint, progress, may not
+// have been stored (its store failed): the record gets progress first, so
+// a retry resumes from what the attempt committed, then the failure.
+func (e *Engine) FailAt(ctx context.Context, l *Lease, progress, message string, resp Response) (Record, error) {
+	now := e.now()
+	return e.finish(ctx, l, "fail", Update{Kind: UpdateHeartbeat, Progress: &progress},
+		Update{Kind: UpdateFail, Now: now, ExpiresAt: now.Add(l.ttl), ErrorMessage: message,
+			ResponsePayload: resp.Payload, HTTPStatus: resp.HTTPStatus, DurationMs: now.Sub(l.startedAt).Milliseconds()})
+}
+
 // Release gives the claim up unfinished (for example on shutdown): the lease
 // ends now, so another worker can take over at once and resume from the
 // last checkpoint.
@@ -133,13 +159,27 @@ func (e *Engine) Release(ctx context.Context, l *Lease) error {
 	return err
 }
 
-// finish applies a final fenced update. A failing store is retried until
-// the lease would have expired anyway: giving up sooner would leave an
-// IN_PROGRESS record that a takeover re-executes.
-func (e *Engine) finish(ctx context.Context, l *Lease, op string, u Update) (Record, error) {
+type storeRetryNoticeKey struct{}
+
+// WithStoreRetryNotice returns ctx that makes Complete, Fail and FailAt
+// call notice once, with the store's error, when their first write fails
+// and they go on retrying: the caller then knows the outcome is pending.
+func WithStoreRetryNotice(ctx context.Context, notice func(error)) context.Context {
+	return context.WithValue(ctx, storeRetryNoticeKey{}, notice)
+}
+
+// finish applies the final fenced updates, in order. The outcome is known
+// (the handler has returned), so a failing store is retried with backoff
+// for as long as ctx lives, past the lease's end: the fencing token still
+// decides, so the write lands unless another worker took the record over
+// (ErrLeaseLost), which the takeover grace makes wait for a holder whose
+// store came back. Until it returns, this process keeps the pk in flight:
+// duplicates here get InProgress, as elsewhere the IN_PROGRESS record.
+func (e *Engine) finish(ctx context.Context, l *Lease, op string, updates ...Update) (Record, error) {
+	last := updates[len(updates)-1]
 	if l.disabled {
-		return Record{PK: l.pk, Status: statusOf(u.Kind), ResponsePayload: u.ResponsePayload,
-			HTTPStatus: u.HTTPStatus, ErrorMessage: u.ErrorMessage, Attempt: 1}, nil
+		return Record{PK: l.pk, Status: statusOf(last.Kind), ResponsePayload: last.ResponsePayload,
+			HTTPStatus: last.HTTPStatus, ErrorMessage: last.ErrorMessage, Attempt: 1}, nil
 	}
 	l.mu.Lock()
 	if l.ended {
@@ -147,19 +187,33 @@ func (e *Engine) finish(ctx context.Context, l *Lease, op string, u Update) (Rec
 		return Record{}, fmt.Errorf("%s %s: lease already ended: %w", op, l.pk, ErrLeaseLost)
 	}
 	l.ended = true
-	deadline := l.leaseUntil
 	l.mu.Unlock()
-	if err := e.fits(l, u); err != nil {
-		return Record{}, e.refused(l, op, err)
+	for _, u := range updates {
+		if err := e.fits(l, u); err != nil {
+			return Record{}, e.refused(l, op, err)
+		}
 	}
 	defer e.flights.end(l.flight)
 
-	backoff := 20 * time.Millisecond
-	for {
-		rec, err := e.store.Update(ctx, l.pk, l.token, u)
+	notice, _ := ctx.Value(storeRetryNoticeKey{}).(func(error))
+	backoff, failures := 20*time.Millisecond, 0
+	var rec Record
+	for i := 0; i < len(updates); {
+		u := updates[i]
+		if u.Kind == UpdateHeartbeat {
+			// A checkpoint ahead of the final write: keep others off meanwhile.
+			u.Now = e.now()
+			u.LeaseExpiresAt = e.recordedLeaseEnd(u.Now)
+			if keep := u.LeaseExpiresAt.Add(e.cfg.Lease); keep.After(l.expiresAt) {
+				u.ExpiresAt = keep
+			}
+		}
+		var err error
+		rec, err = e.store.Update(ctx, l.pk, l.token, u)
 		if err == nil {
-			e.remember(rec)
-			return rec, nil
+			l.wrote(u)
+			i++
+			continue
 		}
 		if errors.Is(err, ErrLeaseLost) {
 			return Record{}, fmt.Errorf("%s %s: %w", op, l.pk, err)
@@ -167,16 +221,27 @@ func (e *Engine) finish(ctx context.Context, l *Lease, op string, u Update) (Rec
 		if IsPermanent(err) {
 			return Record{}, e.refused(l, op, err)
 		}
-		wait := min(backoff, time.Until(deadline))
-		if wait <= 0 || ctx.Err() != nil {
-			return Record{}, storeError(op, fmt.Errorf("%s: %w", l.pk, err))
+		if ctx.Err() != nil {
+			return Record{}, storeError(op, fmt.Errorf("%s: %w (gave up: %w)", l.pk, err, context.Cause(ctx)))
+		}
+		if failures++; failures == 1 {
+			e.log.Warn("idempotency store failed a final write; retrying until it answers",
+				"pk", l.pk, "op", op, "attempt", l.attempt, "error", err)
+			if notice != nil {
+				notice(storeError(op, fmt.Errorf("%s: %w", l.pk, err)))
+			}
 		}
 		select {
-		case <-time.After(wait):
+		case <-time.After(backoff):
 		case <-ctx.Done():
 		}
-		backoff = min(2*backoff, time.Second)
+		backoff = min(2*backoff, 2*time.Second)
 	}
+	if failures > 0 {
+		e.log.Info("idempotency store took the final write after retrying", "pk", l.pk, "op", op, "failed_writes", failures)
+	}
+	e.remember(rec)
+	return rec, nil
 }
 
 func statusOf(k UpdateKind) Status {
@@ -190,9 +255,12 @@ func statusOf(k UpdateKind) Status {
 }
 
 // Hold runs fn while renewing l every lease/3. The moment the lease is lost
-// (taken over, or not renewable before it runs out) fn's context is
-// cancelled with cause ErrLeaseLost, and Hold returns an error matching
-// ErrLeaseLost once fn returns. Otherwise it returns fn's error.
+// (taken over) fn's context is cancelled with cause ErrLeaseLost, and Hold
+// returns an error matching ErrLeaseLost once fn returns. When it could not
+// be renewed before it ran out, fn's context is cancelled with cause
+// ErrLeaseExpired and Hold returns fn's error joined with that one (nil if
+// fn succeeded anyway); the lease may still be finished. Otherwise it
+// returns fn's error.
 func (e *Engine) Hold(ctx context.Context, l *Lease, fn func(ctx context.Context) error) error {
 	if l.disabled {
 		return fn(ctx)
@@ -210,10 +278,14 @@ func (e *Engine) Hold(ctx context.Context, l *Lease, fn func(ctx context.Context
 	}()
 	err := fn(runCtx)
 	close(stop)
-	if lostErr := <-lost; lostErr != nil {
-		return errors.Join(lostErr, err)
+	lostErr := <-lost
+	switch {
+	case lostErr == nil:
+		return err
+	case errors.Is(lostErr, ErrLeaseExpired) && err == nil:
+		return nil // fn finished anyway: its outcome is known
 	}
-	return err
+	return errors.Join(lostErr, err)
 }
 
 // keepAlive heartbeats until stop closes. It returns nil when stopped, or
@@ -241,11 +313,20 @@ func (e *Engine) keepAlive(ctx context.Context, l *Lease, stop <-chan struct{}) 
 			// confirmed has run out another worker may hold it.
 			left := time.Until(l.Until())
 			if left <= 0 {
-				return e.abandon(l, fmt.Errorf("%w: not renewed before it expired: %w", ErrLeaseLost, err))
+				return e.expire(l, err)
 			}
 			timer.Reset(min(interval/4+time.Millisecond, left))
 		}
 	}
+}
+
+// expire stops the holder's work once its lease ran out unrenewed. Unlike
+// a lost lease, l stays ours to finish: nobody may take the record over for
+// the takeover grace, so a fenced Complete or Fail may still land.
+func (e *Engine) expire(l *Lease, cause error) error {
+	err := fmt.Errorf("%w: %w", ErrLeaseExpired, cause)
+	e.log.Warn("idempotency lease not renewed before it ran out; stopping the command", "pk", l.pk, "attempt", l.attempt, "error", cause)
+	return err
 }
 
 // abandon marks l ended without a store write (the store no longer has it

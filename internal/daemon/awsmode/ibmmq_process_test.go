@@ -183,3 +183,82 @@ func leaseHolder(t *testing.T, p *daemontest.Process, op, key string) string {
 	}
 	return view.Lease.Holder
 }
+
+// TestIBMMQKilledDuringStoreOutageRepeatsAtMostOneTransaction: the store
+// (reached by both instances through a proxy) is cut while an instance
+// runs a PRODUCE, and that instance is killed while it waits for a
+// checkpoint it cannot store. It committed nothing after that checkpoint,
+// so once the store is back the other instance takes over (after the lease
+// and its grace) and the queue ends with the command's messages plus at
+// most one transaction, which the result's resumedFrom accounts for.
+func TestIBMMQKilledDuringStoreOutageRepeatsAtMostOneTransaction(t *testing.T) {
+	const count, txSize = 40, 5
+	srv := daemontest.StartMQServer(t)
+	env := newLocalAWS(t, 50)
+	proxy, _ := proxiedDynamoDB(t, env)
+	vars := ibmmqProcessEnv(srv)
+	maps.Copy(vars, map[string]string{"MQPROBE_IDEMPOTENCY_LEASE": "2s", "MQPROBE_SQS_VISIBILITYTIMEOUT": "3s",
+		"AWS_ENDPOINT_URL_DYNAMODB": "http://" + proxy.Addr()})
+	procs := startDaemonProcesses(t, 2, daemonProcessEnv(env, vars))
+	results := newResultQueue(t, env.results)
+	key := fmt.Sprintf("ibmmq-outage-kill-%d", time.Now().UnixNano()%1e9)
+	target := srv.Target("DEV.QUEUE.3")
+	before := procs[0].DepthOf(t, target)
+	sendCommand(t, env.commands, fmt.Sprintf(`{"operationType":"PRODUCE",%s,"batch":{"count":%d,"messageSizeBytes":64,"rateLimitPerSec":20,"transaction":{"enabled":true,"txSize":%d}}}`,
+		target, count, txSize), map[string]string{"Idempotency-Key": key})
+
+	var victim, survivor *daemontest.Process
+	atCut := 0
+	for deadline := time.Now().Add(30 * time.Second); victim == nil; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no instance committed %d messages within 30s", 2*txSize)
+		}
+		if atCut = procs[0].DepthOf(t, target) - before; atCut < 2*txSize {
+			continue
+		}
+		holder := leaseHolder(t, procs[0], "PRODUCE", key)
+		for i, p := range procs {
+			if p.Name == holder {
+				victim, survivor = p, procs[1-i]
+			}
+		}
+	}
+	// The store is cut for both instances (a DEPTH through them would
+	// need it too); the victim waits for its checkpoint meanwhile.
+	proxy.Cut()
+	time.Sleep(time.Second)
+	victim.Kill(t)
+	time.Sleep(time.Second)
+	proxy.Restore()
+	t.Logf("killed %s during the store outage; %d messages were committed when the store was cut", victim.Name, atCut)
+
+	evs := results.wait(key, 1, time.Minute)
+	e := evs[len(evs)-1]
+	var res struct {
+		Enqueued    int
+		ResumedFrom *int
+	}
+	if err := json.Unmarshal(e.Data.Result, &res); err != nil || e.Data.Status != result.StatusCompleted ||
+		e.Source != "mqprobe/"+survivor.Name || res.ResumedFrom == nil {
+		t.Fatalf("result %s attempt %d by %s: %s; want COMPLETED by %s, resuming", e.Data.Status, e.Data.Attempt, e.Source, e.Data.Result, survivor.Name)
+	}
+	waitSQSQueueDrained(t, env.commands, 15*time.Second)
+	results.quiet(key, 1, time.Second)
+	onQueue := survivor.DepthOf(t, target) - before
+	repeated := onQueue - count
+	figures := daemontest.FaultFigures{Sent: 1}
+	switch {
+	case len(results.of(key)) != 1:
+		figures.Duplicated++
+	case repeated >= 0 && repeated <= txSize && res.Enqueued == count:
+		figures.Executed++
+	default:
+		figures.Lost++
+	}
+	daemontest.ReportFault(t, "ibmmq-sigkill-during-store-outage", figures, daemontest.FaultFigures{Sent: 1, Executed: 1},
+		"resumedFrom", *res.ResumedFrom, "committedAtCut", atCut, "onSharedQueue", onQueue, "repeated", repeated, "txSize", txSize)
+	if repeated < 0 || repeated > txSize {
+		t.Errorf("the shared queue holds %d messages for a PRODUCE of %d (resumed from %d): %d repeated, want 0 to one transaction (%d)",
+			onQueue, count, *res.ResumedFrom, repeated, txSize)
+	}
+}

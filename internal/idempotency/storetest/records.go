@@ -242,7 +242,7 @@ func testEvict(t *testing.T, f *fixture) {
 	if _, ok := f.get(req.PK()); !ok {
 		t.Fatal("refused eviction deleted the record")
 	}
-	f.clock.Advance(lease) // the holder died: its lease ran out
+	f.clock.Advance(takeoverAfter) // the holder died: its lease and the grace ran out
 	if _, err := e.Evict(f.ctx, evict); err != nil {
 		t.Fatalf("Evict of an expired lease: %v", err)
 	}

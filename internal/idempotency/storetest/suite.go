@@ -18,11 +18,14 @@ import (
 type Factory func(t testing.TB) idempotency.Store
 
 const (
-	lease   = 30 * time.Second
-	hashA   = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-	hashB   = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
-	opProd  = "PRODUCE"
-	payload = `{"enqueued":1000,"transactions":10}`
+	lease = 30 * time.Second
+	// takeoverAfter is how long after its last renewal an engine's claim
+	// can be taken over: its lease and the takeover grace (one more lease).
+	takeoverAfter = 2 * lease
+	hashA         = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	hashB         = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+	opProd        = "PRODUCE"
+	payload       = `{"enqueued":1000,"transactions":10}`
 )
 
 // fixture is one test's store, clock and engines. Each engine stands for a
@@ -143,7 +146,7 @@ func testFresh(t *testing.T, f *fixture) {
 	for _, rec := range []idempotency.Record{res.Record, stored} {
 		want := idempotency.Record{PK: opProd + "#" + key, OperationType: opProd, IdempotencyKey: key,
 			Status: idempotency.StatusInProgress, RequestHash: hashA, CreatedAt: now, UpdatedAt: now,
-			ExpiresAt: now.Add(24 * time.Hour), LeaseExpiresAt: now.Add(lease), LeaseToken: rec.LeaseToken,
+			ExpiresAt: now.Add(24 * time.Hour), LeaseExpiresAt: now.Add(takeoverAfter), LeaseToken: rec.LeaseToken,
 			Attempt: 1, Target: "QM1:DEV.QUEUE.1", TraceID: "4bf92f3577b34da6a3ce929d0e0e4736"}
 		if rec.LeaseToken == "" {
 			t.Error("empty lease token")
@@ -219,7 +222,7 @@ func testInProgressDifferentHash(t *testing.T, f *fixture) {
 func testTakeover(t *testing.T, f *fixture) {
 	key := newKey()
 	first := f.begin(f.engine(), request(key, hashA), idempotency.Acquired)
-	f.clock.Advance(lease)
+	f.clock.Advance(takeoverAfter)
 	second := f.begin(f.engine(), request(key, hashA), idempotency.Acquired)
 	if second.Record.Attempt != 2 {
 		t.Errorf("attempt = %d, want 2", second.Record.Attempt)
@@ -230,10 +233,10 @@ func testTakeover(t *testing.T, f *fixture) {
 	if !second.Record.CreatedAt.Equal(first.Record.CreatedAt) {
 		t.Errorf("createdAt changed on takeover: %v -> %v", first.Record.CreatedAt, second.Record.CreatedAt)
 	}
-	if want := f.clock.Now().Add(lease); !second.Record.LeaseExpiresAt.Equal(want) {
-		t.Errorf("leaseExpiresAt = %v, want %v", second.Record.LeaseExpiresAt, want)
+	if want := f.clock.Now().Add(takeoverAfter); !second.Record.LeaseExpiresAt.Equal(want) {
+		t.Errorf("leaseExpiresAt = %v, want %v (lease and grace)", second.Record.LeaseExpiresAt, want)
 	}
-	f.clock.Advance(lease)
+	f.clock.Advance(takeoverAfter)
 	third := f.begin(f.engine(), request(key, hashA), idempotency.Acquired)
 	if third.Record.Attempt != 3 {
 		t.Errorf("attempt = %d, want 3", third.Record.Attempt)
@@ -390,7 +393,7 @@ func testZombie(t *testing.T, f *fixture) {
 		key := newKey()
 		zombieEngine := f.engine()
 		zombie := f.begin(zombieEngine, request(key, hashA), idempotency.Acquired)
-		f.clock.Advance(lease + time.Second)
+		f.clock.Advance(takeoverAfter + time.Second)
 		winnerEngine := f.engine()
 		winner := f.begin(winnerEngine, request(key, hashA), idempotency.Acquired)
 		before, _ := f.get(opProd + "#" + key)
@@ -419,6 +422,8 @@ func testHeartbeat(t *testing.T, f *fixture) {
 	f.clock.Advance(lease * 2 / 3) // past the original lease, inside the renewed one
 	f.begin(f.engine(), request(key, hashA), idempotency.InProgress)
 	f.clock.Advance(lease / 3)
+	f.begin(f.engine(), request(key, hashA), idempotency.InProgress) // the takeover grace
+	f.clock.Advance(lease)
 	f.begin(f.engine(), request(key, hashA), idempotency.Acquired)
 }
 
@@ -447,7 +452,7 @@ func testCheckpoint(t *testing.T, f *fixture) {
 	if err := e.Checkpoint(f.ctx, res.Lease, `{"committed":500}`); err != nil {
 		t.Fatalf("Checkpoint: %v", err)
 	}
-	f.clock.Advance(lease)
+	f.clock.Advance(takeoverAfter)
 	next := f.begin(f.engine(), request(key, hashA), idempotency.Acquired)
 	if next.Lease.Progress() != `{"committed":500}` || next.Lease.Attempt() != 2 {
 		t.Errorf("takeover progress %q attempt %d, want the checkpoint and attempt 2", next.Lease.Progress(), next.Lease.Attempt())
