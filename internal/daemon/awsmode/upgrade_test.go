@@ -63,6 +63,11 @@ func TestUpgradeMixedVersions(t *testing.T) {
 			if err := daemontest.SameApartFromReplay(original.Body, replay.Body); err != nil {
 				t.Errorf("replay %s: %s replaying %s's record: %v", dir, second.Name, first.Name, err)
 			}
+			// This tree's replays say so in the body too (the previous
+			// release sent the stored "replay":false).
+			if r := replay.JSON(t)["replay"]; second == new && r != true {
+				t.Errorf("replay %s: %s's replay body says replay %v, want true", dir, second.Name, r)
+			}
 			reused := second.Post(t, "/messages/produce", produce(count+1), "Idempotency-Key", key)
 			if reused.Status != http.StatusConflict {
 				t.Errorf("key-reuse %s: %s answered %d %s to the key with a different request, want 409", dir, second.Name, reused.Status, reused.Body)
@@ -94,6 +99,9 @@ func TestUpgradeMixedVersions(t *testing.T) {
 			}
 			if err := daemontest.SameApartFromReplay(captured.Body, replayed.Body); err != nil {
 				t.Errorf("consume-replay %s: %s replaying %s's record: %v", dir, second.Name, first.Name, err)
+			}
+			if r := replayed.JSON(t)["replay"]; second == new && r != true {
+				t.Errorf("consume-replay %s: %s's replay body says replay %v, want true", dir, second.Name, r)
 			}
 		})
 
