@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/executor"
 	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // httpProduce is a PRODUCE of 3 messages to DEV.QUEUE.1 as the HTTP API
@@ -91,21 +91,12 @@ func TestKeyReusedSaysWhatToDo(t *testing.T) {
 }
 
 // auditLines collects JSON log lines.
-type auditLines struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
+type auditLines struct{ buf testenv.Buffer }
 
-func (l *auditLines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
+func (l *auditLines) Write(p []byte) (int, error) { return l.buf.Write(p) }
 
 func (l *auditLines) all(t *testing.T) []map[string]any {
 	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	var lines []map[string]any
 	for _, s := range strings.Split(strings.TrimSpace(l.buf.String()), "\n") {
 		var m map[string]any

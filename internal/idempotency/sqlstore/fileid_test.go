@@ -1,38 +1,19 @@
 package sqlstore_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/idempotency/sqlstore"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
-
-// syncBuffer is a log destination safe for concurrent handlers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 func claimOf(key string) idempotency.Claim {
 	now := time.Now()
@@ -82,7 +63,7 @@ func TestSQLiteRefusesOnceItsFileIsGone(t *testing.T) {
 				t.Fatal(err)
 			}
 			path := filepath.Join(dir, "records.db")
-			var logs syncBuffer
+			var logs testenv.Buffer
 			s, err := sqlstore.OpenSQLite(ctx, path, sqlstore.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 			if err != nil {
 				t.Fatal(err)
