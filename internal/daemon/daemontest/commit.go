@@ -71,7 +71,7 @@ func BuildCommit(t testing.TB, commit, tags string) string {
 	src := t.TempDir()
 	archive := exec.Command("git", "-C", root, "archive", "--format=tar", full)
 	extract := exec.Command("tar", "-x", "-C", src)
-	var stderr bytes.Buffer
+	var stderr testenv.Buffer // both processes write it, each from a goroutine of its own
 	archive.Stderr, extract.Stderr = &stderr, &stderr
 	if extract.Stdin, err = archive.StdoutPipe(); err != nil {
 		t.Fatal(err)
@@ -81,7 +81,7 @@ func BuildCommit(t testing.TB, commit, tags string) string {
 	}
 	archiveErr := archive.Run()
 	if err := errors.Join(archiveErr, extract.Wait()); err != nil {
-		t.Fatalf("extract commit %s with git archive: %v\n%s", commit, err, &stderr)
+		t.Fatalf("extract commit %s with git archive: %v\n%s", commit, err, stderr.String())
 	}
 	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
 		t.Fatal(err)

@@ -87,13 +87,17 @@ func Start(t testing.TB, mods ...func(*Setup)) *Harness {
 	h.Base, h.stop, h.done = "http://"+d.Addr(), cancel, make(chan error, 1)
 	go func() { h.done <- d.Run(ctx) }()
 	t.Cleanup(h.Shutdown)
-	deadline := time.Now().Add(5 * time.Second)
+	// Generous: in aws mode readiness waits for the resource checks, which
+	// a loaded machine's emulators can take seconds to answer.
+	const readyWithin = 30 * time.Second
+	deadline := time.Now().Add(readyWithin)
 	for {
-		if status, _, _ := h.Get("/health/ready"); status == http.StatusOK {
+		status, _, body := h.Get("/health/ready")
+		if status == http.StatusOK {
 			return h
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("daemon not ready within 5s")
+			t.Fatalf("daemon not ready within %s: %d %s", readyWithin, status, body)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
