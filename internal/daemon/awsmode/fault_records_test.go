@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -84,7 +83,7 @@ func faultItemLimit(t *testing.T, e *awsEmulator) {
 	default:
 		got.Lost = 1
 	}
-	daemontest.ReportFault(t, "item-limit-"+strings.ReplaceAll(e.name, "+", "-"), got, daemontest.FaultFigures{Sent: 1, Executed: 1},
+	daemontest.ReportFault(t, "item-limit-"+e.name, got, daemontest.FaultFigures{Sent: 1, Executed: 1},
 		"consumed", consumed, "listed", listed, "counted", counted, "seconds", int(took.Seconds()))
 	if ev.Data.Status != result.StatusCompleted {
 		t.Fatalf("CONSUME ended %s: %+v", ev.Data.Status, ev.Data.Error)

@@ -3,6 +3,7 @@ package daemontest
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,10 +31,11 @@ func (f FaultFigures) String() string {
 
 // ReportFault logs the test's line of figures, with the test's own extra
 // figures (name, value pairs) appended, and fails the test unless got is
-// want.
+// want. The name is written in the characters the collector reads
+// (a-z, 0-9, -): "goaws+dynalite" is written "goaws-dynalite".
 func ReportFault(t *testing.T, name string, got, want FaultFigures, extra ...any) {
 	t.Helper()
-	line := "FAULT " + name + ": " + got.String()
+	line := "FAULT " + faultName(name) + ": " + got.String()
 	for i := 0; i+1 < len(extra); i += 2 {
 		line += fmt.Sprintf(" %v=%v", extra[i], extra[i+1])
 	}
@@ -87,4 +89,15 @@ func QueueDepth(t testing.TB, backend mq.Backend, queue string) int {
 		t.Fatalf("inquire %s: %v", queue, err)
 	}
 	return info.CurrentDepth
+}
+
+// faultName is name in lower case with every character the collector does
+// not read (outside a-z, 0-9 and -) written as "-".
+func faultName(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
+			return r
+		}
+		return '-'
+	}, strings.ToLower(name))
 }
