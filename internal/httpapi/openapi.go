@@ -57,16 +57,27 @@ func OpenAPI(version string) ([]byte, error) {
 		paths[path] = op
 	}
 	paths["/commands/{operationType}/{key}"] = commandStatePath()
-	// Every route but the health probes answers 401 without the token (or
-	// the client certificate) the configuration asks for.
+	// Every route answers 403 to a Host that does not name the daemon, and
+	// every state-changing one to a browser's cross-origin request
+	// (browser.go); every route but the health probes answers 401 without
+	// the token (or the client certificate) the configuration asks for.
 	for path, item := range paths {
-		for _, op := range item.(map[string]any) {
+		for method, op := range item.(map[string]any) {
 			op := op.(map[string]any)
+			responses := op["responses"].(map[string]any)
+			refused := "The Host header names neither this daemon nor an http.allowedHosts entry (code HOST_NOT_ALLOWED), on a daemon without http.authToken."
+			if method != "get" {
+				refused += " Or a browser sent the request from a page of another origin (code CROSS_ORIGIN_REQUEST)."
+			}
+			if prev, ok := responses["403"].(map[string]any); ok {
+				refused = prev["description"].(string) + " " + refused
+			}
+			responses["403"] = problemResponse(refused, nil)
 			if strings.HasPrefix(path, "/health/") {
 				op["security"] = []any{}
 				continue
 			}
-			op["responses"].(map[string]any)["401"] = problemResponse("http.authToken or http.tokens is set and the request carries no valid bearer token.", nil)
+			responses["401"] = problemResponse("http.authToken or http.tokens is set and the request carries no valid bearer token.", nil)
 		}
 	}
 	doc := map[string]any{
