@@ -52,6 +52,12 @@ func TestFaultStoreDown(t *testing.T) {
 		if _, err := store.EnsureTable(ctx); err != nil {
 			t.Fatalf("create table on the private dynalite: %v", err)
 		}
+		// The daemon's readiness checks its table at the configured
+		// endpoint (DescribeTable), while this test hands it a store on the
+		// private dynalite: the table is made at both.
+		if _, err := dynamodb.New(ddbClient, table).EnsureTable(ctx); err != nil {
+			t.Fatalf("create table %s at the daemon's DynamoDB endpoint: %v", table, err)
+		}
 		runStoreOutage(t, "store-dynamodb-down", srv, store, func(s *daemontest.Setup) {
 			s.Cfg.Idempotency.Store = config.StoreDynamoDB
 			s.Cfg.Idempotency.DynamoDB.Table = table
