@@ -795,12 +795,15 @@ func (q *resultQueue) received() []receivedEvent {
 	return slices.Clone(q.events)
 }
 
-// waitUntil polls until done says the events received so far are enough. It
-// returns the longest time an event took from its creation to its receipt
-// here.
-func (q *resultQueue) waitUntil(t testing.TB, timeout time.Duration, done func([]receivedEvent) (bool, string)) (slowest time.Duration) {
+// waitUntil polls until done says the events received so far are enough.
+// It fails when no event has arrived for quiet: a stall, not a slow machine
+// (a loaded CI runner with moto takes minutes for what goaws does in
+// seconds, which is no finding), or after 5 × quiet in all, which only a
+// loop that never settles would reach. It returns the longest time an event took
+// from its creation to its receipt here.
+func (q *resultQueue) waitUntil(t testing.TB, quiet time.Duration, done func([]receivedEvent) (bool, string)) (slowest time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
+	began, lastEvent := time.Now(), time.Now()
 	for {
 		before := len(q.received())
 		q.poll()
@@ -811,12 +814,16 @@ func (q *resultQueue) waitUntil(t testing.TB, timeout time.Duration, done func([
 		if ok {
 			return slowest
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", timeout, progress)
+		switch {
+		case time.Since(began) > 5*quiet:
+			t.Fatalf("still waiting after %s: %s", time.Since(began).Round(time.Second), progress)
+		case len(q.received()) > before:
+			lastEvent = time.Now()
+			continue
+		case time.Since(lastEvent) > quiet:
+			t.Fatalf("no event for %s (waiting %s): %s", quiet, time.Since(began).Round(time.Second), progress)
 		}
-		if len(q.received()) == before { // the queue is empty for now
-			time.Sleep(50 * time.Millisecond)
-		}
+		time.Sleep(50 * time.Millisecond) // the queue is empty for now
 	}
 }
 
