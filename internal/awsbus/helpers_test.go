@@ -72,17 +72,11 @@ func subscribeQueue(t *testing.T, topicARN, queueARN string, raw bool) {
 // message id.
 func send(t *testing.T, url, body string, attrs map[string]string) string {
 	t.Helper()
-	values := map[string]types.MessageAttributeValue{}
-	for k, v := range attrs {
-		values[k] = types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(v)}
-	}
-	out, err := sqsClient.SendMessage(context.Background(), &sqs.SendMessageInput{
-		QueueUrl: aws.String(url), MessageBody: aws.String(body), MessageAttributes: values,
-	})
+	id, err := SendCommand(context.Background(), awsCfg, url, "", []byte(body), attrs)
 	if err != nil {
 		t.Fatalf("send message: %v", err)
 	}
-	return aws.ToString(out.MessageId)
+	return id
 }
 
 // subscribe starts a command subscriber, closed when the test ends (a
