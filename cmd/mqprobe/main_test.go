@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -128,17 +129,20 @@ func TestStoreInitCreatesTheDynamoDBTableOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
+	// The endpoint may be a dynalite other tests and runs share: a table
+	// of this run's own.
+	table := fmt.Sprintf("mqprobe-init-test-%d", time.Now().UnixNano())
 	t.Setenv("MQPROBE_IDEMPOTENCY_STORE", "dynamodb")
-	t.Setenv("MQPROBE_IDEMPOTENCY_DYNAMODB_TABLE", "mqprobe-init-test")
+	t.Setenv("MQPROBE_IDEMPOTENCY_DYNAMODB_TABLE", table)
 	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
 	t.Setenv("AWS_REGION", "us-east-1")
 	t.Setenv("AWS_ACCESS_KEY_ID", "local")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "local")
 	out, status := mqprobe(t, "store", "init")
-	if status != 0 || !strings.Contains(out, "mqprobe-init-test created") || !strings.Contains(out, "TTL on ttl: not supported by this endpoint") {
+	if status != 0 || !strings.Contains(out, table+" created") || !strings.Contains(out, "TTL on ttl: not supported by this endpoint") {
 		t.Fatalf("first init: %d %s", status, out)
 	}
-	if out, status = mqprobe(t, "store", "init"); status != 0 || !strings.Contains(out, "mqprobe-init-test exists") {
+	if out, status = mqprobe(t, "store", "init"); status != 0 || !strings.Contains(out, table+" exists") {
 		t.Fatalf("second init: %d %s", status, out)
 	}
 }
