@@ -21,6 +21,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
 	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 func produceCmd(count, size int, tx bool, txSize int) command.Command {
@@ -165,13 +166,9 @@ func TestProduceOnDurableQueueManagerCheckpointsEveryCommit(t *testing.T) {
 			return nil
 		}
 		// The next transaction is put while this checkpoint is stored...
-		deadline := time.Now().Add(5 * time.Second)
-		for f.depth() < committed+txSize {
-			if time.Now().After(deadline) {
-				t.Errorf("checkpoint at %d: the next transaction's puts did not go on (depth %d)", committed, f.depth())
-				return nil
-			}
-			time.Sleep(time.Millisecond)
+		if !testenv.Until(5*time.Second, func() bool { return f.depth() >= committed+txSize }) {
+			t.Errorf("checkpoint at %d: the next transaction's puts did not go on (depth %d)", committed, f.depth())
+			return nil
 		}
 		// ...and waits for it to be committed.
 		time.Sleep(5 * time.Millisecond)
