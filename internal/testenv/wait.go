@@ -10,16 +10,23 @@ import (
 // machine's CPU to the code under test.
 const pollEvery = 10 * time.Millisecond
 
-// Until checks cond at once and then on every tick until it holds or
-// within has passed, and reports whether it held. It waits for a condition,
-// not for a time: a test never sleeps for what it can watch happen.
+// Until checks cond at once and then every 10 ms until it holds or within
+// has passed, and reports whether it held. It waits for a condition, not
+// for a time: a test never sleeps for what it can watch happen.
 func Until(within time.Duration, cond func() bool) bool {
+	return UntilEvery(within, pollEvery, cond)
+}
+
+// UntilEvery is Until checking every interval: a condition that asks an
+// emulator (SQS, DynamoDB) is checked less often, to leave it to the code
+// under test.
+func UntilEvery(within, every time.Duration, cond func() bool) bool {
 	if cond() {
 		return true
 	}
 	deadline := time.NewTimer(within)
 	defer deadline.Stop()
-	tick := time.NewTicker(pollEvery)
+	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
 		select {
