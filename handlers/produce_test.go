@@ -474,13 +474,13 @@ func TestProduceLeaseLossMidTransactionBacksOut(t *testing.T) {
 		watcher := f.conn()
 		lost := make(chan time.Time, 1)
 		go func() { // lose the lease once the second transaction is under way
-			for ctx.Err() == nil {
-				info, err := mq.InquireQueue(ctx, watcher, testQueue)
-				if err != nil || info.CurrentDepth >= txSize+txSize/2 {
-					break
+			testenv.UntilEvery(time.Hour, time.Millisecond, func() bool {
+				if ctx.Err() != nil {
+					return true
 				}
-				time.Sleep(time.Millisecond)
-			}
+				info, err := mq.InquireQueue(ctx, watcher, testQueue)
+				return err != nil || info.CurrentDepth >= txSize+txSize/2
+			})
 			lost <- time.Now()
 			cancel(idempotency.ErrLeaseLost)
 		}()

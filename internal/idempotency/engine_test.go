@@ -43,15 +43,15 @@ func TestHoldRenewsLeaseBeyondItsPeriod(t *testing.T) {
 			t.Fatalf("Begin: %v %v", res.Outcome, err)
 		}
 		err = e.Hold(t.Context(), res.Lease, func(ctx context.Context) error {
-			deadline := time.Now().Add(4 * cfg.Lease)
-			for time.Now().Before(deadline) {
+			check := time.NewTicker(cfg.Lease / 4)
+			defer check.Stop()
+			for deadline := time.Now().Add(4 * cfg.Lease); time.Now().Before(deadline); <-check.C {
 				other := newEngine(t, store, cfg)
 				r, err := other.Begin(ctx, req("hold"))
 				if err != nil || r.Outcome != idempotency.InProgress {
 					t.Errorf("second process during Hold: %v %v, want in progress", r.Outcome, err)
 					return nil
 				}
-				time.Sleep(cfg.Lease / 4)
 			}
 			return ctx.Err()
 		})
@@ -267,8 +267,10 @@ func TestRecoveringHolderBeatsASecondInstance(t *testing.T) {
 			landed <- err
 		}()
 		// The second instance tries every 100 ms while the holder is cut off.
+		tries := time.NewTicker(lease / 10)
+		defer tries.Stop()
 		for range 15 {
-			time.Sleep(lease / 10)
+			<-tries.C
 			if r, err := other.Begin(t.Context(), req("race")); err != nil || r.Outcome != idempotency.InProgress {
 				t.Fatalf("second instance at %s: %v %v, want in progress", time.Since(res.Record.CreatedAt), r.Outcome, err)
 			}
