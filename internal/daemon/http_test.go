@@ -276,7 +276,7 @@ func TestBusOutcomeRows(t *testing.T) {
 		h.Backend.Faults().FailNth(mq.VerbPut, 1, mq.ReasonQMgrQuiescing)
 		h.Submit(fmt.Sprintf(`{"operationType":"PRODUCE",%s,"batch":{"count":5}}`, queue("DEV.QUEUE.2")), "Idempotency-Key", "bus-transient")
 		h.WaitResults("bus-transient", 1)
-		time.Sleep(100 * time.Millisecond) // a second event would have arrived by now
+		awaitAcked(t, h) // no redelivery can follow
 		if evs := h.Results("bus-transient"); len(evs) != 1 || evs[0].Data.Status != result.StatusCompleted || evs[0].Data.Attempt != 2 {
 			t.Errorf("events %+v, want one completed on attempt 2", evs)
 		}
@@ -285,7 +285,7 @@ func TestBusOutcomeRows(t *testing.T) {
 	t.Run("permanent failure is published once and acked", func(t *testing.T) {
 		h.Submit(fmt.Sprintf(`{"operationType":"DEPTH",%s}`, queue("NO.SUCH.QUEUE")), "Idempotency-Key", "bus-2085")
 		h.WaitResults("bus-2085", 1)
-		time.Sleep(150 * time.Millisecond)
+		awaitAcked(t, h)
 		evs := h.Results("bus-2085")
 		if len(evs) != 1 || evs[0].Type != result.TypeFailed || evs[0].Data.Error.Reason != 2085 {
 			t.Errorf("events %+v, want one failed with 2085", evs)
@@ -417,4 +417,11 @@ func awaitInProgress(t *testing.T, h *daemontest.Harness, pk string) {
 		rec, ok, err := h.Store.Get(context.Background(), pk)
 		return err == nil && ok && rec.Status == idempotency.StatusInProgress
 	})
+}
+
+// awaitAcked waits until every command submitted over the embedded bus is
+// acked (GET /status's commandsQueued is 0): none is left to redeliver.
+func awaitAcked(t *testing.T, h *daemontest.Harness) {
+	t.Helper()
+	testenv.Eventually(t, 10*time.Second, "every submitted command acked", func() bool { return load(t, h)["commandsQueued"] == 0 })
 }
