@@ -354,8 +354,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 }
 
 // Close stops the daemon and releases everything New built and started:
-// the listener, the command bus, the MQ pool, the idempotency store and
-// the telemetry exporters, whose goroutines have all ended when it returns.
+// the listener, the command bus, the MQ pool, the idempotency store, a
+// round of AWS resource checks under way and the telemetry exporters, whose
+// goroutines have all ended when it returns.
 // While Run serves, Close drains the daemon as the end of Run's context
 // does and returns once Run has; after Run has returned there is nothing
 // left to release. Only the first call does anything, and every call
@@ -450,6 +451,9 @@ func (d *Daemon) recordPendingOutcomes(drainCtx context.Context) {
 }
 
 func (d *Daemon) closeResources() {
+	if d.resources != nil {
+		d.resources.close()
+	}
 	if d.listener != nil {
 		d.listener.Close()
 	}
