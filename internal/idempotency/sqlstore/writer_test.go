@@ -175,8 +175,8 @@ func TestCloseFailsWaitingWrites(t *testing.T) {
 	waitQueued(t, s, 3)
 	closed := make(chan error, 1)
 	go func() { closed <- s.Close() }()
-	// Close waits for the held batch; give it time to start waiting.
-	time.Sleep(20 * time.Millisecond)
+	// Close waits for the held batch: release it once Close has begun.
+	testenv.Eventually(t, 10*time.Second, "Close begun", s.Closing)
 	release()
 	select {
 	case err := <-closed:
