@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,4 +146,28 @@ func TestStoreInitCreatesTheDynamoDBTableOnce(t *testing.T) {
 	if out, status = mqprobe(t, "store", "init"); status != 0 || !strings.Contains(out, table+" exists") {
 		t.Fatalf("second init: %d %s", status, out)
 	}
+}
+
+// daemonSays reports whether GET path on the daemon at addr answers 200
+// with a JSON body for which holds is true.
+func daemonSays[T any](addr, path string, holds func(T) bool) bool {
+	resp, err := http.Get("http://" + addr + path)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	var body T
+	return resp.StatusCode == http.StatusOK && json.NewDecoder(resp.Body).Decode(&body) == nil && holds(body)
+}
+
+// loadView is the part of GET /status the tests wait on.
+type loadView struct {
+	Load struct {
+		CommandsExecuting int `json:"commandsExecuting"`
+	} `json:"load"`
+}
+
+// executing reports whether the daemon at addr has at least n commands executing.
+func executing(addr string, n int) bool {
+	return daemonSays(addr, "/status", func(s loadView) bool { return s.Load.CommandsExecuting >= n })
 }

@@ -136,11 +136,7 @@ func TestLiveLineFromTheRecord(t *testing.T) {
 
 func waitFor(t *testing.T, b *testenv.Buffer, want string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(b.String(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the live line never showed %q: %q", want, b.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testenv.Until(5*time.Second, func() bool { return strings.Contains(b.String(), want) }) {
+		t.Fatalf("the live line never showed %q: %q", want, b.String())
 	}
 }

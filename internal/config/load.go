@@ -159,8 +159,6 @@ func fieldIndex(t reflect.Type, name string) (int, bool) {
 	return 0, false
 }
 
-// suggestField names the field a typo most likely meant: same letters in
-// another case, or at most two edits away.
 // removedKeys are keys once accepted, by the struct that held them, with
 // why they are gone: a file still setting one is told why, not "unknown key".
 var removedKeys = map[reflect.Type]map[string]string{
@@ -168,6 +166,8 @@ var removedKeys = map[reflect.Type]map[string]string{
 		"in its key repository; add them to the one ssl.keyStoreRef names"},
 }
 
+// suggestField names the field a typo most likely meant: same letters in
+// another case, or at most two edits away.
 func suggestField(t reflect.Type, key, name string) string {
 	best, bestDist := "", 3
 	for i := range t.NumField() {
