@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -20,6 +19,8 @@ import (
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/inflight"
 	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/outcome"
+	"github.com/mqprobe/mqprobe/internal/problems"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/targets"
 	"github.com/mqprobe/mqprobe/internal/telemetry"
@@ -73,7 +74,7 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 		if errors.As(err, &ve) {
 			j.givenKey = ve.Key
 		}
-		return x.reject(ctx, j, validationError(err), validationStatus(err))
+		return x.reject(ctx, j, validationError(err))
 	}
 	j.dec = dec
 	trace.SpanFromContext(ctx).SetAttributes(telemetry.AttrOperation.String(string(dec.Command.OperationType)),
@@ -81,24 +82,24 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 	handler, ok := x.Handlers[dec.Command.OperationType]
 	if !ok {
 		return x.reject(ctx, j, &result.Error{Code: result.CodeUnsupported,
-			Message: fmt.Sprintf("operation %s is not supported by this daemon", dec.Command.OperationType)}, http.StatusUnprocessableEntity)
+			Message: fmt.Sprintf("operation %s is not supported by this daemon", dec.Command.OperationType)})
 	}
 	if err := j.tenant.Authorize(dec.Command); err != nil {
-		return x.reject(ctx, j, &result.Error{Code: result.CodeTargetNotAllowed, Message: err.Error()}, http.StatusUnprocessableEntity)
+		return x.reject(ctx, j, &result.Error{Code: result.CodeTargetNotAllowed, Message: err.Error()})
 	}
 	// STOP_TEST names a test, not a queue.
 	if dec.Command.OperationType != command.StopTest {
 		if j.target, err = x.Targets.Resolve(ctx, dec.Command); err != nil {
 			var te *targets.Error
 			if errors.As(err, &te) {
-				return x.reject(ctx, j, &result.Error{Code: te.Code, Message: te.Message}, http.StatusUnprocessableEntity)
+				return x.reject(ctx, j, &result.Error{Code: te.Code, Message: te.Message})
 			}
-			return x.reject(ctx, j, &result.Error{Code: result.CodeTargetNotAllowed, Message: err.Error()}, http.StatusUnprocessableEntity)
+			return x.reject(ctx, j, &result.Error{Code: result.CodeTargetNotAllowed, Message: err.Error()})
 		}
 	}
 	if x.Admit != nil {
 		if err := x.Admit(dec.Command); err != nil {
-			return x.reject(ctx, j, &result.Error{Code: result.CodeLimitExceeded, Message: err.Error()}, http.StatusTooManyRequests)
+			return x.refuse(ctx, j, outcome.Limited, &result.Error{Code: result.CodeLimitExceeded, Message: err.Error()})
 		}
 	}
 
@@ -137,18 +138,17 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 	}
 	switch {
 	case errors.Is(err, idempotency.ErrInvalidArgument):
-		return x.reject(ctx, j, &result.Error{Code: result.CodeInvalidKey, Message: err.Error()}, http.StatusBadRequest)
+		return x.reject(ctx, j, &result.Error{Code: result.CodeInvalidKey, Message: err.Error()})
 	case err != nil:
-		return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("claim %s: %w", req.PK(), err))
+		return x.undecided(j, fmt.Errorf("claim %s: %w", req.PK(), err))
 	}
 	var out Outcome
 	switch claim.Outcome {
 	case idempotency.Conflict:
-		out = x.reject(ctx, j, &result.Error{Code: result.CodeKeyReused, Message: keyReusedMessage(req)}, http.StatusConflict)
+		out = x.reject(ctx, j, &result.Error{Code: result.CodeKeyReused, Message: keyReusedMessage(req)})
 	case idempotency.InProgress:
 		wait := max(time.Until(claim.Record.LeaseExpiresAt), time.Second)
-		out = Outcome{Status: result.StatusInProgress, RetryAfter: min(wait, x.cfg.RetryDelay),
-			HTTPStatus: http.StatusConflict, Err: fmt.Errorf("%s is being executed (attempt %d)", req.PK(), claim.Record.Attempt)}
+		out = Outcome{Kind: outcome.InProgress, RetryAfter: min(wait, x.cfg.RetryDelay), Err: fmt.Errorf("%s is being executed (attempt %d)", req.PK(), claim.Record.Attempt)}
 	case idempotency.Replay:
 		out = x.replay(ctx, j, claim.Record)
 	default:
@@ -177,7 +177,7 @@ func (x *Executor) admit(ctx context.Context, j *job, req idempotency.Request) (
 	case err == nil:
 		return ticket, Outcome{}, true
 	case errors.As(err, &tooLarge):
-		return nil, x.reject(ctx, j, &result.Error{Code: result.CodeLimitExceeded, Message: err.Error()}, http.StatusUnprocessableEntity), false
+		return nil, x.reject(ctx, j, &result.Error{Code: result.CodeLimitExceeded, Message: err.Error()}), false
 	case x.decided(ctx, req):
 		return nil, Outcome{}, true
 	}
@@ -195,19 +195,18 @@ func (x *Executor) decided(ctx context.Context, req idempotency.Request) bool {
 		(rec.Status == idempotency.StatusInProgress && time.Now().Before(rec.LeaseExpiresAt))
 }
 
-// rateLimited leaves the command undecided: HTTP answers 429 with
-// Retry-After, the bus redelivers after it.
+// rateLimited leaves the command for later: nothing ran, and it may run
+// after the wait.
 func (x *Executor) rateLimited(j *job, wait time.Duration) Outcome {
 	x.Log.Debug("command over its target's rate limit", "key", j.dec.IdempotencyKey, "target", j.target.String(), "retry_after", wait)
-	return Outcome{HTTPStatus: http.StatusTooManyRequests, RetryAfter: max(wait, time.Second), Backpressure: true,
+	return Outcome{Kind: outcome.RateLimited, RetryAfter: max(wait, time.Second),
 		Err: fmt.Errorf("target %s is over its rate limit: retry in %s", j.target, wait.Round(time.Millisecond))}
 }
 
-// busy leaves a command refused for load undecided: HTTP answers 503 with
-// Retry-After, the bus redelivers after it.
+// busy leaves a command refused for load for later: nothing ran.
 func (x *Executor) busy(j *job, err error) Outcome {
 	x.Log.Debug("command refused for load", "key", j.dec.IdempotencyKey, "target", j.target.String(), "reason", err)
-	return Outcome{HTTPStatus: http.StatusServiceUnavailable, RetryAfter: x.cfg.RetryDelay, Backpressure: true, Err: err}
+	return Outcome{Kind: outcome.Busy, RetryAfter: x.cfg.RetryDelay, Err: err}
 }
 
 // releaseClaim gives an unfinished claim up for another attempt, even when
@@ -292,11 +291,11 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 	switch {
 	case errors.Is(err, idempotency.ErrLeaseLost):
 		// Another worker owns the command now; it reports the outcome.
-		return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("%s: %w", lease.PK(), err))
+		return x.undecided(j, fmt.Errorf("%s: %w", lease.PK(), err))
 	case err != nil && ctx.Err() != nil:
 		// Shutdown or caller gone: hand the claim over for someone to resume.
 		x.releaseClaim(ctx, lease)
-		return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("%s interrupted: %w", lease.PK(), err))
+		return x.undecided(j, fmt.Errorf("%s interrupted: %w", lease.PK(), err))
 	case errors.Is(err, mq.ErrPoolBusy):
 		// Every connection to the target stayed busy: give the claim back
 		// rather than queue behind commands that may run for hours.
@@ -310,10 +309,7 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 		data.Progress = x.failedProgress(cmd.OperationType, &live.Counters, stored.asked())
 		return x.fail(ctx, j, lease, stored.unstored(), data, fmt.Errorf("encode result: %w", err))
 	}
-	status := http.StatusOK
-	if cmd.OperationType == command.Produce {
-		status = http.StatusCreated
-	}
+	status := problems.For(outcome.Completed, "", successStatus(cmd.OperationType)).Status
 	payload, err := json.Marshal(data)
 	if err != nil {
 		return x.fail(ctx, j, lease, stored.unstored(), data, fmt.Errorf("encode result data: %w", err))
@@ -333,15 +329,15 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 		data.Status = result.StatusFailed
 		data.Error = mqError(fmt.Errorf("record completion of %s: %w", lease.PK(), err))
 		refused, _ = json.Marshal(data)
-		return x.Engine.Fail(ctx, lease, data.Error.Message, idempotency.Response{Payload: string(refused), HTTPStatus: http.StatusBadGateway})
+		return x.Engine.Fail(ctx, lease, data.Error.Message, idempotency.Response{Payload: string(refused), HTTPStatus: failedStatus})
 	}
 	return x.record(ctx, j, result.StatusCompleted, claim.Record.Attempt, complete, func(ctx context.Context, rec idempotency.Record) Outcome {
 		if refused != nil {
-			out := x.publish(ctx, data, http.StatusBadGateway, false)
+			out := x.publish(ctx, data, outcome.Failed)
 			out.Body, out.ExpiresAt = refused, rec.ExpiresAt
 			return out
 		}
-		out := x.publish(ctx, data, status, false)
+		out := x.publish(ctx, data, outcome.Completed)
 		out.Body, out.ExpiresAt = payload, rec.ExpiresAt
 		return out
 	})
@@ -436,7 +432,7 @@ func (x *Executor) fail(ctx context.Context, j *job, lease *idempotency.Lease, u
 	body, _ := json.Marshal(data)
 	// The record keeps the body for GET /commands/{op}/{key}; a retry of the
 	// same command runs again rather than replaying it.
-	resp := idempotency.Response{Payload: string(body), HTTPStatus: http.StatusBadGateway}
+	resp := idempotency.Response{Payload: string(body), HTTPStatus: failedStatus}
 	write := func(ctx context.Context) (idempotency.Record, error) {
 		if unstored != "" {
 			return x.Engine.FailAt(ctx, lease, unstored, data.Error.Message, resp)
@@ -446,10 +442,10 @@ func (x *Executor) fail(ctx context.Context, j *job, lease *idempotency.Lease, u
 	return x.record(ctx, j, result.StatusFailed, data.Attempt, write, func(ctx context.Context, rec idempotency.Record) Outcome {
 		if data.Error.Transient {
 			ev := x.event(ctx, data)
-			return Outcome{Status: result.StatusFailed, Event: &ev, RetryAfter: x.cfg.RetryDelay,
-				HTTPStatus: http.StatusBadGateway, Body: body, ExpiresAt: rec.ExpiresAt, Err: cause}
+			return Outcome{Kind: outcome.FailedTransient, Event: &ev, RetryAfter: x.cfg.RetryDelay,
+				Body: body, ExpiresAt: rec.ExpiresAt, Err: cause}
 		}
-		out := x.publish(ctx, data, http.StatusBadGateway, false)
+		out := x.publish(ctx, data, outcome.Failed)
 		out.Body, out.ExpiresAt = body, rec.ExpiresAt
 		return out
 	})
@@ -458,13 +454,11 @@ func (x *Executor) fail(ctx context.Context, j *job, lease *idempotency.Lease, u
 func (x *Executor) replay(ctx context.Context, j *job, rec idempotency.Record) Outcome {
 	var data result.Data
 	if err := json.Unmarshal([]byte(rec.ResponsePayload), &data); err != nil {
-		return x.undecided(j, http.StatusInternalServerError, fmt.Errorf("stored result of %s is unreadable: %w", rec.PK, err))
+		out := x.undecided(j, fmt.Errorf("stored result of %s is unreadable: %w", rec.PK, err))
+		out.Kind = outcome.Unreadable
+		return out
 	}
 	data.Replay = true
-	status := rec.HTTPStatus
-	if status == 0 {
-		status = http.StatusOK
-	}
 	body, ok := markReplay([]byte(rec.ResponsePayload))
 	if !ok {
 		// Not as this daemon records results: the data says it all the same.
@@ -472,21 +466,26 @@ func (x *Executor) replay(ctx context.Context, j *job, rec idempotency.Record) O
 	}
 	if x.cfg.Replay == ReplayDrop {
 		ev := x.event(ctx, data)
-		return Outcome{Status: data.Status, Event: &ev, Ack: true, HTTPStatus: status, Body: body, Replay: true}
+		return Outcome{Kind: outcome.Replayed, Event: &ev, Body: body}
 	}
-	out := x.publish(ctx, data, status, true)
+	out := x.publish(ctx, data, outcome.Replayed)
 	out.Body = body
 	return out
 }
 
 // reject refuses a command before it acts; the message is never retried.
-func (x *Executor) reject(ctx context.Context, j *job, e *result.Error, httpStatus int) Outcome {
+func (x *Executor) reject(ctx context.Context, j *job, e *result.Error) Outcome {
+	return x.refuse(ctx, j, outcome.Rejected, e)
+}
+
+// refuse refuses a command before it acts, as kind (Rejected or Limited).
+func (x *Executor) refuse(ctx context.Context, j *job, kind outcome.Kind, e *result.Error) Outcome {
 	data := x.data(j, result.StatusRejected, 0)
 	data.Error = e
 	if e.Code != result.CodeKeyReused {
 		data.RawBody = capString(redactBody(j.in.Body), x.cfg.MaxRawBodyBytes)
 	}
-	return x.publish(ctx, data, httpStatus, false)
+	return x.publish(ctx, data, kind)
 }
 
 // event wraps data in a result event carrying ctx's trace context.
@@ -496,10 +495,12 @@ func (x *Executor) event(ctx context.Context, data result.Data) result.Event {
 	return ev
 }
 
-// publish sends the event; the message is acked only once it is out.
-func (x *Executor) publish(ctx context.Context, data result.Data, httpStatus int, replay bool) Outcome {
+// publish sends the event of a final outcome of kind. A failure whose
+// result cannot be published is retried like a transient one; any other
+// outcome stands, and a redelivery replays it to publish it.
+func (x *Executor) publish(ctx context.Context, data result.Data, kind outcome.Kind) Outcome {
 	ev := x.event(ctx, data)
-	out := Outcome{Status: data.Status, Event: &ev, HTTPStatus: httpStatus, Replay: replay}
+	out := Outcome{Kind: kind, Event: &ev}
 	ctx, span := x.Tracer.Start(ctx, "publish results", trace.WithSpanKind(trace.SpanKindProducer),
 		trace.WithAttributes(telemetry.AttrMessagingOperationType.String("send"), telemetry.AttrMessagingDestination.String("results"),
 			telemetry.AttrMessagingMessageID.String(ev.ID), attribute.String("cloudevents.event_type", string(ev.Type))))
@@ -509,15 +510,17 @@ func (x *Executor) publish(ctx context.Context, data result.Data, httpStatus int
 		// The record is already final, so a redelivery replays it.
 		out.Err = fmt.Errorf("publish result: %w", err)
 		out.RetryAfter = x.cfg.RetryDelay
-		return out
+		out.Unpublished = true
+		if kind == outcome.Failed {
+			out.Kind = outcome.FailedTransient
+		}
 	}
-	out.Published, out.Ack = true, true
 	return out
 }
 
-func (x *Executor) undecided(j *job, httpStatus int, err error) Outcome {
+func (x *Executor) undecided(j *job, err error) Outcome {
 	x.Log.Warn("command left for redelivery", "key", j.dec.IdempotencyKey, "operation", j.dec.Command.OperationType, "error", err)
-	return Outcome{HTTPStatus: httpStatus, RetryAfter: x.cfg.RetryDelay, Err: err}
+	return Outcome{Kind: outcome.Undecided, RetryAfter: x.cfg.RetryDelay, Err: err}
 }
 
 func (x *Executor) data(j *job, status result.Status, attempt int) result.Data {
@@ -560,19 +563,16 @@ func validationError(err error) *result.Error {
 	return e
 }
 
-func validationStatus(err error) int {
-	var ve *command.ValidationError
-	if !errors.As(err, &ve) {
-		return http.StatusBadRequest
+// successStatus is the status a completed op answers with.
+func successStatus(op command.Operation) int {
+	if op == command.Produce {
+		return 201
 	}
-	switch ve.Code {
-	case command.CodeTooLarge:
-		return http.StatusRequestEntityTooLarge
-	case command.CodeMalformedJSON, command.CodeInvalidKey, command.CodeMissingKey:
-		return http.StatusBadRequest
-	}
-	return http.StatusUnprocessableEntity
+	return 200
 }
+
+// failedStatus is what a failed command's record keeps as its httpStatus.
+var failedStatus = problems.For(outcome.Failed, "", 0).Status
 
 func capString(b []byte, n int) string {
 	if len(b) > n {

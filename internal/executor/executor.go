@@ -20,6 +20,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/inflight"
+	"github.com/mqprobe/mqprobe/internal/outcome"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/targets"
 	"github.com/mqprobe/mqprobe/internal/telemetry"
@@ -181,32 +182,21 @@ func notifyStart(ctx context.Context, n StartNotice) {
 
 // Outcome is what became of one command.
 type Outcome struct {
-	// Status is the command's result status; empty when nothing was decided
-	// (store unavailable, lease lost, shutdown) and the message must come back.
-	Status result.Status
+	// Kind says what became of it; each transport answers by it.
+	Kind outcome.Kind
 	// Event is the result, published unless it is a dropped replay; nil when
 	// there is none (InProgress, transient failure on the bus, undecided).
 	Event *result.Event
-	// Published reports whether Event reached the results destination.
-	Published bool
-	// Ack: the bus message is done. Otherwise redeliver after RetryAfter.
-	Ack        bool
+	// Unpublished: Event should have reached the results destination and
+	// did not (Err says why); a redelivery replays it to publish it.
+	Unpublished bool
+	// RetryAfter is when to try again, for a kind that is not final or a
+	// result not published.
 	RetryAfter time.Duration
-	// HTTPStatus is the status an HTTP caller gets, and Body its
-	// body for completed, failed and replayed commands: the recorded bytes,
-	// so every replay answers what the first execution answered, its
-	// replay field alone turned true.
-	HTTPStatus int
-	Body       []byte
-	Replay     bool
-	// Pending: the command ran and its outcome is known, but the store has
-	// not recorded it yet; this process retries until it does, then
-	// publishes the result. An HTTP caller gets 503 (a retry answers in
-	// progress until then, and replays after); a bus message is not acked.
-	Pending bool
-	// Backpressure: the command was refused for load (a rate limit, no room
-	// to execute, no free connection); nothing is wrong with it.
-	Backpressure bool
+	// Body is the result data of a completed, failed or replayed command:
+	// the recorded bytes, so every replay answers what the first execution
+	// answered, its replay field alone turned true.
+	Body []byte
 	// Key is the command's idempotency key when it has a valid one, for
 	// the Idempotency-Key header; an invalid key is never echoed there.
 	Key string

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
+	"github.com/mqprobe/mqprobe/internal/outcome"
 	"github.com/mqprobe/mqprobe/internal/result"
 )
 
@@ -159,10 +159,10 @@ func (x *Executor) record(ctx context.Context, j *job, status result.Status, att
 	}()
 	x.Log.Warn("command outcome known but not yet recorded; answering 503 and retrying the store",
 		"key", j.dec.IdempotencyKey, "operation", j.dec.Command.OperationType, "status", status, "error", cause)
-	return Outcome{HTTPStatus: http.StatusServiceUnavailable, RetryAfter: x.cfg.RetryDelay, Pending: true, Err: pendingErr}
+	return Outcome{Kind: outcome.OutcomePending, RetryAfter: x.cfg.RetryDelay, Err: pendingErr}
 }
 
-// ErrOutcomePending explains an Outcome with Pending set.
+// ErrOutcomePending explains an OutcomePending outcome.
 var ErrOutcomePending = errors.New("outcome known but not yet recorded (the idempotency store is failing; it is retried)")
 
 // landed ends a final write: then on success, else the command is left
@@ -173,11 +173,11 @@ func (x *Executor) landed(ctx context.Context, j *job, status result.Status, r r
 	case r.err == nil:
 		return then(ctx, r.rec)
 	case errors.Is(r.err, idempotency.ErrLeaseLost):
-		return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("record %s outcome: another worker took the command over: %w",
+		return x.undecided(j, fmt.Errorf("record %s outcome: another worker took the command over: %w",
 			strings.ToLower(string(status)), r.err))
 	case errors.Is(r.err, errAbandoned):
 		// Logged by the drain that abandoned it.
-		return Outcome{HTTPStatus: http.StatusServiceUnavailable, RetryAfter: x.cfg.RetryDelay, Err: r.err}
+		return Outcome{Kind: outcome.Undecided, RetryAfter: x.cfg.RetryDelay, Err: r.err}
 	}
-	return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("record %s outcome: %w", strings.ToLower(string(status)), r.err))
+	return x.undecided(j, fmt.Errorf("record %s outcome: %w", strings.ToLower(string(status)), r.err))
 }

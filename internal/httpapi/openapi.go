@@ -26,6 +26,16 @@ var commandRoutes = []struct {
 	{"/connections/test", command.ConnectionTest, "Connect and inquire the queue manager", 200},
 }
 
+// successStatus is the status a completed op answers with.
+func successStatus(op command.Operation) int {
+	for _, r := range commandRoutes {
+		if r.op == op {
+			return r.success
+		}
+	}
+	return 200
+}
+
 // OpenAPI builds the OpenAPI 3.1 document of the HTTP API from the command
 // and result JSON Schemas in configs, so the two cannot drift.
 func OpenAPI(version string) ([]byte, error) {

@@ -12,6 +12,8 @@ import (
 	"github.com/mqprobe/mqprobe/handlers"
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/executor"
+	"github.com/mqprobe/mqprobe/internal/outcome"
+	"github.com/mqprobe/mqprobe/internal/problems"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/tenant"
 )
@@ -68,11 +70,11 @@ func (a *api) startTest(w http.ResponseWriter, r *http.Request) {
 		accepted(n.Key, n.ExpiresAt)
 	case out := <-done:
 		a.startReply(w)
-		if out.Status == result.StatusInProgress && out.Event == nil {
+		if out.Kind == outcome.InProgress {
 			accepted(key, out.ExpiresAt) // already running here or on another instance
 			return
 		}
-		a.respond(w, r, out)
+		a.respond(w, r, out, successStatus(command.Test))
 	case <-r.Context().Done():
 	}
 }
@@ -105,7 +107,7 @@ func (a *api) test(w http.ResponseWriter, r *http.Request) {
 	stored, ok, err := a.cfg.Stored.StoredResult(r.Context(), string(command.Test), owner, id)
 	switch {
 	case err != nil:
-		writeProblem(w, r, http.StatusServiceUnavailable, problem{Type: typeNotDecided, Detail: err.Error()})
+		writeProblem(w, r, http.StatusServiceUnavailable, problem{Type: problems.Unavailable, Detail: err.Error()})
 	case !ok:
 		writeProblem(w, r, http.StatusNotFound, problem{Detail: "no test " + id})
 	case stored.Status == result.StatusCompleted:
