@@ -87,8 +87,7 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 	if err := j.tenant.Authorize(dec.Command); err != nil {
 		return x.reject(ctx, j, &result.Error{Code: result.CodeTargetNotAllowed, Message: err.Error()})
 	}
-	// STOP_TEST names a test, not a queue.
-	if dec.Command.OperationType != command.StopTest {
+	if handlers.Describe(dec.Command.OperationType).NeedsTarget {
 		if j.target, err = x.Targets.Resolve(ctx, dec.Command); err != nil {
 			var te *targets.Error
 			if errors.As(err, &te) {
@@ -236,8 +235,9 @@ func (x *Executor) begin(ctx context.Context, j *job, req idempotency.Request) (
 		x.Metrics.Idempotency(ctx, outcome)
 	}()
 	claim, err = x.Engine.Begin(ctx, req)
-	// A running TEST is answered at once: its caller follows /tests/{id}.
-	if j.in.Transport != command.TransportHTTP || j.dec.Command.OperationType == command.Test {
+	// A command that answers on start is answered at once: its caller
+	// follows it elsewhere (a TEST's /tests/{id}).
+	if j.in.Transport != command.TransportHTTP || handlers.Describe(j.dec.Command.OperationType).AnswersOnStart {
 		return claim, err
 	}
 	deadline := time.Now().Add(x.cfg.HTTPWait)
@@ -309,7 +309,7 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 		data.Progress = x.failedProgress(cmd.OperationType, &live.Counters, stored.asked())
 		return x.fail(ctx, j, lease, stored.unstored(), data, fmt.Errorf("encode result: %w", err))
 	}
-	status := problems.For(outcome.Completed, "", successStatus(cmd.OperationType)).Status
+	status := problems.For(outcome.Completed, "", handlers.Describe(cmd.OperationType).Creates).Status
 	payload, err := json.Marshal(data)
 	if err != nil {
 		return x.fail(ctx, j, lease, stored.unstored(), data, fmt.Errorf("encode result data: %w", err))
@@ -387,14 +387,14 @@ func (c *checkpoints) unstored() string {
 	return c.wanted
 }
 
-// failedProgress says how far a failed PRODUCE or CONSUME got: the live
+// failedProgress says how far a failed command that checkpoints got: the live
 // counters for what this attempt did, the record's checkpoint and the live
 // committed count (ahead of a syncpoint CONSUME's checkpoint by the chunk
 // it committed last) for what is committed. It is resumable when the
 // checkpoint gives a retry something to take over from, and the record
 // keeps it for one (idempotency is on). Other operations have none.
 func (x *Executor) failedProgress(op command.Operation, live *inflight.Counters, checkpoint string) *result.Progress {
-	if op != command.Produce && op != command.Consume {
+	if !handlers.Describe(op).Checkpoints() {
 		return nil
 	}
 	total, done, liveCommitted := live.Values()
@@ -563,16 +563,8 @@ func validationError(err error) *result.Error {
 	return e
 }
 
-// successStatus is the status a completed op answers with.
-func successStatus(op command.Operation) int {
-	if op == command.Produce {
-		return 201
-	}
-	return 200
-}
-
 // failedStatus is what a failed command's record keeps as its httpStatus.
-var failedStatus = problems.For(outcome.Failed, "", 0).Status
+var failedStatus = problems.For(outcome.Failed, "", false).Status
 
 func capString(b []byte, n int) string {
 	if len(b) > n {

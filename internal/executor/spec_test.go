@@ -324,20 +324,16 @@ type outcome struct {
 func project(out executor.Outcome) outcome {
 	got := outcome{Ack: out.Kind.Final() && !out.Unpublished, Replay: out.Kind == kind.Replayed}
 	var code string
-	success := 200
 	switch {
 	case out.Event != nil:
 		got.Status = out.Event.Data.Status
 		if out.Event.Data.Error != nil {
 			code = out.Event.Data.Error.Code
 		}
-		if out.Event.Data.OperationType == string(command.Produce) {
-			success = 201
-		}
 	case out.Kind == kind.InProgress:
 		got.Status = result.StatusInProgress
 	}
-	got.HTTPStatus = problems.For(out.Kind, code, success).Status
+	got.HTTPStatus = problems.For(out.Kind, code, out.Event != nil && out.Event.Data.OperationType == "PRODUCE").Status
 	return got
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/mqprobe/mqprobe/handlers"
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/executor"
 	"github.com/mqprobe/mqprobe/internal/outcome"
@@ -31,13 +32,13 @@ func (a *api) command(op command.Operation) http.HandlerFunc {
 			ExpirySeconds:  r.Header.Get("Idempotency-Expiry-Seconds"),
 		})
 		a.startReply(w)
-		a.respond(w, r, out, successStatus(op))
+		a.respond(w, r, op, out)
 	}
 }
 
-// respond answers out as problems.For says: the result data (success is
-// the operation's success status), or a problem document.
-func (a *api) respond(w http.ResponseWriter, r *http.Request, out executor.Outcome, success int) {
+// respond answers out, an outcome of an op command, as problems.For says:
+// the result data, or a problem document.
+func (a *api) respond(w http.ResponseWriter, r *http.Request, op command.Operation, out executor.Outcome) {
 	replay := out.Kind == outcome.Replayed
 	if out.Event != nil && out.Key != "" {
 		w.Header().Set("Idempotency-Key", out.Key)
@@ -55,7 +56,7 @@ func (a *api) respond(w http.ResponseWriter, r *http.Request, out executor.Outco
 	if e != nil {
 		code = e.Code
 	}
-	answer := problems.For(out.Kind, code, success)
+	answer := problems.For(out.Kind, code, handlers.Describe(op).Creates)
 	if answer.RetryAfter {
 		setRetryAfter(w, out.RetryAfter)
 	}

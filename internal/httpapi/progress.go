@@ -146,7 +146,7 @@ func (a *api) commandView(op command.Operation, owner string, rec idempotency.Re
 // runningProgress is a running command's progress: live when this instance
 // runs it, else what its last checkpoint says is committed.
 func (a *api) runningProgress(op command.Operation, owner string, rec idempotency.Record) *progressView {
-	if op != command.Produce && op != command.Consume {
+	if !handlers.Describe(op).Checkpoints() {
 		return nil
 	}
 	if a.cfg.InFlight != nil {
@@ -166,7 +166,7 @@ func (a *api) runningProgress(op command.Operation, owner string, rec idempotenc
 // recordedFailureProgress is the progress a FAILED record's stored result
 // reported, or for a record without one what its checkpoint says.
 func recordedFailureProgress(op command.Operation, rec idempotency.Record) *progressView {
-	if op != command.Produce && op != command.Consume {
+	if !handlers.Describe(op).Checkpoints() {
 		return nil
 	}
 	var data struct {

@@ -74,7 +74,7 @@ func (a *api) startTest(w http.ResponseWriter, r *http.Request) {
 			accepted(key, out.ExpiresAt) // already running here or on another instance
 			return
 		}
-		a.respond(w, r, out, successStatus(command.Test))
+		a.respond(w, r, command.Test, out)
 	case <-r.Context().Done():
 	}
 }

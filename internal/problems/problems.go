@@ -44,8 +44,8 @@ type Answer struct {
 }
 
 // answers is the answer of each outcome kind; a zero Status is the
-// operation's success status (completions and their replays) or, for a
-// rejection, its code's (rejections).
+// success status (completions and their replays) or, for a rejection, its
+// code's (rejections).
 var answers = map[outcome.Kind]Answer{
 	outcome.Completed:       {},
 	outcome.Replayed:        {},
@@ -80,9 +80,9 @@ var rejections = map[string]Answer{
 }
 
 // For is the answer to an outcome of kind k: code is the error code of its
-// result (rejections), success the operation's success status (completions
-// and replays).
-func For(k outcome.Kind, code string, success int) Answer {
+// result (rejections); creates says that the operation's completion creates
+// something, which a completion or its replay answers 201 Created for.
+func For(k outcome.Kind, code string, creates bool) Answer {
 	a, ok := answers[k]
 	switch {
 	case !ok:
@@ -92,8 +92,10 @@ func For(k outcome.Kind, code string, success int) Answer {
 			return r
 		}
 		a.Status = http.StatusUnprocessableEntity
+	case a.Status == 0 && creates:
+		a.Status = http.StatusCreated
 	case a.Status == 0:
-		a.Status = success
+		a.Status = http.StatusOK
 	}
 	return a
 }

@@ -19,37 +19,37 @@ func TestAnswers(t *testing.T) {
 	cases := []struct {
 		kind    outcome.Kind
 		code    string
-		success int
+		creates bool
 		want    answer
 	}{
-		{outcome.Completed, "", 201, answer{201, "", false}},
-		{outcome.Completed, "", 200, answer{200, "", false}},
-		{outcome.Replayed, "", 201, answer{201, "", false}},
-		{outcome.Failed, "MQRC_Q_FULL", 201, answer{502, "", false}},
-		{outcome.FailedTransient, "MQRC_Q_FULL", 201, answer{502, "", true}},
-		{outcome.Rejected, "MALFORMED_JSON", 200, answer{400, problems.Validation, false}},
-		{outcome.Rejected, "INVALID_COMMAND", 200, answer{400, problems.Validation, false}},
-		{outcome.Rejected, "INVALID_KEY", 200, answer{400, problems.Validation, false}},
-		{outcome.Rejected, "MISSING_KEY", 200, answer{400, problems.Validation, false}},
-		{outcome.Rejected, "TOO_LARGE", 200, answer{413, problems.Validation, false}},
-		{outcome.Rejected, "SCHEMA_VIOLATION", 200, answer{422, problems.Validation, false}},
-		{outcome.Rejected, "LIMIT_EXCEEDED", 200, answer{422, problems.Validation, false}},
-		{outcome.Rejected, "OPERATION_NOT_SUPPORTED", 200, answer{422, problems.Validation, false}},
-		{outcome.Rejected, "IDEMPOTENCY_KEY_REUSED", 200, answer{409, problems.KeyReused, false}},
-		{outcome.Rejected, "TARGET_NOT_FOUND", 200, answer{422, problems.Target, false}},
-		{outcome.Rejected, "TARGET_NOT_ALLOWED", 200, answer{422, problems.Target, false}},
-		{outcome.Limited, "LIMIT_EXCEEDED", 200, answer{429, problems.Validation, false}},
-		{outcome.InProgress, "", 200, answer{409, problems.InProgress, true}},
-		{outcome.RateLimited, "", 200, answer{429, problems.RateLimited, true}},
-		{outcome.Busy, "", 200, answer{503, problems.Busy, true}},
-		{outcome.OutcomePending, "", 200, answer{503, problems.OutcomePending, true}},
-		{outcome.Undecided, "", 200, answer{503, problems.Unavailable, true}},
-		{outcome.Unreadable, "", 200, answer{500, problems.Unavailable, true}},
+		{outcome.Completed, "", true, answer{201, "", false}},
+		{outcome.Completed, "", false, answer{200, "", false}},
+		{outcome.Replayed, "", true, answer{201, "", false}},
+		{outcome.Failed, "MQRC_Q_FULL", true, answer{502, "", false}},
+		{outcome.FailedTransient, "MQRC_Q_FULL", true, answer{502, "", true}},
+		{outcome.Rejected, "MALFORMED_JSON", false, answer{400, problems.Validation, false}},
+		{outcome.Rejected, "INVALID_COMMAND", false, answer{400, problems.Validation, false}},
+		{outcome.Rejected, "INVALID_KEY", false, answer{400, problems.Validation, false}},
+		{outcome.Rejected, "MISSING_KEY", false, answer{400, problems.Validation, false}},
+		{outcome.Rejected, "TOO_LARGE", false, answer{413, problems.Validation, false}},
+		{outcome.Rejected, "SCHEMA_VIOLATION", false, answer{422, problems.Validation, false}},
+		{outcome.Rejected, "LIMIT_EXCEEDED", false, answer{422, problems.Validation, false}},
+		{outcome.Rejected, "OPERATION_NOT_SUPPORTED", false, answer{422, problems.Validation, false}},
+		{outcome.Rejected, "IDEMPOTENCY_KEY_REUSED", false, answer{409, problems.KeyReused, false}},
+		{outcome.Rejected, "TARGET_NOT_FOUND", false, answer{422, problems.Target, false}},
+		{outcome.Rejected, "TARGET_NOT_ALLOWED", false, answer{422, problems.Target, false}},
+		{outcome.Limited, "LIMIT_EXCEEDED", false, answer{429, problems.Validation, false}},
+		{outcome.InProgress, "", false, answer{409, problems.InProgress, true}},
+		{outcome.RateLimited, "", false, answer{429, problems.RateLimited, true}},
+		{outcome.Busy, "", false, answer{503, problems.Busy, true}},
+		{outcome.OutcomePending, "", false, answer{503, problems.OutcomePending, true}},
+		{outcome.Undecided, "", false, answer{503, problems.Unavailable, true}},
+		{outcome.Unreadable, "", false, answer{500, problems.Unavailable, true}},
 	}
 	seen := map[outcome.Kind]bool{}
 	for _, c := range cases {
 		seen[c.kind] = true
-		a := problems.For(c.kind, c.code, c.success)
+		a := problems.For(c.kind, c.code, c.creates)
 		if got := (answer{a.Status, a.Type, a.RetryAfter}); got != c.want {
 			t.Errorf("%s %s: %+v, want %+v", c.kind, c.code, got, c.want)
 		}
