@@ -82,10 +82,6 @@ type Description struct {
 	// NeedsTarget: the command names a queue, resolved to its target before
 	// it is claimed (STOP_TEST names a test instead).
 	NeedsTarget bool
-	// AnswersOnStart: the command may run long, and its caller is answered
-	// once it starts (Run.Started), not when it ends; a caller whose
-	// duplicate runs elsewhere is answered at once too.
-	AnswersOnStart bool
 	// Creates: a completion creates something (PRODUCE puts messages).
 	Creates bool
 	// readCheckpoint reads the progress the command stores with its record
@@ -103,7 +99,7 @@ var descriptions = map[command.Operation]Description{
 	command.Consume:        {NeedsTarget: true, readCheckpoint: readConsumeCheckpoint},
 	command.Depth:          {NeedsTarget: true},
 	command.ConnectionTest: {NeedsTarget: true},
-	command.Test:           {NeedsTarget: true, AnswersOnStart: true},
+	command.Test:           {NeedsTarget: true},
 	command.StopTest:       {},
 }
 

@@ -21,18 +21,18 @@ func TestNewCoversEveryOperation(t *testing.T) {
 
 // TestDescriptions pins what each operation says of itself.
 func TestDescriptions(t *testing.T) {
-	type traits struct{ target, onStart, creates, checkpoints bool }
+	type traits struct{ target, creates, checkpoints bool }
 	want := map[command.Operation]traits{
 		command.Produce:        {target: true, creates: true, checkpoints: true},
 		command.Consume:        {target: true, checkpoints: true},
 		command.Depth:          {target: true},
 		command.ConnectionTest: {target: true},
-		command.Test:           {target: true, onStart: true},
+		command.Test:           {target: true},
 		command.StopTest:       {},
 	}
 	for _, op := range command.Operations {
 		d := Describe(op)
-		if got := (traits{d.NeedsTarget, d.AnswersOnStart, d.Creates, d.Checkpoints()}); got != want[op] {
+		if got := (traits{d.NeedsTarget, d.Creates, d.Checkpoints()}); got != want[op] {
 			t.Errorf("%s: %+v, want %+v", op, got, want[op])
 		}
 	}

@@ -36,6 +36,7 @@ type job struct {
 	givenKey string
 	target   targets.Resolved
 	started  time.Time
+	caller   caller
 }
 
 // rawKey is the command's idempotency key: the decoded one, else the one it
@@ -47,10 +48,13 @@ func (j *job) key() string { return command.EchoKey(j.rawKey()) }
 
 // Execute runs one command to exactly one outcome, for the tenant ctx
 // carries (tenant.NewContext; none is the implicit tenant).
-func (x *Executor) Execute(ctx context.Context, in command.Input) Outcome {
+func (x *Executor) Execute(ctx context.Context, in command.Input, opts ...Option) Outcome {
 	x.active.Add(1)
 	defer x.active.Done()
 	j := &job{in: in, tenant: tenant.FromContext(ctx), started: time.Now().UTC()}
+	for _, o := range opts {
+		o(&j.caller)
+	}
 	// The span continues the caller's trace: the HTTP request's, or the
 	// publisher's context the bus message carried.
 	ctx, span := x.Tracer.Start(ctx, "process", trace.WithSpanKind(trace.SpanKindConsumer),
@@ -115,25 +119,28 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 	if dec.TTL > 0 {
 		req = req.WithTTL(dec.TTL)
 	}
-	ticket, refused, admitted := x.admit(ctx, j, req)
-	if !admitted {
-		return refused
+	ticket, noRoom, refused := x.admit(ctx, j)
+	if refused != nil {
+		return *refused
 	}
 	defer ticket.Release()
-	// The rate-limit token is taken before the claim, so a refused command
-	// leaves no record behind; one that will not run gives it back, and one
-	// already decided (a replay) goes on without a token.
-	token, wait, admitted := x.Targets.Reserve(j.target)
-	if !admitted && !x.decided(ctx, req) {
-		return x.rateLimited(j, wait)
+	// A command that may not run now (no room, over its target's rate)
+	// claims nothing, so it leaves no record behind: Begin only says
+	// whether its record decides it all the same (a replay, a conflict, a
+	// run elsewhere), which executes nothing. The rate-limit token is taken
+	// before the claim, and given back by a command that does not run.
+	var token targets.Reservation
+	var rateWait time.Duration
+	mayRun := noRoom == nil
+	if mayRun {
+		token, rateWait, mayRun = x.Targets.Reserve(j.target)
+	}
+	if !mayRun {
+		req = req.DecideOnly()
 	}
 	claim, err := x.begin(ctx, j, req)
 	if err != nil || claim.Outcome != idempotency.Acquired {
 		token.Cancel()
-	} else if !admitted {
-		// Decided a moment ago, claimable now (expired in between).
-		x.releaseClaim(ctx, claim.Lease)
-		return x.rateLimited(j, wait)
 	}
 	switch {
 	case errors.Is(err, idempotency.ErrInvalidArgument):
@@ -150,6 +157,11 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 		out = Outcome{Kind: outcome.InProgress, RetryAfter: min(wait, x.cfg.RetryDelay), Err: fmt.Errorf("%s is being executed (attempt %d)", req.PK(), claim.Record.Attempt)}
 	case idempotency.Replay:
 		out = x.replay(ctx, j, claim.Record)
+	case idempotency.Claimable:
+		if noRoom != nil {
+			return x.busy(j, noRoom)
+		}
+		return x.rateLimited(j, rateWait)
 	default:
 		return x.run(ctx, j, handler, claim)
 	}
@@ -158,13 +170,12 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 	return out
 }
 
-// admit makes room for the command within the daemon's bounds before it is
-// claimed, so a command refused for load leaves no record. A command that
-// can never fit is rejected; one already decided (a replay) goes on without
-// room, as it executes nothing.
-func (x *Executor) admit(ctx context.Context, j *job, req idempotency.Request) (*admission.Ticket, Outcome, bool) {
+// admit makes room for the command within the daemon's bounds before it
+// is claimed. A command that can never fit is refused; noRoom says why one
+// that does not fit now may not run.
+func (x *Executor) admit(ctx context.Context, j *job) (ticket *admission.Ticket, noRoom error, refused *Outcome) {
 	if x.Admission == nil {
-		return nil, Outcome{}, true
+		return nil, nil, nil
 	}
 	var bytes int64
 	if x.Footprint != nil {
@@ -172,26 +183,11 @@ func (x *Executor) admit(ctx context.Context, j *job, req idempotency.Request) (
 	}
 	ticket, err := x.Admission.Admit(ctx, bytes)
 	var tooLarge *admission.TooLargeError
-	switch {
-	case err == nil:
-		return ticket, Outcome{}, true
-	case errors.As(err, &tooLarge):
-		return nil, x.reject(ctx, j, &result.Error{Code: result.CodeLimitExceeded, Message: err.Error()}), false
-	case x.decided(ctx, req):
-		return nil, Outcome{}, true
+	if errors.As(err, &tooLarge) {
+		out := x.reject(ctx, j, &result.Error{Code: result.CodeLimitExceeded, Message: err.Error()})
+		return nil, nil, &out
 	}
-	return nil, x.busy(j, err), false
-}
-
-// decided reports whether the command's record already settles it (a
-// replay, a conflict, a run elsewhere), so Begin would execute nothing.
-func (x *Executor) decided(ctx context.Context, req idempotency.Request) bool {
-	rec, ok, err := x.Engine.Get(ctx, req.OperationType, req.Tenant, req.IdempotencyKey)
-	if err != nil || !ok {
-		return false
-	}
-	return rec.Status == idempotency.StatusCompleted || rec.RequestHash != req.RequestHash ||
-		(rec.Status == idempotency.StatusInProgress && time.Now().Before(rec.LeaseExpiresAt))
+	return ticket, err, nil
 }
 
 // rateLimited leaves the command for later: nothing ran, and it may run
@@ -218,8 +214,9 @@ func (x *Executor) releaseClaim(ctx context.Context, lease *idempotency.Lease) {
 	}
 }
 
-// begin claims the command. An HTTP caller whose command runs elsewhere
-// waits a while for its result, so parallel identical requests all get it.
+// begin claims the command. A caller that waits for a duplicate running
+// elsewhere (AwaitInProgress) is answered its result when it comes within
+// that wait, so parallel identical requests all get it.
 func (x *Executor) begin(ctx context.Context, j *job, req idempotency.Request) (claim idempotency.Result, err error) {
 	ctx, span := x.Tracer.Start(ctx, "idempotency", trace.WithAttributes(telemetry.AttrIdempotencyKey.String(req.IdempotencyKey)))
 	defer func() {
@@ -232,15 +229,13 @@ func (x *Executor) begin(ctx context.Context, j *job, req idempotency.Request) (
 		span.SetAttributes(telemetry.AttrIdempotencyOutcome.String(outcome))
 		telemetry.Fail(span, err)
 		span.End()
-		x.Metrics.Idempotency(ctx, outcome)
+		// Claimable decides nothing: the command is refused for load.
+		if err != nil || claim.Outcome != idempotency.Claimable {
+			x.Metrics.Idempotency(ctx, outcome)
+		}
 	}()
 	claim, err = x.Engine.Begin(ctx, req)
-	// A command that answers on start is answered at once: its caller
-	// follows it elsewhere (a TEST's /tests/{id}).
-	if j.in.Transport != command.TransportHTTP || handlers.Describe(j.dec.Command.OperationType).AnswersOnStart {
-		return claim, err
-	}
-	deadline := time.Now().Add(x.cfg.HTTPWait)
+	deadline := time.Now().Add(j.caller.awaitInProgress)
 	for backoff := 5 * time.Millisecond; err == nil && claim.Outcome == idempotency.InProgress && time.Now().Before(deadline); backoff = min(2*backoff, 250*time.Millisecond) {
 		select {
 		case <-ctx.Done():
@@ -273,9 +268,9 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 		},
 		Report: func(ctx context.Context, res any) { x.progress(ctx, j, claim.Record.Attempt, res) },
 		Live:   &live.Counters,
-		Started: func() {
-			notifyStart(ctx, StartNotice{Key: j.dec.IdempotencyKey, ExpiresAt: claim.Record.ExpiresAt})
-		},
+	}
+	if started := j.caller.started; started != nil {
+		run.Started = func() { started(StartNotice{Key: j.dec.IdempotencyKey, ExpiresAt: claim.Record.ExpiresAt}) }
 	}
 	var res any
 	err := x.Engine.Hold(ctx, lease, func(ctx context.Context) (err error) {

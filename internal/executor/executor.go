@@ -39,7 +39,6 @@ const (
 const (
 	DefaultMaxRawBodyBytes = 4096
 	DefaultRetryDelay      = 5 * time.Second
-	DefaultHTTPWait        = 10 * time.Second
 )
 
 // Config tunes an Executor. Zero fields take the defaults above; Replay
@@ -53,9 +52,6 @@ type Config struct {
 	// RetryDelay is how long a redelivery waits after InProgress, a transient
 	// failure or an unavailable store.
 	RetryDelay time.Duration
-	// HTTPWait is how long an HTTP caller whose command is running elsewhere
-	// waits for its result before getting 409 with Retry-After.
-	HTTPWait time.Duration
 }
 
 func (c *Config) setDefaults() {
@@ -70,9 +66,6 @@ func (c *Config) setDefaults() {
 	}
 	if c.RetryDelay == 0 {
 		c.RetryDelay = DefaultRetryDelay
-	}
-	if c.HTTPWait == 0 {
-		c.HTTPWait = DefaultHTTPWait
 	}
 }
 
@@ -155,10 +148,23 @@ func New(cfg Config, deps Deps) (*Executor, error) {
 	return x, nil
 }
 
-type startNoticeKey struct{}
+// Option is what a caller asks of one Execute.
+type Option func(*caller)
 
-// StartNotice is what Execute tells a WithStartNotice caller when the
-// command is claimed and starts to run.
+// caller is the options of one Execute.
+type caller struct {
+	awaitInProgress time.Duration
+	started         func(StartNotice)
+}
+
+// AwaitInProgress makes a caller whose command is running elsewhere wait
+// up to d for its result, rather than be answered InProgress at once.
+func AwaitInProgress(d time.Duration) Option {
+	return func(c *caller) { c.awaitInProgress = d }
+}
+
+// StartNotice is what Execute tells an OnStart caller when the command is
+// claimed and starts to run.
 type StartNotice struct {
 	Key string
 	// ExpiresAt is the claimed record's expiry (zero with idempotency
@@ -166,18 +172,12 @@ type StartNotice struct {
 	ExpiresAt time.Time
 }
 
-// WithStartNotice returns ctx that makes Execute call started once the
-// command is claimed and its handler says it runs where a caller can see
-// and stop it (handlers.Run.Started): an HTTP caller of a long command
-// (TEST) answers 202 then, and a stop sent on that answer finds the run.
-func WithStartNotice(ctx context.Context, started func(StartNotice)) context.Context {
-	return context.WithValue(ctx, startNoticeKey{}, started)
-}
-
-func notifyStart(ctx context.Context, n StartNotice) {
-	if f, ok := ctx.Value(startNoticeKey{}).(func(StartNotice)); ok {
-		f(n)
-	}
+// OnStart makes Execute call started once the command is claimed and its
+// handler says it runs where a caller can see and stop it
+// (handlers.Run.Started): an HTTP caller of a long command (TEST) answers
+// 202 then, and a stop sent on that answer finds the run.
+func OnStart(started func(StartNotice)) Option {
+	return func(c *caller) { c.started = started }
 }
 
 // Outcome is what became of one command.

@@ -24,7 +24,7 @@ type tenantRecorder struct {
 	tenants []tenant.Tenant
 }
 
-func (x *tenantRecorder) Execute(ctx context.Context, _ command.Input) executor.Outcome {
+func (x *tenantRecorder) Execute(ctx context.Context, _ command.Input, _ ...executor.Option) executor.Outcome {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.tenants = append(x.tenants, tenant.FromContext(ctx))

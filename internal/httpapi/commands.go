@@ -30,7 +30,7 @@ func (a *api) command(op command.Operation) http.HandlerFunc {
 			Body: body, Transport: command.TransportHTTP, Operation: op,
 			IdempotencyKey: r.Header.Get("Idempotency-Key"),
 			ExpirySeconds:  r.Header.Get("Idempotency-Expiry-Seconds"),
-		})
+		}, executor.AwaitInProgress(a.cfg.InProgressWait))
 		a.startReply(w)
 		a.respond(w, r, op, out)
 	}

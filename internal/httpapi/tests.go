@@ -48,12 +48,14 @@ func (a *api) startTest(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, release := executor.MergeCancel(r.Context(), a.cfg.WorkContext)
 	started := make(chan executor.StartNotice, 1)
-	ctx = executor.WithStartNotice(ctx, func(n executor.StartNotice) { started <- n })
 	done := make(chan executor.Outcome, 1)
 	go func() {
 		defer release()
+		// A test is answered once it runs, and a duplicate running elsewhere
+		// at once: its caller follows it at /tests/{id}.
 		done <- a.cfg.Executor.Execute(ctx, command.Input{Body: body, Transport: command.TransportHTTP,
-			Operation: command.Test, IdempotencyKey: key, ExpirySeconds: r.Header.Get("Idempotency-Expiry-Seconds")})
+			Operation: command.Test, IdempotencyKey: key, ExpirySeconds: r.Header.Get("Idempotency-Expiry-Seconds")},
+			executor.OnStart(func(n executor.StartNotice) { started <- n }))
 	}()
 	accepted := func(id string, expiresAt time.Time) {
 		setExpiry(w, expiresAt)
