@@ -10,7 +10,6 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/telemetry"
@@ -31,7 +30,7 @@ func (x *Executor) audit(ctx context.Context, j *job, out Outcome) {
 	x.Metrics.Command(ctx, op, name, j.tenant.Label(), time.Since(j.started))
 	attrs := []any{"key", j.key(), "operation", op, "outcome", name, "transport", j.in.Transport}
 	attrs = append(attrs, "tenant", j.tenant.Label())
-	if j.dec.KeySource == command.KeyGenerated {
+	if j.dec.KeyGenerated() {
 		// Nothing dedupes this command: the same request again runs again.
 		attrs = append(attrs, "key_generated", true)
 	}

@@ -531,7 +531,7 @@ func (x *Executor) data(j *job, status result.Status, attempt int) result.Data {
 	}
 	d := result.Data{OperationType: op, Tenant: j.tenant.Name, IdempotencyKey: j.key(), Status: status, RequestHash: j.dec.RequestHash,
 		Attempt: attempt, StartedAt: &started, FinishedAt: &now, DurationMs: now.Sub(started).Milliseconds(),
-		Result: json.RawMessage("null"), Tags: tags, KeyGenerated: j.dec.KeySource == command.KeyGenerated}
+		Result: json.RawMessage("null"), Tags: tags, KeyGenerated: j.dec.KeyGenerated()}
 	if j.target.Queue != "" {
 		d.Target = j.target.String()
 	}
