@@ -122,7 +122,7 @@ func executeHandler(work context.Context, x *executor.Executor, settled func(*me
 			IdempotencyKey: msg.Metadata.Get(MetaIdempotencyKey),
 			ExpirySeconds:  msg.Metadata.Get(MetaIdempotencyExpiry),
 			MessageID:      messageID,
-		})
+		}, executor.AwaitRecord()) // the message stays invisible while it waits
 		settlement := settle(out)
 		if settlement == ack {
 			if settled != nil {

@@ -154,6 +154,7 @@ type Option func(*caller)
 // caller is the options of one Execute.
 type caller struct {
 	awaitInProgress time.Duration
+	awaitRecord     bool
 	started         func(StartNotice)
 }
 
@@ -161,6 +162,14 @@ type caller struct {
 // up to d for its result, rather than be answered InProgress at once.
 func AwaitInProgress(d time.Duration) Option {
 	return func(c *caller) { c.awaitInProgress = d }
+}
+
+// AwaitRecord makes a caller whose command's outcome is known but not yet
+// recorded (the store is failing) wait for the record as long as ctx lives:
+// a bus message, whose visibility the transport extends meanwhile. Without
+// it the caller is answered OutcomePending at once.
+func AwaitRecord() Option {
+	return func(c *caller) { c.awaitRecord = true }
 }
 
 // StartNotice is what Execute tells an OnStart caller when the command is

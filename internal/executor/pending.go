@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/outcome"
 	"github.com/mqprobe/mqprobe/internal/result"
@@ -113,9 +112,9 @@ type recorded struct {
 // then calls then with the record. A store that fails does not lose the
 // outcome: write retries until the store answers (or the lease is lost, or
 // AbandonPending), the outcome shows as pending meanwhile, and then runs
-// exactly once when it lands. While it is pending, an HTTP caller gets a
-// 503 saying so at once; a bus command waits for it (its message stays
-// invisible, the visibility extender running) as long as ctx lives.
+// exactly once when it lands. While it is pending, a caller is answered
+// OutcomePending at once, unless it waits for the record (AwaitRecord, a
+// bus message, which stays invisible meanwhile) as long as ctx lives.
 func (x *Executor) record(ctx context.Context, j *job, status result.Status, attempt int,
 	write func(context.Context) (idempotency.Record, error), then func(context.Context, idempotency.Record) Outcome) Outcome {
 	troubled := make(chan error, 1)
@@ -143,7 +142,7 @@ func (x *Executor) record(ctx context.Context, j *job, status result.Status, att
 		return x.landed(ctx, j, status, r, then)
 	}
 	pendingErr := fmt.Errorf("%s: %w: %w", j.dec.IdempotencyKey, ErrOutcomePending, cause)
-	if j.in.Transport == command.TransportBus {
+	if j.caller.awaitRecord {
 		select {
 		case r := <-landed:
 			return finish(ctx, r)
