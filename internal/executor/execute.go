@@ -220,18 +220,18 @@ func (x *Executor) releaseClaim(ctx context.Context, lease *idempotency.Lease) {
 func (x *Executor) begin(ctx context.Context, j *job, req idempotency.Request) (claim idempotency.Result, err error) {
 	ctx, span := x.Tracer.Start(ctx, "idempotency", trace.WithAttributes(telemetry.AttrIdempotencyKey.String(req.IdempotencyKey)))
 	defer func() {
-		outcome := "error"
+		decision := "error"
 		if err == nil {
-			outcome = claim.Outcome.String()
+			decision = claim.Outcome.String()
 			span.SetAttributes(attribute.String("mqprobe.idempotency.source", sourceName(claim.Source)),
 				telemetry.AttrAttempt.Int(claim.Record.Attempt))
 		}
-		span.SetAttributes(telemetry.AttrIdempotencyOutcome.String(outcome))
+		span.SetAttributes(telemetry.AttrIdempotencyOutcome.String(decision))
 		telemetry.Fail(span, err)
 		span.End()
 		// Claimable decides nothing: the command is refused for load.
 		if err != nil || claim.Outcome != idempotency.Claimable {
-			x.Metrics.Idempotency(ctx, outcome)
+			x.Metrics.Idempotency(ctx, decision)
 		}
 	}()
 	claim, err = x.Engine.Begin(ctx, req)
