@@ -75,6 +75,37 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// Description is what an operation says of itself to the generic path
+// (the executor, the API, the CLI), so that path holds no case per
+// operation.
+type Description struct {
+	// NeedsTarget: the command names a queue, resolved to its target before
+	// it is claimed (STOP_TEST names a test instead).
+	NeedsTarget bool
+	// Creates: a completion creates something (PRODUCE puts messages).
+	Creates bool
+	// readCheckpoint reads the progress the command stores with its record
+	// (see ReadCheckpointCommitted); nil when it stores none.
+	readCheckpoint func(progress string, committed int64) (Checkpointed, bool)
+}
+
+// Checkpoints reports whether the operation stores progress with its
+// record, which a retry resumes from and a failure reports.
+func (d Description) Checkpoints() bool { return d.readCheckpoint != nil }
+
+// descriptions describes every operation.
+var descriptions = map[command.Operation]Description{
+	command.Produce:        {NeedsTarget: true, Creates: true, readCheckpoint: readProduceCheckpoint},
+	command.Consume:        {NeedsTarget: true, readCheckpoint: readConsumeCheckpoint},
+	command.Depth:          {NeedsTarget: true},
+	command.ConnectionTest: {NeedsTarget: true},
+	command.Test:           {NeedsTarget: true},
+	command.StopTest:       {},
+}
+
+// Describe returns op's description; an unknown op has the zero one.
+func Describe(op command.Operation) Description { return descriptions[op] }
+
 // Operations is every operation's handler and the check a command passes
 // before it is claimed.
 type Operations struct {

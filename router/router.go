@@ -17,7 +17,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/executor"
-	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/outcome"
 	"github.com/mqprobe/mqprobe/internal/telemetry"
 )
 
@@ -122,8 +122,9 @@ func executeHandler(work context.Context, x *executor.Executor, settled func(*me
 			IdempotencyKey: msg.Metadata.Get(MetaIdempotencyKey),
 			ExpirySeconds:  msg.Metadata.Get(MetaIdempotencyExpiry),
 			MessageID:      messageID,
-		})
-		if out.Ack {
+		}, executor.AwaitRecord()) // the message stays invisible while it waits
+		settlement := settle(out)
+		if settlement == ack {
 			if settled != nil {
 				settled(msg)
 			}
@@ -131,11 +132,44 @@ func executeHandler(work context.Context, x *executor.Executor, settled func(*me
 		}
 		err := out.Err
 		if err == nil {
-			err = errors.New(string(out.Status))
+			err = errors.New(string(out.Kind))
 		}
-		expected := out.Status == result.StatusInProgress || out.Backpressure
-		return &retryError{after: out.RetryAfter, err: err, expected: expected}
+		return &retryError{after: out.RetryAfter, err: err, expected: settlement == redeliverExpected}
 	}
+}
+
+// settlement is what becomes of a bus message.
+type settlement int
+
+const (
+	ack               settlement = iota // done: the command is decided and its result out
+	redeliverExpected                   // back after RetryAfter; nothing is wrong
+	redeliverFailure                    // back after RetryAfter, for a failure that is retried
+)
+
+// settlements is how the bus settles each kind of outcome; a final one
+// whose result could not be published comes back to publish it.
+var settlements = map[outcome.Kind]settlement{
+	outcome.Completed:       ack,
+	outcome.Failed:          ack,
+	outcome.Rejected:        ack,
+	outcome.Limited:         ack,
+	outcome.Replayed:        ack,
+	outcome.InProgress:      redeliverExpected,
+	outcome.RateLimited:     redeliverExpected,
+	outcome.Busy:            redeliverExpected,
+	outcome.FailedTransient: redeliverFailure,
+	outcome.OutcomePending:  redeliverFailure,
+	outcome.Undecided:       redeliverFailure,
+	outcome.Unreadable:      redeliverFailure,
+}
+
+func settle(out executor.Outcome) settlement {
+	s, ok := settlements[out.Kind]
+	if !ok || s == ack && out.Unpublished {
+		return redeliverFailure
+	}
+	return s
 }
 
 // redeliverLater settles a command the executor left undecided: it logs

@@ -17,6 +17,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mqprobe/mqprobe/internal/daemonclient"
+	"github.com/mqprobe/mqprobe/internal/problems"
+	"github.com/mqprobe/mqprobe/internal/result"
 )
 
 var sendRoutes = map[string]string{
@@ -290,44 +292,49 @@ func lookupHint(dc *daemonclient.Client, operation, key string) string {
 	return fmt.Sprintf("mqprobe send status %s %s (or %s)", operation, key, dc.Curl(daemonclient.CommandStatePath(operation, key), tokenEnv))
 }
 
-// Kinds of problem the daemon answers with, by the last segment of the
-// problem document's type.
-var (
-	rejectedProblems   = []string{"validation", "idempotency-key-reused", "target"}
-	notDecidedProblems = []string{"in-progress", "busy", "rate-limited", "unavailable"}
-)
+// resultExits is the exit status of the daemon's result data, by its status.
+var resultExits = map[result.Status]int{
+	result.StatusCompleted:  exitCompleted,
+	result.StatusFailed:     exitFailed,
+	result.StatusRejected:   exitRejected,
+	result.StatusInProgress: exitNotDecided,
+}
+
+// problemExits is the exit status of the daemon's problem documents, by
+// type. An outcome-pending problem goes by its HTTP status (503 with
+// Retry-After), like any other answer this table does not name.
+var problemExits = map[string]int{
+	problems.Validation:  exitRejected,
+	problems.KeyReused:   exitRejected,
+	problems.Target:      exitRejected,
+	problems.InProgress:  exitNotDecided,
+	problems.Busy:        exitNotDecided,
+	problems.RateLimited: exitNotDecided,
+	problems.Unavailable: exitNotDecided,
+}
 
 // exitFor maps the daemon's answer to a command to the exit status: by
 // the status of result data, else by the problem document's type, else by
 // the HTTP status. resp is nil for a result event (aws mode). Outcomes the
 // printed body explains have an empty message; the others say what to do.
 func exitFor(resp *http.Response, body []byte) error {
-	silent := errors.New("")
 	var data struct {
-		Status string `json:"status"`
-		Type   string `json:"type"`
+		Status result.Status `json:"status"`
+		Type   string        `json:"type"`
 	}
 	// A problem document's numeric status leaves data.Status empty.
 	json.Unmarshal(body, &data) //nolint:errcheck // an answer that is not JSON goes by its HTTP status
-	switch data.Status {
-	case "COMPLETED":
-		return nil
-	case "FAILED":
-		return &exitError{code: exitFailed, err: silent}
-	case "REJECTED":
-		return &exitError{code: exitRejected, err: silent}
-	case "IN_PROGRESS":
-		return &exitError{code: exitNotDecided, err: silent}
+	code, ok := resultExits[data.Status]
+	if !ok && resp != nil {
+		code, ok = problemExits[data.Type]
 	}
-	if resp == nil {
-		return &exitError{code: exitFailed, err: errors.New("the result names no status")}
-	}
-	kind := data.Type[strings.LastIndex(data.Type, "/")+1:]
 	switch {
-	case strings.HasPrefix(data.Type, "https://mqprobe.dev/problems/") && slices.Contains(rejectedProblems, kind):
-		return &exitError{code: exitRejected, err: silent}
-	case strings.HasPrefix(data.Type, "https://mqprobe.dev/problems/") && slices.Contains(notDecidedProblems, kind):
-		return &exitError{code: exitNotDecided, err: silent}
+	case ok && code == exitCompleted:
+		return nil
+	case ok:
+		return &exitError{code: code, err: errors.New("")}
+	case resp == nil:
+		return &exitError{code: exitFailed, err: errors.New("the result names no status")}
 	}
 	where := resp.Request.Method + " " + resp.Request.URL.Redacted()
 	switch status := resp.StatusCode; {

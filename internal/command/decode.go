@@ -42,6 +42,10 @@ type Input struct {
 	MessageID string
 }
 
+// KeyGenerated reports whether the command gave no key and one was
+// generated for it: nothing dedupes it, the same request again runs again.
+func (d Decoded) KeyGenerated() bool { return d.KeySource == KeyGenerated }
+
 // Decoded is a validated command ready for the idempotency engine.
 type Decoded struct {
 	// Command is Canonical typed, with IdempotencyKey and ExpirySeconds set.

@@ -11,6 +11,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/awsbus"
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/executor"
+	"github.com/mqprobe/mqprobe/internal/httpapi"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
@@ -350,7 +351,7 @@ func defaults() *Config {
 			ReadTimeout:     10 * time.Second,
 			WriteTimeout:    30 * time.Second,
 			ShutdownTimeout: 30 * time.Second,
-			InProgressWait:  executor.DefaultHTTPWait,
+			InProgressWait:  httpapi.DefaultInProgressWait,
 		},
 		Console: ConsoleConfig{Enabled: true},
 		Idempotency: IdempotencyConfig{

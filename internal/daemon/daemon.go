@@ -204,7 +204,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	}
 	if d.exec, err = executor.New(executor.Config{
 		Source: "mqprobe/" + cfg.InstanceID, Replay: cfg.Results.Replay,
-		MaxRawBodyBytes: cfg.Results.MaxRawBodyBytes, RetryDelay: cfg.Bus.NackDelay, HTTPWait: cfg.HTTP.InProgressWait,
+		MaxRawBodyBytes: cfg.Results.MaxRawBodyBytes, RetryDelay: cfg.Bus.NackDelay,
 	}, executor.Deps{Decoder: decoder, Engine: d.engine, Handlers: ops.Handlers, Targets: targets.NewResolver(targetsConfig(cfg, secretsResolver)), Admit: ops.Admit,
 		Admission: d.limiter, Footprint: ops.Footprint, Conns: d.pool, Publisher: publisher, Log: log,
 		Tracer: d.tel.Tracer("github.com/mqprobe/mqprobe/internal/executor"), Metrics: d.tel.Metrics}); err != nil {
@@ -220,7 +220,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	}
 	api := httpapi.Handler(httpapi.Config{
 		Executor: d.exec, Recent: d.recent, Submit: d.bus.Submit, OpenAPI: openapi,
-		MaxBodyBytes: int64(cfg.HTTP.MaxBodyBytes), WriteTimeout: cfg.HTTP.WriteTimeout, MaxResultsBytes: cfg.Results.MaxReplyBytes,
+		MaxBodyBytes: int64(cfg.HTTP.MaxBodyBytes), InProgressWait: cfg.HTTP.InProgressWait, WriteTimeout: cfg.HTTP.WriteTimeout, MaxResultsBytes: cfg.Results.MaxReplyBytes,
 		Load: d.load, WorkContext: d.work,
 		Metrics: d.tel.MetricsHandler(), TenantMetrics: d.tel.TenantMetricsHandler, TracerProvider: d.tel.TracerProvider, MeterProvider: d.tel.MeterProvider,
 		Tests: ops.Tests, Stored: d.engine, Records: d.engine, InFlight: d.exec.InFlight(), AuthToken: cfg.HTTP.AuthToken, Tokens: tokens, AllowedHosts: cfg.HTTP.AllowedHosts,

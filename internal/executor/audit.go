@@ -10,33 +10,16 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/telemetry"
 )
 
-// outcomeName is the counter and audit name of an outcome.
-func outcomeName(out Outcome) string {
-	switch {
-	case out.Replay:
-		return "replayed"
-	case out.Status == result.StatusInProgress:
-		return "in_progress"
-	case out.Status == "":
-		return "undecided"
-	case out.Status == result.StatusFailed && !out.Ack:
-		return "failed_transient"
-	}
-	return map[result.Status]string{result.StatusCompleted: "completed", result.StatusFailed: "failed",
-		result.StatusRejected: "rejected"}[out.Status]
-}
-
 // audit writes the one audit line per command and counts it:
 // key, operation, tenant, target, outcome, attempt, whether the key was
 // generated, and (from ctx) the trace id.
 func (x *Executor) audit(ctx context.Context, j *job, out Outcome) {
-	name := outcomeName(out)
+	name := out.Kind.Name()
 	c, _ := x.counts.LoadOrStore(name, new(int64))
 	atomic.AddInt64(c.(*int64), 1)
 	x.lastHour.add(time.Now(), j.tenant.Name, name)
@@ -47,7 +30,7 @@ func (x *Executor) audit(ctx context.Context, j *job, out Outcome) {
 	x.Metrics.Command(ctx, op, name, j.tenant.Label(), time.Since(j.started))
 	attrs := []any{"key", j.key(), "operation", op, "outcome", name, "transport", j.in.Transport}
 	attrs = append(attrs, "tenant", j.tenant.Label())
-	if j.dec.KeySource == command.KeyGenerated {
+	if j.dec.KeyGenerated() {
 		// Nothing dedupes this command: the same request again runs again.
 		attrs = append(attrs, "key_generated", true)
 	}
@@ -70,7 +53,7 @@ func (x *Executor) audit(ctx context.Context, j *job, out Outcome) {
 
 // annotate records the outcome on the command's span.
 func (x *Executor) annotate(span trace.Span, j *job, out Outcome) {
-	span.SetAttributes(attribute.String("mqprobe.outcome", outcomeName(out)))
+	span.SetAttributes(attribute.String("mqprobe.outcome", out.Kind.Name()))
 	if j.target.Queue != "" {
 		span.SetAttributes(telemetry.AttrMessagingDestination.String(j.target.Queue),
 			telemetry.AttrQueueManager.String(j.target.Target.QueueManager))
@@ -81,7 +64,7 @@ func (x *Executor) annotate(span trace.Span, j *job, out Outcome) {
 		if e.Reason != 0 {
 			span.SetAttributes(telemetry.AttrMQReason.Int(int(e.Reason)))
 		}
-		if out.Status == result.StatusFailed {
+		if out.Event.Data.Status == result.StatusFailed {
 			span.SetStatus(codes.Error, e.Message)
 		}
 	}

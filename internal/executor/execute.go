@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -20,6 +19,8 @@ import (
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/inflight"
 	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/outcome"
+	"github.com/mqprobe/mqprobe/internal/problems"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/targets"
 	"github.com/mqprobe/mqprobe/internal/telemetry"
@@ -35,6 +36,7 @@ type job struct {
 	givenKey string
 	target   targets.Resolved
 	started  time.Time
+	caller   caller
 }
 
 // rawKey is the command's idempotency key: the decoded one, else the one it
@@ -46,10 +48,13 @@ func (j *job) key() string { return command.EchoKey(j.rawKey()) }
 
 // Execute runs one command to exactly one outcome, for the tenant ctx
 // carries (tenant.NewContext; none is the implicit tenant).
-func (x *Executor) Execute(ctx context.Context, in command.Input) Outcome {
+func (x *Executor) Execute(ctx context.Context, in command.Input, opts ...Option) Outcome {
 	x.active.Add(1)
 	defer x.active.Done()
 	j := &job{in: in, tenant: tenant.FromContext(ctx), started: time.Now().UTC()}
+	for _, o := range opts {
+		o(&j.caller)
+	}
 	// The span continues the caller's trace: the HTTP request's, or the
 	// publisher's context the bus message carried.
 	ctx, span := x.Tracer.Start(ctx, "process", trace.WithSpanKind(trace.SpanKindConsumer),
@@ -73,7 +78,7 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 		if errors.As(err, &ve) {
 			j.givenKey = ve.Key
 		}
-		return x.reject(ctx, j, validationError(err), validationStatus(err))
+		return x.reject(ctx, j, validationError(err))
 	}
 	j.dec = dec
 	trace.SpanFromContext(ctx).SetAttributes(telemetry.AttrOperation.String(string(dec.Command.OperationType)),
@@ -81,24 +86,23 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 	handler, ok := x.Handlers[dec.Command.OperationType]
 	if !ok {
 		return x.reject(ctx, j, &result.Error{Code: result.CodeUnsupported,
-			Message: fmt.Sprintf("operation %s is not supported by this daemon", dec.Command.OperationType)}, http.StatusUnprocessableEntity)
+			Message: fmt.Sprintf("operation %s is not supported by this daemon", dec.Command.OperationType)})
 	}
 	if err := j.tenant.Authorize(dec.Command); err != nil {
-		return x.reject(ctx, j, &result.Error{Code: result.CodeTargetNotAllowed, Message: err.Error()}, http.StatusUnprocessableEntity)
+		return x.reject(ctx, j, &result.Error{Code: result.CodeTargetNotAllowed, Message: err.Error()})
 	}
-	// STOP_TEST names a test, not a queue.
-	if dec.Command.OperationType != command.StopTest {
+	if handlers.Describe(dec.Command.OperationType).NeedsTarget {
 		if j.target, err = x.Targets.Resolve(ctx, dec.Command); err != nil {
 			var te *targets.Error
 			if errors.As(err, &te) {
-				return x.reject(ctx, j, &result.Error{Code: te.Code, Message: te.Message}, http.StatusUnprocessableEntity)
+				return x.reject(ctx, j, &result.Error{Code: te.Code, Message: te.Message})
 			}
-			return x.reject(ctx, j, &result.Error{Code: result.CodeTargetNotAllowed, Message: err.Error()}, http.StatusUnprocessableEntity)
+			return x.reject(ctx, j, &result.Error{Code: result.CodeTargetNotAllowed, Message: err.Error()})
 		}
 	}
 	if x.Admit != nil {
 		if err := x.Admit(dec.Command); err != nil {
-			return x.reject(ctx, j, &result.Error{Code: result.CodeLimitExceeded, Message: err.Error()}, http.StatusTooManyRequests)
+			return x.refuse(ctx, j, outcome.Limited, &result.Error{Code: result.CodeLimitExceeded, Message: err.Error()})
 		}
 	}
 
@@ -115,42 +119,49 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 	if dec.TTL > 0 {
 		req = req.WithTTL(dec.TTL)
 	}
-	ticket, refused, admitted := x.admit(ctx, j, req)
-	if !admitted {
-		return refused
+	ticket, noRoom, refused := x.admit(ctx, j)
+	if refused != nil {
+		return *refused
 	}
 	defer ticket.Release()
-	// The rate-limit token is taken before the claim, so a refused command
-	// leaves no record behind; one that will not run gives it back, and one
-	// already decided (a replay) goes on without a token.
-	token, wait, admitted := x.Targets.Reserve(j.target)
-	if !admitted && !x.decided(ctx, req) {
-		return x.rateLimited(j, wait)
+	// A command that may not run now (no room, over its target's rate)
+	// claims nothing, so it leaves no record behind: Begin only says
+	// whether its record decides it all the same (a replay, a conflict, a
+	// run elsewhere), which executes nothing. The rate-limit token is taken
+	// before the claim, and given back by a command that does not run.
+	var token targets.Reservation
+	var rateWait time.Duration
+	mayRun := noRoom == nil
+	if mayRun {
+		token, rateWait, mayRun = x.Targets.Reserve(j.target)
+	}
+	if !mayRun {
+		req = req.DecideOnly()
 	}
 	claim, err := x.begin(ctx, j, req)
 	if err != nil || claim.Outcome != idempotency.Acquired {
 		token.Cancel()
-	} else if !admitted {
-		// Decided a moment ago, claimable now (expired in between).
-		x.releaseClaim(ctx, claim.Lease)
-		return x.rateLimited(j, wait)
 	}
 	switch {
 	case errors.Is(err, idempotency.ErrInvalidArgument):
-		return x.reject(ctx, j, &result.Error{Code: result.CodeInvalidKey, Message: err.Error()}, http.StatusBadRequest)
+		return x.reject(ctx, j, &result.Error{Code: result.CodeInvalidKey, Message: err.Error()})
 	case err != nil:
-		return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("claim %s: %w", req.PK(), err))
+		return x.undecided(j, fmt.Errorf("claim %s: %w", req.PK(), err))
 	}
 	var out Outcome
 	switch claim.Outcome {
 	case idempotency.Conflict:
-		out = x.reject(ctx, j, &result.Error{Code: result.CodeKeyReused, Message: keyReusedMessage(req)}, http.StatusConflict)
+		out = x.reject(ctx, j, &result.Error{Code: result.CodeKeyReused, Message: keyReusedMessage(req)})
 	case idempotency.InProgress:
 		wait := max(time.Until(claim.Record.LeaseExpiresAt), time.Second)
-		out = Outcome{Status: result.StatusInProgress, RetryAfter: min(wait, x.cfg.RetryDelay),
-			HTTPStatus: http.StatusConflict, Err: fmt.Errorf("%s is being executed (attempt %d)", req.PK(), claim.Record.Attempt)}
+		out = Outcome{Kind: outcome.InProgress, RetryAfter: min(wait, x.cfg.RetryDelay), Err: fmt.Errorf("%s is being executed (attempt %d)", req.PK(), claim.Record.Attempt)}
 	case idempotency.Replay:
 		out = x.replay(ctx, j, claim.Record)
+	case idempotency.Claimable:
+		if noRoom != nil {
+			return x.busy(j, noRoom)
+		}
+		return x.rateLimited(j, rateWait)
 	default:
 		return x.run(ctx, j, handler, claim)
 	}
@@ -159,13 +170,12 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 	return out
 }
 
-// admit makes room for the command within the daemon's bounds before it is
-// claimed, so a command refused for load leaves no record. A command that
-// can never fit is rejected; one already decided (a replay) goes on without
-// room, as it executes nothing.
-func (x *Executor) admit(ctx context.Context, j *job, req idempotency.Request) (*admission.Ticket, Outcome, bool) {
+// admit makes room for the command within the daemon's bounds before it
+// is claimed. A command that can never fit is refused; noRoom says why one
+// that does not fit now may not run.
+func (x *Executor) admit(ctx context.Context, j *job) (ticket *admission.Ticket, noRoom error, refused *Outcome) {
 	if x.Admission == nil {
-		return nil, Outcome{}, true
+		return nil, nil, nil
 	}
 	var bytes int64
 	if x.Footprint != nil {
@@ -173,41 +183,25 @@ func (x *Executor) admit(ctx context.Context, j *job, req idempotency.Request) (
 	}
 	ticket, err := x.Admission.Admit(ctx, bytes)
 	var tooLarge *admission.TooLargeError
-	switch {
-	case err == nil:
-		return ticket, Outcome{}, true
-	case errors.As(err, &tooLarge):
-		return nil, x.reject(ctx, j, &result.Error{Code: result.CodeLimitExceeded, Message: err.Error()}, http.StatusUnprocessableEntity), false
-	case x.decided(ctx, req):
-		return nil, Outcome{}, true
+	if errors.As(err, &tooLarge) {
+		out := x.reject(ctx, j, &result.Error{Code: result.CodeLimitExceeded, Message: err.Error()})
+		return nil, nil, &out
 	}
-	return nil, x.busy(j, err), false
+	return ticket, err, nil
 }
 
-// decided reports whether the command's record already settles it (a
-// replay, a conflict, a run elsewhere), so Begin would execute nothing.
-func (x *Executor) decided(ctx context.Context, req idempotency.Request) bool {
-	rec, ok, err := x.Engine.Get(ctx, req.OperationType, req.Tenant, req.IdempotencyKey)
-	if err != nil || !ok {
-		return false
-	}
-	return rec.Status == idempotency.StatusCompleted || rec.RequestHash != req.RequestHash ||
-		(rec.Status == idempotency.StatusInProgress && time.Now().Before(rec.LeaseExpiresAt))
-}
-
-// rateLimited leaves the command undecided: HTTP answers 429 with
-// Retry-After, the bus redelivers after it.
+// rateLimited leaves the command for later: nothing ran, and it may run
+// after the wait.
 func (x *Executor) rateLimited(j *job, wait time.Duration) Outcome {
 	x.Log.Debug("command over its target's rate limit", "key", j.dec.IdempotencyKey, "target", j.target.String(), "retry_after", wait)
-	return Outcome{HTTPStatus: http.StatusTooManyRequests, RetryAfter: max(wait, time.Second), Backpressure: true,
+	return Outcome{Kind: outcome.RateLimited, RetryAfter: max(wait, time.Second),
 		Err: fmt.Errorf("target %s is over its rate limit: retry in %s", j.target, wait.Round(time.Millisecond))}
 }
 
-// busy leaves a command refused for load undecided: HTTP answers 503 with
-// Retry-After, the bus redelivers after it.
+// busy leaves a command refused for load for later: nothing ran.
 func (x *Executor) busy(j *job, err error) Outcome {
 	x.Log.Debug("command refused for load", "key", j.dec.IdempotencyKey, "target", j.target.String(), "reason", err)
-	return Outcome{HTTPStatus: http.StatusServiceUnavailable, RetryAfter: x.cfg.RetryDelay, Backpressure: true, Err: err}
+	return Outcome{Kind: outcome.Busy, RetryAfter: x.cfg.RetryDelay, Err: err}
 }
 
 // releaseClaim gives an unfinished claim up for another attempt, even when
@@ -220,28 +214,28 @@ func (x *Executor) releaseClaim(ctx context.Context, lease *idempotency.Lease) {
 	}
 }
 
-// begin claims the command. An HTTP caller whose command runs elsewhere
-// waits a while for its result, so parallel identical requests all get it.
+// begin claims the command. A caller that waits for a duplicate running
+// elsewhere (AwaitInProgress) is answered its result when it comes within
+// that wait, so parallel identical requests all get it.
 func (x *Executor) begin(ctx context.Context, j *job, req idempotency.Request) (claim idempotency.Result, err error) {
 	ctx, span := x.Tracer.Start(ctx, "idempotency", trace.WithAttributes(telemetry.AttrIdempotencyKey.String(req.IdempotencyKey)))
 	defer func() {
-		outcome := "error"
+		decision := "error"
 		if err == nil {
-			outcome = claim.Outcome.String()
+			decision = claim.Outcome.String()
 			span.SetAttributes(attribute.String("mqprobe.idempotency.source", sourceName(claim.Source)),
 				telemetry.AttrAttempt.Int(claim.Record.Attempt))
 		}
-		span.SetAttributes(telemetry.AttrIdempotencyOutcome.String(outcome))
+		span.SetAttributes(telemetry.AttrIdempotencyOutcome.String(decision))
 		telemetry.Fail(span, err)
 		span.End()
-		x.Metrics.Idempotency(ctx, outcome)
+		// Claimable decides nothing: the command is refused for load.
+		if err != nil || claim.Outcome != idempotency.Claimable {
+			x.Metrics.Idempotency(ctx, decision)
+		}
 	}()
 	claim, err = x.Engine.Begin(ctx, req)
-	// A running TEST is answered at once: its caller follows /tests/{id}.
-	if j.in.Transport != command.TransportHTTP || j.dec.Command.OperationType == command.Test {
-		return claim, err
-	}
-	deadline := time.Now().Add(x.cfg.HTTPWait)
+	deadline := time.Now().Add(j.caller.awaitInProgress)
 	for backoff := 5 * time.Millisecond; err == nil && claim.Outcome == idempotency.InProgress && time.Now().Before(deadline); backoff = min(2*backoff, 250*time.Millisecond) {
 		select {
 		case <-ctx.Done():
@@ -274,9 +268,9 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 		},
 		Report: func(ctx context.Context, res any) { x.progress(ctx, j, claim.Record.Attempt, res) },
 		Live:   &live.Counters,
-		Started: func() {
-			notifyStart(ctx, StartNotice{Key: j.dec.IdempotencyKey, ExpiresAt: claim.Record.ExpiresAt})
-		},
+	}
+	if started := j.caller.started; started != nil {
+		run.Started = func() { started(StartNotice{Key: j.dec.IdempotencyKey, ExpiresAt: claim.Record.ExpiresAt}) }
 	}
 	var res any
 	err := x.Engine.Hold(ctx, lease, func(ctx context.Context) (err error) {
@@ -292,11 +286,11 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 	switch {
 	case errors.Is(err, idempotency.ErrLeaseLost):
 		// Another worker owns the command now; it reports the outcome.
-		return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("%s: %w", lease.PK(), err))
+		return x.undecided(j, fmt.Errorf("%s: %w", lease.PK(), err))
 	case err != nil && ctx.Err() != nil:
 		// Shutdown or caller gone: hand the claim over for someone to resume.
 		x.releaseClaim(ctx, lease)
-		return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("%s interrupted: %w", lease.PK(), err))
+		return x.undecided(j, fmt.Errorf("%s interrupted: %w", lease.PK(), err))
 	case errors.Is(err, mq.ErrPoolBusy):
 		// Every connection to the target stayed busy: give the claim back
 		// rather than queue behind commands that may run for hours.
@@ -310,10 +304,7 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 		data.Progress = x.failedProgress(cmd.OperationType, &live.Counters, stored.asked())
 		return x.fail(ctx, j, lease, stored.unstored(), data, fmt.Errorf("encode result: %w", err))
 	}
-	status := http.StatusOK
-	if cmd.OperationType == command.Produce {
-		status = http.StatusCreated
-	}
+	status := problems.For(outcome.Completed, "", handlers.Describe(cmd.OperationType).Creates).Status
 	payload, err := json.Marshal(data)
 	if err != nil {
 		return x.fail(ctx, j, lease, stored.unstored(), data, fmt.Errorf("encode result data: %w", err))
@@ -333,15 +324,15 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 		data.Status = result.StatusFailed
 		data.Error = mqError(fmt.Errorf("record completion of %s: %w", lease.PK(), err))
 		refused, _ = json.Marshal(data)
-		return x.Engine.Fail(ctx, lease, data.Error.Message, idempotency.Response{Payload: string(refused), HTTPStatus: http.StatusBadGateway})
+		return x.Engine.Fail(ctx, lease, data.Error.Message, idempotency.Response{Payload: string(refused), HTTPStatus: failedStatus})
 	}
 	return x.record(ctx, j, result.StatusCompleted, claim.Record.Attempt, complete, func(ctx context.Context, rec idempotency.Record) Outcome {
 		if refused != nil {
-			out := x.publish(ctx, data, http.StatusBadGateway, false)
+			out := x.publish(ctx, data, outcome.Failed)
 			out.Body, out.ExpiresAt = refused, rec.ExpiresAt
 			return out
 		}
-		out := x.publish(ctx, data, status, false)
+		out := x.publish(ctx, data, outcome.Completed)
 		out.Body, out.ExpiresAt = payload, rec.ExpiresAt
 		return out
 	})
@@ -391,14 +382,14 @@ func (c *checkpoints) unstored() string {
 	return c.wanted
 }
 
-// failedProgress says how far a failed PRODUCE or CONSUME got: the live
+// failedProgress says how far a failed command that checkpoints got: the live
 // counters for what this attempt did, the record's checkpoint and the live
 // committed count (ahead of a syncpoint CONSUME's checkpoint by the chunk
 // it committed last) for what is committed. It is resumable when the
 // checkpoint gives a retry something to take over from, and the record
 // keeps it for one (idempotency is on). Other operations have none.
 func (x *Executor) failedProgress(op command.Operation, live *inflight.Counters, checkpoint string) *result.Progress {
-	if op != command.Produce && op != command.Consume {
+	if !handlers.Describe(op).Checkpoints() {
 		return nil
 	}
 	total, done, liveCommitted := live.Values()
@@ -436,7 +427,7 @@ func (x *Executor) fail(ctx context.Context, j *job, lease *idempotency.Lease, u
 	body, _ := json.Marshal(data)
 	// The record keeps the body for GET /commands/{op}/{key}; a retry of the
 	// same command runs again rather than replaying it.
-	resp := idempotency.Response{Payload: string(body), HTTPStatus: http.StatusBadGateway}
+	resp := idempotency.Response{Payload: string(body), HTTPStatus: failedStatus}
 	write := func(ctx context.Context) (idempotency.Record, error) {
 		if unstored != "" {
 			return x.Engine.FailAt(ctx, lease, unstored, data.Error.Message, resp)
@@ -446,10 +437,10 @@ func (x *Executor) fail(ctx context.Context, j *job, lease *idempotency.Lease, u
 	return x.record(ctx, j, result.StatusFailed, data.Attempt, write, func(ctx context.Context, rec idempotency.Record) Outcome {
 		if data.Error.Transient {
 			ev := x.event(ctx, data)
-			return Outcome{Status: result.StatusFailed, Event: &ev, RetryAfter: x.cfg.RetryDelay,
-				HTTPStatus: http.StatusBadGateway, Body: body, ExpiresAt: rec.ExpiresAt, Err: cause}
+			return Outcome{Kind: outcome.FailedTransient, Event: &ev, RetryAfter: x.cfg.RetryDelay,
+				Body: body, ExpiresAt: rec.ExpiresAt, Err: cause}
 		}
-		out := x.publish(ctx, data, http.StatusBadGateway, false)
+		out := x.publish(ctx, data, outcome.Failed)
 		out.Body, out.ExpiresAt = body, rec.ExpiresAt
 		return out
 	})
@@ -458,13 +449,11 @@ func (x *Executor) fail(ctx context.Context, j *job, lease *idempotency.Lease, u
 func (x *Executor) replay(ctx context.Context, j *job, rec idempotency.Record) Outcome {
 	var data result.Data
 	if err := json.Unmarshal([]byte(rec.ResponsePayload), &data); err != nil {
-		return x.undecided(j, http.StatusInternalServerError, fmt.Errorf("stored result of %s is unreadable: %w", rec.PK, err))
+		out := x.undecided(j, fmt.Errorf("stored result of %s is unreadable: %w", rec.PK, err))
+		out.Kind = outcome.Unreadable
+		return out
 	}
 	data.Replay = true
-	status := rec.HTTPStatus
-	if status == 0 {
-		status = http.StatusOK
-	}
 	body, ok := markReplay([]byte(rec.ResponsePayload))
 	if !ok {
 		// Not as this daemon records results: the data says it all the same.
@@ -472,21 +461,26 @@ func (x *Executor) replay(ctx context.Context, j *job, rec idempotency.Record) O
 	}
 	if x.cfg.Replay == ReplayDrop {
 		ev := x.event(ctx, data)
-		return Outcome{Status: data.Status, Event: &ev, Ack: true, HTTPStatus: status, Body: body, Replay: true}
+		return Outcome{Kind: outcome.Replayed, Event: &ev, Body: body}
 	}
-	out := x.publish(ctx, data, status, true)
+	out := x.publish(ctx, data, outcome.Replayed)
 	out.Body = body
 	return out
 }
 
 // reject refuses a command before it acts; the message is never retried.
-func (x *Executor) reject(ctx context.Context, j *job, e *result.Error, httpStatus int) Outcome {
+func (x *Executor) reject(ctx context.Context, j *job, e *result.Error) Outcome {
+	return x.refuse(ctx, j, outcome.Rejected, e)
+}
+
+// refuse refuses a command before it acts, as kind (Rejected or Limited).
+func (x *Executor) refuse(ctx context.Context, j *job, kind outcome.Kind, e *result.Error) Outcome {
 	data := x.data(j, result.StatusRejected, 0)
 	data.Error = e
 	if e.Code != result.CodeKeyReused {
 		data.RawBody = capString(redactBody(j.in.Body), x.cfg.MaxRawBodyBytes)
 	}
-	return x.publish(ctx, data, httpStatus, false)
+	return x.publish(ctx, data, kind)
 }
 
 // event wraps data in a result event carrying ctx's trace context.
@@ -496,10 +490,12 @@ func (x *Executor) event(ctx context.Context, data result.Data) result.Event {
 	return ev
 }
 
-// publish sends the event; the message is acked only once it is out.
-func (x *Executor) publish(ctx context.Context, data result.Data, httpStatus int, replay bool) Outcome {
+// publish sends the event of a final outcome of kind. A failure whose
+// result cannot be published is retried like a transient one; any other
+// outcome stands, and a redelivery replays it to publish it.
+func (x *Executor) publish(ctx context.Context, data result.Data, kind outcome.Kind) Outcome {
 	ev := x.event(ctx, data)
-	out := Outcome{Status: data.Status, Event: &ev, HTTPStatus: httpStatus, Replay: replay}
+	out := Outcome{Kind: kind, Event: &ev}
 	ctx, span := x.Tracer.Start(ctx, "publish results", trace.WithSpanKind(trace.SpanKindProducer),
 		trace.WithAttributes(telemetry.AttrMessagingOperationType.String("send"), telemetry.AttrMessagingDestination.String("results"),
 			telemetry.AttrMessagingMessageID.String(ev.ID), attribute.String("cloudevents.event_type", string(ev.Type))))
@@ -509,15 +505,17 @@ func (x *Executor) publish(ctx context.Context, data result.Data, httpStatus int
 		// The record is already final, so a redelivery replays it.
 		out.Err = fmt.Errorf("publish result: %w", err)
 		out.RetryAfter = x.cfg.RetryDelay
-		return out
+		out.Unpublished = true
+		if kind == outcome.Failed {
+			out.Kind = outcome.FailedTransient
+		}
 	}
-	out.Published, out.Ack = true, true
 	return out
 }
 
-func (x *Executor) undecided(j *job, httpStatus int, err error) Outcome {
+func (x *Executor) undecided(j *job, err error) Outcome {
 	x.Log.Warn("command left for redelivery", "key", j.dec.IdempotencyKey, "operation", j.dec.Command.OperationType, "error", err)
-	return Outcome{HTTPStatus: httpStatus, RetryAfter: x.cfg.RetryDelay, Err: err}
+	return Outcome{Kind: outcome.Undecided, RetryAfter: x.cfg.RetryDelay, Err: err}
 }
 
 func (x *Executor) data(j *job, status result.Status, attempt int) result.Data {
@@ -533,7 +531,7 @@ func (x *Executor) data(j *job, status result.Status, attempt int) result.Data {
 	}
 	d := result.Data{OperationType: op, Tenant: j.tenant.Name, IdempotencyKey: j.key(), Status: status, RequestHash: j.dec.RequestHash,
 		Attempt: attempt, StartedAt: &started, FinishedAt: &now, DurationMs: now.Sub(started).Milliseconds(),
-		Result: json.RawMessage("null"), Tags: tags, KeyGenerated: j.dec.KeySource == command.KeyGenerated}
+		Result: json.RawMessage("null"), Tags: tags, KeyGenerated: j.dec.KeyGenerated()}
 	if j.target.Queue != "" {
 		d.Target = j.target.String()
 	}
@@ -560,19 +558,8 @@ func validationError(err error) *result.Error {
 	return e
 }
 
-func validationStatus(err error) int {
-	var ve *command.ValidationError
-	if !errors.As(err, &ve) {
-		return http.StatusBadRequest
-	}
-	switch ve.Code {
-	case command.CodeTooLarge:
-		return http.StatusRequestEntityTooLarge
-	case command.CodeMalformedJSON, command.CodeInvalidKey, command.CodeMissingKey:
-		return http.StatusBadRequest
-	}
-	return http.StatusUnprocessableEntity
-}
+// failedStatus is what a failed command's record keeps as its httpStatus.
+var failedStatus = problems.For(outcome.Failed, "", false).Status
 
 func capString(b []byte, n int) string {
 	if len(b) > n {

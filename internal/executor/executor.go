@@ -20,6 +20,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/inflight"
+	"github.com/mqprobe/mqprobe/internal/outcome"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/targets"
 	"github.com/mqprobe/mqprobe/internal/telemetry"
@@ -38,7 +39,6 @@ const (
 const (
 	DefaultMaxRawBodyBytes = 4096
 	DefaultRetryDelay      = 5 * time.Second
-	DefaultHTTPWait        = 10 * time.Second
 )
 
 // Config tunes an Executor. Zero fields take the defaults above; Replay
@@ -52,9 +52,6 @@ type Config struct {
 	// RetryDelay is how long a redelivery waits after InProgress, a transient
 	// failure or an unavailable store.
 	RetryDelay time.Duration
-	// HTTPWait is how long an HTTP caller whose command is running elsewhere
-	// waits for its result before getting 409 with Retry-After.
-	HTTPWait time.Duration
 }
 
 func (c *Config) setDefaults() {
@@ -69,9 +66,6 @@ func (c *Config) setDefaults() {
 	}
 	if c.RetryDelay == 0 {
 		c.RetryDelay = DefaultRetryDelay
-	}
-	if c.HTTPWait == 0 {
-		c.HTTPWait = DefaultHTTPWait
 	}
 }
 
@@ -154,10 +148,32 @@ func New(cfg Config, deps Deps) (*Executor, error) {
 	return x, nil
 }
 
-type startNoticeKey struct{}
+// Option is what a caller asks of one Execute.
+type Option func(*caller)
 
-// StartNotice is what Execute tells a WithStartNotice caller when the
-// command is claimed and starts to run.
+// caller is the options of one Execute.
+type caller struct {
+	awaitInProgress time.Duration
+	awaitRecord     bool
+	started         func(StartNotice)
+}
+
+// AwaitInProgress makes a caller whose command is running elsewhere wait
+// up to d for its result, rather than be answered InProgress at once.
+func AwaitInProgress(d time.Duration) Option {
+	return func(c *caller) { c.awaitInProgress = d }
+}
+
+// AwaitRecord makes a caller whose command's outcome is known but not yet
+// recorded (the store is failing) wait for the record as long as ctx lives:
+// a bus message, whose visibility the transport extends meanwhile. Without
+// it the caller is answered OutcomePending at once.
+func AwaitRecord() Option {
+	return func(c *caller) { c.awaitRecord = true }
+}
+
+// StartNotice is what Execute tells an OnStart caller when the command is
+// claimed and starts to run.
 type StartNotice struct {
 	Key string
 	// ExpiresAt is the claimed record's expiry (zero with idempotency
@@ -165,48 +181,31 @@ type StartNotice struct {
 	ExpiresAt time.Time
 }
 
-// WithStartNotice returns ctx that makes Execute call started once the
-// command is claimed and its handler says it runs where a caller can see
-// and stop it (handlers.Run.Started): an HTTP caller of a long command
-// (TEST) answers 202 then, and a stop sent on that answer finds the run.
-func WithStartNotice(ctx context.Context, started func(StartNotice)) context.Context {
-	return context.WithValue(ctx, startNoticeKey{}, started)
-}
-
-func notifyStart(ctx context.Context, n StartNotice) {
-	if f, ok := ctx.Value(startNoticeKey{}).(func(StartNotice)); ok {
-		f(n)
-	}
+// OnStart makes Execute call started once the command is claimed and its
+// handler says it runs where a caller can see and stop it
+// (handlers.Run.Started): an HTTP caller of a long command (TEST) answers
+// 202 then, and a stop sent on that answer finds the run.
+func OnStart(started func(StartNotice)) Option {
+	return func(c *caller) { c.started = started }
 }
 
 // Outcome is what became of one command.
 type Outcome struct {
-	// Status is the command's result status; empty when nothing was decided
-	// (store unavailable, lease lost, shutdown) and the message must come back.
-	Status result.Status
+	// Kind says what became of it; each transport answers by it.
+	Kind outcome.Kind
 	// Event is the result, published unless it is a dropped replay; nil when
 	// there is none (InProgress, transient failure on the bus, undecided).
 	Event *result.Event
-	// Published reports whether Event reached the results destination.
-	Published bool
-	// Ack: the bus message is done. Otherwise redeliver after RetryAfter.
-	Ack        bool
+	// Unpublished: Event should have reached the results destination and
+	// did not (Err says why); a redelivery replays it to publish it.
+	Unpublished bool
+	// RetryAfter is when to try again, for a kind that is not final or a
+	// result not published.
 	RetryAfter time.Duration
-	// HTTPStatus is the status an HTTP caller gets, and Body its
-	// body for completed, failed and replayed commands: the recorded bytes,
-	// so every replay answers what the first execution answered, its
-	// replay field alone turned true.
-	HTTPStatus int
-	Body       []byte
-	Replay     bool
-	// Pending: the command ran and its outcome is known, but the store has
-	// not recorded it yet; this process retries until it does, then
-	// publishes the result. An HTTP caller gets 503 (a retry answers in
-	// progress until then, and replays after); a bus message is not acked.
-	Pending bool
-	// Backpressure: the command was refused for load (a rate limit, no room
-	// to execute, no free connection); nothing is wrong with it.
-	Backpressure bool
+	// Body is the result data of a completed, failed or replayed command:
+	// the recorded bytes, so every replay answers what the first execution
+	// answered, its replay field alone turned true.
+	Body []byte
 	// Key is the command's idempotency key when it has a valid one, for
 	// the Idempotency-Key header; an invalid key is never echoed there.
 	Key string

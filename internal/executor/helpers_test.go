@@ -19,6 +19,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/idempotency/storetest"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
+	kind "github.com/mqprobe/mqprobe/internal/outcome"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/targets"
 )
@@ -150,7 +151,7 @@ func (f *fixture) advance(d time.Duration) { time.Sleep(d) }
 // completed runs msg to a completed result, as an earlier copy did.
 func (f *fixture) completed(msg command.Input) {
 	f.t.Helper()
-	if out := f.exec.Execute(context.Background(), msg); !out.Ack || out.Status != result.StatusCompleted {
+	if out := f.exec.Execute(context.Background(), msg); out.Kind != kind.Completed || out.Unpublished {
 		f.t.Fatalf("given: %s did not complete: %+v", msg.Body, out)
 	}
 }
@@ -159,7 +160,7 @@ func (f *fixture) completed(msg command.Input) {
 func (f *fixture) failedWith(msg command.Input, reason mq.Reason) {
 	f.t.Helper()
 	f.qm.Faults().FailNth(mq.VerbPut, 1, reason)
-	if out := f.exec.Execute(context.Background(), msg); !out.Ack || out.Status != result.StatusFailed {
+	if out := f.exec.Execute(context.Background(), msg); out.Kind != kind.Failed || out.Unpublished {
 		f.t.Fatalf("given: %s did not fail permanently with %d: %+v", msg.Body, reason, out)
 	}
 }

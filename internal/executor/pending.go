@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
+	"github.com/mqprobe/mqprobe/internal/outcome"
 	"github.com/mqprobe/mqprobe/internal/result"
 )
 
@@ -113,9 +112,9 @@ type recorded struct {
 // then calls then with the record. A store that fails does not lose the
 // outcome: write retries until the store answers (or the lease is lost, or
 // AbandonPending), the outcome shows as pending meanwhile, and then runs
-// exactly once when it lands. While it is pending, an HTTP caller gets a
-// 503 saying so at once; a bus command waits for it (its message stays
-// invisible, the visibility extender running) as long as ctx lives.
+// exactly once when it lands. While it is pending, a caller is answered
+// OutcomePending at once, unless it waits for the record (AwaitRecord, a
+// bus message, which stays invisible meanwhile) as long as ctx lives.
 func (x *Executor) record(ctx context.Context, j *job, status result.Status, attempt int,
 	write func(context.Context) (idempotency.Record, error), then func(context.Context, idempotency.Record) Outcome) Outcome {
 	troubled := make(chan error, 1)
@@ -143,7 +142,7 @@ func (x *Executor) record(ctx context.Context, j *job, status result.Status, att
 		return x.landed(ctx, j, status, r, then)
 	}
 	pendingErr := fmt.Errorf("%s: %w: %w", j.dec.IdempotencyKey, ErrOutcomePending, cause)
-	if j.in.Transport == command.TransportBus {
+	if j.caller.awaitRecord {
 		select {
 		case r := <-landed:
 			return finish(ctx, r)
@@ -159,10 +158,10 @@ func (x *Executor) record(ctx context.Context, j *job, status result.Status, att
 	}()
 	x.Log.Warn("command outcome known but not yet recorded; answering 503 and retrying the store",
 		"key", j.dec.IdempotencyKey, "operation", j.dec.Command.OperationType, "status", status, "error", cause)
-	return Outcome{HTTPStatus: http.StatusServiceUnavailable, RetryAfter: x.cfg.RetryDelay, Pending: true, Err: pendingErr}
+	return Outcome{Kind: outcome.OutcomePending, RetryAfter: x.cfg.RetryDelay, Err: pendingErr}
 }
 
-// ErrOutcomePending explains an Outcome with Pending set.
+// ErrOutcomePending explains an OutcomePending outcome.
 var ErrOutcomePending = errors.New("outcome known but not yet recorded (the idempotency store is failing; it is retried)")
 
 // landed ends a final write: then on success, else the command is left
@@ -173,11 +172,11 @@ func (x *Executor) landed(ctx context.Context, j *job, status result.Status, r r
 	case r.err == nil:
 		return then(ctx, r.rec)
 	case errors.Is(r.err, idempotency.ErrLeaseLost):
-		return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("record %s outcome: another worker took the command over: %w",
+		return x.undecided(j, fmt.Errorf("record %s outcome: another worker took the command over: %w",
 			strings.ToLower(string(status)), r.err))
 	case errors.Is(r.err, errAbandoned):
 		// Logged by the drain that abandoned it.
-		return Outcome{HTTPStatus: http.StatusServiceUnavailable, RetryAfter: x.cfg.RetryDelay, Err: r.err}
+		return Outcome{Kind: outcome.Undecided, RetryAfter: x.cfg.RetryDelay, Err: r.err}
 	}
-	return x.undecided(j, http.StatusServiceUnavailable, fmt.Errorf("record %s outcome: %w", strings.ToLower(string(status)), r.err))
+	return x.undecided(j, fmt.Errorf("record %s outcome: %w", strings.ToLower(string(status)), r.err))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/executor"
 	"github.com/mqprobe/mqprobe/internal/mq"
+	kind "github.com/mqprobe/mqprobe/internal/outcome"
 	"github.com/mqprobe/mqprobe/internal/result"
 )
 
@@ -26,7 +27,7 @@ func produceInTx(count, txSize int) command.Input {
 func (f *fixture) failedBody(msg command.Input) result.Data {
 	f.t.Helper()
 	out := f.exec.Execute(context.Background(), msg)
-	if out.Status != result.StatusFailed || !out.Ack || out.Event == nil {
+	if out.Kind != kind.Failed || out.Unpublished || out.Event == nil {
 		f.t.Fatalf("%s: %+v, want a published permanent failure", msg.Body, out)
 	}
 	var body result.Data
@@ -69,7 +70,7 @@ func TestFailedProduceSaysHowFarItGotAndResumes(t *testing.T) {
 
 		out := f.exec.Execute(context.Background(), msg)
 		var res handlers.ProduceResult
-		if out.Status != result.StatusCompleted || json.Unmarshal(out.Event.Data.Result, &res) != nil {
+		if out.Kind != kind.Completed || json.Unmarshal(out.Event.Data.Result, &res) != nil {
 			t.Fatalf("retry: %+v", out)
 		}
 		if res.ResumedFrom == nil || *res.ResumedFrom != 200 || res.Enqueued != 500 || res.FirstMsgID != p.FirstMsgID || out.Event.Data.Attempt != 2 {
@@ -125,7 +126,7 @@ func TestInFlightRegistryFollowsTheHandler(t *testing.T) {
 		if !seen {
 			t.Fatal("the running handler was not registered with its counters")
 		}
-		if out.Status != result.StatusFailed || out.Event.Data.Progress == nil || out.Event.Data.Progress.Done != 3 {
+		if out.Event == nil || out.Event.Data.Status != result.StatusFailed || out.Event.Data.Progress == nil || out.Event.Data.Progress.Done != 3 {
 			t.Fatalf("panicked command: %+v, want FAILED with done 3", out)
 		}
 		if n := f.exec.InFlight().Len(); n != 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/executor"
+	kind "github.com/mqprobe/mqprobe/internal/outcome"
 	"github.com/mqprobe/mqprobe/internal/result"
 )
 
@@ -20,7 +21,7 @@ func (f *fixture) rejected(msg command.Input) (executor.Outcome, result.Event) {
 	f.t.Helper()
 	out := f.exec.Execute(context.Background(), msg)
 	evs := f.events()
-	if out.Status != result.StatusRejected || len(evs) == 0 {
+	if out.Kind != kind.Rejected || len(evs) == 0 {
 		f.t.Fatalf("%.100s: %+v, want rejected with an event", msg.Body, out)
 	}
 	return out, evs[len(evs)-1]

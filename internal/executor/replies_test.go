@@ -11,6 +11,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/executor"
+	kind "github.com/mqprobe/mqprobe/internal/outcome"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/testenv"
 )
@@ -31,12 +32,12 @@ func TestReplayAnswersTheFirstBodySayingReplay(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				f := newFixture(t, newDecoder(t), mode)
 				first := f.exec.Execute(context.Background(), httpProduce(key))
-				if first.Status != result.StatusCompleted || !bytes.Contains(first.Body, []byte(`"replay":false`)) {
+				if first.Kind != kind.Completed || !bytes.Contains(first.Body, []byte(`"replay":false`)) {
 					t.Fatalf("first execution: %+v %s", first, first.Body)
 				}
 				again := f.exec.Execute(context.Background(), httpProduce(key))
 				want := bytes.Replace(first.Body, []byte(`"replay":false`), []byte(`"replay":true`), 1)
-				if !again.Replay || !bytes.Equal(again.Body, want) {
+				if again.Kind != kind.Replayed || !bytes.Equal(again.Body, want) {
 					t.Errorf("replay answered\n\t%s\nwant the first answer with replay true\n\t%s", again.Body, want)
 				}
 				if again.Event == nil || !again.Event.Data.Replay {
@@ -56,7 +57,7 @@ func TestGeneratedKeyIsMarked(t *testing.T) {
 		var lines auditLines
 		f.exec.Log = slog.New(slog.NewJSONHandler(&lines, nil))
 		generated := f.exec.Execute(context.Background(), httpProduce(""))
-		if generated.Status != result.StatusCompleted || !generated.Event.Data.KeyGenerated ||
+		if generated.Kind != kind.Completed || !generated.Event.Data.KeyGenerated ||
 			!bytes.Contains(generated.Body, []byte(`"keyGenerated":true`)) {
 			t.Errorf("without a key: %+v %s, want keyGenerated true in the event and the body", generated.Event, generated.Body)
 		}

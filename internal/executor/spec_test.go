@@ -16,6 +16,8 @@ import (
 	"github.com/mqprobe/mqprobe/internal/executor"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/mq"
+	kind "github.com/mqprobe/mqprobe/internal/outcome"
+	"github.com/mqprobe/mqprobe/internal/problems"
 	"github.com/mqprobe/mqprobe/internal/result"
 )
 
@@ -308,12 +310,31 @@ type want struct {
 	onQueue     int     // messages on DEV.QUEUE.1 afterwards
 }
 
-// outcome is what the executor tells the bus (and an HTTP caller).
+// outcome is what the executor tells the bus (and an HTTP caller), as the
+// router and the API answer its kind.
 type outcome struct {
 	Ack        bool
 	Status     result.Status
 	HTTPStatus int
 	Replay     bool
+}
+
+// project is what the bus and an HTTP caller make of out: the bus acks a
+// final outcome whose result is out, HTTP answers problems.For.
+func project(out executor.Outcome) outcome {
+	got := outcome{Ack: out.Kind.Final() && !out.Unpublished, Replay: out.Kind == kind.Replayed}
+	var code string
+	switch {
+	case out.Event != nil:
+		got.Status = out.Event.Data.Status
+		if out.Event.Data.Error != nil {
+			code = out.Event.Data.Error.Code
+		}
+	case out.Kind == kind.InProgress:
+		got.Status = result.StatusInProgress
+	}
+	got.HTTPStatus = problems.For(out.Kind, code, out.Event != nil && out.Event.Data.OperationType == "PRODUCE").Status
+	return got
 }
 
 func ack(s result.Status, httpStatus int) outcome {
@@ -419,20 +440,20 @@ func (f *fixture) deliver(step string, d delivery) {
 	calls, seen := f.mq.calls(), len(f.events())
 	out := f.exec.Execute(context.Background(), d.msg)
 
-	got := outcome{Ack: out.Ack, Status: out.Status, HTTPStatus: out.HTTPStatus, Replay: out.Replay}
+	got := project(out)
 	if got != d.want.outcome {
 		t.Errorf("%s: outcome %+v, want %+v (error: %v)", step, got, d.want.outcome, out.Err)
 	}
-	if within := cmp.Or(d.want.retryWithin, retryDelay); !out.Ack && (out.RetryAfter <= 0 || out.RetryAfter > within) {
+	if within := cmp.Or(d.want.retryWithin, retryDelay); !got.Ack && (out.RetryAfter <= 0 || out.RetryAfter > within) {
 		t.Errorf("%s: nack with RetryAfter %s, want within (0, %s]", step, out.RetryAfter, within)
 	}
-	if !out.Ack && out.Err == nil {
+	if !got.Ack && out.Err == nil {
 		t.Errorf("%s: nack without an error saying why", step)
 	}
 
 	published := f.events()[seen:]
-	if out.Published != (len(published) > 0) {
-		t.Errorf("%s: Outcome.Published %v, but %d events reached the publisher", step, out.Published, len(published))
+	if out.Unpublished && len(published) > 0 {
+		t.Errorf("%s: Outcome.Unpublished, but %d events reached the publisher", step, len(published))
 	}
 	var events []event
 	for _, e := range published {
@@ -455,7 +476,7 @@ func (f *fixture) deliver(step string, d delivery) {
 	if rec != d.want.record {
 		t.Errorf("%s: record %+v, want %+v", step, rec, d.want.record)
 	}
-	if want := strings.Replace(stored.ResponsePayload, `"replay":false`, `"replay":true`, 1); out.Replay && string(out.Body) != want {
+	if want := strings.Replace(stored.ResponsePayload, `"replay":false`, `"replay":true`, 1); got.Replay && string(out.Body) != want {
 		t.Errorf("%s: replay answered %s, want the recorded %s with replay true", step, out.Body, stored.ResponsePayload)
 	}
 

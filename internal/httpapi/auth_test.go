@@ -13,7 +13,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/executor"
 	"github.com/mqprobe/mqprobe/internal/httpapi"
-	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/outcome"
 	"github.com/mqprobe/mqprobe/internal/tenant"
 )
 
@@ -24,11 +24,11 @@ type tenantRecorder struct {
 	tenants []tenant.Tenant
 }
 
-func (x *tenantRecorder) Execute(ctx context.Context, _ command.Input) executor.Outcome {
+func (x *tenantRecorder) Execute(ctx context.Context, _ command.Input, _ ...executor.Option) executor.Outcome {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.tenants = append(x.tenants, tenant.FromContext(ctx))
-	return executor.Outcome{Status: result.StatusCompleted, HTTPStatus: http.StatusOK, Body: []byte(`{}`)}
+	return executor.Outcome{Kind: outcome.Completed, Body: []byte(`{}`)}
 }
 
 func (x *tenantRecorder) Counts() map[string]int64 { return nil }

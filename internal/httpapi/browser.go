@@ -6,13 +6,12 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+
+	"github.com/mqprobe/mqprobe/internal/problems"
 )
 
-// Problem types and codes of the requests a browser page must not make.
+// Problem codes of the requests a browser page must not make.
 const (
-	typeCrossOrigin    = "https://mqprobe.dev/problems/cross-origin"
-	typeHostNotAllowed = "https://mqprobe.dev/problems/host-not-allowed"
-
 	codeCrossOrigin    = "CROSS_ORIGIN_REQUEST"
 	codeHostNotAllowed = "HOST_NOT_ALLOWED"
 )
@@ -33,7 +32,7 @@ func refuseCrossOrigin(next http.Handler) http.Handler {
 			if from == "" {
 				from = "Sec-Fetch-Site: " + r.Header.Get("Sec-Fetch-Site")
 			}
-			writeProblem(w, r, http.StatusForbidden, problem{Type: typeCrossOrigin, Code: codeCrossOrigin,
+			writeProblem(w, r, http.StatusForbidden, problem{Type: problems.CrossOrigin, Code: codeCrossOrigin,
 				Detail: fmt.Sprintf("%s %s refused: it comes from a browser page of another origin (%s); "+
 					"state-changing requests are served only from this daemon's own origin (the console) or from clients that are not browsers",
 					r.Method, r.URL.Path, from)})
@@ -101,7 +100,7 @@ func (p hostPolicy) serves(r *http.Request) bool {
 func (p hostPolicy) refuseForeignHosts(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !p.serves(r) {
-			writeProblem(w, r, http.StatusForbidden, problem{Type: typeHostNotAllowed, Code: codeHostNotAllowed,
+			writeProblem(w, r, http.StatusForbidden, problem{Type: problems.HostNotAllowed, Code: codeHostNotAllowed,
 				Detail: fmt.Sprintf("Host %q does not name this daemon: it serves only localhost, loopback addresses, "+
 					"the address it listens on and the names in http.allowedHosts (a page of another site may not reach it "+
 					"through DNS rebinding); add the name to http.allowedHosts, or require a bearer token (http.authToken)", r.Host)})

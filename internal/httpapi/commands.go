@@ -7,23 +7,13 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/mqprobe/mqprobe/handlers"
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/executor"
+	"github.com/mqprobe/mqprobe/internal/outcome"
+	"github.com/mqprobe/mqprobe/internal/problems"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/tenant"
-)
-
-// Problem types for the errors clients act on.
-const (
-	typeValidation = "https://mqprobe.dev/problems/validation"
-	typeKeyReused  = "https://mqprobe.dev/problems/idempotency-key-reused"
-	typeInProgress = "https://mqprobe.dev/problems/in-progress"
-	typeTarget     = "https://mqprobe.dev/problems/target"
-	typeNotDecided = "https://mqprobe.dev/problems/unavailable"
-	typeRateLimit  = "https://mqprobe.dev/problems/rate-limited"
-	typeBusy       = "https://mqprobe.dev/problems/busy"
-	// typeOutcomePending: the command ran, its outcome waits for the store.
-	typeOutcomePending = "https://mqprobe.dev/problems/outcome-pending"
 )
 
 // command serves one operation synchronously: the body is the result's data.
@@ -40,63 +30,53 @@ func (a *api) command(op command.Operation) http.HandlerFunc {
 			Body: body, Transport: command.TransportHTTP, Operation: op,
 			IdempotencyKey: r.Header.Get("Idempotency-Key"),
 			ExpirySeconds:  r.Header.Get("Idempotency-Expiry-Seconds"),
-		})
+		}, executor.AwaitInProgress(a.cfg.InProgressWait))
 		a.startReply(w)
-		a.respond(w, r, out)
+		a.respond(w, r, op, out)
 	}
 }
 
-func (a *api) respond(w http.ResponseWriter, r *http.Request, out executor.Outcome) {
+// respond answers out, an outcome of an op command, as problems.For says:
+// the result data, or a problem document.
+func (a *api) respond(w http.ResponseWriter, r *http.Request, op command.Operation, out executor.Outcome) {
+	replay := out.Kind == outcome.Replayed
 	if out.Event != nil && out.Key != "" {
 		w.Header().Set("Idempotency-Key", out.Key)
 		// A replay answers for the request that gave the key.
-		if out.Event.Data.KeyGenerated && !out.Replay {
+		if out.Event.Data.KeyGenerated && !replay {
 			w.Header().Set("Idempotency-Key-Generated", "true")
 		}
 	}
 	setExpiry(w, out.ExpiresAt)
-	switch {
-	case out.Replay:
-		w.Header().Set("Idempotent-Replay", "true")
-		writeRaw(w, out.HTTPStatus, out.Body)
-	case out.Status == result.StatusCompleted || out.Status == result.StatusFailed:
-		if !out.Ack && out.Status == result.StatusFailed {
-			setRetryAfter(w, out.RetryAfter)
-		}
-		writeRaw(w, out.HTTPStatus, out.Body)
-	case out.Status == result.StatusRejected:
-		e := out.Event.Data.Error
-		p := problem{Code: e.Code, Detail: e.Message, Errors: e.Problems, IdempotencyKey: out.Event.Data.IdempotencyKey}
-		switch e.Code {
-		case result.CodeKeyReused:
-			p.Type, p.Title = typeKeyReused, "Idempotency key reused with different request"
-		case result.CodeTargetNotFound, result.CodeTargetNotAllowed:
-			p.Type = typeTarget
-		default:
-			p.Type = typeValidation
-		}
-		writeProblem(w, r, out.HTTPStatus, p)
-	case out.Status == result.StatusInProgress:
-		setRetryAfter(w, out.RetryAfter)
-		writeProblem(w, r, out.HTTPStatus, problem{Type: typeInProgress, Title: "Request with this idempotency key is in progress",
-			Code: codeInProgress, Detail: errText(out.Err) + ": retry after Retry-After for its result", IdempotencyKey: out.Key})
-	case out.HTTPStatus == http.StatusTooManyRequests:
-		setRetryAfter(w, out.RetryAfter)
-		writeProblem(w, r, out.HTTPStatus, problem{Type: typeRateLimit, Title: "Target rate limit exceeded", Detail: errText(out.Err)})
-	case out.Pending:
-		setRetryAfter(w, out.RetryAfter)
-		writeProblem(w, r, out.HTTPStatus, problem{Type: typeOutcomePending,
-			Title: "Command executed; its outcome is known but not yet recorded, retry later", Detail: errText(out.Err),
-			IdempotencyKey: out.Key})
-	case out.Backpressure:
-		setRetryAfter(w, out.RetryAfter)
-		writeProblem(w, r, out.HTTPStatus, problem{Type: typeBusy, Title: "Too much work in progress: command not executed, retry later",
-			Detail: errText(out.Err)})
-	default:
-		setRetryAfter(w, out.RetryAfter)
-		writeProblem(w, r, out.HTTPStatus, problem{Type: typeNotDecided, Title: "Command not executed, retry later",
-			Detail: errText(out.Err)})
+	var e *result.Error
+	if out.Event != nil {
+		e = out.Event.Data.Error
 	}
+	var code string
+	if e != nil {
+		code = e.Code
+	}
+	answer := problems.For(out.Kind, code, handlers.Describe(op).Creates)
+	if answer.RetryAfter {
+		setRetryAfter(w, out.RetryAfter)
+	}
+	p := problem{Type: answer.Type, Title: answer.Title, Detail: errText(out.Err)}
+	switch out.Kind {
+	case outcome.Replayed:
+		w.Header().Set("Idempotent-Replay", "true")
+	case outcome.Rejected, outcome.Limited:
+		p = problem{Type: answer.Type, Title: answer.Title, Code: e.Code, Detail: e.Message, Errors: e.Problems,
+			IdempotencyKey: out.Event.Data.IdempotencyKey}
+	case outcome.InProgress:
+		p.Code, p.Detail, p.IdempotencyKey = codeInProgress, p.Detail+": retry after Retry-After for its result", out.Key
+	case outcome.OutcomePending:
+		p.IdempotencyKey = out.Key
+	}
+	if answer.Type == "" {
+		writeRaw(w, answer.Status, out.Body)
+		return
+	}
+	writeProblem(w, r, answer.Status, p)
 }
 
 func writeRaw(w http.ResponseWriter, status int, body []byte) {
@@ -121,11 +101,11 @@ func (a *api) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err != nil {
-		writeProblem(w, r, http.StatusBadRequest, problem{Type: typeValidation, Detail: "reading the body: " + err.Error()})
+		writeProblem(w, r, http.StatusBadRequest, problem{Type: problems.Validation, Detail: "reading the body: " + err.Error()})
 		return nil, err
 	}
 	if int64(len(body)) > limit {
-		writeProblem(w, r, http.StatusRequestEntityTooLarge, problem{Type: typeValidation, Code: string(command.CodeTooLarge),
+		writeProblem(w, r, http.StatusRequestEntityTooLarge, problem{Type: problems.Validation, Code: string(command.CodeTooLarge),
 			Detail: "the body exceeds the configured limit"})
 		return nil, errors.New("body too large")
 	}
@@ -159,10 +139,10 @@ func (a *api) submit(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.As(err, &full):
 		setRetryAfter(w, full.RetryAfter())
-		writeProblem(w, r, http.StatusTooManyRequests, problem{Type: typeBusy, Title: "Command queue full, retry later", Detail: err.Error()})
+		writeProblem(w, r, http.StatusTooManyRequests, problem{Type: problems.Busy, Title: "Command queue full, retry later", Detail: err.Error()})
 		return
 	case err != nil:
-		writeProblem(w, r, http.StatusServiceUnavailable, problem{Type: typeNotDecided, Detail: err.Error()})
+		writeProblem(w, r, http.StatusServiceUnavailable, problem{Type: problems.Unavailable, Detail: err.Error()})
 		return
 	}
 	// Under the bus's default missing-key policy the message id is the key;

@@ -8,22 +8,29 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mqprobe/mqprobe/handlers"
 	"github.com/mqprobe/mqprobe/internal/apidoc"
 	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/outcome"
+	"github.com/mqprobe/mqprobe/internal/problems"
 )
 
 // commandRoutes are the synchronous command endpoints: path, operation,
-// summary, success status.
+// summary.
 var commandRoutes = []struct {
 	path    string
 	op      command.Operation
 	summary string
-	success int
 }{
-	{"/messages/produce", command.Produce, "Put a batch of messages", 201},
-	{"/messages/consume", command.Consume, "Get or browse a batch of messages", 200},
-	{"/queue/depth", command.Depth, "Read a queue's depth and open counts", 200},
-	{"/connections/test", command.ConnectionTest, "Connect and inquire the queue manager", 200},
+	{"/messages/produce", command.Produce, "Put a batch of messages"},
+	{"/messages/consume", command.Consume, "Get or browse a batch of messages"},
+	{"/queue/depth", command.Depth, "Read a queue's depth and open counts"},
+	{"/connections/test", command.ConnectionTest, "Connect and inquire the queue manager"},
+}
+
+// successStatus is the status a completed op answers with.
+func successStatus(op command.Operation) int {
+	return problems.For(outcome.Completed, "", handlers.Describe(op).Creates).Status
 }
 
 // OpenAPI builds the OpenAPI 3.1 document of the HTTP API from the command
@@ -48,7 +55,7 @@ func OpenAPI(version string) ([]byte, error) {
 
 	paths := map[string]any{}
 	for _, r := range commandRoutes {
-		paths[r.path] = map[string]any{"post": commandOperation(apidoc.ComponentName(r.op), r.summary, r.success)}
+		paths[r.path] = map[string]any{"post": commandOperation(apidoc.ComponentName(r.op), r.summary, successStatus(r.op))}
 	}
 	for path, op := range opsPaths() {
 		paths[path] = op

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mqprobe/mqprobe/internal/problems"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/tenant"
 )
@@ -28,7 +29,7 @@ func (a *api) results(w http.ResponseWriter, r *http.Request) {
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 1000 {
-			writeProblem(w, r, http.StatusBadRequest, problem{Type: typeValidation, Detail: "limit must be an integer from 1 to 1000",
+			writeProblem(w, r, http.StatusBadRequest, problem{Type: problems.Validation, Detail: "limit must be an integer from 1 to 1000",
 				Errors: []result.Problem{{Path: "limit", Rule: "range", Message: "must be 1..1000"}}})
 			return
 		}

@@ -3,11 +3,13 @@ package httpapi
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/mqprobe/mqprobe/internal/executor"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mqprobe/mqprobe/internal/executor"
+	"github.com/mqprobe/mqprobe/internal/problems"
 
 	"github.com/mqprobe/mqprobe/handlers"
 	"github.com/mqprobe/mqprobe/internal/command"
@@ -16,8 +18,6 @@ import (
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/tenant"
 )
-
-const typeNotFound = "https://mqprobe.dev/problems/not-found"
 
 // maxInFlightListed bounds the commands GET /status lists; the rest are
 // only counted.
@@ -95,13 +95,13 @@ func (a *api) commandState(w http.ResponseWriter, r *http.Request) {
 			names[i] = string(o)
 		}
 		rule := "must be one of " + strings.Join(names, ", ")
-		writeProblem(w, r, http.StatusBadRequest, problem{Type: typeValidation,
+		writeProblem(w, r, http.StatusBadRequest, problem{Type: problems.Validation,
 			Detail: fmt.Sprintf("operationType %q: %s", op, rule),
 			Errors: []result.Problem{{Path: "operationType", Rule: "enum", Message: rule}}})
 		return
 	}
 	if err := idempotency.ValidateKey(key); err != nil {
-		writeProblem(w, r, http.StatusBadRequest, problem{Type: typeValidation, Code: string(command.CodeInvalidKey),
+		writeProblem(w, r, http.StatusBadRequest, problem{Type: problems.Validation, Code: string(command.CodeInvalidKey),
 			Detail: "key: " + err.Error(), Errors: []result.Problem{{Path: "key", Rule: "format", Message: err.Error()}}})
 		return
 	}
@@ -112,7 +112,7 @@ func (a *api) commandState(w http.ResponseWriter, r *http.Request) {
 		a.recordError(w, r, err)
 		return
 	case !ok:
-		writeProblem(w, r, http.StatusNotFound, problem{Type: typeNotFound,
+		writeProblem(w, r, http.StatusNotFound, problem{Type: problems.NotFound,
 			Detail: fmt.Sprintf("no %s command with idempotency key %s", op, command.EchoKey(key))})
 		return
 	}
@@ -146,7 +146,7 @@ func (a *api) commandView(op command.Operation, owner string, rec idempotency.Re
 // runningProgress is a running command's progress: live when this instance
 // runs it, else what its last checkpoint says is committed.
 func (a *api) runningProgress(op command.Operation, owner string, rec idempotency.Record) *progressView {
-	if op != command.Produce && op != command.Consume {
+	if !handlers.Describe(op).Checkpoints() {
 		return nil
 	}
 	if a.cfg.InFlight != nil {
@@ -166,7 +166,7 @@ func (a *api) runningProgress(op command.Operation, owner string, rec idempotenc
 // recordedFailureProgress is the progress a FAILED record's stored result
 // reported, or for a record without one what its checkpoint says.
 func recordedFailureProgress(op command.Operation, rec idempotency.Record) *progressView {
-	if op != command.Produce && op != command.Consume {
+	if !handlers.Describe(op).Checkpoints() {
 		return nil
 	}
 	var data struct {

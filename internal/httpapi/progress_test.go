@@ -22,9 +22,11 @@ import (
 // countsOnly answers /status's command counts and executes nothing.
 type countsOnly struct{}
 
-func (countsOnly) Execute(context.Context, command.Input) executor.Outcome { return executor.Outcome{} }
-func (countsOnly) Counts() map[string]int64                                { return map[string]int64{} }
-func (countsOnly) LastHourCounts(string) map[string]int64                  { return map[string]int64{} }
+func (countsOnly) Execute(context.Context, command.Input, ...executor.Option) executor.Outcome {
+	return executor.Outcome{}
+}
+func (countsOnly) Counts() map[string]int64               { return map[string]int64{} }
+func (countsOnly) LastHourCounts(string) map[string]int64 { return map[string]int64{} }
 
 // commandsFixture is an API over a memory store, with tokens for the
 // implicit tenant and team-a and team-b, and an in-flight registry.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/isoduration"
+	"github.com/mqprobe/mqprobe/internal/problems"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/tenant"
 )
@@ -24,13 +25,6 @@ type Records interface {
 	List(ctx context.Context, q idempotency.RecordQuery) (idempotency.RecordPage, error)
 	Evict(ctx context.Context, req idempotency.EvictRequest) (idempotency.Record, error)
 }
-
-// Problem types of the record routes.
-const (
-	typeLeaseAlive    = "https://mqprobe.dev/problems/lease-alive"
-	typeRecordChanged = "https://mqprobe.dev/problems/record-changed"
-	typeResumable     = "https://mqprobe.dev/problems/resumable"
-)
 
 // expiryHeader advertises when a keyed command's record expires: after it
 // the key is free and a repeat executes again.
@@ -206,11 +200,11 @@ func (a *api) evictRecord(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, idempotency.ErrLeaseAlive):
 		setRetryAfter(w, time.Until(rec.LeaseExpiresAt))
 		setExpiry(w, rec.ExpiresAt)
-		writeProblem(w, r, http.StatusConflict, problem{Type: typeLeaseAlive, Code: codeLeaseAlive, Title: "Record is held by a running command",
+		writeProblem(w, r, http.StatusConflict, problem{Type: problems.LeaseAlive, Code: codeLeaseAlive, Title: "Record is held by a running command",
 			Detail: err.Error() + "; its holder is still working and a new claim would run the command a second time. " +
 				"Retry after the lease ends, or add ?force=true to evict it anyway.", IdempotencyKey: key})
 	case errors.As(err, &resumable):
-		p := problem{Type: typeResumable, Code: codeResumable, Title: "Record holds a resumable checkpoint",
+		p := problem{Type: problems.Resumable, Code: codeResumable, Title: "Record holds a resumable checkpoint",
 			Detail: err.Error() + " (putting or getting those messages again). Resend the command with the same key to " +
 				"resume it, or add ?force=true to evict it anyway.", IdempotencyKey: key}
 		if resumable.Committed >= 0 {
@@ -219,7 +213,7 @@ func (a *api) evictRecord(w http.ResponseWriter, r *http.Request) {
 		setExpiry(w, rec.ExpiresAt)
 		writeProblem(w, r, http.StatusConflict, p)
 	case errors.Is(err, idempotency.ErrRecordChanged):
-		writeProblem(w, r, http.StatusConflict, problem{Type: typeRecordChanged, Code: codeRecordChanged, Title: "Record changed while evicting",
+		writeProblem(w, r, http.StatusConflict, problem{Type: problems.RecordChanged, Code: codeRecordChanged, Title: "Record changed while evicting",
 			Detail: err.Error() + "; inspect it again before deciding.", IdempotencyKey: key})
 	default:
 		a.recordError(w, r, err)
@@ -227,7 +221,7 @@ func (a *api) evictRecord(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *api) badParam(w http.ResponseWriter, r *http.Request, name, rule string) {
-	writeProblem(w, r, http.StatusBadRequest, problem{Type: typeValidation, Detail: name + " " + rule,
+	writeProblem(w, r, http.StatusBadRequest, problem{Type: problems.Validation, Detail: name + " " + rule,
 		Errors: []result.Problem{{Path: name, Rule: rule, Message: name + " " + rule}}})
 }
 
@@ -240,7 +234,7 @@ func (a *api) recordError(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	setRetryAfter(w, time.Second)
-	writeProblem(w, r, http.StatusServiceUnavailable, problem{Type: typeNotDecided, Detail: err.Error()})
+	writeProblem(w, r, http.StatusServiceUnavailable, problem{Type: problems.Unavailable, Detail: err.Error()})
 }
 
 // expiryHeaders documents Idempotency-Expiry on the replies that carry it.

@@ -24,7 +24,7 @@ import (
 
 // Executor runs commands; *executor.Executor is one.
 type Executor interface {
-	Execute(ctx context.Context, in command.Input) executor.Outcome
+	Execute(ctx context.Context, in command.Input, opts ...executor.Option) executor.Outcome
 	Counts() map[string]int64
 	// LastHourCounts is tenant's ("" for the implicit one) outcomes of
 	// the last hour.
@@ -38,6 +38,9 @@ type Check func(ctx context.Context) error
 // error with a RetryAfter() time.Duration method means no room now: the
 // caller gets 429 with that Retry-After.
 type Submitter func(ctx context.Context, body []byte, meta map[string]string) (string, error)
+
+// DefaultInProgressWait is Config.InProgressWait's default.
+const DefaultInProgressWait = 10 * time.Second
 
 // Config is what the API needs from the daemon.
 type Config struct {
@@ -54,6 +57,10 @@ type Config struct {
 	OpenAPI []byte
 	// MaxBodyBytes bounds request bodies; larger ones get 413.
 	MaxBodyBytes int64
+	// InProgressWait is how long a request whose command runs elsewhere
+	// waits for its result before 409 with Retry-After; zero means
+	// DefaultInProgressWait.
+	InProgressWait time.Duration
 	// WriteTimeout bounds writing a reply once it is ready: a command's
 	// reply is ready when the command ends, however long it ran; any other
 	// route's when its request arrives. A client that does not read its
@@ -132,6 +139,9 @@ type ProfileInfo struct {
 func Handler(cfg Config) http.Handler {
 	if cfg.WorkContext == nil {
 		cfg.WorkContext = context.Background()
+	}
+	if cfg.InProgressWait == 0 {
+		cfg.InProgressWait = DefaultInProgressWait
 	}
 	a := &api{cfg: cfg}
 	mux := http.NewServeMux()

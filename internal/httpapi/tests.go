@@ -12,6 +12,8 @@ import (
 	"github.com/mqprobe/mqprobe/handlers"
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/executor"
+	"github.com/mqprobe/mqprobe/internal/outcome"
+	"github.com/mqprobe/mqprobe/internal/problems"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/tenant"
 )
@@ -46,12 +48,14 @@ func (a *api) startTest(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, release := executor.MergeCancel(r.Context(), a.cfg.WorkContext)
 	started := make(chan executor.StartNotice, 1)
-	ctx = executor.WithStartNotice(ctx, func(n executor.StartNotice) { started <- n })
 	done := make(chan executor.Outcome, 1)
 	go func() {
 		defer release()
+		// A test is answered once it runs, and a duplicate running elsewhere
+		// at once: its caller follows it at /tests/{id}.
 		done <- a.cfg.Executor.Execute(ctx, command.Input{Body: body, Transport: command.TransportHTTP,
-			Operation: command.Test, IdempotencyKey: key, ExpirySeconds: r.Header.Get("Idempotency-Expiry-Seconds")})
+			Operation: command.Test, IdempotencyKey: key, ExpirySeconds: r.Header.Get("Idempotency-Expiry-Seconds")},
+			executor.OnStart(func(n executor.StartNotice) { started <- n }))
 	}()
 	accepted := func(id string, expiresAt time.Time) {
 		setExpiry(w, expiresAt)
@@ -68,11 +72,11 @@ func (a *api) startTest(w http.ResponseWriter, r *http.Request) {
 		accepted(n.Key, n.ExpiresAt)
 	case out := <-done:
 		a.startReply(w)
-		if out.Status == result.StatusInProgress && out.Event == nil {
+		if out.Kind == outcome.InProgress {
 			accepted(key, out.ExpiresAt) // already running here or on another instance
 			return
 		}
-		a.respond(w, r, out)
+		a.respond(w, r, command.Test, out)
 	case <-r.Context().Done():
 	}
 }
@@ -105,7 +109,7 @@ func (a *api) test(w http.ResponseWriter, r *http.Request) {
 	stored, ok, err := a.cfg.Stored.StoredResult(r.Context(), string(command.Test), owner, id)
 	switch {
 	case err != nil:
-		writeProblem(w, r, http.StatusServiceUnavailable, problem{Type: typeNotDecided, Detail: err.Error()})
+		writeProblem(w, r, http.StatusServiceUnavailable, problem{Type: problems.Unavailable, Detail: err.Error()})
 	case !ok:
 		writeProblem(w, r, http.StatusNotFound, problem{Detail: "no test " + id})
 	case stored.Status == result.StatusCompleted:

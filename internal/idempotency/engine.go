@@ -28,6 +28,9 @@ const (
 	InProgress
 	// Conflict: the key was used for a different request.
 	Conflict
+	// Claimable: nothing decides the command, and a claim would acquire it.
+	// Only a Begin of a Request.DecideOnly answers it, having written nothing.
+	Claimable
 )
 
 func (o Outcome) String() string {
@@ -40,6 +43,8 @@ func (o Outcome) String() string {
 		return "in_progress"
 	case Conflict:
 		return "conflict"
+	case Claimable:
+		return "claimable"
 	}
 	return fmt.Sprintf("Outcome(%d)", int(o))
 }
@@ -133,6 +138,9 @@ func (e *Engine) Begin(ctx context.Context, req Request) (Result, error) {
 		return Result{}, err
 	}
 	pk := req.PK()
+	if e.cfg.Disabled && req.decideOnly {
+		return Result{Outcome: Claimable, Source: FromDisabled}, nil
+	}
 	if e.cfg.Disabled {
 		now := e.now()
 		rec := Record{PK: pk, OperationType: req.OperationType, Tenant: req.Tenant, IdempotencyKey: req.IdempotencyKey,
@@ -143,6 +151,9 @@ func (e *Engine) Begin(ctx context.Context, req Request) (Result, error) {
 	}
 	if res, ok := e.fromCache(pk, req.RequestHash); ok {
 		return res, nil
+	}
+	if req.decideOnly {
+		return e.decide(ctx, req)
 	}
 	for {
 		f, leader := e.flights.join(pk, req.RequestHash)
@@ -171,6 +182,24 @@ func (e *Engine) Begin(ctx context.Context, req Request) (Result, error) {
 		// The leader's answer does not decide ours (say, a FAILED record we may
 		// retry): go to the store ourselves.
 	}
+}
+
+// decide answers a DecideOnly request from the stored record, by the
+// decision table a claim goes by; it writes nothing.
+func (e *Engine) decide(ctx context.Context, req Request) (Result, error) {
+	rec, ok, err := e.store.Get(ctx, req.PK())
+	if err != nil {
+		return Result{}, storeError("begin", err)
+	}
+	if ok {
+		if out, decided := classify(rec, req.RequestHash, e.now()); decided {
+			if out == Replay {
+				e.remember(rec)
+			}
+			return Result{Outcome: out, Record: rec, Source: FromStore}, nil
+		}
+	}
+	return Result{Outcome: Claimable, Source: FromStore}, nil
 }
 
 // lead performs the store round trip for the flight f it registered.

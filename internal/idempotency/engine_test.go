@@ -529,3 +529,43 @@ func TestFailAtRecordsTheUnstoredCheckpointFirst(t *testing.T) {
 		}
 	})
 }
+
+// TestDecideOnlyWritesNothing: a Begin that may not claim answers what the
+// record decides, by the table a claim goes by, and Claimable otherwise,
+// leaving no record behind.
+func TestDecideOnlyWritesNothing(t *testing.T) {
+	store := memory.New()
+	e := newEngine(t, store, idempotency.Config{})
+	ctx := t.Context()
+	if res, err := e.Begin(ctx, req("k").DecideOnly()); err != nil || res.Outcome != idempotency.Claimable {
+		t.Fatalf("no record: %v %v, want claimable", res.Outcome, err)
+	}
+	if _, ok, err := e.Get(ctx, "PRODUCE", "", "k"); ok || err != nil {
+		t.Fatalf("a DecideOnly Begin left a record (%v)", err)
+	}
+	held, err := e.Begin(ctx, req("k"))
+	if err != nil || held.Outcome != idempotency.Acquired {
+		t.Fatalf("claim: %v %v", held.Outcome, err)
+	}
+	other := req("k")
+	other.RequestHash = "h2"
+	for _, c := range []struct {
+		name string
+		req  idempotency.Request
+		want idempotency.Outcome
+	}{{"held", req("k"), idempotency.InProgress}, {"other request", other, idempotency.Conflict}} {
+		if res, err := e.Begin(ctx, c.req.DecideOnly()); err != nil || res.Outcome != c.want {
+			t.Errorf("%s: %v %v, want %v", c.name, res.Outcome, err, c.want)
+		}
+	}
+	if _, err := e.Complete(ctx, held.Lease, idempotency.Response{Payload: `{}`}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := e.Begin(ctx, req("k").DecideOnly()); err != nil || res.Outcome != idempotency.Replay {
+		t.Errorf("completed: %v %v, want replay", res.Outcome, err)
+	}
+	disabled := newEngine(t, nil, idempotency.Config{Disabled: true})
+	if res, err := disabled.Begin(ctx, req("k").DecideOnly()); err != nil || res.Outcome != idempotency.Claimable {
+		t.Errorf("disabled: %v %v, want claimable", res.Outcome, err)
+	}
+}

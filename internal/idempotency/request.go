@@ -27,8 +27,18 @@ type Request struct {
 	Target         string // "QM1:DEV.QUEUE.1", kept for audit
 	TraceID        string
 
-	ttl    time.Duration
-	ttlSet bool
+	ttl        time.Duration
+	ttlSet     bool
+	decideOnly bool
+}
+
+// DecideOnly returns r for a Begin that claims nothing: a command that may
+// not run now (no room, over its rate) learns whether its record decides
+// it all the same (Replay, Conflict, InProgress), and is otherwise
+// answered Claimable with nothing written.
+func (r Request) DecideOnly() Request {
+	r.decideOnly = true
+	return r
 }
 
 // WithTTL returns r with a per-call record TTL, clamped to the engine's
