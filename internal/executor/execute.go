@@ -119,7 +119,7 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 	if dec.TTL > 0 {
 		req = req.WithTTL(dec.TTL)
 	}
-	ticket, noRoom, refused := x.admit(ctx, j)
+	ticket, refused, noRoom := x.admit(ctx, j)
 	if refused != nil {
 		return *refused
 	}
@@ -173,7 +173,7 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 // admit makes room for the command within the daemon's bounds before it
 // is claimed. A command that can never fit is refused; noRoom says why one
 // that does not fit now may not run.
-func (x *Executor) admit(ctx context.Context, j *job) (ticket *admission.Ticket, noRoom error, refused *Outcome) {
+func (x *Executor) admit(ctx context.Context, j *job) (ticket *admission.Ticket, refused *Outcome, noRoom error) {
 	if x.Admission == nil {
 		return nil, nil, nil
 	}
@@ -185,9 +185,9 @@ func (x *Executor) admit(ctx context.Context, j *job) (ticket *admission.Ticket,
 	var tooLarge *admission.TooLargeError
 	if errors.As(err, &tooLarge) {
 		out := x.reject(ctx, j, &result.Error{Code: result.CodeLimitExceeded, Message: err.Error()})
-		return nil, nil, &out
+		return nil, &out, nil
 	}
-	return ticket, err, nil
+	return ticket, nil, err
 }
 
 // rateLimited leaves the command for later: nothing ran, and it may run
