@@ -56,8 +56,15 @@ func TestCanaryRuleSendsAKeyedTest(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the canary's command is invalid: %v\n%s", err, body)
 	}
-	if got.Command.OperationType != command.Test || got.IdempotencyKey != "53dc4d37-cffa-4f76-80c9-8b7d4a4d2eaa" ||
-		got.KeySource != command.KeyFromEventID || got.Command.TargetRef != "qm1" || got.Command.DurationSeconds != 10 {
-		t.Errorf("decoded %+v (key %s from %s)", got.Command, got.IdempotencyKey, got.KeySource)
+	type decoded struct {
+		op        command.Operation
+		key       string
+		from      command.KeySource
+		targetRef string
+		seconds   int
+	}
+	have := decoded{got.Command.OperationType, got.IdempotencyKey, got.KeySource, got.Command.TargetRef, got.Command.DurationSeconds}
+	if want := (decoded{command.Test, "53dc4d37-cffa-4f76-80c9-8b7d4a4d2eaa", command.KeyFromEventID, "qm1", 10}); have != want {
+		t.Errorf("decoded %+v, want %+v", have, want)
 	}
 }

@@ -212,9 +212,15 @@ func TestCloudFormationCanarySendsTheCanaryTest(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the schedule's command is invalid: %v\n%s", err, body)
 	}
-	if got.Command.OperationType != command.Test || got.Command.TargetRef != "qm1" ||
-		got.IdempotencyKey != "canary-mqprobe-2026-11-22T12:05:00Z" || got.KeySource != command.KeyFromCommand {
-		t.Errorf("decoded %s on %q, key %q from %s", got.Command.OperationType, got.Command.TargetRef, got.IdempotencyKey, got.KeySource)
+	type decoded struct {
+		op        command.Operation
+		targetRef string
+		key       string
+		from      command.KeySource
+	}
+	have := decoded{got.Command.OperationType, got.Command.TargetRef, got.IdempotencyKey, got.KeySource}
+	if want := (decoded{command.Test, "qm1", "canary-mqprobe-2026-11-22T12:05:00Z", command.KeyFromCommand}); have != want {
+		t.Errorf("decoded %+v, want %+v", have, want)
 	}
 
 	canary := loadTemplate(t, "canary.yaml")
