@@ -141,7 +141,7 @@ type DynamoDBConfig struct {
 type MQConfig struct {
 	Backend  string           `yaml:"backend" desc:"MQ backend: embedded (in-process queue manager) or ibmmq (IBM MQ client, build tag ibmmq)"`
 	Embedded EmbeddedMQConfig `yaml:"embedded"`
-	Pool     PoolConfig       `yaml:"pool"`
+	Pool     mq.PoolConfig    `yaml:"pool"`
 }
 
 // EmbeddedMQConfig describes the embedded backend's queue managers.
@@ -191,14 +191,6 @@ func (qm QueueManagerConfig) Embedded() embedded.QueueManagerConfig {
 		e.Remotes = append(e.Remotes, embedded.RemoteQueueConfig(r))
 	}
 	return e
-}
-
-// PoolConfig is the per-target connection pool.
-type PoolConfig struct {
-	MaxConnsPerTarget int           `yaml:"maxConnsPerTarget" desc:"Most connections open to one target at once"`
-	MaxIdlePerTarget  int           `yaml:"maxIdlePerTarget" desc:"Released connections kept open per target for reuse"`
-	IdleTimeout       time.Duration `yaml:"idleTimeout" desc:"Idle connections older than this are closed"`
-	MaxWait           time.Duration `yaml:"maxWait" desc:"How long a command waits for a free connection to its target before it gives its claim back (503, or redelivered later)"`
 }
 
 // CommandConfig is command intake.
@@ -374,8 +366,7 @@ func defaults() *Config {
 
 				MaxUncommittedMsgs: embedded.DefaultMaxUncommittedMsgs,
 			}}},
-			Pool: PoolConfig{MaxConnsPerTarget: mq.DefaultMaxConnsPerTarget, MaxIdlePerTarget: mq.DefaultMaxIdlePerTarget,
-				IdleTimeout: mq.DefaultIdleTimeout, MaxWait: mq.DefaultMaxWait},
+			Pool: mq.DefaultPoolConfig(),
 		},
 		Command: CommandConfig{
 			MaxBytes:   command.DefaultMaxBytes,

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mqprobe/mqprobe/internal/configcheck"
 )
 
 // EnvPrefix starts every variable that sets a key.
@@ -197,7 +199,7 @@ func typeName(t reflect.Type) string {
 func formatValue(v reflect.Value) string {
 	switch v.Type() {
 	case durationType:
-		return formatDuration(time.Duration(v.Int()))
+		return configcheck.FormatDuration(time.Duration(v.Int()))
 	case stringsType:
 		return strings.Join(v.Interface().([]string), ",")
 	case boolPtrType:
@@ -207,17 +209,4 @@ func formatValue(v reflect.Value) string {
 		return strconv.FormatBool(v.Elem().Bool())
 	}
 	return fmt.Sprint(v.Interface())
-}
-
-// formatDuration drops the zero minutes and seconds time.Duration.String
-// keeps ("24h0m0s" → "24h").
-func formatDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = s[:len(s)-2]
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = s[:len(s)-2]
-	}
-	return s
 }

@@ -140,9 +140,8 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 			return nil, err
 		}
 	}
-	if d.pool, err = mq.NewPool(d.backend, mq.PoolConfig{MaxConnsPerTarget: cfg.MQ.Pool.MaxConnsPerTarget,
-		MaxIdlePerTarget: cfg.MQ.Pool.MaxIdlePerTarget, IdleTimeout: cfg.MQ.Pool.IdleTimeout, MaxWait: cfg.MQ.Pool.MaxWait}); err != nil {
-		return nil, fmt.Errorf("mq.pool: %w", err)
+	if d.pool, err = mq.NewPool(d.backend, cfg.MQ.Pool); err != nil {
+		return nil, err
 	}
 	if d.limiter, err = admission.New(admission.Config{MaxCommands: cfg.Limits.MaxConcurrentCommands,
 		MaxBytes: int64(cfg.Limits.MaxInFlightBytes), Wait: cfg.Limits.AdmissionWait}); err != nil {
