@@ -139,58 +139,9 @@ type DynamoDBConfig struct {
 
 // MQConfig selects and tunes the MQ backend.
 type MQConfig struct {
-	Backend  string           `yaml:"backend" desc:"MQ backend: embedded (in-process queue manager) or ibmmq (IBM MQ client, build tag ibmmq)"`
-	Embedded EmbeddedMQConfig `yaml:"embedded"`
-	Pool     mq.PoolConfig    `yaml:"pool"`
-}
-
-// EmbeddedMQConfig describes the embedded backend's queue managers.
-type EmbeddedMQConfig struct {
-	QueueManagers []QueueManagerConfig `yaml:"queueManagers"`
-}
-
-// QueueManagerConfig is one embedded queue manager.
-type QueueManagerConfig struct {
-	Name         string   `yaml:"name" desc:"Embedded queue manager name"`
-	Queues       []string `yaml:"queues" desc:"Local queues of this queue manager"`
-	MaxDepth     int      `yaml:"maxDepth" desc:"MAXDEPTH of each of its queues"`
-	MaxMsgLength int      `yaml:"maxMsgLength" desc:"MAXMSGL of the queue manager and its queues, in bytes"`
-	MaxBytes     int      `yaml:"maxBytes" desc:"Most bytes of message bodies held across its queues, uncommitted ones included, which bounds its memory; a put over it fails with 2056 (MQRC_Q_SPACE_NOT_AVAILABLE). At least maxMsgLength"`
-	// MaxUncommittedMsgs is MAXUMSGS.
-	MaxUncommittedMsgs int                 `yaml:"maxUncommittedMsgs" desc:"MAXUMSGS: most puts and gets in one unit of work; one more fails with 2024 (MQRC_SYNCPOINT_LIMIT_REACHED)"`
-	Aliases            []AliasQueueConfig  `yaml:"aliases" desc:"Alias queues (DEFINE QALIAS): put, get and browse reach the target; DEPTH reports the alias and its target"`
-	Remotes            []RemoteQueueConfig `yaml:"remotes" desc:"Remote queue definitions (DEFINE QREMOTE): puts wait on the transmission queue (no channel moves them on); they cannot be read"`
-}
-
-// AliasQueueConfig is an alias queue of an embedded queue manager.
-type AliasQueueConfig struct {
-	Name   string `yaml:"name" desc:"Alias queue name"`
-	Target string `yaml:"target" desc:"TARGET: a local queue or remote definition of the same queue manager"`
-}
-
-// RemoteQueueConfig is a remote queue definition of an embedded queue
-// manager.
-type RemoteQueueConfig struct {
-	Name               string `yaml:"name" desc:"Remote queue definition name"`
-	RemoteQueue        string `yaml:"remoteQueue" desc:"RNAME: the queue's name on the remote queue manager"`
-	RemoteQueueManager string `yaml:"remoteQueueManager" desc:"RQMNAME: the remote queue manager"`
-	TransmissionQueue  string `yaml:"transmissionQueue" desc:"XMITQ: a local queue of the same queue manager (empty = the one named like remoteQueueManager)"`
-}
-
-// Embedded is the embedded backend's definition of qm.
-func (qm QueueManagerConfig) Embedded() embedded.QueueManagerConfig {
-	e := embedded.QueueManagerConfig{Name: qm.Name, MaxMsgLength: qm.MaxMsgLength, MaxBytes: int64(qm.MaxBytes),
-		MaxUncommittedMsgs: qm.MaxUncommittedMsgs}
-	for _, name := range qm.Queues {
-		e.Queues = append(e.Queues, embedded.QueueConfig{Name: name, MaxDepth: qm.MaxDepth, MaxMsgLength: qm.MaxMsgLength})
-	}
-	for _, a := range qm.Aliases {
-		e.Aliases = append(e.Aliases, embedded.AliasQueueConfig(a))
-	}
-	for _, r := range qm.Remotes {
-		e.Remotes = append(e.Remotes, embedded.RemoteQueueConfig(r))
-	}
-	return e
+	Backend  string          `yaml:"backend" desc:"MQ backend: embedded (in-process queue manager) or ibmmq (IBM MQ client, build tag ibmmq)"`
+	Embedded embedded.Config `yaml:"embedded"`
+	Pool     mq.PoolConfig   `yaml:"pool"`
 }
 
 // CommandConfig is command intake.
@@ -356,17 +307,9 @@ func defaults() *Config {
 			DynamoDB:        DynamoDBConfig{Table: "mq-probe-idempotency"},
 		},
 		MQ: MQConfig{
-			Backend: BackendEmbedded,
-			Embedded: EmbeddedMQConfig{QueueManagers: []QueueManagerConfig{{
-				Name:         embedded.DefaultQueueManager,
-				Queues:       append([]string(nil), embedded.DefaultQueues...),
-				MaxDepth:     embedded.DefaultMaxDepth,
-				MaxMsgLength: embedded.DefaultMaxMsgLength,
-				MaxBytes:     int(embedded.DefaultMaxBytes),
-
-				MaxUncommittedMsgs: embedded.DefaultMaxUncommittedMsgs,
-			}}},
-			Pool: mq.DefaultPoolConfig(),
+			Backend:  BackendEmbedded,
+			Embedded: embedded.Config{QueueManagers: []embedded.QueueManagerConfig{embedded.DefaultQueueManagerConfig()}},
+			Pool:     mq.DefaultPoolConfig(),
 		},
 		Command: CommandConfig{
 			MaxBytes:   command.DefaultMaxBytes,
@@ -397,7 +340,7 @@ func Default() *Config {
 
 // setDefaults fills what depends on other settings or is left zero inside
 // list entries the file wrote: the store and inline targets follow the mode,
-// a queue manager without limits gets the developer defaults.
+// a queue manager without limits gets the embedded backend's defaults.
 func (c *Config) setDefaults() {
 	if c.InstanceID == "" {
 		c.InstanceID = defaultInstanceID()
@@ -413,19 +356,7 @@ func (c *Config) setDefaults() {
 		c.Targets.AllowInline = &allow
 	}
 	for i := range c.MQ.Embedded.QueueManagers {
-		qm := &c.MQ.Embedded.QueueManagers[i]
-		if qm.MaxDepth == 0 {
-			qm.MaxDepth = embedded.DefaultMaxDepth
-		}
-		if qm.MaxMsgLength == 0 {
-			qm.MaxMsgLength = embedded.DefaultMaxMsgLength
-		}
-		if qm.MaxBytes == 0 {
-			qm.MaxBytes = int(embedded.DefaultMaxBytes)
-		}
-		if qm.MaxUncommittedMsgs == 0 {
-			qm.MaxUncommittedMsgs = embedded.DefaultMaxUncommittedMsgs
-		}
+		c.MQ.Embedded.QueueManagers[i].SetDefaults()
 	}
 }
 

@@ -70,8 +70,8 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 			SQLite: SQLiteConfig{Path: "./data/mqprobe.db", Synchronous: "FULL"}, DynamoDB: DynamoDBConfig{Table: "mq-probe-idempotency"}},
 		MQ: MQConfig{
 			Backend: "embedded",
-			Embedded: EmbeddedMQConfig{QueueManagers: []QueueManagerConfig{{Name: "QM1",
-				Queues:   []string{"DEV.QUEUE.1", "DEV.QUEUE.2", "DEV.QUEUE.3", "DEV.DEAD.LETTER.QUEUE"},
+			Embedded: embedded.Config{QueueManagers: []embedded.QueueManagerConfig{{Name: "QM1",
+				Queues:   embedded.QueueNames("DEV.QUEUE.1", "DEV.QUEUE.2", "DEV.QUEUE.3", "DEV.DEAD.LETTER.QUEUE"),
 				MaxDepth: 5000, MaxMsgLength: 4194304, MaxBytes: 134217728, MaxUncommittedMsgs: 10000}}},
 			Pool: mq.PoolConfig{MaxConnsPerTarget: 8, MaxIdlePerTarget: 2, IdleTimeout: 5 * time.Minute, MaxWait: 5 * time.Second},
 		},
@@ -343,27 +343,27 @@ func TestValidateRules(t *testing.T) {
 		{"mq.embedded.queueManagers[1].name", func(c *Config) {
 			c.MQ.Embedded.QueueManagers = append(c.MQ.Embedded.QueueManagers, c.MQ.Embedded.QueueManagers[0])
 		}, "duplicate queue manager"},
-		{"mq.embedded.queueManagers[0].queues[1]", func(c *Config) { c.MQ.Embedded.QueueManagers[0].Queues[1] = "BAD NAME" }, "MQ name"},
-		{"mq.embedded.queueManagers[0].queues[1]", func(c *Config) { c.MQ.Embedded.QueueManagers[0].Queues[1] = "DEV.QUEUE.1" }, "duplicate queue"},
+		{"mq.embedded.queueManagers[0].queues[1]", func(c *Config) { c.MQ.Embedded.QueueManagers[0].Queues[1].Name = "BAD NAME" }, "MQ name"},
+		{"mq.embedded.queueManagers[0].queues[1]", func(c *Config) { c.MQ.Embedded.QueueManagers[0].Queues[1].Name = "DEV.QUEUE.1" }, "duplicate queue"},
 		{"mq.embedded.queueManagers[0].maxDepth", func(c *Config) { c.MQ.Embedded.QueueManagers[0].MaxDepth = -1 }, "between 1 and"},
 		{"mq.embedded.queueManagers[0].maxMsgLength", func(c *Config) { c.MQ.Embedded.QueueManagers[0].MaxMsgLength = 200 << 20 }, "between 1 and 104857600"},
 		{"mq.embedded.queueManagers[0].maxBytes", func(c *Config) { c.MQ.Embedded.QueueManagers[0].MaxBytes = -1 }, "must be at least maxMsgLength (4194304)"},
 		{"mq.embedded.queueManagers[0].maxBytes", func(c *Config) { c.MQ.Embedded.QueueManagers[0].MaxBytes = 4194303 }, "so one message of the largest size fits (got 4194303)"},
 		{"mq.embedded.queueManagers[0].maxUncommittedMsgs", func(c *Config) { c.MQ.Embedded.QueueManagers[0].MaxUncommittedMsgs = -1 }, "between 1 and 999999999"},
 		{"mq.embedded.queueManagers[0].aliases[0].target", func(c *Config) {
-			c.MQ.Embedded.QueueManagers[0].Aliases = []AliasQueueConfig{{Name: "A", Target: "NOWHERE"}}
-		}, `must name one of this queue manager's queues or remotes (got "NOWHERE")`},
+			c.MQ.Embedded.QueueManagers[0].Aliases = []embedded.AliasQueueConfig{{Name: "A", Target: "NOWHERE"}}
+		}, `"NOWHERE" must name a local queue or a remote definition of queue manager "QM1"`},
 		{"mq.embedded.queueManagers[0].aliases[0].name", func(c *Config) {
-			c.MQ.Embedded.QueueManagers[0].Aliases = []AliasQueueConfig{{Name: "DEV.QUEUE.2", Target: "DEV.QUEUE.1"}}
+			c.MQ.Embedded.QueueManagers[0].Aliases = []embedded.AliasQueueConfig{{Name: "DEV.QUEUE.2", Target: "DEV.QUEUE.1"}}
 		}, `duplicate queue "DEV.QUEUE.2"`},
 		{"mq.embedded.queueManagers[0].remotes[0].remoteQueueManager", func(c *Config) {
-			c.MQ.Embedded.QueueManagers[0].Remotes = []RemoteQueueConfig{{Name: "R", RemoteQueue: "Q", RemoteQueueManager: "QM2"}}
-		}, `transmission queue "QM2" must be one of this queue manager's queues`},
+			c.MQ.Embedded.QueueManagers[0].Remotes = []embedded.RemoteQueueConfig{{Name: "R", RemoteQueue: "Q", RemoteQueueManager: "QM2"}}
+		}, `transmission queue "QM2" must be a local queue of queue manager "QM1"`},
 		{"mq.embedded.queueManagers[0].remotes[0].transmissionQueue", func(c *Config) {
-			c.MQ.Embedded.QueueManagers[0].Remotes = []RemoteQueueConfig{{Name: "R", RemoteQueue: "Q", RemoteQueueManager: "QM2", TransmissionQueue: "XQ"}}
+			c.MQ.Embedded.QueueManagers[0].Remotes = []embedded.RemoteQueueConfig{{Name: "R", RemoteQueue: "Q", RemoteQueueManager: "QM2", TransmissionQueue: "XQ"}}
 		}, `transmission queue "XQ"`},
 		{"mq.embedded.queueManagers[0].remotes[0].remoteQueue", func(c *Config) {
-			c.MQ.Embedded.QueueManagers[0].Remotes = []RemoteQueueConfig{{Name: "R", RemoteQueueManager: "QM2", TransmissionQueue: "DEV.QUEUE.3"}}
+			c.MQ.Embedded.QueueManagers[0].Remotes = []embedded.RemoteQueueConfig{{Name: "R", RemoteQueueManager: "QM2", TransmissionQueue: "DEV.QUEUE.3"}}
 		}, "required"},
 		{"mq.pool.maxConnsPerTarget", func(c *Config) { c.MQ.Pool.MaxConnsPerTarget = 0 }, "greater than 0"},
 		{"mq.pool.maxIdlePerTarget", func(c *Config) { c.MQ.Pool.MaxIdlePerTarget = -1 }, "negative"},
@@ -542,9 +542,9 @@ func TestRedacted(t *testing.T) {
 		t.Errorf("Redacted changed the original: %+v", c)
 	}
 	r.Targets.Profiles["p"].AllowedQueues[0] = "X"
-	r.MQ.Embedded.QueueManagers[0].Queues[0] = "X"
+	r.MQ.Embedded.QueueManagers[0].Queues[0].Name = "X"
 	*r.Targets.AllowInline = false
-	if c.Targets.Profiles["p"].AllowedQueues[0] != "DEV.QUEUE.1" || c.MQ.Embedded.QueueManagers[0].Queues[0] != "DEV.QUEUE.1" ||
+	if c.Targets.Profiles["p"].AllowedQueues[0] != "DEV.QUEUE.1" || c.MQ.Embedded.QueueManagers[0].Queues[0].Name != "DEV.QUEUE.1" ||
 		!c.Targets.InlineAllowed() {
 		t.Error("Redacted copy shares memory with the original")
 	}
@@ -621,6 +621,10 @@ func countLeaves(t reflect.Type) int {
 		if tag := f.Tag.Get("yaml"); tag == "" || tag == "-" {
 			continue
 		}
+		if f.Tag.Get("type") != "" { // a leaf of a shape of its own
+			n++
+			continue
+		}
 		ft := f.Type
 		if ft.Kind() == reflect.Map || ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct {
 			ft = ft.Elem()
@@ -637,18 +641,14 @@ func countLeaves(t reflect.Type) int {
 func TestEmbeddedDefinitionsReachTheQueueManager(t *testing.T) {
 	c := Default()
 	qm := &c.MQ.Embedded.QueueManagers[0]
-	qm.Queues = append(qm.Queues, "QM2")
-	qm.Aliases = []AliasQueueConfig{{Name: "APP.ALIAS", Target: "DEV.QUEUE.1"}}
-	qm.Remotes = []RemoteQueueConfig{{Name: "APP.REMOTE", RemoteQueue: "APP.IN", RemoteQueueManager: "QM2"}}
+	qm.Queues = append(qm.Queues, embedded.QueueConfig{Name: "QM2"})
+	qm.Aliases = []embedded.AliasQueueConfig{{Name: "APP.ALIAS", Target: "DEV.QUEUE.1"}}
+	qm.Remotes = []embedded.RemoteQueueConfig{{Name: "APP.REMOTE", RemoteQueue: "APP.IN", RemoteQueueManager: "QM2"}}
 	qm.MaxUncommittedMsgs = 7
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	e := qm.Embedded()
-	if e.MaxUncommittedMsgs != 7 || len(e.Queues) != 5 || e.Queues[4].MaxDepth != qm.MaxDepth {
-		t.Errorf("embedded queue manager %+v", e)
-	}
-	b, err := embedded.New(embedded.Config{QueueManagers: []embedded.QueueManagerConfig{e}})
+	b, err := embedded.New(c.MQ.Embedded)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -666,4 +666,20 @@ func TestEmbeddedDefinitionsReachTheQueueManager(t *testing.T) {
 			t.Errorf("inquire %s: %+v, %v; want %+v", name, got, err, want)
 		}
 	}
+}
+
+// TestQueuesWithLimitsOfTheirOwn: the daemon reads the one queue-manager
+// schema the simulator reads, a queue's own limits included.
+func TestQueuesWithLimitsOfTheirOwn(t *testing.T) {
+	c := mustLoad(t, writeYAML(t, "mq:\n  embedded:\n    queueManagers:\n      - name: QM1\n        maxDepth: 10\n"+
+		"        queues: [A, {name: B, maxDepth: 20}]\n"))
+	qm := c.MQ.Embedded.QueueManagers[0]
+	want := embedded.Queues{{Name: "A"}, {Name: "B", MaxDepth: 20}}
+	if !reflect.DeepEqual(qm.Queues, want) || qm.MaxDepth != 10 {
+		t.Errorf("queue manager %+v, want queues %+v and maxDepth 10", qm, want)
+	}
+	_, err := Load(writeYAML(t, "mq:\n  embedded:\n    queueManagers:\n      - name: QM1\n        queues: [{name: B, maxDepth: 0x}]\n"), nil)
+	wantErr(t, err, ":5:", "mq.embedded.queueManagers[0].queues", "entry 0", "maxDepth")
+	_, err = Load(writeYAML(t, "mq:\n  embedded:\n    queueManagers:\n      - name: QM1\n        queues: [{name: B, maxDepth: -1}]\n"), nil)
+	wantErr(t, err, "mq.embedded.queueManagers[0].queues[0].maxDepth: must be between 1 and 999999999 (got -1)")
 }

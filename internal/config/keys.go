@@ -1,12 +1,15 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/mqprobe/mqprobe/internal/configcheck"
 )
@@ -47,7 +50,7 @@ func Keys() []Key {
 		}
 		keys = append(keys, Key{
 			Key:     l.key,
-			Type:    typeName(l.field.Type),
+			Type:    cmp.Or(l.field.Tag.Get("type"), typeName(l.field.Type)),
 			Default: def,
 			Env:     l.env,
 			Desc:    l.field.Tag.Get("desc"),
@@ -87,6 +90,9 @@ var (
 	durationType = reflect.TypeFor[time.Duration]()
 	stringsType  = reflect.TypeFor[[]string]()
 	boolPtrType  = reflect.TypeFor[*bool]()
+	// unmarshalerType marks a leaf that reads its own YAML: a package's
+	// type with a shape of its own (embedded.Queues: names or mappings).
+	unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
 )
 
 // isLeaf reports the field types a key can have; anything else is a section.
@@ -96,10 +102,10 @@ func isLeaf(t reflect.Type) bool {
 		return true
 	}
 	switch t.Kind() {
-	case reflect.String, reflect.Int, reflect.Bool:
+	case reflect.String, reflect.Int, reflect.Int64, reflect.Bool:
 		return true
 	}
-	return false
+	return reflect.PointerTo(t).Implements(unmarshalerType)
 }
 
 // walk calls fn for every leaf under the struct v. Maps of sections are
@@ -191,6 +197,9 @@ func typeName(t reflect.Type) string {
 		return "[]string"
 	case boolPtrType:
 		return "bool"
+	}
+	if t.Kind() == reflect.Int64 {
+		return "int"
 	}
 	return t.Kind().String()
 }

@@ -85,7 +85,12 @@ func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, key string) {
 	t := v.Type()
 	switch {
 	case isLeaf(t):
-		if err := n.Decode(v.Addr().Interface()); err != nil {
+		err := n.Decode(v.Addr().Interface())
+		switch {
+		case err == nil:
+		case reflect.PointerTo(t).Implements(unmarshalerType):
+			d.fail(n, key, "%v", err) // the type says what it wants
+		default:
 			d.fail(n, key, "must be %s (got %s)", typeRule(t), describe(n))
 		}
 	case t.Kind() == reflect.Struct:
@@ -196,7 +201,7 @@ func typeRule(t reflect.Type) string {
 		return "true or false"
 	}
 	switch t.Kind() {
-	case reflect.Int:
+	case reflect.Int, reflect.Int64:
 		return "an integer"
 	case reflect.Bool:
 		return "true or false"
@@ -340,8 +345,8 @@ func setFromString(v reflect.Value, s string) error {
 	switch v.Kind() {
 	case reflect.String:
 		v.SetString(s)
-	case reflect.Int:
-		n, err := strconv.Atoi(strings.TrimSpace(s))
+	case reflect.Int, reflect.Int64:
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 		if err != nil {
 			return fmt.Errorf("must be an integer (got %q)", s)
 		}

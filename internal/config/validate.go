@@ -27,14 +27,10 @@ type FieldError = configcheck.FieldError
 // Limits imposed by IBM MQ and SQS, so bad values fail at start and not at
 // the first command.
 const (
-	mqNameMax      = 48        // queue manager and queue names
-	mqChannelMax   = 20        // channel names
-	mqMaxMsgLength = 104857600 // 100 MiB, the largest MAXMSGL
-	mqMaxDepth     = 999999999 // the largest MAXDEPTH
-	// mqMaxUncommittedMsgs is the largest MAXUMSGS.
-	mqMaxUncommittedMsgs = 999999999
-	sqsMaxBatch          = 10 // ReceiveMessage MaxNumberOfMessages
-	instanceIDMax        = 128
+	mqNameMax     = 48 // queue manager and queue names
+	mqChannelMax  = 20 // channel names
+	sqsMaxBatch   = 10 // ReceiveMessage MaxNumberOfMessages
+	instanceIDMax = 128
 )
 
 var (
@@ -212,56 +208,12 @@ func (c *Config) validateMQ(v *configcheck.Errors) {
 	if c.MQ.Backend == BackendEmbedded && len(qms) == 0 {
 		v.Fail("mq.embedded.queueManagers", "at least one queue manager is required when mq.backend is embedded")
 	}
-	seenQM := map[string]bool{}
+	v.Add(c.MQ.Embedded.ValidateAt("mq.embedded.queueManagers"))
 	for i, qm := range qms {
-		key := fmt.Sprintf("mq.embedded.queueManagers[%d]", i)
-		if v.MQName(key+".name", qm.Name, mqNameMax) {
-			if seenQM[qm.Name] {
-				v.Fail(key+".name", "duplicate queue manager %q", qm.Name)
-			}
-			seenQM[qm.Name] = true
-		}
-		// Local queues, aliases and remote definitions share one namespace.
-		seenQ := map[string]bool{}
-		unique := func(k, name string) {
-			if v.MQName(k, name, mqNameMax) {
-				if seenQ[name] {
-					v.Fail(k, "duplicate queue %q", name)
-				}
-				seenQ[name] = true
-			}
-		}
-		for j, q := range qm.Queues {
-			unique(fmt.Sprintf("%s.queues[%d]", key, j), q)
-		}
-		remotes := map[string]bool{}
-		for j, r := range qm.Remotes {
-			rk := fmt.Sprintf("%s.remotes[%d]", key, j)
-			unique(rk+".name", r.Name)
-			remotes[r.Name] = true
-			v.MQName(rk+".remoteQueue", r.RemoteQueue, mqNameMax)
-			if v.MQName(rk+".remoteQueueManager", r.RemoteQueueManager, mqNameMax) {
-				xk, xmitq := rk+".transmissionQueue", r.TransmissionQueue
-				if xmitq == "" {
-					xk, xmitq = rk+".remoteQueueManager", r.RemoteQueueManager // the default XMITQ
-				}
-				if !slices.Contains(qm.Queues, xmitq) {
-					v.Fail(xk, "transmission queue %q must be one of this queue manager's queues", xmitq)
-				}
-			}
-		}
-		for j, a := range qm.Aliases {
-			ak := fmt.Sprintf("%s.aliases[%d]", key, j)
-			unique(ak+".name", a.Name)
-			if !slices.Contains(qm.Queues, a.Target) && !remotes[a.Target] {
-				v.Fail(ak+".target", "must name one of this queue manager's queues or remotes (got %q)", a.Target)
-			}
-		}
-		v.Between(key+".maxUncommittedMsgs", qm.MaxUncommittedMsgs, 1, mqMaxUncommittedMsgs)
-		v.Between(key+".maxDepth", qm.MaxDepth, 1, mqMaxDepth)
-		v.Between(key+".maxMsgLength", qm.MaxMsgLength, 1, mqMaxMsgLength)
-		if qm.MaxBytes < qm.MaxMsgLength {
-			v.Fail(key+".maxBytes", "must be at least maxMsgLength (%d), so one message of the largest size fits (got %d)", qm.MaxMsgLength, qm.MaxBytes)
+		// The daemon's policy, not IBM MQ's: every message a queue accepts
+		// must fit (the simulator may set less, to provoke 2056).
+		if qm.MaxBytes < int64(qm.MaxMsgLength) {
+			v.Fail(fmt.Sprintf("mq.embedded.queueManagers[%d].maxBytes", i), "must be at least maxMsgLength (%d), so one message of the largest size fits (got %d)", qm.MaxMsgLength, qm.MaxBytes)
 		}
 	}
 	v.Add(c.MQ.Pool.Validate())
@@ -327,7 +279,7 @@ func (c *Config) validateTargets(v *configcheck.Errors) {
 	v.NonNegativeDuration("secrets.cacheTTL", c.Secrets.CacheTTL)
 	embeddedQueues := map[string][]string{}
 	for _, qm := range c.MQ.Embedded.QueueManagers {
-		queues := slices.Clone(qm.Queues)
+		queues := qm.Queues.Names()
 		for _, a := range qm.Aliases {
 			queues = append(queues, a.Name)
 		}

@@ -251,7 +251,7 @@ func statusQueueManagers(cfg *config.Config) []httpapi.QueueManagerInfo {
 	}
 	var qms []httpapi.QueueManagerInfo
 	for _, qm := range cfg.MQ.Embedded.QueueManagers {
-		qms = append(qms, httpapi.QueueManagerInfo{Name: qm.Name, Queues: slices.Clone(qm.Queues)})
+		qms = append(qms, httpapi.QueueManagerInfo{Name: qm.Name, Queues: qm.Queues.Names()})
 	}
 	return qms
 }
@@ -526,13 +526,7 @@ func openStore(ctx context.Context, cfg *config.Config, awsConfig func(context.C
 // backendOpeners maps mq.backend values to constructors; the ibmmq build
 // tag adds "ibmmq".
 var backendOpeners = map[string]func(*config.Config) (mq.Backend, error){
-	config.BackendEmbedded: func(cfg *config.Config) (mq.Backend, error) {
-		var ec embedded.Config
-		for _, qm := range cfg.MQ.Embedded.QueueManagers {
-			ec.QueueManagers = append(ec.QueueManagers, qm.Embedded())
-		}
-		return embedded.New(ec)
-	},
+	config.BackendEmbedded: func(cfg *config.Config) (mq.Backend, error) { return embedded.New(cfg.MQ.Embedded) },
 }
 
 func openBackend(cfg *config.Config) (mq.Backend, error) {
