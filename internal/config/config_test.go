@@ -269,6 +269,12 @@ func TestFileErrors(t *testing.T) {
 		parts      []string
 	}{
 		{"unknown key", "http:\n  adr: 127.0.0.1:1\n", []string{":2:", "http.adr", "unknown key (did you mean http.addr?)"}},
+		{"key written out", "http:\n  address: 127.0.0.1:1\n", []string{":2:", "http.address: unknown key (did you mean http.addr?)"}},
+		{"key misspelt written out", "http:\n  adress: 127.0.0.1:1\n", []string{":2:", "http.adress: unknown key (did you mean http.addr?)"}},
+		{"section typo", "htpp:\n  addr: 127.0.0.1:1\n", []string{":1:", "htpp: unknown key (did you mean http?)"}},
+		{"package section typo", "mq:\n  pol:\n    maxWait: 1s\n", []string{":2:", "mq.pol: unknown key (did you mean mq.pool?)"}},
+		{"in a package's section", "mq:\n  pool:\n    maxwait: 1s\n", []string{":3:", "mq.pool.maxwait: unknown key (did you mean mq.pool.maxWait?)"}},
+		{"in a package's inline keys", "idempotency:\n  leese: 1s\n", []string{":2:", "idempotency.leese: unknown key (did you mean idempotency.lease?)"}},
 		{"unknown top-level key", "mode: embedded\n\nmodes: aws\n", []string{":3:", "modes: unknown key"}},
 		{"wrong case", "idempotency:\n  recordTtl: 1h\n", []string{":2:", "idempotency.recordTtl", "did you mean idempotency.recordTTL"}},
 		{"in a list entry", "mq:\n  embedded:\n    queueManagers:\n      - name: QM1\n        depth: 3\n",
@@ -295,8 +301,14 @@ func TestFileErrors(t *testing.T) {
 		})
 	}
 
+	// A short key is a few edits from anything: no guess.
+	_, err := Load(writeYAML(t, "http:\n  tlsConfig: {}\n"), nil)
+	if wantErr(t, err, "http.tlsConfig: unknown key"); strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("error %q guesses", err)
+	}
+
 	// All unknown keys at once.
-	_, err := Load(writeYAML(t, "a: 1\nb: 2\nhttp: {c: 3}\n"), nil)
+	_, err = Load(writeYAML(t, "a: 1\nb: 2\nhttp: {c: 3}\n"), nil)
 	wantErr(t, err, "a: unknown", "b: unknown", "http.c: unknown")
 
 	_, err = Load(filepath.Join(t.TempDir(), "missing.yaml"), nil)

@@ -114,18 +114,13 @@ func isLeaf(t reflect.Type) bool {
 // list elements have no variable. fn may set leaves: map entries are
 // written back after their walk.
 func walk(v reflect.Value, key, env string, doc bool, fn func(leaf)) {
-	t := v.Type()
-	for i := range t.NumField() {
-		f := t.Field(i)
+	for _, f := range yamlFields(v.Type()) {
 		name := yamlName(f)
-		if name == "" {
-			continue
-		}
 		k, e := joinKey(key, name), ""
 		if env != "" {
 			e = env + "_" + envSegment(name)
 		}
-		fv := v.Field(i)
+		fv := v.FieldByIndex(f.Index)
 		switch {
 		case isLeaf(f.Type):
 			fn(leaf{key: k, env: e, field: f, val: fv})
@@ -166,6 +161,27 @@ func walk(v reflect.Value, key, env string, doc bool, fn func(leaf)) {
 			panic(fmt.Sprintf("config: field %s has unsupported type %s", k, f.Type))
 		}
 	}
+}
+
+// yamlFields lists the struct type's keys in order, with the keys of a
+// `yaml:",inline"` struct (a package's Config embedded in a section) in its
+// place; each field's Index reaches it from t.
+func yamlFields(t reflect.Type) []reflect.StructField {
+	var fields []reflect.StructField
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Anonymous && f.Tag.Get("yaml") == ",inline" {
+			for _, inner := range yamlFields(f.Type) {
+				inner.Index = append([]int{i}, inner.Index...)
+				fields = append(fields, inner)
+			}
+			continue
+		}
+		if yamlName(f) != "" {
+			fields = append(fields, f)
+		}
+	}
+	return fields
 }
 
 func yamlName(f reflect.StructField) string {

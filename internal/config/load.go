@@ -116,7 +116,7 @@ func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, key string) {
 				d.fail(kn, k, "unknown key%s", suggestField(t, key, kn.Value))
 				continue
 			}
-			d.decode(vn, v.Field(idx), k)
+			d.decode(vn, v.FieldByIndex(idx), k)
 		}
 	case t.Kind() == reflect.Map:
 		if n.Kind != yaml.MappingNode {
@@ -155,17 +155,16 @@ func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, key string) {
 	}
 }
 
-func fieldIndex(t reflect.Type, name string) (int, bool) {
-	for i := range t.NumField() {
-		if n := yamlName(t.Field(i)); n != "" && n == name {
-			return i, true
+// fieldIndex finds the field of key name, inline fields included.
+func fieldIndex(t reflect.Type, name string) ([]int, bool) {
+	for _, f := range yamlFields(t) {
+		if yamlName(f) == name {
+			return f.Index, true
 		}
 	}
-	return 0, false
+	return nil, false
 }
 
-// suggestField names the field a typo most likely meant: same letters in
-// another case, or at most two edits away.
 // removedKeys are keys once accepted, by the struct that held them, with
 // why they are gone: a file still setting one is told why, not "unknown key".
 var removedKeys = map[reflect.Type]map[string]string{
@@ -173,16 +172,22 @@ var removedKeys = map[reflect.Type]map[string]string{
 		"in its key repository; add them to the one ssl.keyStoreRef names"},
 }
 
+// suggestField names the key a typo most likely meant: the same letters in
+// another case or at most two edits away, else a key that abbreviates what
+// was written (http.addr for http.address or http.adress).
 func suggestField(t reflect.Type, key, name string) string {
 	best, bestDist := "", 3
-	for i := range t.NumField() {
-		n := yamlName(t.Field(i))
-		if n == "" {
-			continue
-		}
+	lower := strings.ToLower(name)
+	for _, f := range yamlFields(t) {
+		n := yamlName(f)
 		// Short keys are a few edits from anything: only suggest close matches.
-		if d := editDistance(strings.ToLower(n), strings.ToLower(name)); d < bestDist && 3*d <= len(name) {
+		if d := editDistance(strings.ToLower(n), lower); d < bestDist && 3*d <= len(name) {
 			best, bestDist = n, d
+		}
+	}
+	for _, f := range yamlFields(t) {
+		if n := yamlName(f); best == "" && len(n) >= 4 && len(name) > len(n) && prefixDistance(strings.ToLower(n), lower) <= 1 {
+			best = n
 		}
 	}
 	if best == "" {
@@ -295,6 +300,15 @@ func suggestEnv(name string, known map[string]string) string {
 }
 
 func editDistance(a, b string) int {
+	return editDistances(a, b)[len(b)]
+}
+
+// prefixDistance is the fewest edits that turn a into some prefix of b.
+func prefixDistance(a, b string) int { return slices.Min(editDistances(a, b)) }
+
+// editDistances are the Levenshtein distances from a to each prefix of b,
+// b[:0] to b.
+func editDistances(a, b string) []int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -311,7 +325,7 @@ func editDistance(a, b string) int {
 		}
 		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return prev
 }
 
 // setFromString parses an environment value into the leaf's type; lists are
