@@ -101,17 +101,14 @@ func (t HTTPTLSConfig) Enabled() bool { return t.CertFile != "" }
 
 // IdempotencyConfig is the idempotency engine and its store.
 type IdempotencyConfig struct {
-	Enabled         bool           `yaml:"enabled" desc:"Deduplicate commands; false runs every delivery (logged loudly)"`
-	Store           string         `yaml:"store" desc:"Record store: sqlite, postgres, dynamodb or memory" default:"sqlite in embedded mode, dynamodb in aws mode"`
-	RecordTTL       time.Duration  `yaml:"recordTTL" desc:"How long a record lives when the command names no expiry"`
-	MaxRecordTTL    time.Duration  `yaml:"maxRecordTTL" desc:"Upper bound for any record TTL, requested or default"`
-	Lease           time.Duration  `yaml:"lease" desc:"How long a claim survives without heartbeat (heartbeats every lease/3); another instance takes an unrenewed claim over one lease later still (the takeover grace)"`
-	CheckpointWait  time.Duration  `yaml:"checkpointWait" desc:"How long a PRODUCE or CONSUME whose checkpoint the store fails to take waits for it, committing nothing more, before it stops failed and resumable"`
-	LocalCacheSize  int            `yaml:"localCacheSize" desc:"COMPLETED records kept in a process-local LRU for replays without a store round trip (0 = off)"`
-	CleanupInterval time.Duration  `yaml:"cleanupInterval" desc:"How often SQL and memory stores delete expired records (DynamoDB expires them by TTL)"`
-	SQLite          SQLiteConfig   `yaml:"sqlite"`
-	Postgres        PostgresConfig `yaml:"postgres"`
-	DynamoDB        DynamoDBConfig `yaml:"dynamodb"`
+	Enabled bool   `yaml:"enabled" desc:"Deduplicate commands; false runs every delivery (logged loudly)"`
+	Store   string `yaml:"store" desc:"Record store: sqlite, postgres, dynamodb or memory" default:"sqlite in embedded mode, dynamodb in aws mode"`
+	// Config is the engine's own settings.
+	idempotency.Config `yaml:",inline"`
+	CleanupInterval    time.Duration  `yaml:"cleanupInterval" desc:"How often SQL and memory stores delete expired records (DynamoDB expires them by TTL)"`
+	SQLite             SQLiteConfig   `yaml:"sqlite"`
+	Postgres           PostgresConfig `yaml:"postgres"`
+	DynamoDB           DynamoDBConfig `yaml:"dynamodb"`
 }
 
 // SQLiteConfig is the sqlite store.
@@ -298,10 +295,7 @@ func defaults() *Config {
 		Console: ConsoleConfig{Enabled: true},
 		Idempotency: IdempotencyConfig{
 			Enabled:         true,
-			RecordTTL:       idempotency.DefaultRecordTTL,
-			MaxRecordTTL:    idempotency.DefaultMaxRecordTTL,
-			Lease:           idempotency.DefaultLease,
-			CheckpointWait:  idempotency.DefaultCheckpointWait,
+			Config:          idempotency.DefaultConfig(),
 			CleanupInterval: time.Hour,
 			SQLite:          SQLiteConfig{Path: "./data/mqprobe.db", Synchronous: SQLiteSynchronousFull},
 			DynamoDB:        DynamoDBConfig{Table: "mq-probe-idempotency"},

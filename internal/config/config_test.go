@@ -13,6 +13,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/apidoc"
 	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
 )
@@ -65,8 +66,8 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 		HTTP: HTTPConfig{Addr: "127.0.0.1:8080", MaxBodyBytes: 300000, ReadTimeout: 10 * time.Second,
 			WriteTimeout: 30 * time.Second, ShutdownTimeout: 30 * time.Second, InProgressWait: 10 * time.Second},
 		Console: ConsoleConfig{Enabled: true},
-		Idempotency: IdempotencyConfig{Enabled: true, Store: "sqlite", RecordTTL: 24 * time.Hour,
-			MaxRecordTTL: 720 * time.Hour, Lease: 30 * time.Second, CheckpointWait: time.Minute, LocalCacheSize: 0, CleanupInterval: time.Hour,
+		Idempotency: IdempotencyConfig{Enabled: true, Store: "sqlite", Config: idempotency.Config{RecordTTL: 24 * time.Hour,
+			MaxRecordTTL: 720 * time.Hour, Lease: 30 * time.Second, CheckpointWait: time.Minute, LocalCacheSize: 0}, CleanupInterval: time.Hour,
 			SQLite: SQLiteConfig{Path: "./data/mqprobe.db", Synchronous: "FULL"}, DynamoDB: DynamoDBConfig{Table: "mq-probe-idempotency"}},
 		MQ: MQConfig{
 			Backend: "embedded",
@@ -630,7 +631,12 @@ func countLeaves(t reflect.Type) int {
 	n := 0
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if tag := f.Tag.Get("yaml"); tag == "" || tag == "-" {
+		tag := f.Tag.Get("yaml")
+		switch {
+		case tag == "" || tag == "-":
+			continue
+		case tag == ",inline":
+			n += countLeaves(f.Type)
 			continue
 		}
 		if f.Tag.Get("type") != "" { // a leaf of a shape of its own

@@ -15,7 +15,6 @@ import (
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/configcheck"
 	"github.com/mqprobe/mqprobe/internal/executor"
-	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/secrets"
 	"github.com/mqprobe/mqprobe/internal/targets"
 	"github.com/mqprobe/mqprobe/internal/tenant"
@@ -174,16 +173,7 @@ func isLoopback(host string) bool {
 func (c *Config) validateIdempotency(v *configcheck.Errors) {
 	id := c.Idempotency
 	configcheck.OneOf(v, "idempotency.store", id.Store, StoreSQLite, StorePostgres, StoreDynamoDB, StoreMemory)
-	v.PositiveDuration("idempotency.recordTTL", id.RecordTTL)
-	v.PositiveDuration("idempotency.maxRecordTTL", id.MaxRecordTTL)
-	if id.MaxRecordTTL > 0 && id.RecordTTL > id.MaxRecordTTL {
-		v.Fail("idempotency.recordTTL", "must not exceed idempotency.maxRecordTTL (%s) (got %s)", configcheck.FormatDuration(id.MaxRecordTTL), configcheck.FormatDuration(id.RecordTTL))
-	}
-	if id.Lease < idempotency.MinLease {
-		v.Fail("idempotency.lease", "must be at least %s (got %s)", idempotency.MinLease, configcheck.FormatDuration(id.Lease))
-	}
-	v.PositiveDuration("idempotency.checkpointWait", id.CheckpointWait)
-	v.NonNegative("idempotency.localCacheSize", id.LocalCacheSize)
+	v.Add(id.Config.Validate())
 	v.PositiveDuration("idempotency.cleanupInterval", id.CleanupInterval)
 	switch id.Store {
 	case StoreSQLite:

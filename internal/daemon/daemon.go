@@ -127,11 +127,9 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	if d.store != nil {
 		d.store = telemetry.TracedStore(d.store, storeName(cfg))
 	}
-	if d.engine, err = idempotency.New(d.store, idempotency.Config{
-		Disabled: !cfg.Idempotency.Enabled, RecordTTL: cfg.Idempotency.RecordTTL, MaxRecordTTL: cfg.Idempotency.MaxRecordTTL,
-		Lease: cfg.Idempotency.Lease, CheckpointWait: cfg.Idempotency.CheckpointWait, LocalCacheSize: cfg.Idempotency.LocalCacheSize, Holder: cfg.InstanceID,
-		ReadCheckpoint: readCheckpoint,
-	}, log); err != nil {
+	engineCfg := cfg.Idempotency.Config
+	engineCfg.Disabled, engineCfg.Holder, engineCfg.ReadCheckpoint = !cfg.Idempotency.Enabled, cfg.InstanceID, readCheckpoint
+	if d.engine, err = idempotency.New(d.store, engineCfg, log); err != nil {
 		return nil, err
 	}
 	d.backend = opts.Backend
