@@ -41,23 +41,23 @@ const (
 // values Redacted hides ("dsn" hides only a DSN's password), and default
 // documents a default that depends on other settings.
 type Config struct {
-	Mode        string            `yaml:"mode" desc:"Deployment mode: embedded (in-process bus, zero setup) or aws (SQS/SNS/DynamoDB)"`
-	InstanceID  string            `yaml:"instanceId" desc:"Name of this process in result events (source mqprobe/<instanceId>) and records" default:"<hostname>-<6 random hex>"`
-	HTTP        HTTPConfig        `yaml:"http"`
-	Console     ConsoleConfig     `yaml:"console"`
-	Idempotency IdempotencyConfig `yaml:"idempotency"`
-	MQ          MQConfig          `yaml:"mq"`
-	Command     CommandConfig     `yaml:"command"`
-	Results     ResultsConfig     `yaml:"results"`
-	Consume     ConsumeConfig     `yaml:"consume"`
-	Tests       TestsConfig       `yaml:"tests"`
-	Targets     TargetsConfig     `yaml:"targets"`
-	Limits      LimitsConfig      `yaml:"limits"`
-	Secrets     SecretsConfig     `yaml:"secrets"`
-	SQS         SQSConfig         `yaml:"sqs"`
-	AWS         AWSConfig         `yaml:"aws"`
-	Bus         BusConfig         `yaml:"bus"`
-	Log         LogConfig         `yaml:"log"`
+	Mode        string                `yaml:"mode" desc:"Deployment mode: embedded (in-process bus, zero setup) or aws (SQS/SNS/DynamoDB)"`
+	InstanceID  string                `yaml:"instanceId" desc:"Name of this process in result events (source mqprobe/<instanceId>) and records" default:"<hostname>-<6 random hex>"`
+	HTTP        HTTPConfig            `yaml:"http"`
+	Console     ConsoleConfig         `yaml:"console"`
+	Idempotency IdempotencyConfig     `yaml:"idempotency"`
+	MQ          MQConfig              `yaml:"mq"`
+	Command     command.DecoderConfig `yaml:"command"`
+	Results     ResultsConfig         `yaml:"results"`
+	Consume     ConsumeConfig         `yaml:"consume"`
+	Tests       TestsConfig           `yaml:"tests"`
+	Targets     TargetsConfig         `yaml:"targets"`
+	Limits      LimitsConfig          `yaml:"limits"`
+	Secrets     SecretsConfig         `yaml:"secrets"`
+	SQS         SQSConfig             `yaml:"sqs"`
+	AWS         AWSConfig             `yaml:"aws"`
+	Bus         BusConfig             `yaml:"bus"`
+	Log         LogConfig             `yaml:"log"`
 }
 
 // HTTPConfig is the HTTP API server.
@@ -139,19 +139,6 @@ type MQConfig struct {
 	Backend  string          `yaml:"backend" desc:"MQ backend: embedded (in-process queue manager) or ibmmq (IBM MQ client, build tag ibmmq)"`
 	Embedded embedded.Config `yaml:"embedded"`
 	Pool     mq.PoolConfig   `yaml:"pool"`
-}
-
-// CommandConfig is command intake.
-type CommandConfig struct {
-	MaxBytes      int              `yaml:"maxBytes" desc:"Largest raw command accepted, in bytes (the SQS limit)"`
-	KeyExpression string           `yaml:"keyExpression" desc:"JMESPath expression over the unwrapped message giving the idempotency key (empty = none)"`
-	MissingKey    MissingKeyConfig `yaml:"missingKey"`
-}
-
-// MissingKeyConfig is what happens when a command carries no idempotency key.
-type MissingKeyConfig struct {
-	Bus  command.MissingKeyPolicy `yaml:"bus" desc:"Policy for bus commands without a key: reject, messageId, derive or generate"`
-	HTTP command.MissingKeyPolicy `yaml:"http" desc:"Policy for HTTP commands without a key: reject, derive or generate"`
 }
 
 // ResultsConfig is where result events go.
@@ -305,10 +292,7 @@ func defaults() *Config {
 			Embedded: embedded.Config{QueueManagers: []embedded.QueueManagerConfig{embedded.DefaultQueueManagerConfig()}},
 			Pool:     mq.DefaultPoolConfig(),
 		},
-		Command: CommandConfig{
-			MaxBytes:   command.DefaultMaxBytes,
-			MissingKey: MissingKeyConfig{Bus: command.MissingKeyMessageID, HTTP: command.MissingKeyGenerate},
-		},
+		Command: command.DefaultDecoderConfig(),
 		Results: ResultsConfig{Replay: executor.ReplayRepublish, Recent: 1000, RecentMaxBytes: 32 << 20, MaxReplyBytes: 4 << 20, MaxRawBodyBytes: executor.DefaultMaxRawBodyBytes},
 		Tests:   TestsConfig{MaxConcurrent: handlers.DefaultTestsMaxConcurrent, MaxDuration: handlers.DefaultTestsMaxDuration},
 		Consume: ConsumeConfig{CaptureMaxBytes: handlers.DefaultCaptureMaxBytes, CaptureMaxMessageBytes: handlers.DefaultCaptureMaxMessageBytes},

@@ -76,7 +76,7 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 				MaxDepth: 5000, MaxMsgLength: 4194304, MaxBytes: 134217728, MaxUncommittedMsgs: 10000}}},
 			Pool: mq.PoolConfig{MaxConnsPerTarget: 8, MaxIdlePerTarget: 2, IdleTimeout: 5 * time.Minute, MaxWait: 5 * time.Second},
 		},
-		Command: CommandConfig{MaxBytes: 262144, MissingKey: MissingKeyConfig{Bus: "messageId", HTTP: "generate"}},
+		Command: command.DecoderConfig{MaxBytes: 262144, MissingKey: command.MissingKeyConfig{Bus: "messageId", HTTP: "generate"}},
 		Results: ResultsConfig{Replay: "republish", Recent: 1000, RecentMaxBytes: 33554432, MaxReplyBytes: 4194304, MaxRawBodyBytes: 4096},
 		Consume: ConsumeConfig{CaptureMaxBytes: 131072, CaptureMaxMessageBytes: 4096},
 		Tests:   TestsConfig{MaxConcurrent: 4, MaxDuration: time.Hour},
@@ -385,6 +385,8 @@ func TestValidateRules(t *testing.T) {
 		{"command.maxBytes", func(c *Config) { c.Command.MaxBytes = 0 }, "greater than 0"},
 		{"command.missingKey.bus", func(c *Config) { c.Command.MissingKey.Bus = "ignore" }, "reject, messageId, derive, generate"},
 		{"command.missingKey.http", func(c *Config) { c.Command.MissingKey.HTTP = command.MissingKeyMessageID }, "reject, derive, generate"},
+		// Found when the file loads, not when the daemon starts.
+		{"command.keyExpression", func(c *Config) { c.Command.KeyExpression = "tags.[" }, "must be a JMESPath expression"},
 		{"results.replay", func(c *Config) { c.Results.Replay = "again" }, "republish, drop"},
 		{"results.recent", func(c *Config) { c.Results.Recent = -1 }, "negative"},
 		{"results.maxRawBodyBytes", func(c *Config) { c.Results.MaxRawBodyBytes = -1 }, "negative"},

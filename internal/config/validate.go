@@ -12,7 +12,6 @@ import (
 	"unicode"
 
 	"github.com/mqprobe/mqprobe/internal/awsbus"
-	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/configcheck"
 	"github.com/mqprobe/mqprobe/internal/executor"
 	"github.com/mqprobe/mqprobe/internal/secrets"
@@ -210,10 +209,7 @@ func (c *Config) validateMQ(v *configcheck.Errors) {
 }
 
 func (c *Config) validateCommand(v *configcheck.Errors) {
-	v.Positive("command.maxBytes", c.Command.MaxBytes)
-	configcheck.OneOf(v, "command.missingKey.bus", c.Command.MissingKey.Bus, command.MissingKeyReject, command.MissingKeyMessageID, command.MissingKeyDerive, command.MissingKeyGenerate)
-	// HTTP requests have no transport message id to fall back on.
-	configcheck.OneOf(v, "command.missingKey.http", c.Command.MissingKey.HTTP, command.MissingKeyReject, command.MissingKeyDerive, command.MissingKeyGenerate)
+	v.Add(c.Command.Validate())
 
 	r := c.Results
 	configcheck.OneOf(v, "results.replay", r.Replay, executor.ReplayRepublish, executor.ReplayDrop)

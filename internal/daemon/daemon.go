@@ -145,8 +145,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		MaxBytes: int64(cfg.Limits.MaxInFlightBytes), Wait: cfg.Limits.AdmissionWait}); err != nil {
 		return nil, fmt.Errorf("limits: %w", err)
 	}
-	decoder, err := command.NewDecoder(command.DecoderConfig{MaxBytes: cfg.Command.MaxBytes, KeyExpression: cfg.Command.KeyExpression,
-		MissingKeyBus: cfg.Command.MissingKey.Bus, MissingKeyHTTP: cfg.Command.MissingKey.HTTP})
+	decoder, err := command.NewDecoder(cfg.Command)
 	if err != nil {
 		return nil, fmt.Errorf("command: %w", err)
 	}
