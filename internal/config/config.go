@@ -186,10 +186,9 @@ type InlineAllowlist struct {
 
 // LimitsConfig bounds the work the daemon takes on at once, whoever sends it.
 type LimitsConfig struct {
-	MaxConcurrentCommands int           `yaml:"maxConcurrentCommands" desc:"Commands executing at once, HTTP and bus together; more wait limits.admissionWait, then get 503 (HTTP) or come back later (bus)"`
-	MaxInFlightBytes      int           `yaml:"maxInFlightBytes" desc:"Payload bytes executing commands hold together (PRODUCE: one message body; TEST: two; CONSUME: consume.captureMaxBytes)"`
-	AdmissionWait         time.Duration `yaml:"admissionWait" desc:"How long a command waits for room under maxConcurrentCommands and maxInFlightBytes before it is refused"`
-	CommandQueue          int           `yaml:"commandQueue" desc:"Commands POST /commands holds queued or executing (embedded mode); more get 429 with Retry-After"`
+	// Config is what admission enforces.
+	admission.Config `yaml:",inline"`
+	CommandQueue     int `yaml:"commandQueue" desc:"Commands POST /commands holds queued or executing (embedded mode); more get 429 with Retry-After"`
 }
 
 // RateLimitConfig is a token bucket of commands per target; over it, HTTP
@@ -302,8 +301,7 @@ func defaults() *Config {
 		Bus:     BusConfig{NackDelay: executor.DefaultRetryDelay},
 		Log:     LogConfig{Level: "info", Format: "json"},
 		Targets: TargetsConfig{RateLimit: RateLimitConfig{Burst: 10}},
-		Limits: LimitsConfig{MaxConcurrentCommands: admission.DefaultMaxCommands, MaxInFlightBytes: admission.DefaultMaxBytes,
-			AdmissionWait: admission.DefaultWait, CommandQueue: 100},
+		Limits:  LimitsConfig{Config: admission.DefaultConfig(), CommandQueue: 100},
 		Secrets: SecretsConfig{CacheTTL: 5 * time.Minute},
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mqprobe/mqprobe/internal/admission"
 	"github.com/mqprobe/mqprobe/internal/apidoc"
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
@@ -81,7 +82,8 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 		Consume: ConsumeConfig{CaptureMaxBytes: 131072, CaptureMaxMessageBytes: 4096},
 		Tests:   TestsConfig{MaxConcurrent: 4, MaxDuration: time.Hour},
 		Targets: TargetsConfig{AllowInline: &allow, RateLimit: RateLimitConfig{Burst: 10}},
-		Limits:  LimitsConfig{MaxConcurrentCommands: 64, MaxInFlightBytes: 134217728, AdmissionWait: 2 * time.Second, CommandQueue: 100},
+		Limits: LimitsConfig{Config: admission.Config{MaxConcurrentCommands: 64, MaxInFlightBytes: 134217728, AdmissionWait: 2 * time.Second},
+			CommandQueue: 100},
 		Secrets: SecretsConfig{CacheTTL: 5 * time.Minute},
 		SQS:     SQSConfig{WaitTimeSeconds: 20, VisibilityTimeout: 60 * time.Second, MaxMessages: 10},
 		AWS:     AWSConfig{CheckInterval: 30 * time.Second},

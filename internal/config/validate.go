@@ -234,13 +234,11 @@ func (c *Config) validateCommand(v *configcheck.Errors) {
 
 func (c *Config) validateLimits(v *configcheck.Errors) {
 	l := c.Limits
-	v.Positive("limits.maxConcurrentCommands", l.MaxConcurrentCommands)
-	v.Positive("limits.maxInFlightBytes", l.MaxInFlightBytes)
-	v.PositiveDuration("limits.admissionWait", l.AdmissionWait)
+	v.Add(l.Config.Validate())
 	v.Positive("limits.commandQueue", l.CommandQueue)
 	// CONSUME's footprint is its capture limit: one that never fits would
 	// refuse every CONSUME.
-	if l.MaxInFlightBytes > 0 && c.Consume.CaptureMaxBytes > l.MaxInFlightBytes {
+	if l.MaxInFlightBytes > 0 && int64(c.Consume.CaptureMaxBytes) > l.MaxInFlightBytes {
 		v.Fail("consume.captureMaxBytes", "must not exceed limits.maxInFlightBytes (%d) (got %d)", l.MaxInFlightBytes, c.Consume.CaptureMaxBytes)
 	}
 }

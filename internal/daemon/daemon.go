@@ -141,9 +141,8 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	if d.pool, err = mq.NewPool(d.backend, cfg.MQ.Pool); err != nil {
 		return nil, err
 	}
-	if d.limiter, err = admission.New(admission.Config{MaxCommands: cfg.Limits.MaxConcurrentCommands,
-		MaxBytes: int64(cfg.Limits.MaxInFlightBytes), Wait: cfg.Limits.AdmissionWait}); err != nil {
-		return nil, fmt.Errorf("limits: %w", err)
+	if d.limiter, err = admission.New(cfg.Limits.Config); err != nil {
+		return nil, err
 	}
 	decoder, err := command.NewDecoder(cfg.Command)
 	if err != nil {
