@@ -14,6 +14,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
+	"github.com/mqprobe/mqprobe/internal/targets"
 )
 
 // Modes.
@@ -51,7 +52,7 @@ type Config struct {
 	Results     ResultsConfig         `yaml:"results"`
 	Consume     ConsumeConfig         `yaml:"consume"`
 	Tests       TestsConfig           `yaml:"tests"`
-	Targets     TargetsConfig         `yaml:"targets"`
+	Targets     targets.Settings      `yaml:"targets"`
 	Limits      LimitsConfig          `yaml:"limits"`
 	Secrets     SecretsConfig         `yaml:"secrets"`
 	SQS         SQSConfig             `yaml:"sqs"`
@@ -164,26 +165,6 @@ type TestsConfig struct {
 	MaxDuration   time.Duration `yaml:"maxDuration" desc:"Longest TEST run accepted"`
 }
 
-// TargetsConfig is what commands may connect to.
-type TargetsConfig struct {
-	AllowInline *bool                    `yaml:"allowInline" desc:"Accept inline targets in commands (else only targetRef profiles), within targets.inline" default:"true in embedded mode, false in aws mode"`
-	Inline      InlineAllowlist          `yaml:"inline"`
-	RateLimit   RateLimitConfig          `yaml:"rateLimit"`
-	Profiles    map[string]TargetProfile `yaml:"profiles"`
-}
-
-// InlineAllowlist bounds inline targets. Patterns take * and ?; an empty
-// list allows any value, except ccdtUrls (a CCDT names its own hosts) and
-// secretRefs (a reference reads the daemon's own variables, files, secrets).
-type InlineAllowlist struct {
-	QueueManagers []string `yaml:"queueManagers" desc:"Queue manager name patterns inline targets may name (empty = any)"`
-	Hosts         []string `yaml:"hosts" desc:"Host patterns every inline connName entry must match: address, CIDR block, 10.0.0.* or DNS labels with *, each with optional :port (required with mq.backend ibmmq)"`
-	Channels      []string `yaml:"channels" desc:"Channel name patterns inline targets may name (empty = any)"`
-	Queues        []string `yaml:"queues" desc:"Queue name patterns inline targets (and replyQueue) may name (empty = any)"`
-	CCDTURLs      []string `yaml:"ccdtUrls" desc:"CCDT URL patterns inline targets may name (empty = none)"`
-	SecretRefs    []string `yaml:"secretRefs" desc:"passwordRef/keyStoreRef patterns inline targets may use, e.g. secret://mq/lab-* (empty = none)"`
-}
-
 // LimitsConfig bounds the work the daemon takes on at once, whoever sends it.
 type LimitsConfig struct {
 	// Config is what admission enforces.
@@ -191,52 +172,10 @@ type LimitsConfig struct {
 	CommandQueue     int `yaml:"commandQueue" desc:"Commands POST /commands holds queued or executing (embedded mode); more get 429 with Retry-After"`
 }
 
-// RateLimitConfig is a token bucket of commands per target; over it, HTTP
-// answers 429 with Retry-After and bus commands come back later.
-type RateLimitConfig struct {
-	CommandsPerSecond int `yaml:"commandsPerSecond" desc:"Commands per second one target accepts on average (0 = unlimited)"`
-	Burst             int `yaml:"burst" desc:"Commands one target accepts at once (bucket size; 0 counts as 1)"`
-}
-
-// ProfileRateLimit overrides targets.rateLimit for one profile.
-type ProfileRateLimit struct {
-	CommandsPerSecond int `yaml:"commandsPerSecond" desc:"Commands per second this profile accepts on average (0 = as targets.rateLimit)"`
-	Burst             int `yaml:"burst" desc:"Commands this profile accepts at once (0 = as targets.rateLimit)"`
-}
-
 // SecretsConfig is how secret references resolve.
 type SecretsConfig struct {
 	CacheTTL time.Duration `yaml:"cacheTTL" desc:"How long a secret:// value fetched from AWS Secrets Manager is reused (0 = fetch every time)"`
 	KeyDir   string        `yaml:"keyDir" desc:"Private directory (0700) receiving key repositories fetched by secret:// keyStoreRef" default:"<temp dir>/mqprobe-keys"`
-}
-
-// InlineAllowed reports targets.allowInline as resolved by Load or Default.
-func (t TargetsConfig) InlineAllowed() bool { return t.AllowInline != nil && *t.AllowInline }
-
-// TargetProfile is a server-side target commands name by targetRef.
-type TargetProfile struct {
-	QueueManager  string           `yaml:"queueManager" desc:"Queue manager name"`
-	Queue         string           `yaml:"queue" desc:"Default queue when the command names none"`
-	Channel       string           `yaml:"channel" desc:"Server-connection channel (ibmmq)"`
-	ConnName      string           `yaml:"connName" desc:"Connection list host(port)[,host(port)] (ibmmq)"`
-	CCDTURL       string           `yaml:"ccdtUrl" desc:"CCDT URL or file instead of channel/connName (ibmmq)"`
-	SSL           SSLConfig        `yaml:"ssl"`
-	Auth          AuthConfig       `yaml:"auth"`
-	AllowedQueues []string         `yaml:"allowedQueues" desc:"Queue name patterns (* and ?) commands may name besides queue (empty = only queue)"`
-	RateLimit     ProfileRateLimit `yaml:"rateLimit"`
-}
-
-// SSLConfig is channel TLS.
-type SSLConfig struct {
-	Enabled     bool   `yaml:"enabled" desc:"Use TLS on the channel"`
-	CipherSpec  string `yaml:"cipherSpec" desc:"TLS CipherSpec, e.g. ANY_TLS13_OR_HIGHER"`
-	KeyStoreRef string `yaml:"keyStoreRef" desc:"Key repository reference (env:NAME, file:/path or secret://name): a CMS key database (stem or .kdb) with its .sth stash file, or a PKCS #12 .p12 file, holding the CA certificates the client trusts and its own certificate, if any"`
-}
-
-// AuthConfig is the MQ user; everything in it is redacted.
-type AuthConfig struct {
-	User        string `yaml:"user" secret:"true" desc:"MQ user id"`
-	PasswordRef string `yaml:"passwordRef" secret:"true" desc:"Password reference (env:NAME, file:/path or secret://name), never the password"`
 }
 
 // BusConfig is how the command bus redelivers.
@@ -300,7 +239,7 @@ func defaults() *Config {
 		AWS:     AWSConfig{CheckInterval: 30 * time.Second},
 		Bus:     BusConfig{NackDelay: executor.DefaultRetryDelay},
 		Log:     LogConfig{Level: "info", Format: "json"},
-		Targets: TargetsConfig{RateLimit: RateLimitConfig{Burst: 10}},
+		Targets: targets.DefaultSettings(),
 		Limits:  LimitsConfig{Config: admission.DefaultConfig(), CommandQueue: 100},
 		Secrets: SecretsConfig{CacheTTL: 5 * time.Minute},
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
+	"github.com/mqprobe/mqprobe/internal/targets"
 )
 
 // writeYAML puts text in a temporary file and returns its path.
@@ -81,7 +82,7 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 		Results: ResultsConfig{Replay: "republish", Recent: 1000, RecentMaxBytes: 33554432, MaxReplyBytes: 4194304, MaxRawBodyBytes: 4096},
 		Consume: ConsumeConfig{CaptureMaxBytes: 131072, CaptureMaxMessageBytes: 4096},
 		Tests:   TestsConfig{MaxConcurrent: 4, MaxDuration: time.Hour},
-		Targets: TargetsConfig{AllowInline: &allow, RateLimit: RateLimitConfig{Burst: 10}},
+		Targets: targets.Settings{AllowInline: &allow, RateLimit: targets.RateLimitConfig{Burst: 10}},
 		Limits: LimitsConfig{Config: admission.Config{MaxConcurrentCommands: 64, MaxInFlightBytes: 134217728, AdmissionWait: 2 * time.Second},
 			CommandQueue: 100},
 		Secrets: SecretsConfig{CacheTTL: 5 * time.Minute},
@@ -397,18 +398,18 @@ func TestValidateRules(t *testing.T) {
 		{"consume.captureMaxBytes", func(c *Config) { c.Consume.CaptureMaxBytes = -1 }, "negative"},
 		{"consume.captureMaxMessageBytes", func(c *Config) { c.Consume.CaptureMaxMessageBytes = -1 }, "negative"},
 		{"consume.captureMaxMessageBytes", func(c *Config) { c.Consume.CaptureMaxMessageBytes = 1 << 20 }, "must not exceed consume.captureMaxBytes"},
-		{"targets.profiles.bad name", func(c *Config) { setProfile(c, "bad name", TargetProfile{QueueManager: "QM1"}) }, "profile name"},
-		{"targets.profiles.p.queueManager", func(c *Config) { setProfile(c, "p", TargetProfile{}) }, "required"},
-		{"targets.profiles.p.queueManager", func(c *Config) { setProfile(c, "p", TargetProfile{QueueManager: "QM9"}) }, "mq.embedded.queueManagers"},
-		{"targets.profiles.p.queue", func(c *Config) { setProfile(c, "p", TargetProfile{QueueManager: "QM1", Queue: "NOPE"}) }, "queue of embedded queue manager QM1"},
+		{"targets.profiles.bad name", func(c *Config) { setProfile(c, "bad name", targets.ProfileConfig{QueueManager: "QM1"}) }, "profile name"},
+		{"targets.profiles.p.queueManager", func(c *Config) { setProfile(c, "p", targets.ProfileConfig{}) }, "required"},
+		{"targets.profiles.p.queueManager", func(c *Config) { setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM9"}) }, "mq.embedded.queueManagers"},
+		{"targets.profiles.p.queue", func(c *Config) { setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", Queue: "NOPE"}) }, "queue of embedded queue manager QM1"},
 		{"targets.profiles.p.allowedQueues[0]", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", AllowedQueues: []string{""}})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", AllowedQueues: []string{""}})
 		}, "non-empty pattern"},
 		{"targets.profiles.p.allowedQueues[1]", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", AllowedQueues: []string{"DEV.*", "BAD QUEUE"}})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", AllowedQueues: []string{"DEV.*", "BAD QUEUE"}})
 		}, "pattern of name characters, * and ?"},
 		{"targets.profiles.p.rateLimit.commandsPerSecond", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", RateLimit: ProfileRateLimit{CommandsPerSecond: -1}})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", RateLimit: targets.ProfileRateLimit{CommandsPerSecond: -1}})
 		}, "negative"},
 		{"targets.inline.hosts", func(c *Config) { c.MQ.Backend = BackendIBMMQ }, "required when targets.allowInline is true and mq.backend is ibmmq"},
 		{"targets.inline.hosts[0]", func(c *Config) { c.Targets.Inline.Hosts = []string{"mq host:1414"} }, "pattern"},
@@ -416,38 +417,38 @@ func TestValidateRules(t *testing.T) {
 		{"targets.rateLimit.burst", func(c *Config) { c.Targets.RateLimit.Burst = -1 }, "negative"},
 		{"secrets.cacheTTL", func(c *Config) { c.Secrets.CacheTTL = -time.Second }, "negative"},
 		{"targets.profiles.p.channel", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", Channel: "A.CHANNEL.NAME.TOO.LONG"})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", Channel: "A.CHANNEL.NAME.TOO.LONG"})
 		}, "at most 20"},
 		{"targets.profiles.p.connName", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", ConnName: "host(1414"})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", ConnName: "host(1414"})
 		}, "host(port)"},
 		{"targets.profiles.p.connName", func(c *Config) {
 			c.MQ.Backend = BackendIBMMQ
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1"})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1"})
 		}, "required when mq.backend is ibmmq"},
 		{"targets.profiles.p.connName", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", ConnName: "169.254.169.254(80)"})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", ConnName: "169.254.169.254(80)"})
 		}, "the embedded MQ backend connects nowhere: connName, channel, ccdtUrl and ssl need mq.backend ibmmq"},
 		{"targets.profiles.p.channel", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", Channel: "DEV.APP.SVRCONN"})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", Channel: "DEV.APP.SVRCONN"})
 		}, "the embedded MQ backend connects nowhere"},
 		{"targets.profiles.p.ccdtUrl", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", CCDTURL: "https://config.example.com/ccdt/qm1.json"})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", CCDTURL: "https://config.example.com/ccdt/qm1.json"})
 		}, "the embedded MQ backend connects nowhere"},
 		{"targets.profiles.p.ssl.enabled", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", SSL: SSLConfig{Enabled: true, CipherSpec: "ANY_TLS13", KeyStoreRef: "file:/k"}})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", SSL: targets.SSLConfig{Enabled: true, CipherSpec: "ANY_TLS13", KeyStoreRef: "file:/k"}})
 		}, "the embedded MQ backend connects nowhere"},
 		{"targets.profiles.p.ssl.cipherSpec", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", SSL: SSLConfig{Enabled: true, KeyStoreRef: "file:/k"}})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", SSL: targets.SSLConfig{Enabled: true, KeyStoreRef: "file:/k"}})
 		}, "required when ssl.enabled"},
 		{"targets.profiles.p.ssl.keyStoreRef", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", SSL: SSLConfig{Enabled: true, CipherSpec: "ANY_TLS13"}})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", SSL: targets.SSLConfig{Enabled: true, CipherSpec: "ANY_TLS13"}})
 		}, "required when ssl.enabled"},
 		{"targets.profiles.p.ssl.keyStoreRef", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", SSL: SSLConfig{KeyStoreRef: "/etc/key"}})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", SSL: targets.SSLConfig{KeyStoreRef: "/etc/key"}})
 		}, "must be a reference"},
 		{"targets.profiles.p.auth.passwordRef", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", Auth: AuthConfig{PasswordRef: "hunter2"}})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", Auth: targets.AuthConfig{PasswordRef: "hunter2"}})
 		}, "must be a reference env:NAME, file:/path or secret://name"},
 		{"sqs.commandQueue", func(c *Config) { c.Mode = ModeAWS; c.Results.SQSQueue = "r" }, "required when mode is aws"},
 		{"sqs.waitTimeSeconds", func(c *Config) { c.SQS.WaitTimeSeconds = 21 }, "between 0 and 20"},
@@ -515,9 +516,9 @@ func hasFieldError(err error, key, rule string) bool {
 	return false
 }
 
-func setProfile(c *Config, name string, p TargetProfile) {
+func setProfile(c *Config, name string, p targets.ProfileConfig) {
 	if c.Targets.Profiles == nil {
-		c.Targets.Profiles = map[string]TargetProfile{}
+		c.Targets.Profiles = map[string]targets.ProfileConfig{}
 	}
 	c.Targets.Profiles[name] = p
 }
@@ -526,9 +527,9 @@ func TestRedacted(t *testing.T) {
 	c := Default()
 	c.HTTP.AuthToken = "tok-123"
 	c.HTTP.Tokens = map[string]TenantConfig{"team-a": {TokenRef: "env:TEAM_A_TOKEN"}}
-	setProfile(c, "p", TargetProfile{QueueManager: "QM1", AllowedQueues: []string{"DEV.QUEUE.1"},
-		Auth: AuthConfig{User: "app", PasswordRef: "env:PW"}})
-	setProfile(c, "q", TargetProfile{QueueManager: "QM1"})
+	setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", AllowedQueues: []string{"DEV.QUEUE.1"},
+		Auth: targets.AuthConfig{User: "app", PasswordRef: "env:PW"}})
+	setProfile(c, "q", targets.ProfileConfig{QueueManager: "QM1"})
 
 	for dsn, want := range map[string]string{
 		"postgres://u:s3cret@db:5432/x?sslmode=disable":  "postgres://u:REDACTED@db:5432/x?sslmode=disable",

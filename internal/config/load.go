@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/mqprobe/mqprobe/internal/targets"
 )
 
 // Load reads the YAML file at path over the built-in defaults (path "" means
@@ -168,7 +170,7 @@ func fieldIndex(t reflect.Type, name string) ([]int, bool) {
 // removedKeys are keys once accepted, by the struct that held them, with
 // why they are gone: a file still setting one is told why, not "unknown key".
 var removedKeys = map[reflect.Type]map[string]string{
-	reflect.TypeFor[SSLConfig](): {"trustStoreRef": "is not supported: the IBM MQ client trusts the CA certificates " +
+	reflect.TypeFor[targets.SSLConfig](): {"trustStoreRef": "is not supported: the IBM MQ client trusts the CA certificates " +
 		"in its key repository; add them to the one ssl.keyStoreRef names"},
 }
 

@@ -3,6 +3,8 @@ package config
 import (
 	"strings"
 	"testing"
+
+	"github.com/mqprobe/mqprobe/internal/targets"
 )
 
 // TestTenantsLoad: http.tokens is read from the file, and a tenant declared
@@ -60,7 +62,7 @@ func TestTenantsValidate(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := Default()
-			setProfile(c, "lab-1", TargetProfile{QueueManager: "QM1", Queue: "DEV.QUEUE.1"})
+			setProfile(c, "lab-1", targets.ProfileConfig{QueueManager: "QM1", Queue: "DEV.QUEUE.1"})
 			c.HTTP.Tokens = tc.tokens
 			err := c.Validate()
 			if !hasFieldError(err, tc.key, tc.rule) {
@@ -75,7 +77,7 @@ func TestTenantsValidate(t *testing.T) {
 	// http.tokens alone is enough for a public bind, and may go with http.authToken.
 	for _, authToken := range []string{"", "implicit-token"} {
 		c := Default()
-		setProfile(c, "lab-1", TargetProfile{QueueManager: "QM1", Queue: "DEV.QUEUE.1"})
+		setProfile(c, "lab-1", targets.ProfileConfig{QueueManager: "QM1", Queue: "DEV.QUEUE.1"})
 		c.HTTP.Addr, c.HTTP.AuthToken = "0.0.0.0:8080", authToken
 		c.HTTP.Tokens = map[string]TenantConfig{"team-a": {TokenRef: "env:A", Profiles: []string{"lab-?"}}, "b": {TokenRef: "file:/b", Inline: true}}
 		if err := c.Validate(); err != nil {

@@ -22,20 +22,15 @@ import (
 // FieldError is one broken rule: Key is the dotted key, Rule what it must be.
 type FieldError = configcheck.FieldError
 
-// Limits imposed by IBM MQ and SQS, so bad values fail at start and not at
-// the first command.
+// Limits imposed by SQS, so bad values fail at start and not at the first
+// command.
 const (
-	mqNameMax     = 48 // queue manager and queue names
-	mqChannelMax  = 20 // channel names
 	sqsMaxBatch   = 10 // ReceiveMessage MaxNumberOfMessages
 	instanceIDMax = 128
 )
 
 var (
-	profileNameRE    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 	profilePatternRE = regexp.MustCompile(`^[A-Za-z0-9._*?-]+$`)
-	connNameRE       = regexp.MustCompile(`^[^\s(),]+(\([0-9]{1,5}\))?$`)
-	mqPatternRE      = regexp.MustCompile(`^[A-Za-z0-9._%/*?]{1,48}$`)
 	dynamoTableRE    = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
 )
 
@@ -55,6 +50,7 @@ func (c *Config) Validate() error {
 	c.validateMQ(v)
 	c.validateCommand(v)
 	c.validateTargets(v)
+	v.NonNegativeDuration("secrets.cacheTTL", c.Secrets.CacheTTL)
 	c.validateBus(v)
 	c.validateLimits(v)
 	configcheck.OneOf(v, "log.level", c.Log.Level, "debug", "info", "warn", "error")
@@ -111,7 +107,7 @@ func (c *Config) validateTenants(v *configcheck.Errors) {
 		case tc.TokenRef == "":
 			v.Fail(key+".tokenRef", "required: a reference env:NAME, file:/path or secret://name to the tenant's bearer token")
 		case !secrets.IsReference(tc.TokenRef):
-			validateRef(v, key+".tokenRef", tc.TokenRef)
+			targets.ValidateRef(v, key+".tokenRef", tc.TokenRef)
 		case byRef[tc.TokenRef] != "":
 			v.Fail(key+".tokenRef", "same reference as http.tokens.%s.tokenRef: each tenant needs its own token", byRef[tc.TokenRef])
 		default:
@@ -243,24 +239,15 @@ func (c *Config) validateLimits(v *configcheck.Errors) {
 	}
 }
 
+// validateTargets checks the targets section, and what of it depends on
+// the MQ backend: the embedded one connects nowhere and has only its own
+// queue managers; a real one must never be told by a command to connect to
+// an arbitrary host.
 func (c *Config) validateTargets(v *configcheck.Errors) {
-	in := c.Targets.Inline
-	v.Patterns("targets.inline.queueManagers", in.QueueManagers, mqPatternRE)
-	v.Patterns("targets.inline.channels", in.Channels, mqPatternRE)
-	v.Patterns("targets.inline.queues", in.Queues, mqPatternRE)
-	for i, h := range in.Hosts {
-		if _, err := targets.ParseHostPattern(h); err != nil {
-			v.Fail(fmt.Sprintf("targets.inline.hosts[%d]", i), "%v: want an IP address, a CIDR block (10.0.0.0/24), IPv4 with trailing * octets (10.0.0.*) or a DNS name whose labels may be * (one label) or hold * and ?, each with an optional :port", err)
-		}
-	}
-	v.Patterns("targets.inline.ccdtUrls", in.CCDTURLs, nil)
-	v.Patterns("targets.inline.secretRefs", in.SecretRefs, nil)
-	if c.Targets.InlineAllowed() && c.MQ.Backend == BackendIBMMQ && len(in.Hosts) == 0 {
-		// A command must never make the daemon connect to an arbitrary host.
+	v.Add(c.Targets.Validate())
+	if c.Targets.InlineAllowed() && c.MQ.Backend == BackendIBMMQ && len(c.Targets.Inline.Hosts) == 0 {
 		v.Fail("targets.inline.hosts", "required when targets.allowInline is true and mq.backend is ibmmq: list the host or host:port patterns inline targets may reach")
 	}
-	validateRateLimit(v, "targets.rateLimit", c.Targets.RateLimit)
-	v.NonNegativeDuration("secrets.cacheTTL", c.Secrets.CacheTTL)
 	embeddedQueues := map[string][]string{}
 	for _, qm := range c.MQ.Embedded.QueueManagers {
 		queues := qm.Queues.Names()
@@ -272,34 +259,8 @@ func (c *Config) validateTargets(v *configcheck.Errors) {
 		}
 		embeddedQueues[qm.Name] = queues
 	}
-	names := make([]string, 0, len(c.Targets.Profiles))
-	for name := range c.Targets.Profiles {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		p := c.Targets.Profiles[name]
-		key := "targets.profiles." + name
-		if !profileNameRE.MatchString(name) {
-			v.Fail(key, "profile name must start with a letter or digit and hold only A-Z a-z 0-9 . _ -")
-		}
-		v.MQName(key+".queueManager", p.QueueManager, mqNameMax)
-		if p.Queue != "" {
-			v.MQName(key+".queue", p.Queue, mqNameMax)
-		}
-		v.Patterns(key+".allowedQueues", p.AllowedQueues, mqPatternRE)
-		validateRateLimit(v, key+".rateLimit", RateLimitConfig(p.RateLimit))
-		if p.Channel != "" {
-			v.MQName(key+".channel", p.Channel, mqChannelMax)
-		}
-		if p.ConnName != "" {
-			for part := range strings.SplitSeq(p.ConnName, ",") {
-				if !connNameRE.MatchString(strings.TrimSpace(part)) {
-					v.Fail(key+".connName", "must be host(port)[,host(port)...] (got %q)", p.ConnName)
-					break
-				}
-			}
-		}
+	for _, name := range slices.Sorted(maps.Keys(c.Targets.Profiles)) {
+		p, key := c.Targets.Profiles[name], "targets.profiles."+name
 		switch c.MQ.Backend {
 		case BackendIBMMQ:
 			if p.CCDTURL == "" && (p.ConnName == "" || p.Channel == "") {
@@ -322,16 +283,6 @@ func (c *Config) validateTargets(v *configcheck.Errors) {
 				v.Fail(key+".queue", "must be a queue of embedded queue manager %s (got %q)", p.QueueManager, p.Queue)
 			}
 		}
-		if p.SSL.Enabled {
-			if p.SSL.CipherSpec == "" {
-				v.Fail(key+".ssl.cipherSpec", "required when ssl.enabled is true")
-			}
-			if p.SSL.KeyStoreRef == "" {
-				v.Fail(key+".ssl.keyStoreRef", "required when ssl.enabled is true")
-			}
-		}
-		validateRef(v, key+".ssl.keyStoreRef", p.SSL.KeyStoreRef)
-		validateRef(v, key+".auth.passwordRef", p.Auth.PasswordRef)
 	}
 }
 
@@ -349,18 +300,5 @@ func (c *Config) validateBus(v *configcheck.Errors) {
 	v.PositiveDuration("aws.checkInterval", c.AWS.CheckInterval)
 	if d := c.Bus.NackDelay; d < 0 || d > awsbus.MaxVisibilityTimeout {
 		v.Fail("bus.nackDelay", "must be between 0s and 12h (got %s)", configcheck.FormatDuration(d))
-	}
-}
-
-func validateRateLimit(v *configcheck.Errors, key string, r RateLimitConfig) {
-	v.NonNegative(key+".commandsPerSecond", r.CommandsPerSecond)
-	v.NonNegative(key+".burst", r.Burst)
-}
-
-// ref checks a secret reference; empty means none.
-func validateRef(v *configcheck.Errors, key, ref string) {
-	// The value itself is not echoed: a password pasted here is a secret.
-	if ref != "" && !secrets.IsReference(ref) {
-		v.Fail(key, "must be a reference env:NAME, file:/path or secret://name")
 	}
 }

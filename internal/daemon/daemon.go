@@ -4,7 +4,6 @@
 package daemon
 
 import (
-	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -185,7 +184,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	if d.exec, err = executor.New(executor.Config{
 		Source: "mqprobe/" + cfg.InstanceID, Replay: cfg.Results.Replay,
 		MaxRawBodyBytes: cfg.Results.MaxRawBodyBytes, RetryDelay: cfg.Bus.NackDelay, HTTPWait: cfg.HTTP.InProgressWait,
-	}, executor.Deps{Decoder: decoder, Engine: d.engine, Handlers: ops.Handlers, Targets: targets.NewResolver(targetsConfig(cfg, secretsResolver)), Admit: ops.Admit,
+	}, executor.Deps{Decoder: decoder, Engine: d.engine, Handlers: ops.Handlers, Targets: targets.NewResolver(cfg.Targets.Config(secretsResolver, cfg.MQ.Backend == config.BackendEmbedded)), Admit: ops.Admit,
 		Admission: d.limiter, Footprint: ops.Footprint, Conns: d.pool, Publisher: publisher, Log: log,
 		Tracer: d.tel.Tracer("github.com/mqprobe/mqprobe/internal/executor"), Metrics: d.tel.Metrics}); err != nil {
 		return nil, err
@@ -535,27 +534,6 @@ func openBackend(cfg *config.Config) (mq.Backend, error) {
 		return nil, fmt.Errorf("mq.backend %s: %w", cfg.MQ.Backend, err)
 	}
 	return b, nil
-}
-
-func targetsConfig(cfg *config.Config, secretsResolver *secrets.Resolver) targets.Config {
-	t := cfg.Targets
-	tc := targets.Config{AllowInline: t.InlineAllowed(), Profiles: map[string]targets.Profile{},
-		Inline: targets.Allowlist{QueueManagers: t.Inline.QueueManagers, Hosts: t.Inline.Hosts, Channels: t.Inline.Channels,
-			Queues: t.Inline.Queues, CCDTURLs: t.Inline.CCDTURLs, SecretRefs: t.Inline.SecretRefs},
-		RateLimit: targets.Rate{PerSecond: float64(t.RateLimit.CommandsPerSecond), Burst: t.RateLimit.Burst},
-		Secrets:   secretsResolver, ConnectsNowhere: cfg.MQ.Backend == config.BackendEmbedded}
-	for name, p := range t.Profiles {
-		tp := targets.Profile{QueueManager: p.QueueManager, Queue: p.Queue, Channel: p.Channel, ConnName: p.ConnName,
-			CCDTURL: p.CCDTURL, User: p.Auth.User, PasswordRef: p.Auth.PasswordRef, AllowedQueues: p.AllowedQueues}
-		if p.SSL.Enabled {
-			tp.CipherSpec, tp.KeyStoreRef = p.SSL.CipherSpec, p.SSL.KeyStoreRef
-		}
-		if p.RateLimit.CommandsPerSecond > 0 {
-			tp.RateLimit = &targets.Rate{PerSecond: float64(p.RateLimit.CommandsPerSecond), Burst: cmp.Or(p.RateLimit.Burst, t.RateLimit.Burst)}
-		}
-		tc.Profiles[name] = tp
-	}
-	return tc
 }
 
 // tenantTokens resolves the named tenants' tokens (http.tokens) once. A

@@ -24,6 +24,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
 	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/targets"
 	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
@@ -65,7 +66,7 @@ func startTenants(t *testing.T, mods ...func(*daemontest.Setup)) (*daemontest.Ha
 			"team-a": {TokenRef: "env:MQPROBE_TEST_TOKEN_A", Profiles: []string{"lab-*"}},
 			"team-b": {TokenRef: "file:" + tokenFile, Profiles: []string{"lab-1"}, Inline: true},
 		}
-		s.Cfg.Targets.Profiles = map[string]config.TargetProfile{
+		s.Cfg.Targets.Profiles = map[string]targets.ProfileConfig{
 			"lab-1": {QueueManager: "QM1", Queue: "DEV.QUEUE.1"},
 			"ops":   {QueueManager: "QM1", Queue: "DEV.QUEUE.2"},
 		}
