@@ -15,6 +15,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
 	"github.com/mqprobe/mqprobe/internal/targets"
+	"github.com/mqprobe/mqprobe/internal/tenant"
 )
 
 // Modes.
@@ -71,17 +72,9 @@ type HTTPConfig struct {
 	InProgressWait  time.Duration `yaml:"inProgressWait" desc:"How long a request whose command runs elsewhere waits for its result before 409 with Retry-After"`
 	AuthToken       string        `yaml:"authToken" secret:"true" desc:"Bearer token of the implicit tenant (empty = none; a non-loopback addr needs it, http.tokens or mTLS)"`
 	// Tokens are the named tenants, by name.
-	Tokens       map[string]TenantConfig `yaml:"tokens"`
-	AllowedHosts []string                `yaml:"allowedHosts" desc:"Host header values served besides localhost, loopback addresses and the address listened on: name or name:port (no port = any); checked when set, and always without a bearer token (DNS rebinding)"`
-	TLS          HTTPTLSConfig           `yaml:"tls"`
-}
-
-// TenantConfig is one named tenant: its bearer token and what it may use.
-type TenantConfig struct {
-	TokenRef string   `yaml:"tokenRef" secret:"true" desc:"Reference to the tenant's bearer token (env:NAME, file:/path or secret://name), resolved once at start; never the token"`
-	Profiles []string `yaml:"profiles" desc:"Patterns (* and ?) of the targets.profiles names the tenant's targetRef may name (empty = none)"`
-	Inline   bool     `yaml:"inline" desc:"Let the tenant name inline targets, within targets.allowInline and targets.inline"`
-	Operator bool     `yaml:"operator" desc:"Let the tenant read every tenant's series on /metrics (others read only their own)"`
+	Tokens       map[string]tenant.Config `yaml:"tokens"`
+	AllowedHosts []string                 `yaml:"allowedHosts" desc:"Host header values served besides localhost, loopback addresses and the address listened on: name or name:port (no port = any); checked when set, and always without a bearer token (DNS rebinding)"`
+	TLS          HTTPTLSConfig            `yaml:"tls"`
 }
 
 // ConsoleConfig is the web console the HTTP API serves at / and /ui/.

@@ -18,6 +18,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
 	"github.com/mqprobe/mqprobe/internal/targets"
+	"github.com/mqprobe/mqprobe/internal/tenant"
 )
 
 // writeYAML puts text in a temporary file and returns its path.
@@ -526,7 +527,7 @@ func setProfile(c *Config, name string, p targets.ProfileConfig) {
 func TestRedacted(t *testing.T) {
 	c := Default()
 	c.HTTP.AuthToken = "tok-123"
-	c.HTTP.Tokens = map[string]TenantConfig{"team-a": {TokenRef: "env:TEAM_A_TOKEN"}}
+	c.HTTP.Tokens = map[string]tenant.Config{"team-a": {TokenRef: "env:TEAM_A_TOKEN"}}
 	setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", AllowedQueues: []string{"DEV.QUEUE.1"},
 		Auth: targets.AuthConfig{User: "app", PasswordRef: "env:PW"}})
 	setProfile(c, "q", targets.ProfileConfig{QueueManager: "QM1"})

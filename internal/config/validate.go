@@ -14,8 +14,6 @@ import (
 	"github.com/mqprobe/mqprobe/internal/awsbus"
 	"github.com/mqprobe/mqprobe/internal/configcheck"
 	"github.com/mqprobe/mqprobe/internal/executor"
-	"github.com/mqprobe/mqprobe/internal/secrets"
-	"github.com/mqprobe/mqprobe/internal/targets"
 	"github.com/mqprobe/mqprobe/internal/tenant"
 )
 
@@ -30,8 +28,7 @@ const (
 )
 
 var (
-	profilePatternRE = regexp.MustCompile(`^[A-Za-z0-9._*?-]+$`)
-	dynamoTableRE    = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
+	dynamoTableRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
 )
 
 // Validate checks every setting and reports every broken rule (joined
@@ -67,7 +64,7 @@ func (c *Config) validateHTTP(v *configcheck.Errors) {
 		// Any bind beyond loopback needs a bearer token or mTLS.
 		v.Fail("http.authToken", "required (or http.tokens, or http.tls.clientCAFile for mTLS) when http.addr is not a loopback address (got %q)", h.Addr)
 	}
-	c.validateTenants(v)
+	v.Add(tenant.ValidateTokens(h.Tokens, slices.Collect(maps.Keys(c.Targets.Profiles))))
 	for i, entry := range h.AllowedHosts {
 		if !isHostEntry(entry) {
 			v.Fail(fmt.Sprintf("http.allowedHosts[%d]", i), "must be a host name or IP address, optionally with :port, as a Host header carries it (got %q)", entry)
@@ -91,45 +88,6 @@ func (c *Config) validateHTTP(v *configcheck.Errors) {
 	if c.Tests.MaxConcurrent < 1 {
 		v.Fail("tests.maxConcurrent", "must be at least 1 (got %d)", c.Tests.MaxConcurrent)
 	}
-}
-
-// validateTenants checks http.tokens: valid names, each its own token
-// reference, profile patterns that name configured profiles.
-func (c *Config) validateTenants(v *configcheck.Errors) {
-	names := slices.Sorted(maps.Keys(c.HTTP.Tokens))
-	byRef := map[string]string{}
-	for _, name := range names {
-		tc, key := c.HTTP.Tokens[name], "http.tokens."+name
-		if err := tenant.CheckName(name); err != nil {
-			v.Fail(key, "%v", err)
-		}
-		switch {
-		case tc.TokenRef == "":
-			v.Fail(key+".tokenRef", "required: a reference env:NAME, file:/path or secret://name to the tenant's bearer token")
-		case !secrets.IsReference(tc.TokenRef):
-			targets.ValidateRef(v, key+".tokenRef", tc.TokenRef)
-		case byRef[tc.TokenRef] != "":
-			v.Fail(key+".tokenRef", "same reference as http.tokens.%s.tokenRef: each tenant needs its own token", byRef[tc.TokenRef])
-		default:
-			byRef[tc.TokenRef] = name
-		}
-		v.Patterns(key+".profiles", tc.Profiles, profilePatternRE)
-		for i, p := range tc.Profiles {
-			// A pattern naming nothing is a typo, not a policy.
-			if profilePatternRE.MatchString(p) && !c.anyProfileMatches(p) {
-				v.Fail(fmt.Sprintf("%s.profiles[%d]", key, i), "matches no profile of targets.profiles (got %q)", p)
-			}
-		}
-	}
-}
-
-func (c *Config) anyProfileMatches(pattern string) bool {
-	for name := range c.Targets.Profiles {
-		if targets.Match(pattern, name, false) {
-			return true
-		}
-	}
-	return false
 }
 
 // hostNameRE is a DNS name as a Host header carries it: dot-separated

@@ -44,7 +44,6 @@ import (
 	"github.com/mqprobe/mqprobe/internal/secrets"
 	"github.com/mqprobe/mqprobe/internal/targets"
 	"github.com/mqprobe/mqprobe/internal/telemetry"
-	"github.com/mqprobe/mqprobe/internal/tenant"
 	"github.com/mqprobe/mqprobe/router"
 )
 
@@ -558,8 +557,7 @@ func tenantTokens(ctx context.Context, h config.HTTPConfig, resolver *secrets.Re
 			return nil, fmt.Errorf("%s: resolves to the same token as %s: each tenant needs its own token", key, other)
 		}
 		owner[token] = key
-		creds = append(creds, httpapi.Credential{Token: token,
-			Tenant: tenant.Tenant{Name: name, Profiles: tc.Profiles, Inline: tc.Inline, Operator: tc.Operator}})
+		creds = append(creds, httpapi.Credential{Token: token, Tenant: tc.Tenant(name)})
 	}
 	return creds, nil
 }
