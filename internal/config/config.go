@@ -15,7 +15,6 @@ import (
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
 	"github.com/mqprobe/mqprobe/internal/targets"
-	"github.com/mqprobe/mqprobe/internal/tenant"
 )
 
 // Modes.
@@ -62,36 +61,10 @@ type Config struct {
 	Log         LogConfig             `yaml:"log"`
 }
 
-// HTTPConfig is the HTTP API server.
-type HTTPConfig struct {
-	Addr            string        `yaml:"addr" desc:"Listen address host:port; anything but loopback requires http.authToken, http.tokens or mTLS"`
-	MaxBodyBytes    int           `yaml:"maxBodyBytes" desc:"Largest request body accepted, in bytes (command.maxBytes plus room for envelopes)"`
-	ReadTimeout     time.Duration `yaml:"readTimeout" desc:"Time allowed to read a whole request (0 = no limit)"`
-	WriteTimeout    time.Duration `yaml:"writeTimeout" desc:"Time allowed to write a reply once it is ready (a command's reply after the command ends; 0 = no limit)"`
-	ShutdownTimeout time.Duration `yaml:"shutdownTimeout" desc:"How long a graceful shutdown waits for in-flight requests"`
-	InProgressWait  time.Duration `yaml:"inProgressWait" desc:"How long a request whose command runs elsewhere waits for its result before 409 with Retry-After"`
-	AuthToken       string        `yaml:"authToken" secret:"true" desc:"Bearer token of the implicit tenant (empty = none; a non-loopback addr needs it, http.tokens or mTLS)"`
-	// Tokens are the named tenants, by name.
-	Tokens       map[string]tenant.Config `yaml:"tokens"`
-	AllowedHosts []string                 `yaml:"allowedHosts" desc:"Host header values served besides localhost, loopback addresses and the address listened on: name or name:port (no port = any); checked when set, and always without a bearer token (DNS rebinding)"`
-	TLS          HTTPTLSConfig            `yaml:"tls"`
-}
-
 // ConsoleConfig is the web console the HTTP API serves at / and /ui/.
 type ConsoleConfig struct {
 	Enabled bool `yaml:"enabled" desc:"Serve the web console at / and /ui/ on http.addr; its pages read the API with the same token, mTLS and tenant scoping"`
 }
-
-// HTTPTLSConfig serves the API over TLS, optionally requiring client
-// certificates (mTLS).
-type HTTPTLSConfig struct {
-	CertFile     string `yaml:"certFile" desc:"PEM server certificate (chain); with keyFile, the API speaks HTTPS"`
-	KeyFile      string `yaml:"keyFile" desc:"PEM private key of certFile"`
-	ClientCAFile string `yaml:"clientCAFile" desc:"PEM CA bundle; when set, every client must present a certificate it signed (mTLS)"`
-}
-
-// Enabled reports whether the API serves HTTPS.
-func (t HTTPTLSConfig) Enabled() bool { return t.CertFile != "" }
 
 // IdempotencyConfig is the idempotency engine and its store.
 type IdempotencyConfig struct {

@@ -3,10 +3,8 @@ package config
 import (
 	"fmt"
 	"maps"
-	"net"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -27,9 +25,7 @@ const (
 	instanceIDMax = 128
 )
 
-var (
-	dynamoTableRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
-)
+var dynamoTableRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
 
 // Validate checks every setting and reports every broken rule (joined
 // *FieldError values), each naming the dotted key.
@@ -45,84 +41,30 @@ func (c *Config) Validate() error {
 	c.validateHTTP(v)
 	c.validateIdempotency(v)
 	c.validateMQ(v)
-	c.validateCommand(v)
+	v.Add(c.Command.Validate())
+	c.validateResults(v)
+	c.validateOperations(v)
 	c.validateTargets(v)
 	v.NonNegativeDuration("secrets.cacheTTL", c.Secrets.CacheTTL)
 	c.validateBus(v)
+	v.PositiveDuration("aws.checkInterval", c.AWS.CheckInterval)
 	c.validateLimits(v)
 	configcheck.OneOf(v, "log.level", c.Log.Level, "debug", "info", "warn", "error")
 	configcheck.OneOf(v, "log.format", c.Log.Format, "json", "text")
 	return v.Err()
 }
 
+// validateHTTP checks the http section, its tenants against
+// targets.profiles, and that it accepts the commands command.maxBytes does.
 func (c *Config) validateHTTP(v *configcheck.Errors) {
-	h := c.HTTP
-	host, port, err := net.SplitHostPort(h.Addr)
-	if p, perr := strconv.Atoi(port); err != nil || perr != nil || p < 0 || p > 65535 {
-		v.Fail("http.addr", "must be host:port (got %q)", h.Addr)
-	} else if !isLoopback(host) && h.AuthToken == "" && len(h.Tokens) == 0 && h.TLS.ClientCAFile == "" {
-		// Any bind beyond loopback needs a bearer token or mTLS.
-		v.Fail("http.authToken", "required (or http.tokens, or http.tls.clientCAFile for mTLS) when http.addr is not a loopback address (got %q)", h.Addr)
-	}
-	v.Add(tenant.ValidateTokens(h.Tokens, slices.Collect(maps.Keys(c.Targets.Profiles))))
-	for i, entry := range h.AllowedHosts {
-		if !isHostEntry(entry) {
-			v.Fail(fmt.Sprintf("http.allowedHosts[%d]", i), "must be a host name or IP address, optionally with :port, as a Host header carries it (got %q)", entry)
-		}
-	}
-	if (h.TLS.CertFile == "") != (h.TLS.KeyFile == "") {
-		v.Fail("http.tls.keyFile", "http.tls.certFile and http.tls.keyFile go together")
-	}
-	if h.TLS.ClientCAFile != "" && h.TLS.CertFile == "" {
-		v.Fail("http.tls.clientCAFile", "needs http.tls.certFile and http.tls.keyFile: client certificates are asked for only over TLS")
-	}
-	v.Positive("http.maxBodyBytes", h.MaxBodyBytes)
-	if h.MaxBodyBytes > 0 && h.MaxBodyBytes < c.Command.MaxBytes {
-		v.Fail("http.maxBodyBytes", "must be at least command.maxBytes (%d) (got %d)", c.Command.MaxBytes, h.MaxBodyBytes)
-	}
-	v.NonNegativeDuration("http.readTimeout", h.ReadTimeout)
-	v.NonNegativeDuration("http.writeTimeout", h.WriteTimeout)
-	v.PositiveDuration("http.shutdownTimeout", h.ShutdownTimeout)
-	v.PositiveDuration("http.inProgressWait", h.InProgressWait)
-	v.PositiveDuration("tests.maxDuration", c.Tests.MaxDuration)
-	if c.Tests.MaxConcurrent < 1 {
-		v.Fail("tests.maxConcurrent", "must be at least 1 (got %d)", c.Tests.MaxConcurrent)
+	v.Add(c.HTTP.Validate())
+	v.Add(tenant.ValidateTokens(c.HTTP.Tokens, slices.Collect(maps.Keys(c.Targets.Profiles))))
+	if c.HTTP.MaxBodyBytes > 0 && c.HTTP.MaxBodyBytes < c.Command.MaxBytes {
+		v.Fail("http.maxBodyBytes", "must be at least command.maxBytes (%d) (got %d)", c.Command.MaxBytes, c.HTTP.MaxBodyBytes)
 	}
 }
 
-// hostNameRE is a DNS name as a Host header carries it: dot-separated
-// labels of letters, digits, - and _, an optional root dot.
-var hostNameRE = regexp.MustCompile(`^[A-Za-z0-9_]([A-Za-z0-9_-]{0,62})(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,62}))*\.?$`)
-
-// isHostEntry reports whether entry is "host", "host:port", "[v6]" or
-// "[v6]:port" with a name or IP address and a port 1-65535.
-func isHostEntry(entry string) bool {
-	host, port, err := net.SplitHostPort(entry)
-	if err != nil {
-		host, port = entry, ""
-		if strings.HasPrefix(entry, "[") && strings.HasSuffix(entry, "]") {
-			host = entry[1 : len(entry)-1]
-		}
-	}
-	if port != "" {
-		if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
-			return false
-		}
-	}
-	if ip := net.ParseIP(host); ip != nil {
-		return true
-	}
-	return len(host) <= 253 && hostNameRE.MatchString(host)
-}
-
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
+// validateIdempotency checks the engine and the settings of the store in use.
 func (c *Config) validateIdempotency(v *configcheck.Errors) {
 	id := c.Idempotency
 	configcheck.OneOf(v, "idempotency.store", id.Store, StoreSQLite, StorePostgres, StoreDynamoDB, StoreMemory)
@@ -145,6 +87,7 @@ func (c *Config) validateIdempotency(v *configcheck.Errors) {
 	}
 }
 
+// validateMQ checks the MQ backend, its queue managers and pool.
 func (c *Config) validateMQ(v *configcheck.Errors) {
 	configcheck.OneOf(v, "mq.backend", c.MQ.Backend, BackendEmbedded, BackendIBMMQ)
 	qms := c.MQ.Embedded.QueueManagers
@@ -162,9 +105,8 @@ func (c *Config) validateMQ(v *configcheck.Errors) {
 	v.Add(c.MQ.Pool.Validate())
 }
 
-func (c *Config) validateCommand(v *configcheck.Errors) {
-	v.Add(c.Command.Validate())
-
+// validateResults checks where result events go and how many are kept.
+func (c *Config) validateResults(v *configcheck.Errors) {
 	r := c.Results
 	configcheck.OneOf(v, "results.replay", r.Replay, executor.ReplayRepublish, executor.ReplayDrop)
 	v.NonNegative("results.recent", r.Recent)
@@ -177,7 +119,14 @@ func (c *Config) validateCommand(v *configcheck.Errors) {
 	if c.Mode == ModeAWS && r.SNSTopicARN == "" && r.SQSQueue == "" {
 		v.Fail("results.snsTopicArn", "results.snsTopicArn or results.sqsQueue is required when mode is aws")
 	}
+}
 
+// validateOperations checks the limits of TEST and CONSUME runs.
+func (c *Config) validateOperations(v *configcheck.Errors) {
+	v.PositiveDuration("tests.maxDuration", c.Tests.MaxDuration)
+	if c.Tests.MaxConcurrent < 1 {
+		v.Fail("tests.maxConcurrent", "must be at least 1 (got %d)", c.Tests.MaxConcurrent)
+	}
 	cs := c.Consume
 	v.NonNegative("consume.captureMaxBytes", cs.CaptureMaxBytes)
 	v.NonNegative("consume.captureMaxMessageBytes", cs.CaptureMaxMessageBytes)
@@ -186,6 +135,7 @@ func (c *Config) validateCommand(v *configcheck.Errors) {
 	}
 }
 
+// validateLimits checks what admission enforces, and that CONSUME fits it.
 func (c *Config) validateLimits(v *configcheck.Errors) {
 	l := c.Limits
 	v.Add(l.Config.Validate())
@@ -244,6 +194,7 @@ func (c *Config) validateTargets(v *configcheck.Errors) {
 	}
 }
 
+// validateBus checks how commands arrive over SQS and come back.
 func (c *Config) validateBus(v *configcheck.Errors) {
 	s := c.SQS
 	if c.Mode == ModeAWS && s.CommandQueue == "" {
@@ -255,7 +206,6 @@ func (c *Config) validateBus(v *configcheck.Errors) {
 	if s.VisibilityTimeout < 0 || s.VisibilityTimeout > awsbus.MaxVisibilityTimeout || s.VisibilityTimeout%time.Second != 0 {
 		v.Fail("sqs.visibilityTimeout", "must be whole seconds between 0s and 12h (got %s)", configcheck.FormatDuration(s.VisibilityTimeout))
 	}
-	v.PositiveDuration("aws.checkInterval", c.AWS.CheckInterval)
 	if d := c.Bus.NackDelay; d < 0 || d > awsbus.MaxVisibilityTimeout {
 		v.Fail("bus.nackDelay", "must be between 0s and 12h (got %s)", configcheck.FormatDuration(d))
 	}
