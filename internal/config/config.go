@@ -14,6 +14,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
+	"github.com/mqprobe/mqprobe/internal/secrets"
 	"github.com/mqprobe/mqprobe/internal/targets"
 )
 
@@ -54,7 +55,7 @@ type Config struct {
 	Tests       TestsConfig           `yaml:"tests"`
 	Targets     targets.Settings      `yaml:"targets"`
 	Limits      LimitsConfig          `yaml:"limits"`
-	Secrets     SecretsConfig         `yaml:"secrets"`
+	Secrets     secrets.Config        `yaml:"secrets"`
 	SQS         SQSConfig             `yaml:"sqs"`
 	AWS         AWSConfig             `yaml:"aws"`
 	Bus         BusConfig             `yaml:"bus"`
@@ -138,12 +139,6 @@ type LimitsConfig struct {
 	CommandQueue     int `yaml:"commandQueue" desc:"Commands POST /commands holds queued or executing (embedded mode); more get 429 with Retry-After"`
 }
 
-// SecretsConfig is how secret references resolve.
-type SecretsConfig struct {
-	CacheTTL time.Duration `yaml:"cacheTTL" desc:"How long a secret:// value fetched from AWS Secrets Manager is reused (0 = fetch every time)"`
-	KeyDir   string        `yaml:"keyDir" desc:"Private directory (0700) receiving key repositories fetched by secret:// keyStoreRef" default:"<temp dir>/mqprobe-keys"`
-}
-
 // BusConfig is how the command bus redelivers.
 type BusConfig struct {
 	NackDelay time.Duration `yaml:"nackDelay" desc:"How long a nacked command (in progress elsewhere, transient failure, store unavailable) waits before redelivery"`
@@ -207,7 +202,7 @@ func defaults() *Config {
 		Log:     LogConfig{Level: "info", Format: "json"},
 		Targets: targets.DefaultSettings(),
 		Limits:  LimitsConfig{Config: admission.DefaultConfig(), CommandQueue: 100},
-		Secrets: SecretsConfig{CacheTTL: 5 * time.Minute},
+		Secrets: secrets.Config{CacheTTL: secrets.DefaultCacheTTL},
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
+	"github.com/mqprobe/mqprobe/internal/secrets"
 	"github.com/mqprobe/mqprobe/internal/targets"
 	"github.com/mqprobe/mqprobe/internal/tenant"
 )
@@ -86,7 +87,7 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 		Targets: targets.Settings{AllowInline: &allow, RateLimit: targets.RateLimitConfig{Burst: 10}},
 		Limits: LimitsConfig{Config: admission.Config{MaxConcurrentCommands: 64, MaxInFlightBytes: 134217728, AdmissionWait: 2 * time.Second},
 			CommandQueue: 100},
-		Secrets: SecretsConfig{CacheTTL: 5 * time.Minute},
+		Secrets: secrets.Config{CacheTTL: 5 * time.Minute},
 		SQS:     SQSConfig{WaitTimeSeconds: 20, VisibilityTimeout: 60 * time.Second, MaxMessages: 10},
 		AWS:     AWSConfig{CheckInterval: 30 * time.Second},
 		Bus:     BusConfig{NackDelay: 5 * time.Second},

@@ -45,7 +45,7 @@ func (c *Config) Validate() error {
 	c.validateResults(v)
 	c.validateOperations(v)
 	c.validateTargets(v)
-	v.NonNegativeDuration("secrets.cacheTTL", c.Secrets.CacheTTL)
+	v.Add(c.Secrets.Validate())
 	c.validateBus(v)
 	v.PositiveDuration("aws.checkInterval", c.AWS.CheckInterval)
 	c.validateLimits(v)
