@@ -43,23 +43,23 @@ const (
 // values Redacted hides ("dsn" hides only a DSN's password), and default
 // documents a default that depends on other settings.
 type Config struct {
-	Mode        string                `yaml:"mode" desc:"Deployment mode: embedded (in-process bus, zero setup) or aws (SQS/SNS/DynamoDB)"`
-	InstanceID  string                `yaml:"instanceId" desc:"Name of this process in result events (source mqprobe/<instanceId>) and records" default:"<hostname>-<6 random hex>"`
-	HTTP        HTTPConfig            `yaml:"http"`
-	Console     ConsoleConfig         `yaml:"console"`
-	Idempotency IdempotencyConfig     `yaml:"idempotency"`
-	MQ          MQConfig              `yaml:"mq"`
-	Command     command.DecoderConfig `yaml:"command"`
-	Results     ResultsConfig         `yaml:"results"`
-	Consume     ConsumeConfig         `yaml:"consume"`
-	Tests       TestsConfig           `yaml:"tests"`
-	Targets     targets.Settings      `yaml:"targets"`
-	Limits      LimitsConfig          `yaml:"limits"`
-	Secrets     secrets.Config        `yaml:"secrets"`
-	SQS         SQSConfig             `yaml:"sqs"`
-	AWS         AWSConfig             `yaml:"aws"`
-	Bus         BusConfig             `yaml:"bus"`
-	Log         LogConfig             `yaml:"log"`
+	Mode        string                  `yaml:"mode" desc:"Deployment mode: embedded (in-process bus, zero setup) or aws (SQS/SNS/DynamoDB)"`
+	InstanceID  string                  `yaml:"instanceId" desc:"Name of this process in result events (source mqprobe/<instanceId>) and records" default:"<hostname>-<6 random hex>"`
+	HTTP        HTTPConfig              `yaml:"http"`
+	Console     ConsoleConfig           `yaml:"console"`
+	Idempotency IdempotencyConfig       `yaml:"idempotency"`
+	MQ          MQConfig                `yaml:"mq"`
+	Command     command.DecoderConfig   `yaml:"command"`
+	Results     ResultsConfig           `yaml:"results"`
+	Consume     ConsumeConfig           `yaml:"consume"`
+	Tests       TestsConfig             `yaml:"tests"`
+	Targets     targets.Settings        `yaml:"targets"`
+	Limits      LimitsConfig            `yaml:"limits"`
+	Secrets     secrets.Config          `yaml:"secrets"`
+	SQS         awsbus.SubscriberConfig `yaml:"sqs"`
+	AWS         AWSConfig               `yaml:"aws"`
+	Bus         BusConfig               `yaml:"bus"`
+	Log         LogConfig               `yaml:"log"`
 }
 
 // ConsoleConfig is the web console the HTTP API serves at / and /ui/.
@@ -144,14 +144,6 @@ type BusConfig struct {
 	NackDelay time.Duration `yaml:"nackDelay" desc:"How long a nacked command (in progress elsewhere, transient failure, store unavailable) waits before redelivery"`
 }
 
-// SQSConfig is the SQS subscriber.
-type SQSConfig struct {
-	CommandQueue      string        `yaml:"commandQueue" desc:"SQS queue commands arrive on, name or URL (required in aws mode)"`
-	WaitTimeSeconds   int           `yaml:"waitTimeSeconds" desc:"Long-poll wait of each ReceiveMessage, 0-20 seconds"`
-	VisibilityTimeout time.Duration `yaml:"visibilityTimeout" desc:"Visibility timeout of received messages (whole seconds, at most 12h)"`
-	MaxMessages       int           `yaml:"maxMessages" desc:"Messages per ReceiveMessage, 1-10"`
-}
-
 // AWSConfig is how aws mode watches the AWS resources it uses.
 type AWSConfig struct {
 	CheckInterval time.Duration `yaml:"checkInterval" desc:"aws mode: how long a check that sqs.commandQueue, the results topic or queue and the DynamoDB table exist and are usable holds for readiness before it is made again"`
@@ -195,8 +187,7 @@ func defaults() *Config {
 		Results: ResultsConfig{Replay: executor.ReplayRepublish, Recent: 1000, RecentMaxBytes: 32 << 20, MaxReplyBytes: 4 << 20, MaxRawBodyBytes: executor.DefaultMaxRawBodyBytes},
 		Tests:   TestsConfig{MaxConcurrent: handlers.DefaultTestsMaxConcurrent, MaxDuration: handlers.DefaultTestsMaxDuration},
 		Consume: ConsumeConfig{CaptureMaxBytes: handlers.DefaultCaptureMaxBytes, CaptureMaxMessageBytes: handlers.DefaultCaptureMaxMessageBytes},
-		SQS: SQSConfig{WaitTimeSeconds: awsbus.DefaultWaitTimeSeconds, VisibilityTimeout: awsbus.DefaultVisibilityTimeout,
-			MaxMessages: awsbus.DefaultMaxMessages},
+		SQS:     awsbus.DefaultSubscriberConfig(),
 		AWS:     AWSConfig{CheckInterval: 30 * time.Second},
 		Bus:     BusConfig{NackDelay: executor.DefaultRetryDelay},
 		Log:     LogConfig{Level: "info", Format: "json"},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/admission"
 	"github.com/mqprobe/mqprobe/internal/apidoc"
+	"github.com/mqprobe/mqprobe/internal/awsbus"
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/mq"
@@ -88,7 +89,7 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 		Limits: LimitsConfig{Config: admission.Config{MaxConcurrentCommands: 64, MaxInFlightBytes: 134217728, AdmissionWait: 2 * time.Second},
 			CommandQueue: 100},
 		Secrets: secrets.Config{CacheTTL: 5 * time.Minute},
-		SQS:     SQSConfig{WaitTimeSeconds: 20, VisibilityTimeout: 60 * time.Second, MaxMessages: 10},
+		SQS:     awsbus.SubscriberConfig{WaitTimeSeconds: 20, VisibilityTimeout: 60 * time.Second, MaxMessages: 10},
 		AWS:     AWSConfig{CheckInterval: 30 * time.Second},
 		Bus:     BusConfig{NackDelay: 5 * time.Second},
 		Log:     LogConfig{Level: "info", Format: "json"},

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/mqprobe/mqprobe/internal/awsbus"
@@ -18,12 +17,8 @@ import (
 // FieldError is one broken rule: Key is the dotted key, Rule what it must be.
 type FieldError = configcheck.FieldError
 
-// Limits imposed by SQS, so bad values fail at start and not at the first
-// command.
-const (
-	sqsMaxBatch   = 10 // ReceiveMessage MaxNumberOfMessages
-	instanceIDMax = 128
-)
+// instanceIDMax bounds instanceId, which names records and event sources.
+const instanceIDMax = 128
 
 var dynamoTableRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
 
@@ -200,12 +195,7 @@ func (c *Config) validateBus(v *configcheck.Errors) {
 	if c.Mode == ModeAWS && s.CommandQueue == "" {
 		v.Fail("sqs.commandQueue", "required when mode is aws")
 	}
-	v.Between("sqs.waitTimeSeconds", s.WaitTimeSeconds, 0, awsbus.MaxWaitTimeSeconds)
-	v.Between("sqs.maxMessages", s.MaxMessages, 1, sqsMaxBatch)
-	// SQS counts visibility in whole seconds, up to 12 hours.
-	if s.VisibilityTimeout < 0 || s.VisibilityTimeout > awsbus.MaxVisibilityTimeout || s.VisibilityTimeout%time.Second != 0 {
-		v.Fail("sqs.visibilityTimeout", "must be whole seconds between 0s and 12h (got %s)", configcheck.FormatDuration(s.VisibilityTimeout))
-	}
+	v.Add(s.Validate())
 	if d := c.Bus.NackDelay; d < 0 || d > awsbus.MaxVisibilityTimeout {
 		v.Fail("bus.nackDelay", "must be between 0s and 12h (got %s)", configcheck.FormatDuration(d))
 	}

@@ -151,14 +151,12 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		return nil, err
 	}
 	sqs, res := cfg.SQS, cfg.Results
+	sqs.NackDelay, sqs.TracerProvider, sqs.WaitForRoom = cfg.Bus.NackDelay, d.awsTracing(), d.waitForRoom
+	// Acks of commands finishing during the drain must still delete.
+	sqs.CloseTimeout = cfg.HTTP.ShutdownTimeout + 10*time.Second
 	if d.bus, err = router.NewTransport(ctx, router.TransportConfig{Mode: cfg.Mode, AWS: d.awsConfig, Logger: watermillLogger(log),
-		SQS: awsbus.SubscriberConfig{QueueURL: sqs.CommandQueue, WaitTimeSeconds: sqs.WaitTimeSeconds,
-			VisibilityTimeout: sqs.VisibilityTimeout, MaxMessages: sqs.MaxMessages, NackDelay: cfg.Bus.NackDelay,
-			// Acks of commands finishing during the drain must still delete.
-			CloseTimeout: cfg.HTTP.ShutdownTimeout + 10*time.Second, TracerProvider: d.awsTracing(),
-			WaitForRoom: d.waitForRoom},
-		MaxQueued: cfg.Limits.CommandQueue,
-		Results:   awsbus.PublisherConfig{TopicARN: res.SNSTopicARN, QueueURL: res.SQSQueue, TracerProvider: d.awsTracing()},
+		SQS: sqs, MaxQueued: cfg.Limits.CommandQueue,
+		Results: awsbus.PublisherConfig{TopicARN: res.SNSTopicARN, QueueURL: res.SQSQueue, TracerProvider: d.awsTracing()},
 	}); err != nil {
 		return nil, err
 	}
