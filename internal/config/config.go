@@ -51,8 +51,8 @@ type Config struct {
 	MQ          MQConfig                `yaml:"mq"`
 	Command     command.DecoderConfig   `yaml:"command"`
 	Results     ResultsConfig           `yaml:"results"`
-	Consume     ConsumeConfig           `yaml:"consume"`
-	Tests       TestsConfig             `yaml:"tests"`
+	Consume     handlers.CaptureLimits  `yaml:"consume"`
+	Tests       handlers.TestLimits     `yaml:"tests"`
 	Targets     targets.Settings        `yaml:"targets"`
 	Limits      LimitsConfig            `yaml:"limits"`
 	Secrets     secrets.Config          `yaml:"secrets"`
@@ -120,18 +120,6 @@ type ResultsConfig struct {
 	MaxRawBodyBytes int                 `yaml:"maxRawBodyBytes" desc:"Raw body bytes kept in a rejected event"`
 }
 
-// ConsumeConfig caps what CONSUME captures into results.
-type ConsumeConfig struct {
-	CaptureMaxBytes        int `yaml:"captureMaxBytes" desc:"Total payload bytes captured into one CONSUME result"`
-	CaptureMaxMessageBytes int `yaml:"captureMaxMessageBytes" desc:"Payload bytes captured per consumed message"`
-}
-
-// TestsConfig limits TEST runs.
-type TestsConfig struct {
-	MaxConcurrent int           `yaml:"maxConcurrent" desc:"TEST runs one instance runs at once; more are rejected"`
-	MaxDuration   time.Duration `yaml:"maxDuration" desc:"Longest TEST run accepted"`
-}
-
 // LimitsConfig bounds the work the daemon takes on at once, whoever sends it.
 type LimitsConfig struct {
 	// Config is what admission enforces.
@@ -185,8 +173,8 @@ func defaults() *Config {
 		},
 		Command: command.DefaultDecoderConfig(),
 		Results: ResultsConfig{Replay: executor.ReplayRepublish, Recent: 1000, RecentMaxBytes: 32 << 20, MaxReplyBytes: 4 << 20, MaxRawBodyBytes: executor.DefaultMaxRawBodyBytes},
-		Tests:   TestsConfig{MaxConcurrent: handlers.DefaultTestsMaxConcurrent, MaxDuration: handlers.DefaultTestsMaxDuration},
-		Consume: ConsumeConfig{CaptureMaxBytes: handlers.DefaultCaptureMaxBytes, CaptureMaxMessageBytes: handlers.DefaultCaptureMaxMessageBytes},
+		Tests:   handlers.DefaultTestLimits(),
+		Consume: handlers.DefaultCaptureLimits(),
 		SQS:     awsbus.DefaultSubscriberConfig(),
 		AWS:     AWSConfig{CheckInterval: 30 * time.Second},
 		Bus:     BusConfig{NackDelay: executor.DefaultRetryDelay},

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mqprobe/mqprobe/handlers"
 	"github.com/mqprobe/mqprobe/internal/admission"
 	"github.com/mqprobe/mqprobe/internal/apidoc"
 	"github.com/mqprobe/mqprobe/internal/awsbus"
@@ -83,8 +84,8 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 		},
 		Command: command.DecoderConfig{MaxBytes: 262144, MissingKey: command.MissingKeyConfig{Bus: "messageId", HTTP: "generate"}},
 		Results: ResultsConfig{Replay: "republish", Recent: 1000, RecentMaxBytes: 33554432, MaxReplyBytes: 4194304, MaxRawBodyBytes: 4096},
-		Consume: ConsumeConfig{CaptureMaxBytes: 131072, CaptureMaxMessageBytes: 4096},
-		Tests:   TestsConfig{MaxConcurrent: 4, MaxDuration: time.Hour},
+		Consume: handlers.CaptureLimits{MaxBytes: 131072, MaxMessageBytes: 4096},
+		Tests:   handlers.TestLimits{MaxConcurrent: 4, MaxDuration: time.Hour},
 		Targets: targets.Settings{AllowInline: &allow, RateLimit: targets.RateLimitConfig{Burst: 10}},
 		Limits: LimitsConfig{Config: admission.Config{MaxConcurrentCommands: 64, MaxInFlightBytes: 134217728, AdmissionWait: 2 * time.Second},
 			CommandQueue: 100},
@@ -398,9 +399,9 @@ func TestValidateRules(t *testing.T) {
 		{"results.maxRawBodyBytes", func(c *Config) { c.Results.MaxRawBodyBytes = -1 }, "negative"},
 		{"results.snsTopicArn", func(c *Config) { c.Results.SNSTopicARN = "topic" }, "must be an ARN"},
 		{"results.snsTopicArn", func(c *Config) { c.Mode = ModeAWS; c.SQS.CommandQueue = "https://q" }, "required when mode is aws"},
-		{"consume.captureMaxBytes", func(c *Config) { c.Consume.CaptureMaxBytes = -1 }, "negative"},
-		{"consume.captureMaxMessageBytes", func(c *Config) { c.Consume.CaptureMaxMessageBytes = -1 }, "negative"},
-		{"consume.captureMaxMessageBytes", func(c *Config) { c.Consume.CaptureMaxMessageBytes = 1 << 20 }, "must not exceed consume.captureMaxBytes"},
+		{"consume.captureMaxBytes", func(c *Config) { c.Consume.MaxBytes = -1 }, "negative"},
+		{"consume.captureMaxMessageBytes", func(c *Config) { c.Consume.MaxMessageBytes = -1 }, "negative"},
+		{"consume.captureMaxMessageBytes", func(c *Config) { c.Consume.MaxMessageBytes = 1 << 20 }, "must not exceed consume.captureMaxBytes"},
 		{"targets.profiles.bad name", func(c *Config) { setProfile(c, "bad name", targets.ProfileConfig{QueueManager: "QM1"}) }, "profile name"},
 		{"targets.profiles.p.queueManager", func(c *Config) { setProfile(c, "p", targets.ProfileConfig{}) }, "required"},
 		{"targets.profiles.p.queueManager", func(c *Config) { setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM9"}) }, "mq.embedded.queueManagers"},

@@ -38,7 +38,8 @@ func (c *Config) Validate() error {
 	c.validateMQ(v)
 	v.Add(c.Command.Validate())
 	c.validateResults(v)
-	c.validateOperations(v)
+	v.Add(c.Tests.Validate())
+	v.Add(c.Consume.Validate())
 	c.validateTargets(v)
 	v.Add(c.Secrets.Validate())
 	c.validateBus(v)
@@ -116,20 +117,6 @@ func (c *Config) validateResults(v *configcheck.Errors) {
 	}
 }
 
-// validateOperations checks the limits of TEST and CONSUME runs.
-func (c *Config) validateOperations(v *configcheck.Errors) {
-	v.PositiveDuration("tests.maxDuration", c.Tests.MaxDuration)
-	if c.Tests.MaxConcurrent < 1 {
-		v.Fail("tests.maxConcurrent", "must be at least 1 (got %d)", c.Tests.MaxConcurrent)
-	}
-	cs := c.Consume
-	v.NonNegative("consume.captureMaxBytes", cs.CaptureMaxBytes)
-	v.NonNegative("consume.captureMaxMessageBytes", cs.CaptureMaxMessageBytes)
-	if cs.CaptureMaxMessageBytes > cs.CaptureMaxBytes {
-		v.Fail("consume.captureMaxMessageBytes", "must not exceed consume.captureMaxBytes (%d) (got %d)", cs.CaptureMaxBytes, cs.CaptureMaxMessageBytes)
-	}
-}
-
 // validateLimits checks what admission enforces, and that CONSUME fits it.
 func (c *Config) validateLimits(v *configcheck.Errors) {
 	l := c.Limits
@@ -137,8 +124,8 @@ func (c *Config) validateLimits(v *configcheck.Errors) {
 	v.Positive("limits.commandQueue", l.CommandQueue)
 	// CONSUME's footprint is its capture limit: one that never fits would
 	// refuse every CONSUME.
-	if l.MaxInFlightBytes > 0 && int64(c.Consume.CaptureMaxBytes) > l.MaxInFlightBytes {
-		v.Fail("consume.captureMaxBytes", "must not exceed limits.maxInFlightBytes (%d) (got %d)", l.MaxInFlightBytes, c.Consume.CaptureMaxBytes)
+	if l.MaxInFlightBytes > 0 && int64(c.Consume.MaxBytes) > l.MaxInFlightBytes {
+		v.Fail("consume.captureMaxBytes", "must not exceed limits.maxInFlightBytes (%d) (got %d)", l.MaxInFlightBytes, c.Consume.MaxBytes)
 	}
 }
 

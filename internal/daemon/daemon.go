@@ -165,11 +165,9 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	if opts.WrapPublisher != nil {
 		publisher = opts.WrapPublisher(publisher)
 	}
-	ops, err := handlers.New(handlers.Config{
-		Capture: handlers.CaptureLimits{MaxBytes: cfg.Consume.CaptureMaxBytes, MaxMessageBytes: cfg.Consume.CaptureMaxMessageBytes,
-			RecordBytes: d.engine.MaxRecordBytes()},
-		Tests: handlers.TestLimits{MaxConcurrent: cfg.Tests.MaxConcurrent, MaxDuration: cfg.Tests.MaxDuration},
-	})
+	capture := cfg.Consume
+	capture.RecordBytes = d.engine.MaxRecordBytes()
+	ops, err := handlers.New(handlers.Config{Capture: capture, Tests: cfg.Tests})
 	if err != nil {
 		return nil, err
 	}
