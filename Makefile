@@ -86,7 +86,7 @@ docker:
 ## docs: regenerate configs/openapi.yaml, configs/asyncapi.yaml, docs/configuration.md and the
 ## console's screenshots in docs/console (taken by its browser test, in Chromium: scripts/chromium.sh)
 docs:
-	$(GO) run ./internal/apidoc/gendocs
+	$(GO) run ./tools/gendocs
 	MQPROBE_TEST_CHROMIUM="$$(bash scripts/chromium.sh)" MQPROBE_CONSOLE_SCREENSHOTS=$(CURDIR)/docs/console \
 	  $(GO) test -count=1 -run '^TestConsoleInBrowser$$' ./internal/console/
 

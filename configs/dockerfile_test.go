@@ -23,6 +23,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/config"
 	"github.com/mqprobe/mqprobe/internal/daemon"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // dockerfile is ../Dockerfile as BuildKit reads it.
@@ -305,12 +306,8 @@ func TestDockerHealthcheckProbesTheDaemon(t *testing.T) {
 			"MQPROBE_HTTP_AUTHTOKEN=docker-test-token", "MQPROBE_HTTP_ADDR="+addr)
 		return cmd.Run()
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for err := probe(dmn.Addr()); err != nil; err = probe(dmn.Addr()) {
-		if time.Now().After(deadline) {
-			t.Fatalf("healthcheck against the running daemon: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testenv.Until(5*time.Second, func() bool { err = probe(dmn.Addr()); return err == nil }) {
+		t.Fatalf("healthcheck against the running daemon: %v", err)
 	}
 
 	sick := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {

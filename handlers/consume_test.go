@@ -162,7 +162,7 @@ func TestConsumeWaitsForTheFirstMessageOnly(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t)
 		go func() {
-			time.Sleep(100 * time.Millisecond)
+			synctest.Wait() // the CONSUME waits on the empty queue
 			f.putN(1)
 		}()
 		start := time.Now()

@@ -21,6 +21,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
 	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 func produceCmd(count, size int, tx bool, txSize int) command.Command {
@@ -165,13 +166,9 @@ func TestProduceOnDurableQueueManagerCheckpointsEveryCommit(t *testing.T) {
 			return nil
 		}
 		// The next transaction is put while this checkpoint is stored...
-		deadline := time.Now().Add(5 * time.Second)
-		for f.depth() < committed+txSize {
-			if time.Now().After(deadline) {
-				t.Errorf("checkpoint at %d: the next transaction's puts did not go on (depth %d)", committed, f.depth())
-				return nil
-			}
-			time.Sleep(time.Millisecond)
+		if !testenv.Until(5*time.Second, func() bool { return f.depth() >= committed+txSize }) {
+			t.Errorf("checkpoint at %d: the next transaction's puts did not go on (depth %d)", committed, f.depth())
+			return nil
 		}
 		// ...and waits for it to be committed.
 		time.Sleep(5 * time.Millisecond)
@@ -477,13 +474,13 @@ func TestProduceLeaseLossMidTransactionBacksOut(t *testing.T) {
 		watcher := f.conn()
 		lost := make(chan time.Time, 1)
 		go func() { // lose the lease once the second transaction is under way
-			for ctx.Err() == nil {
-				info, err := mq.InquireQueue(ctx, watcher, testQueue)
-				if err != nil || info.CurrentDepth >= txSize+txSize/2 {
-					break
+			testenv.UntilEvery(time.Hour, time.Millisecond, func() bool {
+				if ctx.Err() != nil {
+					return true
 				}
-				time.Sleep(time.Millisecond)
-			}
+				info, err := mq.InquireQueue(ctx, watcher, testQueue)
+				return err != nil || info.CurrentDepth >= txSize+txSize/2
+			})
 			lost <- time.Now()
 			cancel(idempotency.ErrLeaseLost)
 		}()

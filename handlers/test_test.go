@@ -6,6 +6,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/probe"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // TestStartedOnceTheRunCanBeStopped: a TEST says it started only when its
@@ -48,13 +49,11 @@ func TestLiveSeriesGrowsWhileTheRunGoesOn(t *testing.T) {
 		done <- err
 	}()
 	var live LiveTest
-	deadline := time.Now().Add(10 * time.Second)
-	for len(live.Series) < 3 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d points after 10 s, want 3", len(live.Series))
-		}
-		time.Sleep(100 * time.Millisecond)
+	if !testenv.Until(10*time.Second, func() bool {
 		live, _ = tests.Live("", run.Key, 0)
+		return len(live.Series) >= 3
+	}) {
+		t.Fatalf("%d points after 10 s, want 3", len(live.Series))
 	}
 	for i, p := range live.Series {
 		if p.N != int64(i+1) || p.Sent == 0 || p.P50Ms == nil || *p.P99Ms < *p.P50Ms || p.RatePerSec <= 0 {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the project's IBM MQ client library (headers + libmqm_r.so, a client
 # of mqserver) so that github.com/ibm-messaging/mq-golang compiles, links and
-# runs without IBM's client. Sources: internal/mq/ibmmq/testdata/mqstub
+# runs without IBM's client. Sources: internal/mqsim/clientlib
 # (see its README.md).
 #
 #   scripts/build-mqstub.sh           build into $MQSTUB_DIR (default .build/mqstub)
@@ -14,7 +14,7 @@ set -euo pipefail
 
 self="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
 root="$(dirname "$(dirname "$self")")"
-src="$root/internal/mq/ibmmq/testdata/mqstub"
+src="$root/internal/mqsim/clientlib"
 out="${MQSTUB_DIR:-$root/.build/mqstub}"
 case "$out" in /*) ;; *) out="$root/$out" ;; esac
 cc="${CC:-gcc}"

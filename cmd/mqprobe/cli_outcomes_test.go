@@ -43,7 +43,9 @@ func TestExitStatusByProblemType(t *testing.T) {
 			_, _, status := runCLI(t, context.Background(), produce...)
 			first <- status
 		}()
-		time.Sleep(300 * time.Millisecond)
+		testenv.Eventually(t, 10*time.Second, "the first command in progress", func() bool {
+			return daemonSays(addr, "/commands/PRODUCE/cli-twice", func(c struct{ Status string }) bool { return c.Status == "IN_PROGRESS" })
+		})
 		if out, stderr, status := runCLI(t, context.Background(), produce...); status != exitNotDecided || !strings.Contains(out, "in-progress") {
 			t.Errorf("the same command while it runs: exit %d, want %d\n%s\n%s", status, exitNotDecided, out, stderr)
 		}
@@ -60,7 +62,7 @@ func TestExitStatusByProblemType(t *testing.T) {
 			_, _, status := runCLI(t, context.Background(), "send", "produce", "--addr", addr, "--count", "5", "--rate", "5")
 			first <- status
 		}()
-		time.Sleep(300 * time.Millisecond)
+		testenv.Eventually(t, 10*time.Second, "the first command executing", func() bool { return executing(addr, 1) })
 		if out, stderr, status := runCLI(t, context.Background(), "send", "depth", "--addr", addr); status != exitNotDecided || !strings.Contains(out, "/problems/busy") {
 			t.Errorf("no room for a second command: exit %d, want %d\n%s\n%s", status, exitNotDecided, out, stderr)
 		}

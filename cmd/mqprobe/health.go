@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mqprobe/mqprobe/internal/daemonclient"
 )
 
 func healthCommand() *cobra.Command {
@@ -34,15 +36,15 @@ verify.`,
 			if live {
 				path = "health/live"
 			}
-			resp, data, err := dc.do(cmd.Context(), http.MethodGet, path, nil, nil)
+			resp, data, err := dc.Do(cmd.Context(), http.MethodGet, path, nil, nil)
 			if err != nil {
-				if hint, ok := tlsFailure(err); ok {
-					return &exitError{code: exitFailed, err: fmt.Errorf("%s: TLS handshake failed: %w (%s)", dc.base.JoinPath(path).Redacted(), err, hint)}
+				if hint, ok := daemonclient.TLSFailure(err); ok {
+					return &exitError{code: exitFailed, err: fmt.Errorf("%s: TLS handshake failed: %w (%s)", dc.URL(path), err, hint)}
 				}
-				return &exitError{code: exitFailed, err: fmt.Errorf("%s: no answer: %w", dc.base.JoinPath(path).Redacted(), err)}
+				return &exitError{code: exitFailed, err: fmt.Errorf("%s: no answer: %w", dc.URL(path), err)}
 			}
 			if resp.StatusCode != http.StatusOK {
-				return &exitError{code: exitFailed, err: fmt.Errorf("%s: %s: %s", dc.base.JoinPath(path).Redacted(), resp.Status, strings.TrimSpace(string(data)))}
+				return &exitError{code: exitFailed, err: fmt.Errorf("%s: %s: %s", dc.URL(path), resp.Status, strings.TrimSpace(string(data)))}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", path, strings.TrimSpace(string(data)))
 			return nil

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,17 +130,44 @@ func TestStoreInitCreatesTheDynamoDBTableOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
+	// The endpoint may be a dynalite other tests and runs share: a table
+	// of this run's own.
+	table := fmt.Sprintf("mqprobe-init-test-%d", time.Now().UnixNano())
 	t.Setenv("MQPROBE_IDEMPOTENCY_STORE", "dynamodb")
-	t.Setenv("MQPROBE_IDEMPOTENCY_DYNAMODB_TABLE", "mqprobe-init-test")
+	t.Setenv("MQPROBE_IDEMPOTENCY_DYNAMODB_TABLE", table)
 	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
 	t.Setenv("AWS_REGION", "us-east-1")
 	t.Setenv("AWS_ACCESS_KEY_ID", "local")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "local")
 	out, status := mqprobe(t, "store", "init")
-	if status != 0 || !strings.Contains(out, "mqprobe-init-test created") || !strings.Contains(out, "TTL on ttl: not supported by this endpoint") {
+	if status != 0 || !strings.Contains(out, table+" created") || !strings.Contains(out, "TTL on ttl: not supported by this endpoint") {
 		t.Fatalf("first init: %d %s", status, out)
 	}
-	if out, status = mqprobe(t, "store", "init"); status != 0 || !strings.Contains(out, "mqprobe-init-test exists") {
+	if out, status = mqprobe(t, "store", "init"); status != 0 || !strings.Contains(out, table+" exists") {
 		t.Fatalf("second init: %d %s", status, out)
 	}
+}
+
+// daemonSays reports whether GET path on the daemon at addr answers 200
+// with a JSON body for which holds is true.
+func daemonSays[T any](addr, path string, holds func(T) bool) bool {
+	resp, err := http.Get("http://" + addr + path)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	var body T
+	return resp.StatusCode == http.StatusOK && json.NewDecoder(resp.Body).Decode(&body) == nil && holds(body)
+}
+
+// loadView is the part of GET /status the tests wait on.
+type loadView struct {
+	Load struct {
+		CommandsExecuting int `json:"commandsExecuting"`
+	} `json:"load"`
+}
+
+// executing reports whether the daemon at addr has at least n commands executing.
+func executing(addr string, n int) bool {
+	return daemonSays(addr, "/status", func(s loadView) bool { return s.Load.CommandsExecuting >= n })
 }

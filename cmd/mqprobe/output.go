@@ -358,7 +358,6 @@ func writeHistogram(w io.Writer, buckets []probe.LatencyBucket) {
 	}
 }
 
-// millis formats a latency in milliseconds, to the microsecond.
 // depthRows shows a DEPTH result: the named queue's type, what it points
 // at, and the counts of the local queue holding its messages, if any.
 func depthRows(r handlers.DepthResult) [][2]string {
@@ -389,6 +388,7 @@ func depthRows(r handlers.DepthResult) [][2]string {
 	return rows
 }
 
+// millis formats a latency in milliseconds, to the microsecond.
 func millis(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
 func indentJSON(data []byte) string {

@@ -15,6 +15,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/mqprobe/mqprobe/internal/daemonclient"
 )
 
 var sendRoutes = map[string]string{
@@ -248,10 +250,10 @@ func runSend(cmd *cobra.Command, opts *sendOptions, op string, ownFlags []string
 	if opts.wait && liveLine(out, &opts.output, op) {
 		watch = startCommandWatch(cmd.Context(), httpStateSource(dc, operation, key), verbOf(op), totalOf(body), &progressLine{w: out, tty: true})
 	}
-	resp, data, err := dc.do(cmd.Context(), http.MethodPost, sendRoutes[op], body, header)
+	resp, data, err := dc.Do(cmd.Context(), http.MethodPost, sendRoutes[op], body, header)
 	watch.stop()
 	if err != nil {
-		return dc.unreachable(err, lookupHint(dc, operation, key))
+		return unreachable(dc, err, lookupHint(dc, operation, key))
 	}
 	if err := opts.output.print(out, data); err != nil {
 		return err
@@ -284,14 +286,8 @@ func verbOf(op string) string {
 }
 
 // lookupHint says how to look at a command the CLI stopped waiting for.
-func lookupHint(dc *daemonClient, operation, key string) string {
-	u, _ := dc.base.Parse(commandStatePath(operation, key)) //nolint:errcheck // the path is escaped
-	auth := ""
-	if dc.token != "" {
-		// The variable, never the token: the hint lands in logs.
-		auth = ` -H "Authorization: Bearer $` + tokenEnv + `"`
-	}
-	return fmt.Sprintf("mqprobe send status %s %s (or curl%s%s %s)", operation, key, dc.curlTLS, auth, u.Redacted())
+func lookupHint(dc *daemonclient.Client, operation, key string) string {
+	return fmt.Sprintf("mqprobe send status %s %s (or %s)", operation, key, dc.Curl(daemonclient.CommandStatePath(operation, key), tokenEnv))
 }
 
 // Kinds of problem the daemon answers with, by the last segment of the

@@ -1,20 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
-	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sns"
-	snstypes "github.com/aws/aws-sdk-go-v2/service/sns/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/aws/smithy-go/logging"
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
@@ -22,7 +15,6 @@ import (
 	"github.com/mqprobe/mqprobe/internal/awsbus"
 	"github.com/mqprobe/mqprobe/internal/config"
 	"github.com/mqprobe/mqprobe/internal/daemon"
-	"github.com/mqprobe/mqprobe/internal/result"
 )
 
 // awsSend publishes body to SQS or SNS when the command line or the
@@ -60,8 +52,8 @@ func awsSend(cmd *cobra.Command, opts *sendOptions, op string, body []byte) (han
 			return true, usageErrorf(cmd, "--wait needs a results queue: --results-queue or results.sqsQueue")
 		}
 	}
-	if opts.client.timeout <= 0 {
-		return true, usageErrorf(cmd, "--timeout %s: must be positive", opts.client.timeout)
+	if opts.client.Timeout <= 0 {
+		return true, usageErrorf(cmd, "--timeout %s: must be positive", opts.client.Timeout)
 	}
 	key := bodyKey(body)
 	if key == "" {
@@ -85,7 +77,7 @@ func awsSend(cmd *cobra.Command, opts *sendOptions, op string, body []byte) (han
 	// The SDK's own log lines (connection reuse after a long poll ends)
 	// would land in the user's output; its errors reach us as errors.
 	awsCfg.Logger = logging.Nop{}
-	id, err := publishCommand(ctx, awsCfg, queue, topic, body, attrs)
+	id, err := awsbus.SendCommand(ctx, awsCfg, queue, topic, body, attrs)
 	if err != nil {
 		return true, &exitError{code: exitFailed, err: err}
 	}
@@ -104,11 +96,14 @@ func awsSend(cmd *cobra.Command, opts *sendOptions, op string, body []byte) (han
 		}
 		stopWatch = watchRecord(cmd, cfg, operation, key, verbOf(op), totalOf(body))
 	}
-	ev, err := awaitResult(ctx, sqs.NewFromConfig(awsCfg), resultsQueue, key, opts.client.timeout)
+	ev, err := awsbus.AwaitResult(ctx, sqs.NewFromConfig(awsCfg), resultsQueue, key, opts.client.Timeout)
 	stopWatch()
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
+		switch {
+		case errors.Is(err, context.Canceled):
 			err = errors.New("interrupted before the result")
+		case errors.Is(err, awsbus.ErrNoResult):
+			err = fmt.Errorf("no result for key %s on %s within --timeout %s", key, resultsQueue, opts.client.Timeout)
 		}
 		return true, &exitError{code: exitNotDecided, err: fmt.Errorf("%w; the command may still be running: mqprobe send status %s %s asks the daemon's HTTP API, and its result event still goes to %s", err, operation, key, resultsQueue)}
 	}
@@ -140,85 +135,4 @@ func watchRecord(cmd *cobra.Command, cfg *config.Config, operation, key, verb st
 			fmt.Fprintf(cmd.ErrOrStderr(), "closing the idempotency store: %v\n", err)
 		}
 	}
-}
-
-func publishCommand(ctx context.Context, awsCfg aws.Config, queue, topic string, body []byte, attrs map[string]string) (string, error) {
-	if topic != "" {
-		in := &sns.PublishInput{TopicArn: aws.String(topic), Message: aws.String(string(body)),
-			MessageAttributes: map[string]snstypes.MessageAttributeValue{}}
-		for k, v := range attrs {
-			in.MessageAttributes[k] = snstypes.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(v)}
-		}
-		out, err := sns.NewFromConfig(awsCfg).Publish(ctx, in)
-		if err != nil {
-			return "", fmt.Errorf("publish to %s: %w", topic, err)
-		}
-		return aws.ToString(out.MessageId), nil
-	}
-	client := sqs.NewFromConfig(awsCfg)
-	url, err := queueURL(ctx, client, queue)
-	if err != nil {
-		return "", err
-	}
-	in := &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String(string(body)),
-		MessageAttributes: map[string]sqstypes.MessageAttributeValue{}}
-	for k, v := range attrs {
-		in.MessageAttributes[k] = sqstypes.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(v)}
-	}
-	out, err := client.SendMessage(ctx, in)
-	if err != nil {
-		return "", fmt.Errorf("send to %s: %w", queue, err)
-	}
-	return aws.ToString(out.MessageId), nil
-}
-
-func queueURL(ctx context.Context, client *sqs.Client, queue string) (string, error) {
-	if strings.HasPrefix(queue, "http://") || strings.HasPrefix(queue, "https://") {
-		return queue, nil
-	}
-	out, err := client.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(queue)})
-	if err != nil {
-		return "", fmt.Errorf("queue %s: %w", queue, err)
-	}
-	return aws.ToString(out.QueueUrl), nil
-}
-
-// foreignHold is how long awaitResult keeps another command's result
-// invisible: visible again at once, the next long poll would return it
-// straight away and the wait would spin on it until --timeout.
-const foreignHold = 5 * time.Second
-
-// awaitResult long-polls the results queue for the first non-progress
-// event of key, and deletes it. Progress events of key are deleted as
-// they come; other commands' events are left for their own consumers,
-// hidden from this wait for foreignHold.
-func awaitResult(ctx context.Context, client *sqs.Client, queue, key string, timeout time.Duration) (result.Event, error) {
-	url, err := queueURL(ctx, client, queue)
-	if err != nil {
-		return result.Event{}, err
-	}
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		out, err := client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(url),
-			MaxNumberOfMessages: 10, WaitTimeSeconds: int32(min(20, max(1, time.Until(deadline)/time.Second)))})
-		if err != nil {
-			return result.Event{}, fmt.Errorf("receive from %s: %w", queue, err)
-		}
-		for _, m := range out.Messages {
-			var ev result.Event
-			mine := json.NewDecoder(bytes.NewReader([]byte(aws.ToString(m.Body)))).Decode(&ev) == nil && ev.Data.IdempotencyKey == key
-			if mine {
-				// Best effort: undeleted, the event shows again to other readers.
-				_, _ = client.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: m.ReceiptHandle})
-				if ev.Type != result.TypeProgress {
-					return ev, nil
-				}
-				continue
-			}
-			// Best effort: unchanged, the event shows again after the queue's visibility timeout.
-			_, _ = client.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{QueueUrl: aws.String(url),
-				ReceiptHandle: m.ReceiptHandle, VisibilityTimeout: int32(foreignHold / time.Second)})
-		}
-	}
-	return result.Event{}, fmt.Errorf("no result for key %s on %s within --timeout %s", key, queue, timeout)
 }

@@ -8,21 +8,18 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/aws/smithy-go/middleware"
 
 	"github.com/mqprobe/mqprobe/internal/config"
 	"github.com/mqprobe/mqprobe/internal/daemon"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/idempotency/memory"
 	"github.com/mqprobe/mqprobe/internal/idempotency/sqlstore"
-	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
@@ -91,83 +88,6 @@ func TestSendThroughSQSAndWait(t *testing.T) {
 	}
 }
 
-// TestAwaitResultLeavesOtherEventsAlone: waiting for a result deletes its
-// own progress events and hides other commands' events for a while
-// instead of handing them straight back, so the long poll waits rather
-// than spinning until --timeout; the other events stay on the queue.
-func TestAwaitResultLeavesOtherEventsAlone(t *testing.T) {
-	testenv.ClearMachineEnv(t)
-	endpoint, stop, err := testenv.Goaws()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
-	for k, v := range map[string]string{"AWS_ENDPOINT_URL_SQS": endpoint, "AWS_REGION": "us-east-1",
-		"AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local"} {
-		t.Setenv(k, v)
-	}
-	ctx := context.Background()
-	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var receives atomic.Int32
-	client := sqs.NewFromConfig(awsCfg, func(o *sqs.Options) {
-		o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
-			return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("countReceives",
-				func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-					if _, ok := in.Parameters.(*sqs.ReceiveMessageInput); ok {
-						receives.Add(1)
-					}
-					return next.HandleInitialize(ctx, in)
-				}), middleware.After)
-		})
-	})
-	queue := fmt.Sprintf("cli-await-%d", time.Now().UnixNano())
-	created, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(queue)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	send := func(key string, status result.Status) {
-		t.Helper()
-		body, err := json.Marshal(result.New("test", result.Data{IdempotencyKey: key, Status: status}, time.Now()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := client.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: created.QueueUrl, MessageBody: aws.String(string(body))}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	send("someone-else", result.StatusCompleted)
-	send("mine", result.StatusInProgress)
-
-	if _, err := awaitResult(ctx, client, queue, "mine", 3*time.Second); err == nil || !strings.Contains(err.Error(), "no result for key mine") {
-		t.Fatalf("awaitResult: %v; want no result within the timeout", err)
-	}
-	if n := receives.Load(); n > 4 {
-		t.Errorf("%d receives in 3s: the wait spun on the other command's event", n)
-	}
-	// After the hold the other command's event is back; the progress event is gone.
-	time.Sleep(foreignHold)
-	var keys []string
-	for range 3 {
-		out, err := client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: created.QueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range out.Messages {
-			var ev result.Event
-			if err := json.Unmarshal([]byte(aws.ToString(m.Body)), &ev); err != nil {
-				t.Fatal(err)
-			}
-			keys = append(keys, ev.Data.IdempotencyKey)
-		}
-	}
-	if len(keys) != 1 || keys[0] != "someone-else" {
-		t.Errorf("left on the queue: %v; want only the other command's event", keys)
-	}
-}
-
 // TestLiveLineFromTheRecord: in aws mode the live line reads the command's
 // checkpoint from the idempotency store the configuration names.
 func TestLiveLineFromTheRecord(t *testing.T) {
@@ -216,11 +136,7 @@ func TestLiveLineFromTheRecord(t *testing.T) {
 
 func waitFor(t *testing.T, b *testenv.Buffer, want string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(b.String(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the live line never showed %q: %q", want, b.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testenv.Until(5*time.Second, func() bool { return strings.Contains(b.String(), want) }) {
+		t.Fatalf("the live line never showed %q: %q", want, b.String())
 	}
 }

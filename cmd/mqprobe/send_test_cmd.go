@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mqprobe/mqprobe/internal/daemonclient"
 	"github.com/mqprobe/mqprobe/internal/probe"
 )
 
@@ -154,13 +155,13 @@ func runSendTest(cmd *cobra.Command, send *sendOptions, opts *testOptions, ownFl
 	}
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	ctx := cmd.Context()
-	resp, data, err := tc.do(ctx, http.MethodPost, "tests", body, send.keys.header())
+	resp, data, err := tc.Do(ctx, http.MethodPost, "tests", body, send.keys.header())
 	if err != nil {
 		hint := "GET /tests for the runs"
 		if key := send.keys.key; key != "" {
 			hint = lookupHint(tc, "TEST", key)
 		}
-		return tc.unreachable(err, hint)
+		return unreachable(tc, err, hint)
 	}
 	replay := resp.Header.Get("Idempotent-Replay") == "true"
 	if !send.wait || (resp.StatusCode != http.StatusAccepted && resp.StatusCode != http.StatusOK) {
@@ -203,7 +204,7 @@ func runSendTest(cmd *cobra.Command, send *sendOptions, opts *testOptions, ownFl
 		progressOut = out
 	}
 	pp := &testProgress{line: &progressLine{w: progressOut, tty: progressOut == out, every: progress}, spec: specOf(body)}
-	resp, data, err = waitTest(ctx, tc, loc, id, pp, errOut, send.client.timeout)
+	resp, data, err = waitTest(ctx, tc, loc, id, pp, errOut, send.client.Timeout)
 	pp.line.end()
 	if err != nil {
 		return err
@@ -251,7 +252,7 @@ func testLocation(resp *http.Response, data []byte) (loc, id string, err error) 
 // waitTest polls loc until the run is no longer IN_PROGRESS and returns the
 // last answer. When ctx ends (Ctrl-C) it asks the daemon to stop the run and
 // keeps waiting; a second SIGINT or SIGTERM stops the waiting.
-func waitTest(ctx context.Context, tc *daemonClient, loc, id string, pp *testProgress, errOut io.Writer, timeout time.Duration) (*http.Response, []byte, error) {
+func waitTest(ctx context.Context, tc *daemonclient.Client, loc, id string, pp *testProgress, errOut io.Writer, timeout time.Duration) (*http.Response, []byte, error) {
 	bg := context.WithoutCancel(ctx)
 	interrupted := ctx.Done()
 	var again chan os.Signal
@@ -264,7 +265,7 @@ func waitTest(ctx context.Context, tc *daemonClient, loc, id string, pp *testPro
 	defer tick.Stop()
 	lastOK := time.Now()
 	for {
-		resp, data, err := tc.do(bg, http.MethodGet, loc, nil, nil)
+		resp, data, err := tc.Do(bg, http.MethodGet, loc, nil, nil)
 		switch {
 		case err != nil:
 			if time.Since(lastOK) > timeout {
@@ -295,7 +296,7 @@ func waitTest(ctx context.Context, tc *daemonClient, loc, id string, pp *testPro
 			signal.Notify(again, os.Interrupt, syscall.SIGTERM)
 			pp.line.end()
 			fmt.Fprintf(errOut, "stopping test %s (Ctrl-C again to stop waiting)\n", id)
-			if resp, data, err := tc.do(bg, http.MethodPost, strings.TrimSuffix(loc, "/")+"/stop", nil, nil); err != nil {
+			if resp, data, err := tc.Do(bg, http.MethodPost, strings.TrimSuffix(loc, "/")+"/stop", nil, nil); err != nil {
 				fmt.Fprintf(errOut, "stop: %v\n", err)
 			} else if resp.StatusCode != http.StatusAccepted {
 				fmt.Fprintf(errOut, "stop: %s %s\n", resp.Status, bytes.TrimSpace(data))

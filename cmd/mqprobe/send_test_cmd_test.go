@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // fakeTests is a daemon's /tests API with scripted runs: each GET of a
@@ -412,14 +414,13 @@ func TestSendTestSecondSignalStopsWaiting(t *testing.T) {
 	go func() {
 		<-f.polled
 		cancel() // the first signal
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		// The CLI listens for the second signal before it asks for the stop.
+		if testenv.Until(10*time.Second, func() bool {
 			f.mu.Lock()
-			stopped := len(f.stops) > 0
-			f.mu.Unlock()
-			if stopped { // the CLI listens for the second signal before it asks for the stop
-				syscall.Kill(os.Getpid(), syscall.SIGTERM) //nolint:errcheck // the wait's exit status tells
-				return
-			}
+			defer f.mu.Unlock()
+			return len(f.stops) > 0
+		}) {
+			syscall.Kill(os.Getpid(), syscall.SIGTERM) //nolint:errcheck // the wait's exit status tells
 		}
 	}()
 	_, stderr, status := runCLI(t, ctx, "send", "test", "--addr", f.addr, "--wait", "--key", "t-term", "--timeout", "20s")

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mqprobe/mqprobe/internal/daemonclient"
 )
 
 // operationTypes are the operations a record can belong to.
@@ -40,9 +42,9 @@ Exit status: 0 COMPLETED, 1 FAILED or no such command, 2 usage, 3 refused
 			if err != nil {
 				return err
 			}
-			resp, data, err := dc.do(cmd.Context(), http.MethodGet, commandStatePath(operation, args[1]), nil, nil)
+			resp, data, err := dc.Do(cmd.Context(), http.MethodGet, daemonclient.CommandStatePath(operation, args[1]), nil, nil)
 			if err != nil {
-				return dc.unreachable(err, "try again")
+				return unreachable(dc, err, "try again")
 			}
 			out := cmd.OutOrStdout()
 			if resp.StatusCode == http.StatusNotFound {
@@ -57,7 +59,7 @@ Exit status: 0 COMPLETED, 1 FAILED or no such command, 2 usage, 3 refused
 				}
 				return exitFor(resp, data)
 			}
-			var s commandState
+			var s daemonclient.CommandState
 			if err := json.Unmarshal(data, &s); err != nil || s.Status == "" || !opts.output.table(out) {
 				fmt.Fprintln(out, indentJSON(data))
 				return exitFor(resp, data)
@@ -75,7 +77,7 @@ Exit status: 0 COMPLETED, 1 FAILED or no such command, 2 usage, 3 refused
 
 // writeCommandState is the state's header: status, attempt, lease,
 // progress.
-func writeCommandState(w io.Writer, s commandState) {
+func writeCommandState(w io.Writer, s daemonclient.CommandState) {
 	fmt.Fprintf(w, "%s %s  %s  attempt %d  created %s\n", s.OperationType, s.IdempotencyKey, s.Status, s.Attempt, s.CreatedAt.Format(time.RFC3339))
 	if l := s.Lease; l != nil {
 		fmt.Fprintf(w, "  running on %s, lease until %s\n", l.Holder, l.ExpiresAt.Format(time.RFC3339))

@@ -5,47 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"time"
 
 	"github.com/mqprobe/mqprobe/handlers"
 	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/daemonclient"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 )
 
 // commandPollEvery is how often a live line asks for the command's state.
 var commandPollEvery = 250 * time.Millisecond
-
-// commandState is GET /commands/{operationType}/{key}'s answer: the live
-// state of one command.
-type commandState struct {
-	OperationType  string    `json:"operationType"`
-	IdempotencyKey string    `json:"idempotencyKey"`
-	Status         string    `json:"status"`
-	Attempt        int       `json:"attempt"`
-	CreatedAt      time.Time `json:"createdAt"`
-	UpdatedAt      time.Time `json:"updatedAt"`
-	ExpiresAt      time.Time `json:"expiresAt"`
-	Lease          *struct {
-		Holder    string    `json:"holder"`
-		ExpiresAt time.Time `json:"expiresAt"`
-	} `json:"lease"`
-	Progress *struct {
-		Total      int64     `json:"total"`
-		Done       int64     `json:"done"`
-		Committed  int64     `json:"committed"`
-		RatePerSec float64   `json:"ratePerSec"`
-		StartedAt  time.Time `json:"startedAt"`
-	} `json:"progress"`
-	Result json.RawMessage `json:"result"`
-}
-
-// commandStatePath is the API path of a command's live state, relative to
-// the daemon's address.
-func commandStatePath(operation, key string) string {
-	return "commands/" + url.PathEscape(operation) + "/" + url.PathEscape(key)
-}
 
 // liveState is what the live line shows of a running command.
 type liveState struct {
@@ -63,10 +33,10 @@ type stateSource func(ctx context.Context) (liveState, error)
 
 // httpStateSource reads GET /commands/{operation}/{key}. 404 is a command
 // not recorded yet.
-func httpStateSource(dc *daemonClient, operation, key string) stateSource {
-	path := commandStatePath(operation, key)
+func httpStateSource(dc *daemonclient.Client, operation, key string) stateSource {
+	path := daemonclient.CommandStatePath(operation, key)
 	return func(ctx context.Context) (liveState, error) {
-		resp, data, err := dc.do(ctx, http.MethodGet, path, nil, nil)
+		resp, data, err := dc.Do(ctx, http.MethodGet, path, nil, nil)
 		if err != nil {
 			return liveState{}, err
 		}
@@ -77,7 +47,7 @@ func httpStateSource(dc *daemonClient, operation, key string) stateSource {
 		default:
 			return liveState{}, fmt.Errorf("GET %s: %s", path, resp.Status)
 		}
-		var s commandState
+		var s daemonclient.CommandState
 		if err := json.Unmarshal(data, &s); err != nil {
 			return liveState{}, fmt.Errorf("GET %s: %w", path, err)
 		}

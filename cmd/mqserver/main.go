@@ -20,7 +20,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/mqprobe/mqprobe/internal/mq/mqserver"
+	"github.com/mqprobe/mqprobe/internal/mqsim/mqserver"
 )
 
 func main() {

@@ -72,17 +72,11 @@ func subscribeQueue(t *testing.T, topicARN, queueARN string, raw bool) {
 // message id.
 func send(t *testing.T, url, body string, attrs map[string]string) string {
 	t.Helper()
-	values := map[string]types.MessageAttributeValue{}
-	for k, v := range attrs {
-		values[k] = types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(v)}
-	}
-	out, err := sqsClient.SendMessage(context.Background(), &sqs.SendMessageInput{
-		QueueUrl: aws.String(url), MessageBody: aws.String(body), MessageAttributes: values,
-	})
+	id, err := SendCommand(context.Background(), awsCfg, url, "", []byte(body), attrs)
 	if err != nil {
 		t.Fatalf("send message: %v", err)
 	}
-	return aws.ToString(out.MessageId)
+	return id
 }
 
 // subscribe starts a command subscriber, closed when the test ends (a
@@ -138,18 +132,6 @@ func none(t *testing.T, ch <-chan *message.Message, d time.Duration) {
 	}
 }
 
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not %s within %s", what, within)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // queueEmpty reports whether the queue holds no message, visible or not.
 func queueEmpty(t *testing.T, url string) bool {
 	t.Helper()
@@ -165,6 +147,14 @@ func queueEmpty(t *testing.T, url string) bool {
 	}
 	return out.Attributes[string(types.QueueAttributeNameApproximateNumberOfMessages)] == "0" &&
 		out.Attributes[string(types.QueueAttributeNameApproximateNumberOfMessagesNotVisible)] == "0"
+}
+
+// eventually fails t unless cond, which asks the emulator, holds within.
+func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	if !testenv.UntilEvery(within, 50*time.Millisecond, cond) {
+		t.Fatalf("not %s within %s", what, within)
+	}
 }
 
 // receiveRaw takes one message off a queue with the SDK, with all its

@@ -11,7 +11,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
-	snstypes "github.com/aws/aws-sdk-go-v2/service/sns/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
@@ -95,14 +94,10 @@ func (p *topicPublisher) Publish(ctx context.Context, e result.Event) error {
 	if err != nil {
 		return fmt.Errorf("SNS topic %s: %w", p.topicARN, err)
 	}
-	attrs := map[string]snstypes.MessageAttributeValue{}
-	for k, v := range eventAttributes(e) {
-		attrs[k] = snstypes.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(v)}
-	}
 	_, err = p.client.Publish(ctx, &sns.PublishInput{
 		TopicArn:          aws.String(p.topicARN),
 		Message:           aws.String(string(body)),
-		MessageAttributes: attrs,
+		MessageAttributes: snsAttributes(eventAttributes(e)),
 	})
 	if err != nil {
 		return fmt.Errorf("publish result event to SNS topic %s: %w", p.topicARN, err)
@@ -133,14 +128,10 @@ func (p *queuePublisher) Publish(ctx context.Context, e result.Event) error {
 	if err != nil {
 		return fmt.Errorf("SQS queue %s (MaximumMessageSize %d): %w", url, limit, err)
 	}
-	attrs := map[string]sqstypes.MessageAttributeValue{}
-	for k, v := range eventAttributes(e) {
-		attrs[k] = sqstypes.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(v)}
-	}
 	_, err = p.client.SendMessage(ctx, &sqs.SendMessageInput{
 		QueueUrl:          aws.String(url),
 		MessageBody:       aws.String(string(body)),
-		MessageAttributes: attrs,
+		MessageAttributes: sqsAttributes(eventAttributes(e)),
 	})
 	if err != nil {
 		return fmt.Errorf("send result event to SQS queue %s: %w", url, err)

@@ -4,15 +4,11 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sns"
-	"github.com/aws/aws-sdk-go-v2/service/sns/types"
 )
 
-// Commands published to SNS reach the subscriber as SNS sends them: the
-// command itself with raw delivery, else the notification envelope, which
-// internal/command unwraps.
+// Commands a client publishes to SNS (SendCommand) reach the subscriber as
+// SNS sends them: the command itself with raw delivery, else the
+// notification envelope, which internal/command unwraps.
 func TestCommandsThroughSNS(t *testing.T) {
 	topic := newTopic(t)
 	rawURL, rawARN := newQueue(t, nil)
@@ -21,14 +17,7 @@ func TestCommandsThroughSNS(t *testing.T) {
 	subscribeQueue(t, topic, envARN, false)
 
 	const command = `{"operationType":"DEPTH","target":{"queueManager":"QM1","queue":"Q1"}}`
-	_, err := snsClient.Publish(t.Context(), &sns.PublishInput{
-		TopicArn: aws.String(topic),
-		Message:  aws.String(command),
-		MessageAttributes: map[string]types.MessageAttributeValue{
-			"Idempotency-Key": {DataType: aws.String("String"), StringValue: aws.String("sns-key")},
-		},
-	})
-	if err != nil {
+	if _, err := SendCommand(t.Context(), awsCfg, "", topic, []byte(command), map[string]string{"Idempotency-Key": "sns-key"}); err != nil {
 		t.Fatalf("publish: %v", err)
 	}
 

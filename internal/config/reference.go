@@ -13,7 +13,7 @@ const ReferenceFile = "docs/configuration.md"
 
 // referenceIntro opens ReferenceDocument: how a configuration is chosen and
 // overridden, before the generated table.
-const referenceIntro = `<!-- Generated from internal/config by make docs (go run ./internal/apidoc/gendocs): edit the config struct's tags, not this file. -->
+const referenceIntro = `<!-- Generated from internal/config by make docs (go run ./tools/gendocs): edit the config struct's tags, not this file. -->
 # Configuration
 
 Every subcommand reads one configuration: the file ` + "`--config FILE`" + ` (or

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/tenant"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // screenshotsVar names the directory the browser test writes a screenshot
@@ -100,17 +101,15 @@ func eval[T any](b *browser, expr string) T {
 // afresh each time, so a page that loads meanwhile is no error.
 func (b *browser) waitFor(what, expr string, timeout time.Duration) {
 	b.t.Helper()
-	deadline := time.Now().Add(timeout)
 	var lastErr error
-	for time.Now().Before(deadline) {
+	if testenv.UntilEvery(timeout, 50*time.Millisecond, func() bool {
 		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		defer cancel()
 		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("Boolean("+expr+")"))
-		cancel()
-		if err == nil && ok {
-			return
-		}
 		lastErr = err
-		time.Sleep(50 * time.Millisecond)
+		return err == nil && ok
+	}) {
+		return
 	}
 	b.t.Fatalf("waiting %s for %s (last error: %v); the page shows:\n%s", timeout, what, lastErr, b.mainText())
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // attackerPage is a page of another site that, once loaded, makes the
@@ -66,12 +67,11 @@ func TestPagesOfOtherOriginsCannotDriveTheDaemon(t *testing.T) {
 		b.waitFor("the page to send its requests", `window.sent === true`, 15*time.Second)
 		// The form's POST, the fetch and the POST /commands each reach the
 		// daemon: refused, or (the failure) putting messages.
-		deadline := time.Now().Add(15 * time.Second)
 		refused, depth := 0, 0
-		for refused < 3 && depth == 0 && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
+		testenv.UntilEvery(15*time.Second, 50*time.Millisecond, func() bool {
 			refused, depth = refusedPosts(t, h)-refusedBefore, queueDepthOpen(t, h, "DEV.QUEUE.2")
-		}
+			return refused >= 3 || depth != 0
+		})
 		if depth != 0 {
 			t.Errorf("DEV.QUEUE.2 holds %d messages after the page's POSTs, want 0", depth)
 		}

@@ -107,10 +107,24 @@ type awsResources struct {
 	checked    time.Time        // when the last round ended; zero: none yet
 	failures   map[string]error // by readiness check name
 	refreshing chan struct{}    // closed when the round under way ends; nil when none is
+
+	// rounds holds the round under way, which close cuts short (stop) and
+	// waits for.
+	rounds sync.WaitGroup
+	stop   context.Context
+	cancel context.CancelFunc
 }
 
 func newAWSResources(cfg *config.Config, awsCfg aws.Config, tp tracing.TracerProvider, log *slog.Logger) *awsResources {
-	return &awsResources{cfg: cfg, checker: awsbus.NewResourceChecker(awsCfg, tp), interval: cfg.AWS.CheckInterval, log: log}
+	stop, cancel := context.WithCancel(context.Background())
+	return &awsResources{cfg: cfg, checker: awsbus.NewResourceChecker(awsCfg, tp), interval: cfg.AWS.CheckInterval, log: log,
+		stop: stop, cancel: cancel}
+}
+
+// close ends the round under way, if any, and waits for it.
+func (r *awsResources) close() {
+	r.cancel()
+	r.rounds.Wait()
 }
 
 // resourceCheck is one AWS resource a daemon on the configuration uses.
@@ -167,12 +181,19 @@ func (r *awsResources) refresh() <-chan struct{} {
 	if r.refreshing == nil && (r.checked.IsZero() || time.Since(r.checked) >= r.interval) {
 		done := make(chan struct{})
 		r.refreshing = done
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), resourceCheckTimeout)
+		r.rounds.Go(func() {
+			defer close(done)
+			ctx, cancel := context.WithTimeout(r.stop, resourceCheckTimeout)
 			defer cancel()
-			r.record(checkAWSResources(ctx, r.cfg, r.checker))
-			close(done)
-		}()
+			failures := checkAWSResources(ctx, r.cfg, r.checker)
+			if r.stop.Err() != nil { // cut short by close: the answers say nothing of the resources
+				r.mu.Lock()
+				r.refreshing = nil
+				r.mu.Unlock()
+				return
+			}
+			r.record(failures)
+		})
 	}
 	return r.refreshing
 }

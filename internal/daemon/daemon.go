@@ -86,6 +86,16 @@ type Daemon struct {
 	// after they end.
 	background sync.WaitGroup
 	draining   atomic.Bool
+	// serving holds Run's goroutines: the HTTP server and the router.
+	serving sync.WaitGroup
+
+	// Run and Close agree, under mu, on who releases what New built: Run
+	// when it returns, else Close. released is closed once that is done.
+	mu       sync.Mutex
+	ran      bool
+	closing  bool
+	stopRun  context.CancelFunc // ends Run as the end of its context does
+	released chan struct{}
 
 	// resources checks the AWS resources aws mode uses (nil otherwise).
 	resources *awsResources
@@ -94,7 +104,12 @@ type Daemon struct {
 // ErrDrainDeadline cancels work still running when the drain deadline passes.
 var ErrDrainDeadline = errors.New("shutdown: drain deadline passed")
 
-// New builds a daemon and binds its HTTP listener; Run starts it.
+// ErrClosed is what Run returns when the daemon was closed before, or has
+// run already: a daemon runs once.
+var ErrClosed = errors.New("daemon: closed or run already")
+
+// New builds a daemon and binds its HTTP listener; Run starts it, and Close
+// (or the end of Run) releases all it holds.
 func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -103,7 +118,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	if log == nil {
 		log = slog.Default()
 	}
-	built := &Daemon{cfg: cfg, log: log}
+	built := &Daemon{cfg: cfg, log: log, released: make(chan struct{})}
 	d = built
 	d.work, d.cancelWork = context.WithCancelCause(context.Background())
 	defer func() {
@@ -284,16 +299,28 @@ func (d *Daemon) Addr() string { return d.listener.Addr().String() }
 // Run serves until ctx ends, then drains: intake stops, in-flight commands
 // get http.shutdownTimeout to finish, and whatever is still running is
 // backed out and its claim released for another instance to resume.
+// Close ends it as the end of ctx does. It returns ErrClosed, at once, when
+// the daemon has been closed or has run before.
 func (d *Daemon) Run(ctx context.Context) error {
+	d.mu.Lock()
+	if d.ran || d.closing {
+		d.mu.Unlock()
+		return ErrClosed
+	}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	d.ran, d.stopRun = true, stop
+	d.mu.Unlock()
+
 	routerErr := make(chan error, 1)
-	go func() {
+	d.serving.Go(func() {
 		if d.resources != nil && d.resources.waitStartable(ctx) != nil {
 			return
 		}
 		routerErr <- d.router.Run(context.WithoutCancel(ctx))
-	}()
+	})
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- d.server.Serve(d.listener) }()
+	d.serving.Go(func() { serveErr <- d.server.Serve(d.listener) })
 	// DynamoDB deletes expired records itself (TTL on ttl); a scan of the
 	// whole table every interval would only cost.
 	if d.store != nil && d.cfg.Idempotency.Enabled && d.cfg.Idempotency.CleanupInterval > 0 &&
@@ -310,8 +337,33 @@ func (d *Daemon) Run(ctx context.Context) error {
 	case err := <-routerErr:
 		runErr = fmt.Errorf("router: %w", err)
 	}
+	stop() // a router still waiting for its AWS resources gives up
 	d.shutdown()
 	return runErr
+}
+
+// Close stops the daemon and releases everything New built and started:
+// the listener, the command bus, the MQ pool, the idempotency store, a
+// round of AWS resource checks under way and the telemetry exporters, whose
+// goroutines have all ended when it returns.
+// While Run serves, Close drains the daemon as the end of Run's context
+// does and returns once Run has; after Run has returned there is nothing
+// left to release. Only the first call does anything, and every call
+// returns once it is done.
+func (d *Daemon) Close() {
+	d.mu.Lock()
+	first, ran := !d.closing, d.ran
+	d.closing = true
+	d.mu.Unlock()
+	switch {
+	case ran:
+		d.stopRun()
+	case first:
+		d.cancelWork(context.Canceled)
+		d.closeResources()
+		close(d.released)
+	}
+	<-d.released
 }
 
 func (d *Daemon) shutdown() {
@@ -356,8 +408,10 @@ func (d *Daemon) shutdown() {
 	}
 	d.cancelWork(context.Canceled)
 	d.background.Wait()
+	d.serving.Wait()
 	d.closeResources()
 	d.log.Info("mqprobe stopped")
+	close(d.released)
 }
 
 // recordPendingOutcomes waits, until the drain's deadline, for the known
@@ -386,6 +440,9 @@ func (d *Daemon) recordPendingOutcomes(drainCtx context.Context) {
 }
 
 func (d *Daemon) closeResources() {
+	if d.resources != nil {
+		d.resources.close()
+	}
 	if d.listener != nil {
 		d.listener.Close()
 	}

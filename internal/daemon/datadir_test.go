@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // TestFaultDataDirRemoved removes ./data under a `mqprobe run` on the
@@ -53,12 +54,10 @@ func TestFaultDataDirRemoved(t *testing.T) {
 	}
 	// The store checks its file at most once a second: wait for it.
 	var ready readiness
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+	testenv.Until(30*time.Second, func() bool {
 		ready = readyChecks(t, p)
-		if ready.status != http.StatusOK || time.Now().After(deadline) {
-			break
-		}
-	}
+		return ready.status != http.StatusOK
+	})
 	if store := ready.Checks["store"]; ready.status != http.StatusServiceUnavailable ||
 		!strings.Contains(store, filepath.Join("data", "mqprobe.db")) || !strings.Contains(store, "deleted") {
 		t.Errorf("readiness after removing ./data: %d %v, want 503 with the store check naming data/mqprobe.db deleted", ready.status, ready.Checks)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
@@ -31,8 +30,7 @@ func runQueueFull(t *testing.T, name string, backend mq.Backend, capDepth func(i
 	key := fmt.Sprintf("%s-%s", name, daemontest.FaultRun())
 	h.Submit(daemontest.FaultProduce(key, "DEV.QUEUE.2", count, count, 0), "Idempotency-Key", key)
 	e := h.WaitResults(key, 1)[0]
-	// A retry would run again after the nack delay (50 ms here).
-	time.Sleep(time.Second)
+	awaitAcked(t, h) // a nacked command would run again
 	evs := h.Results(key)
 	rec, ok, err := h.Store.Get(context.Background(), "PRODUCE#"+key)
 	if err != nil || !ok {

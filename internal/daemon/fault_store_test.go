@@ -65,13 +65,9 @@ func TestFaultStoreDownAtCompletionEmbedded(t *testing.T) {
 	first := make(chan daemontest.Response, 1)
 	go func() { first <- h.Post("/messages/produce", body, "Idempotency-Key", key) }()
 
-	deadline := time.Now().Add(10 * time.Second)
-	for h.Backend != nil && daemontest.QueueDepth(t, h.Backend, "DEV.QUEUE.1") == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the PRODUCE put nothing within 10 s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.Eventually(t, 10*time.Second, "a put by the PRODUCE", func() bool {
+		return h.Backend == nil || daemontest.QueueDepth(t, h.Backend, "DEV.QUEUE.1") > 0
+	})
 	time.Sleep(cutAfter)
 	down.Store(true)
 	cutAt := time.Now()
@@ -98,13 +94,10 @@ func TestFaultStoreDownAtCompletionEmbedded(t *testing.T) {
 	down.Store(false)
 
 	var replay daemontest.Response
-	for deadline := time.Now().Add(time.Minute); ; {
+	testenv.Until(time.Minute, func() bool {
 		replay = h.Post("/messages/produce", body, "Idempotency-Key", key)
-		if replay.Status != http.StatusConflict && replay.Status != http.StatusServiceUnavailable || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return replay.Status != http.StatusConflict && replay.Status != http.StatusServiceUnavailable
+	})
 	if replay.Status != http.StatusCreated || replay.Header.Get("Idempotent-Replay") != "true" {
 		t.Errorf("the same request after the store came back: %d %v %s, want a 201 replay", replay.Status, replay.Header, replay.Body)
 	}

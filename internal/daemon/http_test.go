@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // TestReadmeWalkthrough is the README tutorial's scenario: produce with a key, read
@@ -169,7 +171,7 @@ func TestHTTPOutcomeRows(t *testing.T) {
 		slow := fmt.Sprintf(`{%s,"batch":{"count":10,"messageSizeBytes":8,"rateLimitPerSec":10}}`, daemontest.Target)
 		done := make(chan daemontest.Response)
 		go func() { done <- h.Post("/messages/produce", slow, "Idempotency-Key", "slow-1") }()
-		time.Sleep(200 * time.Millisecond)
+		awaitInProgress(t, h, "PRODUCE#slow-1")
 		r := h.Post("/messages/produce", slow, "Idempotency-Key", "slow-1")
 		if r.Status != http.StatusConflict || r.Header.Get("Retry-After") == "" || r.JSON(t)["type"] != "https://mqprobe.dev/problems/in-progress" {
 			t.Fatalf("duplicate while running: %d Retry-After=%q %s", r.Status, r.Header.Get("Retry-After"), r.Body)
@@ -259,7 +261,7 @@ func TestBusOutcomeRows(t *testing.T) {
 		body := fmt.Sprintf(`{"operationType":"PRODUCE",%s,"batch":{"count":6,"messageSizeBytes":8,"rateLimitPerSec":20}}`, queue("DEV.QUEUE.2"))
 		before := h.Depth("DEV.QUEUE.2")
 		h.Submit(body, "Idempotency-Key", "bus-slow")
-		time.Sleep(50 * time.Millisecond)
+		awaitInProgress(t, h, "PRODUCE#bus-slow")
 		h.Submit(body, "Idempotency-Key", "bus-slow")
 		evs := h.WaitResults("bus-slow", 2)
 		if evs[0].Data.Replay || !evs[1].Data.Replay {
@@ -274,7 +276,7 @@ func TestBusOutcomeRows(t *testing.T) {
 		h.Backend.Faults().FailNth(mq.VerbPut, 1, mq.ReasonQMgrQuiescing)
 		h.Submit(fmt.Sprintf(`{"operationType":"PRODUCE",%s,"batch":{"count":5}}`, queue("DEV.QUEUE.2")), "Idempotency-Key", "bus-transient")
 		h.WaitResults("bus-transient", 1)
-		time.Sleep(100 * time.Millisecond) // a second event would have arrived by now
+		awaitAcked(t, h) // no redelivery can follow
 		if evs := h.Results("bus-transient"); len(evs) != 1 || evs[0].Data.Status != result.StatusCompleted || evs[0].Data.Attempt != 2 {
 			t.Errorf("events %+v, want one completed on attempt 2", evs)
 		}
@@ -283,7 +285,7 @@ func TestBusOutcomeRows(t *testing.T) {
 	t.Run("permanent failure is published once and acked", func(t *testing.T) {
 		h.Submit(fmt.Sprintf(`{"operationType":"DEPTH",%s}`, queue("NO.SUCH.QUEUE")), "Idempotency-Key", "bus-2085")
 		h.WaitResults("bus-2085", 1)
-		time.Sleep(150 * time.Millisecond)
+		awaitAcked(t, h)
 		evs := h.Results("bus-2085")
 		if len(evs) != 1 || evs[0].Type != result.TypeFailed || evs[0].Data.Error.Reason != 2085 {
 			t.Errorf("events %+v, want one failed with 2085", evs)
@@ -293,17 +295,20 @@ func TestBusOutcomeRows(t *testing.T) {
 	t.Run("store unavailable runs nothing until it is back", func(t *testing.T) {
 		var down = true
 		var mu sync.Mutex
+		var refused atomic.Int32
 		h.Store.BeforeBegin = func(c idempotency.Claim) error {
 			mu.Lock()
 			defer mu.Unlock()
 			if down && strings.HasSuffix(c.PK, "#bus-down") {
+				refused.Add(1)
 				return errors.New("connection refused")
 			}
 			return nil
 		}
 		defer func() { h.Store.BeforeBegin = nil }()
 		h.Submit(fmt.Sprintf(`{"operationType":"DEPTH",%s}`, queue("DEV.QUEUE.3")), "Idempotency-Key", "bus-down")
-		time.Sleep(200 * time.Millisecond)
+		// Refused, redelivered and refused again: still nothing may have run.
+		testenv.Eventually(t, 10*time.Second, "a redelivery refused by the store", func() bool { return refused.Load() >= 2 })
 		if evs := h.Results("bus-down"); len(evs) != 0 {
 			t.Fatalf("events while the store is down: %+v", evs)
 		}
@@ -403,4 +408,20 @@ func TestProduceOverEmbeddedMaxBytes(t *testing.T) {
 	if depth := h.Depth("DEV.QUEUE.1"); depth != txSize {
 		t.Fatalf("depth %d after the failure, want the %d messages of the committed transaction", depth, txSize)
 	}
+}
+
+// awaitInProgress waits until the record pk is claimed and running.
+func awaitInProgress(t *testing.T, h *daemontest.Harness, pk string) {
+	t.Helper()
+	testenv.Eventually(t, 10*time.Second, pk+" in progress", func() bool {
+		rec, ok, err := h.Store.Get(context.Background(), pk)
+		return err == nil && ok && rec.Status == idempotency.StatusInProgress
+	})
+}
+
+// awaitAcked waits until every command submitted over the embedded bus is
+// acked (GET /status's commandsQueued is 0): none is left to redeliver.
+func awaitAcked(t *testing.T, h *daemontest.Harness) {
+	t.Helper()
+	testenv.Eventually(t, 10*time.Second, "every submitted command acked", func() bool { return load(t, h)["commandsQueued"] == 0 })
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // holdConsumes starts n CONSUMEs that wait on an empty queue for up to a
@@ -30,13 +31,9 @@ func holdConsumes(t *testing.T, h *daemontest.Harness, n int, queue string) {
 			}
 		}()
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for load(t, h)["commandsExecuting"] < float64(n) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d CONSUMEs not executing after 5s: load %v", n, load(t, h))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testenv.Eventually(t, 5*time.Second, fmt.Sprintf("%d CONSUMEs executing", n), func() bool {
+		return load(t, h)["commandsExecuting"] >= float64(n)
+	})
 }
 
 // load is GET /status's "load".
@@ -176,13 +173,9 @@ func TestCommandQueueIsBounded(t *testing.T) {
 	if r := h.Post("/messages/produce", `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.2"},"batch":{"count":1,"messageSizeBytes":10}}`); r.Status != http.StatusCreated {
 		t.Fatalf("produce: %d %s", r.Status, r.Body)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for load(t, h)["commandsQueued"] != 2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("load %v; want 2 queued once a CONSUME finished", load(t, h))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testenv.Eventually(t, 5*time.Second, "2 commands queued once a CONSUME finished", func() bool {
+		return load(t, h)["commandsQueued"] == 2
+	})
 	h.Submit(`{"operationType":"DEPTH",`+daemontest.Target+`}`, "Idempotency-Key", "room-again")
 	h.WaitResults("room-again", 1)
 }
@@ -213,13 +206,9 @@ func TestPoolLockUpIsBounded(t *testing.T) {
 		})
 	}
 	hungUp.Wait()
-	deadline := time.Now().Add(5 * time.Second)
-	for counter.Connects.Load() < 8 {
-		if time.Now().After(deadline) {
-			t.Fatalf("paced PRODUCEs opened %d connections after 5s, want 8", counter.Connects.Load())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testenv.Eventually(t, 5*time.Second, "8 connections opened by the paced PRODUCEs", func() bool {
+		return counter.Connects.Load() >= 8
+	})
 
 	start := time.Now()
 	r := h.Post("/queue/depth", `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.2"}}`, "Idempotency-Key", "depth-behind-paced")

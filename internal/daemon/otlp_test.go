@@ -40,15 +40,13 @@ func TestTracesReachAnOTLPReceiver(t *testing.T) {
 			// Jaeger may answer with the spans of one exported batch before
 			// it has indexed the next.
 			var names []string
-			for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+			testenv.Until(15*time.Second, func() bool {
 				var err error
 				if names, err = testenv.AwaitJaegerTrace(jaeger.Query, tc.traceID, 6, 15*time.Second); err != nil {
 					t.Fatalf("trace in Jaeger: %v", err)
 				}
-				if !slices.ContainsFunc(wanted, func(w string) bool { return !slices.Contains(names, w) }) || time.Now().After(deadline) {
-					break
-				}
-			}
+				return !slices.ContainsFunc(wanted, func(w string) bool { return !slices.Contains(names, w) })
+			})
 			for _, want := range wanted {
 				if !slices.Contains(names, want) {
 					t.Errorf("Jaeger's trace lacks %q: %s", want, strings.Join(names, ", "))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // postAsync sends a command in the background; the reply arrives on the
@@ -77,12 +78,10 @@ func TestPacedProduceIsObservableWhileItRuns(t *testing.T) {
 	reply := postAsync(h, "/messages/produce", body, "Idempotency-Key", key)
 
 	var samples []int64
-	deadline := time.Now().Add(10 * time.Second)
-	for len(samples) < 3 && time.Now().Before(deadline) {
-		time.Sleep(150 * time.Millisecond)
+	testenv.Until(10*time.Second, func() bool {
 		status, s := getCommand(t, h, "", "PRODUCE", key)
 		if status == http.StatusNotFound || s.Status != "IN_PROGRESS" || s.Progress == nil || s.Progress.Done == 0 {
-			continue // not claimed, or no put yet
+			return false // not claimed, or no put yet
 		}
 		p := s.Progress
 		if p.Total != total || p.Committed > p.Done || p.Done > p.Total || p.StartedAt == "" || s.Attempt != 1 {
@@ -91,8 +90,10 @@ func TestPacedProduceIsObservableWhileItRuns(t *testing.T) {
 		if s.Lease == nil || s.Lease.Holder != instance {
 			t.Fatalf("lease %+v, want held by %s", s.Lease, instance)
 		}
-		if n := len(samples); n > 0 && p.Done <= samples[n-1] {
-			t.Fatalf("done did not grow: %v then %d", samples, p.Done)
+		if n := len(samples); n > 0 && p.Done < samples[n-1] {
+			t.Fatalf("done went back: %v then %d", samples, p.Done)
+		} else if n > 0 && p.Done == samples[n-1] {
+			return false // no put since the last sample
 		}
 		samples = append(samples, p.Done)
 
@@ -113,7 +114,8 @@ func TestPacedProduceIsObservableWhileItRuns(t *testing.T) {
 			st.InFlight.Commands[0].Total != total || st.InFlight.Commands[0].Done < p.Done {
 			t.Fatalf("/status inFlight %s, want this PRODUCE with done ≥ %d", raw, p.Done)
 		}
-	}
+		return len(samples) >= 3
+	})
 	if len(samples) < 3 {
 		t.Fatalf("saw the PRODUCE running %d times (done %v) before the deadline", len(samples), samples)
 	}

@@ -75,6 +75,7 @@ func runRedaction(t *testing.T, mod func(*daemontest.Setup)) {
 		t.Fatalf("POST /tests: %d %s", r.Status, r.Body)
 	}
 	awaitTest(t, h, "redact-probe")
+	h.WaitResults("redact-probe", 1) // its result event may follow its end by a moment
 	_, _, testView := h.Get("/tests/redact-probe")
 	call("/commands", `{"operationType":"STOP_TEST","testId":"redact-probe"}`, http.StatusAccepted)
 	_, _, results := h.Get("/results?limit=1000")

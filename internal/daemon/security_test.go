@@ -293,11 +293,10 @@ func TestMutualTLS(t *testing.T) {
 	}
 	url := "https://" + d.Addr() + "/status"
 	var resp *http.Response
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if resp, err = client(clientCert).Get(url); err == nil || time.Now().After(deadline) {
-			break
-		}
-	}
+	testenv.Until(5*time.Second, func() bool {
+		resp, err = client(clientCert).Get(url)
+		return err == nil
+	})
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("client with a certificate: %v %v", resp, err)
 	}

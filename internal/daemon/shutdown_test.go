@@ -10,6 +10,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/config"
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // TestDrainReleasesClaimAndRestartResumes stops a daemon in the middle of a
@@ -34,7 +35,8 @@ func TestDrainReleasesClaimAndRestartResumes(t *testing.T) {
 	first := daemontest.Start(t, onSQLite)
 	answered := make(chan daemontest.Response, 1)
 	go func() { answered <- first.Post("/messages/produce", body, "Idempotency-Key", "drain-1") }()
-	time.Sleep(450 * time.Millisecond) // about 18 puts: 3 commits, one transaction open
+	// Two transactions committed, the third open.
+	testenv.Eventually(t, 10*time.Second, "12 puts", func() bool { return daemontest.QueueDepth(t, backend, "DEV.QUEUE.1") >= 12 })
 	first.Shutdown()
 	if r := <-answered; r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" {
 		t.Fatalf("interrupted request: %d %s", r.Status, r.Body)

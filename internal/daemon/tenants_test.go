@@ -308,21 +308,16 @@ func TestTenantTestRuns(t *testing.T) {
 // awaitRun polls token's GET /tests/{id} until done holds, failing t after 20 s.
 func awaitRun(t *testing.T, h *daemontest.Harness, token, id string, done func(testView) bool) testView {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var v testView
+	testenv.Eventually(t, 20*time.Second, fmt.Sprintf("GET /tests/%s as %s answering the awaited state", id, token), func() bool {
 		r := getAs(t, h, token, "/tests/"+id)
-		var v testView
+		v = testView{}
 		if r.Status != http.StatusOK || json.Unmarshal(r.Body, &v) != nil {
 			t.Fatalf("GET /tests/%s as %s: %d %s", id, token, r.Status, r.Body)
 		}
-		if done(v) {
-			return v
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("GET /tests/%s as %s: still %s after 20s", id, token, r.Body)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return done(v)
+	})
+	return v
 }
 
 // TestTenantTokensResolveAtStart: tokens are read through their references

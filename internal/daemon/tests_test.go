@@ -10,6 +10,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 type testView struct {
@@ -38,16 +39,12 @@ func getTest(t *testing.T, h *daemontest.Harness, id string) testView {
 // awaitTest polls GET /tests/{id} until the run ends.
 func awaitTest(t *testing.T, h *daemontest.Harness, id string) testView {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if v := getTest(t, h, id); v.Status != "IN_PROGRESS" {
-			return v
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("test %s still running after 20s", id)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	var v testView
+	testenv.Eventually(t, 20*time.Second, "the end of test "+id, func() bool {
+		v = getTest(t, h, id)
+		return v.Status != "IN_PROGRESS"
+	})
+	return v
 }
 
 func startTest(t *testing.T, h *daemontest.Harness, body, key string) daemontest.Response {
@@ -118,7 +115,10 @@ func TestProbeStopsAndLimits(t *testing.T) {
 	if tooLong.Status != http.StatusTooManyRequests {
 		t.Errorf("over maxDuration: %d %s", tooLong.Status, tooLong.Body)
 	}
-	time.Sleep(300 * time.Millisecond)
+	testenv.Eventually(t, 10*time.Second, "probe-long sending", func() bool {
+		v := getTest(t, h, "probe-long")
+		return v.Result != nil && v.Result.Sent > 0
+	})
 	// STOP_TEST over the bus, as a scheduler would send it.
 	h.Submit(`{"operationType":"STOP_TEST","testId":"probe-long"}`, "Idempotency-Key", "stop-1")
 	v := awaitTest(t, h, "probe-long")

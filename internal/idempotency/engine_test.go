@@ -43,15 +43,15 @@ func TestHoldRenewsLeaseBeyondItsPeriod(t *testing.T) {
 			t.Fatalf("Begin: %v %v", res.Outcome, err)
 		}
 		err = e.Hold(t.Context(), res.Lease, func(ctx context.Context) error {
-			deadline := time.Now().Add(4 * cfg.Lease)
-			for time.Now().Before(deadline) {
+			check := time.NewTicker(cfg.Lease / 4)
+			defer check.Stop()
+			for deadline := time.Now().Add(4 * cfg.Lease); time.Now().Before(deadline); <-check.C {
 				other := newEngine(t, store, cfg)
 				r, err := other.Begin(ctx, req("hold"))
 				if err != nil || r.Outcome != idempotency.InProgress {
 					t.Errorf("second process during Hold: %v %v, want in progress", r.Outcome, err)
 					return nil
 				}
-				time.Sleep(cfg.Lease / 4)
 			}
 			return ctx.Err()
 		})
@@ -203,33 +203,31 @@ func TestFinishRetriesPastTheLease(t *testing.T) {
 
 // TestTakeoverWaitsAGrace: a holder that stopped renewing keeps its record
 // for one lease more than its own lease: a second instance is refused
-// until then, and takes over after.
+// until then, and takes over after. Time passes on a fake clock.
 func TestTakeoverWaitsAGrace(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		store := memory.New()
-		const lease = time.Second
-		holder := newEngine(t, store, idempotency.Config{Lease: lease})
-		res, err := holder.Begin(t.Context(), req("grace"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := time.Now().Add(lease); !res.Lease.Until().Equal(want) {
-			t.Errorf("holder's lease until %v, want %v", res.Lease.Until(), want)
-		}
-		other := newEngine(t, store, idempotency.Config{Lease: lease})
-		time.Sleep(lease + lease/2)
-		if r, err := other.Begin(t.Context(), req("grace")); err != nil || r.Outcome != idempotency.InProgress {
-			t.Fatalf("Begin 1.5 leases after the last renewal: %v %v, want in progress (grace)", r.Outcome, err)
-		}
-		time.Sleep(lease/2 + time.Millisecond)
-		r, err := other.Begin(t.Context(), req("grace"))
-		if err != nil || r.Outcome != idempotency.Acquired || r.Record.Attempt != 2 {
-			t.Fatalf("Begin after lease and grace: %v attempt %d %v, want acquired, attempt 2", r.Outcome, r.Record.Attempt, err)
-		}
-		if _, err := holder.Complete(t.Context(), res.Lease, idempotency.Response{}); !errors.Is(err, idempotency.ErrLeaseLost) {
-			t.Errorf("the old holder's Complete after the takeover: %v, want ErrLeaseLost", err)
-		}
-	})
+	store, clock := memory.New(), storetest.NewClock(time.Now())
+	const lease = time.Second
+	holder := newEngine(t, store, idempotency.Config{Lease: lease, Clock: clock})
+	res, err := holder.Begin(t.Context(), req("grace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := clock.Now().Add(lease); !res.Lease.Until().Equal(want) {
+		t.Errorf("holder's lease until %v, want %v", res.Lease.Until(), want)
+	}
+	other := newEngine(t, store, idempotency.Config{Lease: lease, Clock: clock})
+	clock.Advance(lease + lease/2)
+	if r, err := other.Begin(t.Context(), req("grace")); err != nil || r.Outcome != idempotency.InProgress {
+		t.Fatalf("Begin 1.5 leases after the last renewal: %v %v, want in progress (grace)", r.Outcome, err)
+	}
+	clock.Advance(lease/2 + time.Millisecond)
+	r, err := other.Begin(t.Context(), req("grace"))
+	if err != nil || r.Outcome != idempotency.Acquired || r.Record.Attempt != 2 {
+		t.Fatalf("Begin after lease and grace: %v attempt %d %v, want acquired, attempt 2", r.Outcome, r.Record.Attempt, err)
+	}
+	if _, err := holder.Complete(t.Context(), res.Lease, idempotency.Response{}); !errors.Is(err, idempotency.ErrLeaseLost) {
+		t.Errorf("the old holder's Complete after the takeover: %v, want ErrLeaseLost", err)
+	}
 }
 
 // TestRecoveringHolderBeatsASecondInstance races a second instance against
@@ -269,8 +267,10 @@ func TestRecoveringHolderBeatsASecondInstance(t *testing.T) {
 			landed <- err
 		}()
 		// The second instance tries every 100 ms while the holder is cut off.
+		tries := time.NewTicker(lease / 10)
+		defer tries.Stop()
 		for range 15 {
-			time.Sleep(lease / 10)
+			<-tries.C
 			if r, err := other.Begin(t.Context(), req("race")); err != nil || r.Outcome != idempotency.InProgress {
 				t.Fatalf("second instance at %s: %v %v, want in progress", time.Since(res.Record.CreatedAt), r.Outcome, err)
 			}

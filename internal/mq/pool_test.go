@@ -12,6 +12,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
 	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 var qm1 = mq.Target{QueueManager: "QM1"}
@@ -259,9 +260,9 @@ func TestPoolConnectGivesUpOnPermanentAndContext(t *testing.T) {
 		if st := slow.Stats(qm1); st.InUse != 0 {
 			t.Fatalf("failed acquire kept a slot: %+v", st)
 		}
-		time.Sleep(10 * time.Minute) // a few reaper passes (IdleTimeout/2)
-		if n := p.Targets() + slow.Targets(); n != 0 {
-			t.Fatalf("failed acquires left %d targets behind", n)
+		// Reaper passes (every IdleTimeout/2) forget them.
+		if !testenv.UntilEvery(10*time.Minute, time.Second, func() bool { return p.Targets()+slow.Targets() == 0 }) {
+			t.Fatalf("failed acquires left %d targets behind", p.Targets()+slow.Targets())
 		}
 	})
 }
@@ -334,18 +335,19 @@ func TestPoolReaperClosesIdleAndForgetsTargets(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p, _, cc := newReapPool(t, mq.PoolConfig{IdleTimeout: 10 * time.Second}, 0)
 		other := mq.Target{QueueManager: "QM1", User: "other"}
+		start := time.Now()
 		acquire(t, p, qm1).Close()
 		acquire(t, p, other).Close()
 
-		// Reaper passes at 5s and 10s: nothing has idled past 10s yet.
-		time.Sleep(14 * time.Second)
-		if n := cc.closes.Load(); n != 0 || p.Targets() != 2 || p.Stats(qm1).Idle != 1 {
-			t.Fatalf("%d closes, %d targets, stats %+v before the timeout", n, p.Targets(), p.Stats(qm1))
-		}
-		// The pass at 15s closes both, with no Acquire, and forgets both targets.
-		time.Sleep(2 * time.Second)
-		if n := cc.closes.Load(); n != 2 {
-			t.Fatalf("%d idle connections closed, want 2", n)
+		// Nothing changes at the passes at 5s and 10s (nothing has idled
+		// past 10s yet); the pass at 15s closes both, with no Acquire, and
+		// forgets both targets.
+		testenv.UntilEvery(time.Minute, 100*time.Millisecond, func() bool {
+			return cc.closes.Load() != 0 || p.Targets() != 2 || p.Stats(qm1).Idle != 1
+		})
+		synctest.Wait() // the pass that changed something ends
+		if n, at := cc.closes.Load(), time.Since(start); n != 2 || at < 15*time.Second || at > 15*time.Second+100*time.Millisecond {
+			t.Fatalf("first change at %s: %d idle connections closed; want both, by the pass at 15s", at, n)
 		}
 		if n := p.Targets(); n != 0 || p.Stats(qm1) != (mq.PoolStats{}) {
 			t.Fatalf("%d targets kept, stats %+v; want none", n, p.Stats(qm1))
@@ -409,7 +411,10 @@ func TestPoolReaperKeepsTargetsInUse(t *testing.T) {
 		}
 		// Users counted on every path (borrow, wait, give up, connect) are
 		// all gone: both targets go once their idle connection does.
-		time.Sleep(4 * time.Second)
+		testenv.UntilEvery(4*time.Second, 100*time.Millisecond, func() bool {
+			return p.Targets()+slowPool.Targets() == 0 && cc.closes.Load() == 1 && ccSlow.closes.Load() == 1
+		})
+		synctest.Wait()
 		if n := p.Targets() + slowPool.Targets(); n != 0 || cc.closes.Load() != 1 || ccSlow.closes.Load() != 1 {
 			t.Fatalf("%d targets, %d+%d closes; want none left and both connections closed",
 				n, cc.closes.Load(), ccSlow.closes.Load())
@@ -517,7 +522,7 @@ func TestPoolWaitIsBounded(t *testing.T) {
 			t.Errorf("Waiting() = %d after the wait ended", n)
 		}
 		go func() {
-			time.Sleep(time.Second)
+			synctest.Wait() // the Acquire below waits
 			held.Close()
 		}()
 		pc, err := p.Acquire(context.Background(), qm1)

@@ -10,8 +10,8 @@ import (
 )
 
 // The same cases over the IBM MQ adapter and its MQ client library (the
-// project's, testdata/mqstub, in CI: build it and export its cgo flags
-// first, see scripts/build-mqstub.sh), connected over TCP to a queue
+// project's, internal/mqsim/clientlib, in CI: build it and export its cgo
+// flags first, see scripts/build-mqstub.sh), connected over TCP to a queue
 // manager server started for each case.
 func TestRunIBMMQStub(t *testing.T) { runBackendCases(t, newServerEnv) }
 

@@ -1,7 +1,8 @@
 // Package testenv provides the servers tests need — started by the project's
 // own scripts when the environment does not name one — and fails loudly,
 // never skips, when they cannot be had; and the fixtures several packages'
-// tests share: a certificate authority, a goroutine-safe buffer.
+// tests share: a certificate authority, a goroutine-safe buffer, waiting
+// on a condition (Until, Eventually) instead of sleeping.
 package testenv
 
 import (

@@ -88,7 +88,10 @@ func newResultWaiter(b *testing.B, url string) *resultWaiter {
 			for ctx.Err() == nil {
 				if err := w.poll(ctx); err != nil && ctx.Err() == nil {
 					w.failed.CompareAndSwap(nil, err)
-					time.Sleep(100 * time.Millisecond)
+					select { // back off before the next receive
+					case <-ctx.Done():
+					case <-time.After(100 * time.Millisecond):
+					}
 				}
 			}
 		}()

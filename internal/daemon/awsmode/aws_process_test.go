@@ -258,21 +258,15 @@ func faultKilledInstanceIsTakenOver(t *testing.T, _ *awsEmulator) {
 	// follows its commit, and the next transaction follows the checkpoint).
 	var victim, survivor *daemontest.Process
 	seen := 0
-	deadline := time.Now().Add(30 * time.Second)
-	for victim == nil {
+	testenv.Eventually(t, 30*time.Second, fmt.Sprintf("an instance committing %d messages", 2*txSize), func() bool {
 		for i, p := range procs {
 			if d := p.Depth(t, "DEV.QUEUE.1"); d >= 2*txSize {
 				victim, survivor, seen = p, procs[1-i], d
-				break
+				return true
 			}
 		}
-		if victim == nil {
-			if time.Now().After(deadline) {
-				t.Fatalf("no instance committed %d messages within 30s", 2*txSize)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
+		return false
+	})
 	if seen >= count {
 		t.Fatalf("instance %s finished (depth %d) before it could be killed: the command is too fast", victim.Name, seen)
 	}
@@ -429,16 +423,9 @@ func publishFailureIsReplayed(t *testing.T, _ *awsEmulator) {
 		defer mu.Unlock()
 		return slices.Clone(attempts), slices.Clone(published), admitted
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if a, _, _ := snapshot(); len(a) >= 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			a, p, _ := snapshot()
-			t.Fatalf("after 30s %d publish attempts (%v), want the execution and a redelivery", len(a), p)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testenv.Until(30*time.Second, func() bool { a, _, _ := snapshot(); return len(a) >= 2 }) {
+		a, p, _ := snapshot()
+		t.Fatalf("after 30s %d publish attempts (%v), want the execution and a redelivery", len(a), p)
 	}
 	a, p, _ := snapshot()
 	if a[0].Replay || a[0].Status != result.StatusCompleted || a[0].Attempt != 1 || !a[1].Replay {
@@ -464,17 +451,10 @@ func publishFailureIsReplayed(t *testing.T, _ *awsEmulator) {
 	mu.Lock()
 	gateShut = true
 	mu.Unlock()
-	deadline = time.Now().Add(15 * time.Second)
-	for {
+	testenv.Eventually(t, 15*time.Second, "the publishing of every redelivery of "+key+" finished", func() bool {
 		a, _, n := snapshot()
-		if len(a) == n {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("a redelivery of %s did not finish publishing within 15s", key)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return len(a) == n
+	})
 	again, err := snsClient.CreateTopic(ctx, &sns.CreateTopicInput{Name: aws.String(topicName)})
 	if err != nil {
 		t.Fatalf("re-create topic: %v", err)
@@ -775,16 +755,9 @@ func sqsQueueMessages(t testing.TB, url string) int {
 // waitSQSQueueDrained waits until every command was deleted (acked).
 func waitSQSQueueDrained(t testing.TB, url string, timeout time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		n := sqsQueueMessages(t, url)
-		if n == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("command queue still holds %d messages after %s", n, timeout)
-		}
-		time.Sleep(100 * time.Millisecond)
+	n := 0
+	if !testenv.UntilEvery(timeout, 100*time.Millisecond, func() bool { n = sqsQueueMessages(t, url); return n == 0 }) {
+		t.Fatalf("command queue still holds %d messages after %s", n, timeout)
 	}
 }
 
@@ -804,6 +777,10 @@ func (q *resultQueue) received() []receivedEvent {
 func (q *resultQueue) waitUntil(t testing.TB, quiet time.Duration, done func([]receivedEvent) (bool, string)) (slowest time.Duration) {
 	t.Helper()
 	began, lastEvent := time.Now(), time.Now()
+	// Each poll waits up to a second for a message; the ticker only spaces
+	// the polls of an emulator that answers an empty queue at once.
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
 	for {
 		before := len(q.received())
 		q.poll()
@@ -823,16 +800,17 @@ func (q *resultQueue) waitUntil(t testing.TB, quiet time.Duration, done func([]r
 		case time.Since(lastEvent) > quiet:
 			t.Fatalf("no event for %s (waiting %s): %s", quiet, time.Since(began).Round(time.Second), progress)
 		}
-		time.Sleep(50 * time.Millisecond) // the queue is empty for now
+		<-tick.C // the queue is empty for now
 	}
 }
 
 // collectFor polls for d more.
 func (q *resultQueue) collectFor(t testing.TB, d time.Duration) {
 	t.Helper()
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); {
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); <-tick.C {
 		q.poll()
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 

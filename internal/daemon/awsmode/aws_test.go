@@ -106,7 +106,10 @@ func sqsOutcomeRows(t *testing.T, _ *awsEmulator) {
 		before := h.Depth("DEV.QUEUE.2")
 		body := awsProduce("DEV.QUEUE.2", 8, `,"rateLimitPerSec":4`)
 		sendCommand(t, env.commands, body, map[string]string{"Idempotency-Key": "sqs-slow"})
-		time.Sleep(300 * time.Millisecond)
+		testenv.Eventually(t, wait, "sqs-slow in progress", func() bool {
+			rec, ok, err := h.Store.Get(context.Background(), "PRODUCE#sqs-slow")
+			return err == nil && ok && rec.Status == idempotency.StatusInProgress
+		})
 		sendCommand(t, env.commands, body, map[string]string{"Idempotency-Key": "sqs-slow"})
 		evs := results.wait("sqs-slow", 2, wait)
 		if fmt.Sprint(daemontest.Summary(cloudEvents(evs))) != fmt.Sprint(map[string]int{"COMPLETED": 1, "COMPLETED/replay": 1}) {
@@ -331,7 +334,7 @@ func TestTraceThroughSQS(t *testing.T) {
 	}
 	// The process span ends after its result is out; wait for it.
 	var inTrace []sdktrace.ReadOnlySpan
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	testenv.Until(5*time.Second, func() bool {
 		inTrace = inTrace[:0]
 		ended := false
 		for _, s := range rec.Ended() {
@@ -340,10 +343,8 @@ func TestTraceThroughSQS(t *testing.T) {
 				ended = ended || s.Name() == "process"
 			}
 		}
-		if ended || time.Now().After(deadline) {
-			break
-		}
-	}
+		return ended
+	})
 	got := daemontest.Tree(t, inTrace, daemontest.CallerTraceID)
 	for _, want := range []string{
 		"(caller) > process",

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // TestDrainHandsOverUnderLoad: SIGTERM to an instance in the middle of a
@@ -32,17 +33,15 @@ func TestDrainHandsOverUnderLoad(t *testing.T) {
 
 	var victim, survivor *daemontest.Process
 	seen := 0
-	for deadline := time.Now().Add(30 * time.Second); victim == nil; time.Sleep(20 * time.Millisecond) {
+	testenv.Eventually(t, 30*time.Second, fmt.Sprintf("an instance committing %d messages", 2*txSize), func() bool {
 		for i, p := range procs {
 			if d := p.Depth(t, "DEV.QUEUE.1"); d >= 2*txSize {
 				victim, survivor, seen = p, procs[1-i], d
-				break
+				return true
 			}
 		}
-		if victim == nil && time.Now().After(deadline) {
-			t.Fatalf("no instance committed %d messages within 30s", 2*txSize)
-		}
-	}
+		return false
+	})
 	if seen >= count {
 		t.Fatalf("%s finished (depth %d) before the SIGTERM: the command is too fast", victim.Name, seen)
 	}

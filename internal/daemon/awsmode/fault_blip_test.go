@@ -119,13 +119,7 @@ func runStoreBlip(t *testing.T, name string, env *localAWS, proxy *testenv.Proxy
 	sendCommand(t, env.commands, cmd, map[string]string{"Idempotency-Key": key})
 
 	// The command starts within a receive wait (1 s); cut once it is putting.
-	deadline := time.Now().Add(30 * time.Second)
-	for puts := 0; puts == 0; puts = putsByKey(t, mqBackend, "DEV.QUEUE.1")[key] {
-		if time.Now().After(deadline) {
-			t.Fatal("the PRODUCE put nothing within 30 s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.Eventually(t, 30*time.Second, "a put by the PRODUCE", func() bool { return putsByKey(t, mqBackend, "DEV.QUEUE.1")[key] > 0 })
 	time.Sleep(cutAfter)
 	proxy.Cut()
 	cutAt := time.Now()

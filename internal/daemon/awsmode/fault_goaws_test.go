@@ -18,6 +18,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/idempotency/dynamodb"
 	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // TestFaultGoawsRestart restarts the SQS server under a running daemon: a
@@ -97,17 +98,16 @@ func TestFaultGoawsRestart(t *testing.T) {
 	go func() {
 		var out sendOutcome
 		for _, key := range keys[before:] {
-			for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
-				err := send(key)
-				if err == nil {
-					break
+			var err error
+			if !testenv.UntilEvery(time.Minute, 100*time.Millisecond, func() bool {
+				if err = send(key); err != nil {
+					out.failed++
 				}
-				out.failed++
-				if time.Now().After(deadline) {
-					out.err = fmt.Errorf("send %s: still failing after a minute: %w", key, err)
-					published <- out
-					return
-				}
+				return err == nil
+			}) {
+				out.err = fmt.Errorf("send %s: still failing after a minute: %w", key, err)
+				published <- out
+				return
 			}
 		}
 		published <- out
@@ -116,10 +116,10 @@ func TestFaultGoawsRestart(t *testing.T) {
 	if err := srv.Up(); err != nil {
 		t.Fatalf("start goaws again: %v", err)
 	}
-	upAt := time.Now()
+	upAt, failedAtUp := time.Now(), receiveErrors.n.Load()
 	// The subscriber retries a receive every second: let it meet the
-	// missing queue too.
-	time.Sleep(1500 * time.Millisecond)
+	// missing queue too (the second failure after the restart surely does).
+	testenv.Eventually(t, 30*time.Second, "two failed receives after the restart", func() bool { return receiveErrors.n.Load() >= failedAtUp+2 })
 	if commands, results := createQueue(env.commandsName), createQueue(env.resultsName); commands != env.commands || results != env.results {
 		t.Fatalf("the queues came back as %s and %s, not %s and %s", commands, results, env.commands, env.results)
 	}
@@ -166,21 +166,19 @@ func (c *logCounter) WithGroup(string) slog.Handler      { return c }
 // waitDrained waits until the queue holds no message, visible or not.
 func waitDrained(t *testing.T, client *sqs.Client, url string, timeout time.Duration) {
 	t.Helper()
-	for deadline := time.Now().Add(timeout); ; time.Sleep(100 * time.Millisecond) {
+	var visible, hidden string
+	if !testenv.UntilEvery(timeout, 100*time.Millisecond, func() bool {
 		out, err := client.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url),
 			AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
 				sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
 		if err != nil {
 			t.Fatalf("queue attributes: %v", err)
 		}
-		visible := out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessages)]
-		hidden := out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible)]
-		if visible == "0" && hidden == "0" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("command queue still holds %s visible and %s invisible messages after %s", visible, hidden, timeout)
-		}
+		visible = out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessages)]
+		hidden = out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible)]
+		return visible == "0" && hidden == "0"
+	}) {
+		t.Fatalf("command queue still holds %s visible and %s invisible messages after %s", visible, hidden, timeout)
 	}
 }
 

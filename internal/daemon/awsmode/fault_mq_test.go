@@ -14,6 +14,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/idempotency/storetest"
 	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // TestFaultConnectionBroken breaks the embedded queue manager's connections
@@ -96,11 +97,7 @@ func runConnectionBroken(t *testing.T, name string, backend mq.Backend, breakCon
 		}
 		return true
 	}
-	for deadline := time.Now().Add(30 * time.Second); !midTransaction(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the commands were not all in the middle of a transaction within 30s")
-		}
-	}
+	testenv.Eventually(t, 30*time.Second, "every command in the middle of a transaction", midTransaction)
 	breakConnections()
 
 	// The open transactions are backed out: each queue holds what its
@@ -116,14 +113,12 @@ func runConnectionBroken(t *testing.T, name string, backend mq.Backend, breakCon
 		}
 		return true
 	}
-	for deadline := time.Now().Add(500 * time.Millisecond); !settled(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			for i, queue := range queues {
-				t.Errorf("%s: depth %d above the %d committed after the break: the transaction was not backed out",
-					queue, daemontest.QueueDepth(t, backend, queue)-baseline[queue], resumeAt[i])
-			}
-			t.FailNow()
+	if !testenv.Until(500*time.Millisecond, settled) {
+		for i, queue := range queues {
+			t.Errorf("%s: depth %d above the %d committed after the break: the transaction was not backed out",
+				queue, daemontest.QueueDepth(t, backend, queue)-baseline[queue], resumeAt[i])
 		}
+		t.FailNow()
 	}
 
 	for i, key := range keys {

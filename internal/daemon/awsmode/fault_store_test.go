@@ -93,12 +93,14 @@ func runStoreOutage(t *testing.T, name string, srv *testenv.Private, store idemp
 	}
 	sent := make(chan error, 1)
 	go func() {
+		pace := time.NewTicker(sendEvery) // a command every sendEvery
+		defer pace.Stop()
 		for _, key := range keys {
 			if err := trySendCommand(env.commands, daemontest.FaultProduce(key, "DEV.QUEUE.1", count, txSize, rate), map[string]string{"Idempotency-Key": key}); err != nil {
 				sent <- fmt.Errorf("send %s: %w", key, err)
 				return
 			}
-			time.Sleep(sendEvery)
+			<-pace.C
 		}
 		sent <- nil
 	}()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // These tests run daemon processes with the ibmmq backend sharing one
@@ -48,12 +49,9 @@ func TestIBMMQKilledInstanceRepeatsAtMostOneTransaction(t *testing.T) {
 	// Two commits on the shared queue mean the first checkpoint is written.
 	var victim, survivor *daemontest.Process
 	seen := 0
-	for deadline := time.Now().Add(30 * time.Second); victim == nil; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no instance committed %d messages within 30s", 2*txSize)
-		}
+	testenv.Eventually(t, 30*time.Second, fmt.Sprintf("%d messages committed by the lease holder", 2*txSize), func() bool {
 		if seen = procs[0].DepthOf(t, target); seen < 2*txSize {
-			continue
+			return false
 		}
 		holder := leaseHolder(t, procs[0], "PRODUCE", key)
 		for i, p := range procs {
@@ -61,7 +59,8 @@ func TestIBMMQKilledInstanceRepeatsAtMostOneTransaction(t *testing.T) {
 				victim, survivor = p, procs[1-i]
 			}
 		}
-	}
+		return victim != nil
+	})
 	if seen >= count {
 		t.Fatalf("%s finished (depth %d) before it could be killed: the command is too fast", victim.Name, seen)
 	}
@@ -118,11 +117,7 @@ func TestIBMMQServerRestartMidRun(t *testing.T) {
 		sendCommand(t, env.commands, fmt.Sprintf(`{"operationType":"PRODUCE",%s,"batch":{"count":%d,"messageSizeBytes":64,"rateLimitPerSec":40,"transaction":{"enabled":true,"txSize":%d}}}`,
 			target, count, txSize), map[string]string{"Idempotency-Key": fmt.Sprintf("%s-%02d", run, i)})
 	}
-	for deadline := time.Now().Add(30 * time.Second); procs[0].DepthOf(t, target) < 2*txSize; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("nothing committed within 30s")
-		}
-	}
+	testenv.Eventually(t, 30*time.Second, "two transactions committed", func() bool { return procs[0].DepthOf(t, target) >= 2*txSize })
 	srv.Down(t)
 	downAt := time.Now()
 	time.Sleep(time.Second)
@@ -209,12 +204,9 @@ func TestIBMMQKilledDuringStoreOutageRepeatsAtMostOneTransaction(t *testing.T) {
 
 	var victim, survivor *daemontest.Process
 	atCut := 0
-	for deadline := time.Now().Add(30 * time.Second); victim == nil; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no instance committed %d messages within 30s", 2*txSize)
-		}
+	testenv.Eventually(t, 30*time.Second, fmt.Sprintf("%d messages committed by the lease holder", 2*txSize), func() bool {
 		if atCut = procs[0].DepthOf(t, target) - before; atCut < 2*txSize {
-			continue
+			return false
 		}
 		holder := leaseHolder(t, procs[0], "PRODUCE", key)
 		for i, p := range procs {
@@ -222,7 +214,8 @@ func TestIBMMQKilledDuringStoreOutageRepeatsAtMostOneTransaction(t *testing.T) {
 				victim, survivor = p, procs[1-i]
 			}
 		}
-	}
+		return victim != nil
+	})
 	// The store is cut for both instances (a DEPTH through them would
 	// need it too); the victim waits for its checkpoint meanwhile.
 	proxy.Cut()

@@ -190,11 +190,12 @@ func waitReadiness(t *testing.T, base string, ready bool) map[string]string {
 		want = http.StatusOK
 	}
 	var last string
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	var checks map[string]string
+	if testenv.UntilEvery(30*time.Second, 100*time.Millisecond, func() bool {
 		resp, err := http.Get(base + "/health/ready")
 		if err != nil {
 			last = err.Error()
-			continue
+			return false
 		}
 		var body struct {
 			Checks map[string]string `json:"checks"`
@@ -203,12 +204,16 @@ func waitReadiness(t *testing.T, base string, ready bool) map[string]string {
 		resp.Body.Close()
 		last = resp.Status
 		if err == nil && resp.StatusCode == want {
-			return body.Checks
+			checks = body.Checks
+			return true
 		}
 		if err == nil {
 			b, _ := json.Marshal(body.Checks)
 			last += " " + string(b)
 		}
+		return false
+	}) {
+		return checks
 	}
 	t.Fatalf("readiness never %d within 30s; last: %s", want, last)
 	return nil

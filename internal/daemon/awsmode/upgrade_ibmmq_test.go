@@ -12,6 +12,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // upgradeMQServerConfig is the shared queue manager of the IBM MQ upgrade
@@ -95,11 +96,11 @@ func killedMidProduceIsResumed(t *testing.T, env *localAWS, results *resultQueue
 		target, count, txSize), map[string]string{"Idempotency-Key": key})
 	// Two commits on the queue mean the first checkpoint is written.
 	seen := 0
-	for deadline := time.Now().Add(30 * time.Second); seen < 2*txSize; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("sigkill-mid-produce %s: %s committed %d messages within 30s, want %d", dir, victim.Name, seen, 2*txSize)
-		}
+	if !testenv.Until(30*time.Second, func() bool {
 		seen = victim.DepthOf(t, target) - before
+		return seen >= 2*txSize
+	}) {
+		t.Fatalf("sigkill-mid-produce %s: %s committed %d messages within 30s, want %d", dir, victim.Name, seen, 2*txSize)
 	}
 	if seen >= count {
 		t.Fatalf("sigkill-mid-produce %s: %s finished (%d put) before it could be killed: the command is too fast", dir, victim.Name, seen)

@@ -149,3 +149,13 @@ func (s *Store) CheckFileEvery(d time.Duration) {
 	s.file.interval = d
 	s.file.next.Store(int64(time.Since(s.file.began)))
 }
+
+// Closing reports whether Close has begun: the writer was told to stop.
+func (s *Store) Closing() bool {
+	select {
+	case <-s.w.stop:
+		return true
+	default:
+		return false
+	}
+}

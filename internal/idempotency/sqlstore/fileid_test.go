@@ -76,12 +76,11 @@ func TestSQLiteRefusesOnceItsFileIsGone(t *testing.T) {
 
 			tc.lose(t, dir, path)
 			// Each check stands for its interval: the loss shows within it.
-			deadline := time.Now().Add(10 * time.Second)
 			var refused error
-			for refused == nil && time.Now().Before(deadline) {
+			testenv.Until(10*time.Second, func() bool {
 				_, _, refused = s.Begin(ctx, claimOf("after"))
-				time.Sleep(5 * time.Millisecond)
-			}
+				return refused != nil
+			})
 			var fe *sqlstore.FileError
 			if !errors.As(refused, &fe) {
 				t.Fatalf("begin after the loss: %v, want a FileError", refused)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/idempotency/sqlstore"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 func openSQLiteStore(t *testing.T) *sqlstore.Store {
@@ -45,12 +46,8 @@ func hold(t *testing.T, s *sqlstore.Store) func() {
 // waitQueued waits until n writes wait for the writer.
 func waitQueued(t *testing.T, s *sqlstore.Store, n int64) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for s.WaitingWrites() < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d writes waiting after 10s, want %d", s.WaitingWrites(), n)
-		}
-		time.Sleep(time.Millisecond)
+	if !testenv.Until(10*time.Second, func() bool { return s.WaitingWrites() >= n }) {
+		t.Fatalf("%d writes waiting after 10s, want %d", s.WaitingWrites(), n)
 	}
 }
 
@@ -178,8 +175,8 @@ func TestCloseFailsWaitingWrites(t *testing.T) {
 	waitQueued(t, s, 3)
 	closed := make(chan error, 1)
 	go func() { closed <- s.Close() }()
-	// Close waits for the held batch; give it time to start waiting.
-	time.Sleep(20 * time.Millisecond)
+	// Close waits for the held batch: release it once Close has begun.
+	testenv.Eventually(t, 10*time.Second, "Close begun", s.Closing)
 	release()
 	select {
 	case err := <-closed:

@@ -16,7 +16,7 @@
 // Alias queues resolve to their target for put, get and browse; remote
 // queue definitions put to their transmission queue and cannot be read
 // (2045). MQIConn is the same queue manager for MQI clients
-// (internal/mq/mqserver): the whole MQMD, property order, match options,
+// (internal/mqsim/mqserver): the whole MQMD, property order, match options,
 // browse and get under the cursor, truncated gets and MQDISC's commit.
 //
 // Faults injects the failures the shared backend suite (mq/mqtest) needs.

@@ -7,7 +7,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/mq"
 )
 
-// This file is the queue manager's side for MQI clients (internal/mq/mqserver):
+// This file is the queue manager's side for MQI clients (internal/mqsim/mqserver):
 // the same queues and units of work as the mq port, plus what the MQI has
 // and the port leaves out: the whole MQMD, property order, match options,
 // browse and get under the cursor, truncated gets, MQDISC's commit.

@@ -12,5 +12,5 @@
 //
 // The package builds only with the ibmmq build tag and cgo, against IBM's
 // client (headers in /opt/mqm/inc, libmqm_r in /opt/mqm/lib64) or the
-// project's client stub (testdata/mqstub, scripts/build-mqstub.sh).
+// project's client stub (internal/mqsim/clientlib, scripts/build-mqstub.sh).
 package ibmmq

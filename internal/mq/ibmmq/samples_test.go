@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mqprobe/mqprobe/internal/mq/mqserver"
+	"github.com/mqprobe/mqprobe/internal/mqsim/mqserver"
 )
 
 // mqGolangModule is the module whose samples/ directory holds IBM's programs.

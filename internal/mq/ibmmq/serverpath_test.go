@@ -14,14 +14,14 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/ibmmq/ibmmqtest"
-	"github.com/mqprobe/mqprobe/internal/mq/mqserver"
 	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
+	"github.com/mqprobe/mqprobe/internal/mqsim/mqserver"
 )
 
 // Tests of the adapter against what a real queue manager does, on the
-// server path: this package, the client library (testdata/mqstub), and a
-// queue manager served by mqserver in this process, whose Stats count the
-// connections and handles the adapter leaves open.
+// server path: this package, the client library (internal/mqsim/clientlib),
+// and a queue manager served by mqserver in this process, whose Stats count
+// the connections and handles the adapter leaves open.
 
 // serverEnv is a queue manager server (ibmmqtest) with IBM's developer
 // objects (QM1, DEV.QUEUE.1, the alias DEV.ALIAS.1 and the remote

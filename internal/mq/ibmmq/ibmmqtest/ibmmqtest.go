@@ -1,7 +1,7 @@
 // Package ibmmqtest runs the project's queue manager server (mqserver)
 // inside a test process, for tests of the IBM MQ adapter: the adapter's MQ
-// client library (testdata/mqstub in CI) connects to it over TCP as it
-// would to any queue manager, and the test injects faults through the
+// client library (internal/mqsim/clientlib in CI) connects to it over TCP
+// as it would to any queue manager, and the test injects faults through the
 // server's backend.
 package ibmmqtest
 
@@ -12,8 +12,8 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
-	"github.com/mqprobe/mqprobe/internal/mq/mqserver"
 	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
+	"github.com/mqprobe/mqprobe/internal/mqsim/mqserver"
 )
 
 // Channel and User are what Target connects with: IBM's developer channel

@@ -1,7 +1,7 @@
 // Package mqserver serves the queue managers of the embedded backend
 // (internal/mq/embedded) to MQI clients over TCP, in the project's own wire
-// protocol (PROTOCOL.md in this directory). Its client is the project's MQ
-// client library (internal/mq/ibmmq/testdata/mqstub), so IBM's mq-golang
+// protocol (internal/mqsim/PROTOCOL.md). Its client is the project's MQ
+// client library (internal/mqsim/clientlib), so IBM's mq-golang
 // binding, the ibmmq adapter and C programs written for IBM's client all
 // meet one queue manager that several processes can share.
 //

@@ -1,7 +1,7 @@
 /*
  * internal.h -- private declarations of the MQI client library (not installed).
  *
- * The library is a thin client of mqserver (internal/mq/mqserver/PROTOCOL.md):
+ * The library is a thin client of mqserver (internal/mqsim/PROTOCOL.md):
  * every connection (hConn) is one TCP connection, every MQI call one request
  * frame and one reply frame. Queue semantics live in the server only; the
  * client validates what it must read, marshals, and copies replies back.
