@@ -191,10 +191,11 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	if err != nil {
 		return nil, err
 	}
+	resolver := targets.NewResolver(cfg.Targets.Config(secretsResolver, cfg.MQ.Backend == config.BackendEmbedded))
 	if d.exec, err = executor.New(executor.Config{
 		Source: "mqprobe/" + cfg.InstanceID, Replay: cfg.Results.Replay,
 		MaxRawBodyBytes: cfg.Results.MaxRawBodyBytes, RetryDelay: cfg.Bus.NackDelay, HTTPWait: cfg.HTTP.InProgressWait,
-	}, executor.Deps{Decoder: decoder, Engine: d.engine, Handlers: ops.Handlers, Targets: targets.NewResolver(cfg.Targets.Config(secretsResolver, cfg.MQ.Backend == config.BackendEmbedded)), Admit: ops.Admit,
+	}, executor.Deps{Decoder: decoder, Engine: d.engine, Handlers: ops.Handlers, Targets: resolver, Admit: ops.Admit,
 		Admission: d.limiter, Footprint: ops.Footprint, Conns: d.pool, Publisher: publisher, Log: log,
 		Tracer: d.tel.Tracer("github.com/mqprobe/mqprobe/internal/executor"), Metrics: d.tel.Metrics}); err != nil {
 		return nil, err
