@@ -710,3 +710,17 @@ func TestQueuesWithLimitsOfTheirOwn(t *testing.T) {
 	_, err = Load(writeYAML(t, "mq:\n  embedded:\n    queueManagers:\n      - name: QM1\n        queues: [{name: B, maxDepth: -1}]\n"), nil)
 	wantErr(t, err, "mq.embedded.queueManagers[0].queues[0].maxDepth: must be between 1 and 999999999 (got -1)")
 }
+
+// TestEveryPackagesRulesAtOnce: one Load reports the broken rules of every
+// package's section and those spanning sections together, each naming its
+// key.
+func TestEveryPackagesRulesAtOnce(t *testing.T) {
+	_, err := Load(writeYAML(t, "mq:\n  pool:\n    maxWait: -1s\nidempotency:\n  lease: 1ms\ncommand:\n  maxBytes: 0\n"+
+		"limits:\n  admissionWait: 0s\n  maxInFlightBytes: 1000\nsqs:\n  maxMessages: 11\ntests:\n  maxConcurrent: 0\nsecrets:\n  cacheTTL: -1s\n"+
+		"targets:\n  rateLimit:\n    burst: -1\nhttp:\n  tokens:\n    Bad: {tokenRef: env:X}\n"), nil)
+	wantErr(t, err, "mq.pool.maxWait: must be greater than 0s (got -1s)", "idempotency.lease: must be at least 30ms (got 1ms)",
+		"command.maxBytes: must be greater than 0 (got 0)", "consume.captureMaxBytes: must not exceed limits.maxInFlightBytes (1000)",
+		"limits.admissionWait: must be greater than 0s", "sqs.maxMessages: must be between 1 and 10 (got 11)",
+		"tests.maxConcurrent: must be at least 1 (got 0)", "secrets.cacheTTL: must not be negative (got -1s)",
+		"targets.rateLimit.burst: must not be negative (got -1)", "http.tokens.Bad: tenant name must be")
+}
