@@ -38,10 +38,13 @@ const (
 	BackendIBMMQ    = "ibmmq"
 )
 
-// Config is the whole daemon configuration. Field tags: yaml is the key
-// (camelCase), desc the one-line description of the key listing, secret marks
-// values Redacted hides ("dsn" hides only a DSN's password), and default
-// documents a default that depends on other settings.
+// Config is the whole daemon configuration: a section typed by another
+// package is that package's Config, the rest is the daemon's own. Field
+// tags: yaml is the key (camelCase; ",inline" splices a package's keys into
+// a section), desc the one-line description of the key listing, secret
+// marks values Redacted hides ("dsn" hides only a DSN's password), default
+// documents a default that depends on other settings, and type names the
+// type of a leaf that reads its own YAML (embedded.Queues).
 type Config struct {
 	Mode        string                  `yaml:"mode" desc:"Deployment mode: embedded (in-process bus, zero setup) or aws (SQS/SNS/DynamoDB)"`
 	InstanceID  string                  `yaml:"instanceId" desc:"Name of this process in result events (source mqprobe/<instanceId>) and records" default:"<hostname>-<6 random hex>"`
