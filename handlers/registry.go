@@ -1,11 +1,12 @@
 package handlers
 
 import (
-	"errors"
+	"cmp"
 	"fmt"
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/configcheck"
 )
 
 // Defaults of Config.
@@ -23,56 +24,72 @@ type Config struct {
 	Tests   TestLimits
 }
 
-// CaptureLimits bound the payload bytes CONSUME copies into its result.
+// CaptureLimits bound the payload bytes CONSUME copies into its result;
+// MaxBytes and MaxMessageBytes are the daemon's consume section (yaml and
+// desc tags: see internal/config).
 type CaptureLimits struct {
 	// MaxBytes caps all messages of one command together; MaxMessageBytes
 	// caps one message.
-	MaxBytes        int
-	MaxMessageBytes int
+	MaxBytes        int `yaml:"captureMaxBytes" desc:"Total payload bytes captured into one CONSUME result"`
+	MaxMessageBytes int `yaml:"captureMaxMessageBytes" desc:"Payload bytes captured per consumed message"`
 	// RecordBytes is the largest idempotency record the store holds (0: no
 	// limit): the list of messages is capped so that the record holding the
 	// checkpoint and the result fits; messages beyond are counted, not listed.
-	RecordBytes int
+	RecordBytes int `yaml:"-"`
 }
 
 // TestLimits bound TEST runs: how many run at once on this instance, and
-// how long one may run.
+// how long one may run. They are the daemon's tests section.
 type TestLimits struct {
-	MaxConcurrent int
-	MaxDuration   time.Duration
+	MaxConcurrent int           `yaml:"maxConcurrent" desc:"TEST runs one instance runs at once; more are rejected"`
+	MaxDuration   time.Duration `yaml:"maxDuration" desc:"Longest TEST run accepted"`
+}
+
+// DefaultCaptureLimits are the limits a zero CaptureLimits gets.
+func DefaultCaptureLimits() CaptureLimits {
+	return CaptureLimits{MaxBytes: DefaultCaptureMaxBytes, MaxMessageBytes: DefaultCaptureMaxMessageBytes}
+}
+
+// DefaultTestLimits are the limits a zero TestLimits gets.
+func DefaultTestLimits() TestLimits {
+	return TestLimits{MaxConcurrent: DefaultTestsMaxConcurrent, MaxDuration: DefaultTestsMaxDuration}
 }
 
 func (c *Config) setDefaults() {
-	if c.Capture.MaxBytes == 0 {
-		c.Capture.MaxBytes = DefaultCaptureMaxBytes
-	}
-	if c.Capture.MaxMessageBytes == 0 {
-		c.Capture.MaxMessageBytes = DefaultCaptureMaxMessageBytes
-	}
-	if c.Tests.MaxConcurrent == 0 {
-		c.Tests.MaxConcurrent = DefaultTestsMaxConcurrent
-	}
-	if c.Tests.MaxDuration == 0 {
-		c.Tests.MaxDuration = DefaultTestsMaxDuration
-	}
+	c.Capture.MaxBytes = cmp.Or(c.Capture.MaxBytes, DefaultCaptureMaxBytes)
+	c.Capture.MaxMessageBytes = cmp.Or(c.Capture.MaxMessageBytes, DefaultCaptureMaxMessageBytes)
+	c.Tests.MaxConcurrent = cmp.Or(c.Tests.MaxConcurrent, DefaultTestsMaxConcurrent)
+	c.Tests.MaxDuration = cmp.Or(c.Tests.MaxDuration, DefaultTestsMaxDuration)
 }
 
-// Validate reports every setting out of range.
+// Validate reports every setting out of range, each a
+// *configcheck.FieldError naming its consume or tests key.
 func (c Config) Validate() error {
-	var errs []error
-	if c.Capture.MaxBytes < 0 {
-		errs = append(errs, fmt.Errorf("capture max bytes must not be negative (got %d)", c.Capture.MaxBytes))
+	var v configcheck.Errors
+	v.Add(c.Capture.Validate())
+	v.Add(c.Tests.Validate())
+	return v.Err()
+}
+
+// Validate reports every capture limit out of range, naming its consume key.
+func (c CaptureLimits) Validate() error {
+	var v configcheck.Errors
+	v.NonNegative("consume.captureMaxBytes", c.MaxBytes)
+	v.NonNegative("consume.captureMaxMessageBytes", c.MaxMessageBytes)
+	if c.MaxMessageBytes > c.MaxBytes {
+		v.Fail("consume.captureMaxMessageBytes", "must not exceed consume.captureMaxBytes (%d) (got %d)", c.MaxBytes, c.MaxMessageBytes)
 	}
-	if c.Capture.MaxMessageBytes < 0 {
-		errs = append(errs, fmt.Errorf("capture max message bytes must not be negative (got %d)", c.Capture.MaxMessageBytes))
+	return v.Err()
+}
+
+// Validate reports every TEST limit out of range, naming its tests key.
+func (c TestLimits) Validate() error {
+	var v configcheck.Errors
+	v.PositiveDuration("tests.maxDuration", c.MaxDuration)
+	if c.MaxConcurrent < 1 {
+		v.Fail("tests.maxConcurrent", "must be at least 1 (got %d)", c.MaxConcurrent)
 	}
-	if c.Tests.MaxConcurrent < 0 {
-		errs = append(errs, fmt.Errorf("tests max concurrent must not be negative (got %d)", c.Tests.MaxConcurrent))
-	}
-	if c.Tests.MaxDuration < 0 {
-		errs = append(errs, fmt.Errorf("tests max duration must not be negative (got %s)", c.Tests.MaxDuration))
-	}
-	return errors.Join(errs...)
+	return v.Err()
 }
 
 // Description is what an operation says of itself to the generic path

@@ -43,7 +43,7 @@ func TestDescriptions(t *testing.T) {
 
 func TestNewRejectsNegativeLimits(t *testing.T) {
 	_, err := New(Config{Capture: CaptureLimits{MaxBytes: -1}, Tests: TestLimits{MaxConcurrent: -2}})
-	if err == nil || !strings.Contains(err.Error(), "capture max bytes") || !strings.Contains(err.Error(), "tests max concurrent") {
+	if err == nil || !strings.Contains(err.Error(), "consume.captureMaxBytes: must not be negative") || !strings.Contains(err.Error(), "tests.maxConcurrent: must be at least 1") {
 		t.Fatalf("got %v", err)
 	}
 }

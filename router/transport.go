@@ -150,7 +150,7 @@ func newSQSTransport(ctx context.Context, cfg TransportConfig) (*Transport, erro
 	}
 	sub, err := awsbus.NewCommandSubscriber(awsCfg, cfg.SQS, cfg.Logger)
 	if err != nil {
-		return nil, fmt.Errorf("sqs.commandQueue %s: %w", cfg.SQS.QueueURL, err)
+		return nil, fmt.Errorf("sqs.commandQueue %s: %w", cfg.SQS.CommandQueue, err)
 	}
 	pub, err := awsbus.NewResultPublisher(awsCfg, cfg.Results)
 	if err != nil {
@@ -160,7 +160,7 @@ func newSQSTransport(ctx context.Context, cfg TransportConfig) (*Transport, erro
 	if cfg.Results.TopicARN == "" {
 		resultsName = "sqs:" + cfg.Results.QueueURL
 	}
-	return &Transport{Name: "sqs:" + cfg.SQS.QueueURL, ResultsName: resultsName, Commands: sub, Results: pub,
+	return &Transport{Name: "sqs:" + cfg.SQS.CommandQueue, ResultsName: resultsName, Commands: sub, Results: pub,
 		DelayRedelivery: awsbus.SetRetryAfter}, nil
 }
 

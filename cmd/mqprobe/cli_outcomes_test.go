@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/config"
+	"github.com/mqprobe/mqprobe/internal/targets"
 	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
@@ -69,7 +70,7 @@ func TestExitStatusByProblemType(t *testing.T) {
 	})
 	t.Run("rate limited", func(t *testing.T) {
 		addr := startDaemonWith(t, func(cfg *config.Config) {
-			cfg.Targets.RateLimit = config.RateLimitConfig{CommandsPerSecond: 1, Burst: 1}
+			cfg.Targets.RateLimit = targets.RateLimitConfig{CommandsPerSecond: 1, Burst: 1}
 		})
 		runCLI(t, context.Background(), "send", "depth", "--addr", addr)
 		if out, stderr, status := runCLI(t, context.Background(), "send", "depth", "--addr", addr); status != exitNotDecided || !strings.Contains(out, "rate-limited") {

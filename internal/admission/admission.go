@@ -6,14 +6,16 @@
 package admission
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/semaphore"
+
+	"github.com/mqprobe/mqprobe/internal/configcheck"
 )
 
 // Defaults of Config. With them, commands hold at most 128 MiB of payload
@@ -24,41 +26,41 @@ const (
 	DefaultWait        = 2 * time.Second
 )
 
-// Config bounds a Limiter. Zero fields take the defaults above.
+// Config bounds a Limiter; zero fields take the defaults above. Its
+// settings are keys of the daemon's limits section (yaml and desc tags: see
+// internal/config).
 type Config struct {
-	// MaxCommands is how many commands execute at once.
-	MaxCommands int
-	// MaxBytes is how many payload bytes executing commands hold together.
-	MaxBytes int64
-	// Wait is how long a command waits for room before it is refused.
-	Wait time.Duration
+	// MaxConcurrentCommands is how many commands execute at once.
+	MaxConcurrentCommands int `yaml:"maxConcurrentCommands" desc:"Commands executing at once, HTTP and bus together; more wait limits.admissionWait, then get 503 (HTTP) or come back later (bus)"`
+	// MaxInFlightBytes is how many payload bytes executing commands hold
+	// together.
+	MaxInFlightBytes int64 `yaml:"maxInFlightBytes" desc:"Payload bytes executing commands hold together (PRODUCE: one message body; TEST: two; CONSUME: consume.captureMaxBytes)"`
+	// AdmissionWait is how long a command waits for room before it is
+	// refused.
+	AdmissionWait time.Duration `yaml:"admissionWait" desc:"How long a command waits for room under maxConcurrentCommands and maxInFlightBytes before it is refused"`
+}
+
+// DefaultConfig is the settings a zero Config gets.
+func DefaultConfig() Config {
+	return Config{MaxConcurrentCommands: DefaultMaxCommands, MaxInFlightBytes: DefaultMaxBytes, AdmissionWait: DefaultWait}
 }
 
 func (c *Config) setDefaults() {
-	if c.MaxCommands == 0 {
-		c.MaxCommands = DefaultMaxCommands
-	}
-	if c.MaxBytes == 0 {
-		c.MaxBytes = DefaultMaxBytes
-	}
-	if c.Wait == 0 {
-		c.Wait = DefaultWait
-	}
+	c.MaxConcurrentCommands = cmp.Or(c.MaxConcurrentCommands, DefaultMaxCommands)
+	c.MaxInFlightBytes = cmp.Or(c.MaxInFlightBytes, DefaultMaxBytes)
+	c.AdmissionWait = cmp.Or(c.AdmissionWait, DefaultWait)
 }
 
-// Validate reports settings out of range.
+// Validate reports every setting out of range, each a
+// *configcheck.FieldError naming its limits key.
 func (c Config) Validate() error {
-	var errs []error
-	if c.MaxCommands < 0 {
-		errs = append(errs, fmt.Errorf("admission: max commands must not be negative (got %d)", c.MaxCommands))
+	var v configcheck.Errors
+	v.Positive("limits.maxConcurrentCommands", c.MaxConcurrentCommands)
+	if c.MaxInFlightBytes <= 0 {
+		v.Fail("limits.maxInFlightBytes", "must be greater than 0 (got %d)", c.MaxInFlightBytes)
 	}
-	if c.MaxBytes < 0 {
-		errs = append(errs, fmt.Errorf("admission: max bytes must not be negative (got %d)", c.MaxBytes))
-	}
-	if c.Wait < 0 {
-		errs = append(errs, fmt.Errorf("admission: wait must not be negative (got %s)", c.Wait))
-	}
-	return errors.Join(errs...)
+	v.PositiveDuration("limits.admissionWait", c.AdmissionWait)
+	return v.Err()
 }
 
 // Limiter admits commands within its bounds. It is safe for concurrent use;
@@ -82,8 +84,8 @@ func New(cfg Config) (*Limiter, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Limiter{cfg: cfg, commands: semaphore.NewWeighted(int64(cfg.MaxCommands)),
-		bytes: semaphore.NewWeighted(cfg.MaxBytes), freed: make(chan struct{})}, nil
+	return &Limiter{cfg: cfg, commands: semaphore.NewWeighted(int64(cfg.MaxConcurrentCommands)),
+		bytes: semaphore.NewWeighted(cfg.MaxInFlightBytes), freed: make(chan struct{})}, nil
 }
 
 // BusyError refuses a command that found no room within the wait. Nothing
@@ -160,10 +162,10 @@ func (t *Ticket) Release() {
 // bytes exceed the whole budget, else a *BusyError when room did not come.
 func (l *Limiter) Admit(ctx context.Context, bytes int64) (*Ticket, error) {
 	bytes = max(bytes, 0)
-	if bytes > l.cfg.MaxBytes {
-		return nil, &TooLargeError{Need: bytes, MaxBytes: l.cfg.MaxBytes}
+	if bytes > l.cfg.MaxInFlightBytes {
+		return nil, &TooLargeError{Need: bytes, MaxBytes: l.cfg.MaxInFlightBytes}
 	}
-	wctx, cancel := context.WithTimeout(ctx, l.cfg.Wait)
+	wctx, cancel := context.WithTimeout(ctx, l.cfg.AdmissionWait)
 	defer cancel()
 	if !l.acquire(wctx, l.commands, 1) {
 		return nil, l.busy("commands", bytes, ctx.Err())
@@ -188,7 +190,7 @@ func (l *Limiter) acquire(ctx context.Context, sem *semaphore.Weighted, n int64)
 }
 
 func (l *Limiter) busy(resource string, need int64, cause error) *BusyError {
-	return &BusyError{Resource: resource, Usage: l.Usage(), Need: need, Wait: l.cfg.Wait, Cause: cause}
+	return &BusyError{Resource: resource, Usage: l.Usage(), Need: need, Wait: l.cfg.AdmissionWait, Cause: cause}
 }
 
 // WaitForRoom blocks until fewer than the most commands are executing, or
@@ -198,7 +200,7 @@ func (l *Limiter) WaitForRoom(ctx context.Context) error {
 		l.mu.Lock()
 		freed := l.freed
 		l.mu.Unlock()
-		if l.running.Load() < int64(l.cfg.MaxCommands) {
+		if l.running.Load() < int64(l.cfg.MaxConcurrentCommands) {
 			return nil
 		}
 		select {
@@ -220,8 +222,8 @@ type Usage struct {
 
 // Usage reports the limiter's current use.
 func (l *Limiter) Usage() Usage {
-	return Usage{Commands: l.running.Load(), MaxCommands: int64(l.cfg.MaxCommands), Bytes: l.held.Load(),
-		MaxBytes: l.cfg.MaxBytes, Waiting: l.waiting.Load()}
+	return Usage{Commands: l.running.Load(), MaxCommands: int64(l.cfg.MaxConcurrentCommands), Bytes: l.held.Load(),
+		MaxBytes: l.cfg.MaxInFlightBytes, Waiting: l.waiting.Load()}
 }
 
 // Saturated says why a new command would wait now, or nil when it would not.

@@ -22,7 +22,7 @@ func newLimiter(t *testing.T, cfg admission.Config) *admission.Limiter {
 
 func TestCommandsBeyondTheBoundWaitThenAreRefused(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := newLimiter(t, admission.Config{MaxCommands: 2, Wait: time.Second})
+		l := newLimiter(t, admission.Config{MaxConcurrentCommands: 2, AdmissionWait: time.Second})
 		a, err := l.Admit(t.Context(), 0)
 		if err != nil {
 			t.Fatal(err)
@@ -72,7 +72,7 @@ func TestCommandsBeyondTheBoundWaitThenAreRefused(t *testing.T) {
 
 func TestPayloadBytesAreBudgeted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := newLimiter(t, admission.Config{MaxCommands: 10, MaxBytes: 100, Wait: time.Second})
+		l := newLimiter(t, admission.Config{MaxConcurrentCommands: 10, MaxInFlightBytes: 100, AdmissionWait: time.Second})
 		a, err := l.Admit(t.Context(), 60)
 		if err != nil {
 			t.Fatal(err)
@@ -103,7 +103,7 @@ func TestPayloadBytesAreBudgeted(t *testing.T) {
 }
 
 func TestACommandLargerThanTheBudgetIsRefusedAtOnce(t *testing.T) {
-	l := newLimiter(t, admission.Config{MaxBytes: 100})
+	l := newLimiter(t, admission.Config{MaxInFlightBytes: 100})
 	_, err := l.Admit(t.Context(), 101)
 	var tooLarge *admission.TooLargeError
 	if !errors.As(err, &tooLarge) || tooLarge.Need != 101 {
@@ -116,7 +116,7 @@ func TestACommandLargerThanTheBudgetIsRefusedAtOnce(t *testing.T) {
 
 func TestACallerThatLeavesStopsWaiting(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := newLimiter(t, admission.Config{MaxCommands: 1, Wait: time.Minute})
+		l := newLimiter(t, admission.Config{MaxConcurrentCommands: 1, AdmissionWait: time.Minute})
 		if _, err := l.Admit(t.Context(), 0); err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +131,7 @@ func TestACallerThatLeavesStopsWaiting(t *testing.T) {
 
 func TestWaitForRoomReturnsWhenACommandEnds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		l := newLimiter(t, admission.Config{MaxCommands: 1})
+		l := newLimiter(t, admission.Config{MaxConcurrentCommands: 1})
 		a, err := l.Admit(t.Context(), 0)
 		if err != nil {
 			t.Fatal(err)
@@ -159,8 +159,8 @@ func TestWaitForRoomReturnsWhenACommandEnds(t *testing.T) {
 }
 
 func TestConfigValidation(t *testing.T) {
-	_, err := admission.New(admission.Config{MaxCommands: -1, MaxBytes: -1, Wait: -1})
-	for _, want := range []string{"max commands", "max bytes", "wait"} {
+	_, err := admission.New(admission.Config{MaxConcurrentCommands: -1, MaxInFlightBytes: -1, AdmissionWait: -1})
+	for _, want := range []string{"limits.maxConcurrentCommands", "limits.maxInFlightBytes", "limits.admissionWait"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not name %s", err, want)
 		}

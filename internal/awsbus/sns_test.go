@@ -22,7 +22,7 @@ func TestCommandsThroughSNS(t *testing.T) {
 	}
 
 	t.Run("raw", func(t *testing.T) {
-		_, ch := subscribe(t, SubscriberConfig{QueueURL: rawURL, WaitTimeSeconds: 1})
+		_, ch := subscribe(t, SubscriberConfig{CommandQueue: rawURL, WaitTimeSeconds: 1})
 		m := next(t, ch, 10*time.Second)
 		m.Ack()
 		if string(m.Payload) != command {
@@ -33,7 +33,7 @@ func TestCommandsThroughSNS(t *testing.T) {
 		}
 	})
 	t.Run("envelope", func(t *testing.T) {
-		_, ch := subscribe(t, SubscriberConfig{QueueURL: envURL, WaitTimeSeconds: 1})
+		_, ch := subscribe(t, SubscriberConfig{CommandQueue: envURL, WaitTimeSeconds: 1})
 		m := next(t, ch, 10*time.Second)
 		m.Ack()
 		var env struct {

@@ -16,6 +16,8 @@ import (
 	"github.com/aws/smithy-go/middleware"
 	"github.com/aws/smithy-go/tracing"
 
+	"github.com/mqprobe/mqprobe/internal/configcheck"
+
 	wsqs "github.com/ThreeDotsLabs/watermill-aws/sqs"
 )
 
@@ -27,39 +29,64 @@ const (
 	DefaultCloseTimeout      = 30 * time.Second
 )
 
-// SubscriberConfig configures the command subscriber.
+// SubscriberConfig configures the command subscriber. Its tagged settings
+// are the daemon's sqs section (yaml and desc tags: see internal/config);
+// the others are wired by the daemon.
 type SubscriberConfig struct {
-	// QueueURL is the command queue's URL, or its name. The queue must
+	// CommandQueue is the command queue's URL, or its name. The queue must
 	// exist: the subscriber never creates it.
-	QueueURL string
+	CommandQueue string `yaml:"commandQueue" desc:"SQS queue commands arrive on, name or URL (required in aws mode)"`
 	// WaitTimeSeconds is the long-polling wait of each receive, 1–20
 	// (default 20).
-	WaitTimeSeconds int
+	WaitTimeSeconds int `yaml:"waitTimeSeconds" desc:"Long-poll wait of each ReceiveMessage, 0-20 seconds"`
 	// VisibilityTimeout hides a received command from other consumers; it is
 	// renewed every third of it for as long as the command runs. Whole
 	// seconds, 3s–12h (default 60s).
-	VisibilityTimeout time.Duration
+	VisibilityTimeout time.Duration `yaml:"visibilityTimeout" desc:"Visibility timeout of received messages (whole seconds, at most 12h)"`
 	// MaxMessages is how many commands the subscriber holds at once (default
 	// 10), each taken by its own receive loop one message at a time: a
 	// watermill-aws subscription hands a received batch over one message at
 	// a time, and the messages waiting behind a long command would neither
 	// be extended nor survive a nack.
-	MaxMessages int
+	MaxMessages int `yaml:"maxMessages" desc:"Messages per ReceiveMessage, 1-10"`
 	// NackDelay is how long a nacked command stays invisible when the
 	// handler did not set MetaRetryAfter. Zero leaves it to SQS: the command
 	// reappears when its current visibility timeout runs out.
-	NackDelay time.Duration
+	NackDelay time.Duration `yaml:"-"`
 	// CloseTimeout bounds how long Close waits for delivered commands to be
 	// acked or nacked (default 30s). Commands still running then are left
 	// to SQS: they reappear when their visibility timeout runs out.
-	CloseTimeout time.Duration
+	CloseTimeout time.Duration `yaml:"-"`
 	// TracerProvider traces the SQS calls that settle commands; nil: none.
-	TracerProvider tracing.TracerProvider
+	TracerProvider tracing.TracerProvider `yaml:"-"`
 	// WaitForRoom, when set, blocks until the daemon could start another
 	// command (or ctx ends). A receive loop calls it before it receives
 	// again, so a saturated daemon leaves commands in the queue, visible to
 	// other instances, instead of holding ones it cannot start.
-	WaitForRoom func(ctx context.Context) error
+	WaitForRoom func(ctx context.Context) error `yaml:"-"`
+}
+
+// DefaultSubscriberConfig is the settings of the sqs section a zero
+// SubscriberConfig gets.
+func DefaultSubscriberConfig() SubscriberConfig {
+	return SubscriberConfig{WaitTimeSeconds: DefaultWaitTimeSeconds, VisibilityTimeout: DefaultVisibilityTimeout,
+		MaxMessages: DefaultMaxMessages}
+}
+
+// maxBatch is the most messages one ReceiveMessage returns.
+const maxBatch = 10
+
+// Validate reports every setting of the sqs section out of range, each a
+// *configcheck.FieldError naming its key; 0 stands for the default.
+func (c SubscriberConfig) Validate() error {
+	var v configcheck.Errors
+	v.Between("sqs.waitTimeSeconds", c.WaitTimeSeconds, 0, MaxWaitTimeSeconds)
+	v.Between("sqs.maxMessages", c.MaxMessages, 1, maxBatch)
+	// SQS counts visibility in whole seconds, up to 12 hours.
+	if c.VisibilityTimeout < 0 || c.VisibilityTimeout > MaxVisibilityTimeout || c.VisibilityTimeout%time.Second != 0 {
+		v.Fail("sqs.visibilityTimeout", "must be whole seconds between 0s and 12h (got %s)", configcheck.FormatDuration(c.VisibilityTimeout))
+	}
+	return v.Err()
 }
 
 func (c *SubscriberConfig) setDefaults() {
@@ -79,8 +106,8 @@ func (c *SubscriberConfig) setDefaults() {
 
 func (c SubscriberConfig) validate() error {
 	var errs []error
-	if c.QueueURL == "" {
-		errs = append(errs, errors.New("QueueURL is required"))
+	if c.CommandQueue == "" {
+		errs = append(errs, errors.New("CommandQueue is required"))
 	}
 	if c.WaitTimeSeconds < 1 || c.WaitTimeSeconds > MaxWaitTimeSeconds {
 		errs = append(errs, fmt.Errorf("WaitTimeSeconds %d is outside 1–%d", c.WaitTimeSeconds, MaxWaitTimeSeconds))
@@ -126,7 +153,7 @@ type subscriber struct {
 
 // NewCommandSubscriber returns a subscriber of the SQS command queue.
 //
-// The topic given to Subscribe is ignored: the queue is cfg.QueueURL. Each
+// The topic given to Subscribe is ignored: the queue is cfg.CommandQueue. Each
 // message's body is delivered as received, with its message attributes as
 // metadata plus MetaMessageID and MetaReceiveCount. A handler nacking a
 // message may set MetaRetryAfter (SetRetryAfter) to choose when it comes
@@ -164,7 +191,7 @@ func NewCommandSubscriber(awsCfg aws.Config, cfg SubscriberConfig, logger waterm
 		cfg:     cfg,
 		client:  sqs.NewFromConfig(awsCfg, withTracing[sqs.Options](cfg.TracerProvider)),
 		sub:     sub,
-		logger:  logger.With(watermill.LogFields{"queue": cfg.QueueURL}),
+		logger:  logger.With(watermill.LogFields{"queue": cfg.CommandQueue}),
 		closing: make(chan struct{}),
 		abandon: make(chan struct{}),
 	}, nil
@@ -182,7 +209,7 @@ func (s *subscriber) Subscribe(ctx context.Context, _ string) (<-chan *message.M
 	s.running.Add(1)
 	s.mu.Unlock()
 
-	queueURL, err := resolveQueueURL(ctx, s.client, s.cfg.QueueURL)
+	queueURL, err := resolveQueueURL(ctx, s.client, s.cfg.CommandQueue)
 	if err != nil {
 		s.running.Done()
 		return nil, err

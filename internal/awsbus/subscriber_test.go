@@ -22,7 +22,7 @@ func TestReceiveCarriesAttributesAsMetadata(t *testing.T) {
 		"traceparent":                "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
 		MetaRetryAfter:               "1", // not the sender's to choose
 	})
-	_, ch := subscribe(t, SubscriberConfig{QueueURL: url, WaitTimeSeconds: 1})
+	_, ch := subscribe(t, SubscriberConfig{CommandQueue: url, WaitTimeSeconds: 1})
 
 	m := next(t, ch, 10*time.Second)
 	defer m.Ack()
@@ -51,7 +51,7 @@ func TestReceiveCarriesAttributesAsMetadata(t *testing.T) {
 func TestQueueGivenByName(t *testing.T) {
 	url, _ := newQueue(t, nil)
 	send(t, url, "by name", nil)
-	_, ch := subscribe(t, SubscriberConfig{QueueURL: url[strings.LastIndex(url, "/")+1:], WaitTimeSeconds: 1})
+	_, ch := subscribe(t, SubscriberConfig{CommandQueue: url[strings.LastIndex(url, "/")+1:], WaitTimeSeconds: 1})
 	m := next(t, ch, 10*time.Second)
 	m.Ack()
 	if string(m.Payload) != "by name" {
@@ -60,7 +60,7 @@ func TestQueueGivenByName(t *testing.T) {
 }
 
 func TestMissingQueueFailsSubscribe(t *testing.T) {
-	sub, err := NewCommandSubscriber(awsCfg, SubscriberConfig{QueueURL: uniqueName(t)}, nil)
+	sub, err := NewCommandSubscriber(awsCfg, SubscriberConfig{CommandQueue: uniqueName(t)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestLargeBodiesReceivedIntact(t *testing.T) {
 		bodies = append(bodies, fmt.Sprintf("%d:%s", i, b))
 		send(t, url, bodies[i], map[string]string{"Idempotency-Key": fmt.Sprint(i)})
 	}
-	_, ch := subscribe(t, SubscriberConfig{QueueURL: url, WaitTimeSeconds: 1})
+	_, ch := subscribe(t, SubscriberConfig{CommandQueue: url, WaitTimeSeconds: 1})
 	got := map[string]bool{}
 	for range bodies {
 		m := next(t, ch, 10*time.Second)
@@ -100,7 +100,7 @@ func TestLargeBodiesReceivedIntact(t *testing.T) {
 func TestAckDeletes(t *testing.T) {
 	url, _ := newQueue(t, nil)
 	send(t, url, "once", nil)
-	_, ch := subscribe(t, SubscriberConfig{QueueURL: url, WaitTimeSeconds: 1, VisibilityTimeout: 3 * time.Second})
+	_, ch := subscribe(t, SubscriberConfig{CommandQueue: url, WaitTimeSeconds: 1, VisibilityTimeout: 3 * time.Second})
 	next(t, ch, 10*time.Second).Ack()
 	eventually(t, 5*time.Second, "deleted", func() bool { return queueEmpty(t, url) })
 }
@@ -121,7 +121,7 @@ func TestNackRedeliversAfterTheAskedDelay(t *testing.T) {
 			url, _ := newQueue(t, nil)
 			send(t, url, "retry me", nil)
 			// A long visibility timeout: the redelivery is the nack's doing.
-			_, ch := subscribe(t, SubscriberConfig{QueueURL: url, WaitTimeSeconds: 1,
+			_, ch := subscribe(t, SubscriberConfig{CommandQueue: url, WaitTimeSeconds: 1,
 				VisibilityTimeout: 30 * time.Second, NackDelay: c.nackDelay})
 
 			m := next(t, ch, 10*time.Second)
@@ -146,7 +146,7 @@ func TestVisibilityExtendedWhileHandlerRuns(t *testing.T) {
 	t.Parallel()
 	url, _ := newQueue(t, nil)
 	send(t, url, "slow", nil)
-	cfg := SubscriberConfig{QueueURL: url, WaitTimeSeconds: 1, VisibilityTimeout: 3 * time.Second}
+	cfg := SubscriberConfig{CommandQueue: url, WaitTimeSeconds: 1, VisibilityTimeout: 3 * time.Second}
 	_, ch := subscribe(t, cfg)
 	m := next(t, ch, 10*time.Second)
 
@@ -167,7 +167,7 @@ func redriveMovesRepeatedlyNackedMessageToDLQ(t *testing.T) {
 	policy, _ := json.Marshal(map[string]string{"maxReceiveCount": "2", "deadLetterTargetArn": dlqARN})
 	url, _ := newQueue(t, map[string]string{"RedrivePolicy": string(policy)})
 	send(t, url, "poison", nil)
-	_, ch := subscribe(t, SubscriberConfig{QueueURL: url, WaitTimeSeconds: 1, VisibilityTimeout: 30 * time.Second})
+	_, ch := subscribe(t, SubscriberConfig{CommandQueue: url, WaitTimeSeconds: 1, VisibilityTimeout: 30 * time.Second})
 
 	for range 2 {
 		m := next(t, ch, 10*time.Second)
@@ -184,7 +184,7 @@ func TestMaxMessagesHoldsSeveralAtOnce(t *testing.T) {
 	url, _ := newQueue(t, nil)
 	send(t, url, "a", nil)
 	send(t, url, "b", nil)
-	_, ch := subscribe(t, SubscriberConfig{QueueURL: url, WaitTimeSeconds: 1, MaxMessages: 2})
+	_, ch := subscribe(t, SubscriberConfig{CommandQueue: url, WaitTimeSeconds: 1, MaxMessages: 2})
 	first := next(t, ch, 10*time.Second)
 	second := next(t, ch, 10*time.Second) // while the first is unsettled
 	if string(first.Payload)+string(second.Payload) != "ab" && string(first.Payload)+string(second.Payload) != "ba" {
@@ -198,7 +198,7 @@ func TestMaxMessagesHoldsSeveralAtOnce(t *testing.T) {
 func TestCloseWaitsForInFlightAndStillDeletes(t *testing.T) {
 	url, _ := newQueue(t, nil)
 	send(t, url, "draining", nil)
-	sub, ch := subscribe(t, SubscriberConfig{QueueURL: url, WaitTimeSeconds: 1})
+	sub, ch := subscribe(t, SubscriberConfig{CommandQueue: url, WaitTimeSeconds: 1})
 	m := next(t, ch, 10*time.Second)
 
 	closed := make(chan error, 1)
@@ -222,7 +222,7 @@ func TestCloseGivesUpOnUnsettledAfterCloseTimeout(t *testing.T) {
 	t.Parallel()
 	url, _ := newQueue(t, nil)
 	send(t, url, "stuck", nil)
-	cfg := SubscriberConfig{QueueURL: url, WaitTimeSeconds: 1, VisibilityTimeout: 3 * time.Second, CloseTimeout: time.Second}
+	cfg := SubscriberConfig{CommandQueue: url, WaitTimeSeconds: 1, VisibilityTimeout: 3 * time.Second, CloseTimeout: time.Second}
 	sub, ch := subscribe(t, cfg)
 	stuck := next(t, ch, 10*time.Second)
 	defer stuck.Ack() // too late: no longer waited for
@@ -246,12 +246,12 @@ func TestCloseGivesUpOnUnsettledAfterCloseTimeout(t *testing.T) {
 func TestSubscriberConfigValidation(t *testing.T) {
 	for _, cfg := range []SubscriberConfig{
 		{},
-		{QueueURL: "q", WaitTimeSeconds: 21},
-		{QueueURL: "q", VisibilityTimeout: 2 * time.Second},
-		{QueueURL: "q", VisibilityTimeout: 4500 * time.Millisecond},
-		{QueueURL: "q", MaxMessages: -1},
-		{QueueURL: "q", NackDelay: 13 * time.Hour},
-		{QueueURL: "q", CloseTimeout: -time.Second},
+		{CommandQueue: "q", WaitTimeSeconds: 21},
+		{CommandQueue: "q", VisibilityTimeout: 2 * time.Second},
+		{CommandQueue: "q", VisibilityTimeout: 4500 * time.Millisecond},
+		{CommandQueue: "q", MaxMessages: -1},
+		{CommandQueue: "q", NackDelay: 13 * time.Hour},
+		{CommandQueue: "q", CloseTimeout: -time.Second},
 	} {
 		if _, err := NewCommandSubscriber(awsCfg, cfg, nil); err == nil {
 			t.Errorf("NewCommandSubscriber(%+v) accepted", cfg)
@@ -291,7 +291,7 @@ func TestClosingHandsBackWhatReceivesInFlightBring(t *testing.T) {
 
 func closingHandsBack(t *testing.T) {
 	url, _ := newQueue(t, map[string]string{"VisibilityTimeout": "60"})
-	cfg := SubscriberConfig{QueueURL: url, WaitTimeSeconds: 5, VisibilityTimeout: 60 * time.Second, MaxMessages: 2}
+	cfg := SubscriberConfig{CommandQueue: url, WaitTimeSeconds: 5, VisibilityTimeout: 60 * time.Second, MaxMessages: 2}
 	a, _ := subscribe(t, cfg)
 	time.Sleep(500 * time.Millisecond) // A's receives are waiting on the empty queue
 
@@ -328,7 +328,7 @@ func TestSaturatedDaemonLeavesCommandsInTheQueue(t *testing.T) {
 	send(t, url, "first", nil)
 	var saturated atomic.Bool
 	room := make(chan struct{})
-	_, ch := subscribe(t, SubscriberConfig{QueueURL: url, WaitTimeSeconds: 1, MaxMessages: 1,
+	_, ch := subscribe(t, SubscriberConfig{CommandQueue: url, WaitTimeSeconds: 1, MaxMessages: 1,
 		WaitForRoom: func(ctx context.Context) error {
 			if !saturated.Load() {
 				return nil

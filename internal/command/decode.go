@@ -195,9 +195,9 @@ func (d *Decoder) Decode(in Input) (dec Decoded, err error) {
 func (d *Decoder) policy(t Transport) (MissingKeyPolicy, error) {
 	switch t {
 	case TransportHTTP:
-		return d.cfg.MissingKeyHTTP, nil
+		return d.cfg.MissingKey.HTTP, nil
 	case TransportBus:
-		return d.cfg.MissingKeyBus, nil
+		return d.cfg.MissingKey.Bus, nil
 	}
 	return "", fmt.Errorf("decode command: unknown transport %q", t)
 }

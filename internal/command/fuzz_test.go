@@ -22,7 +22,7 @@ func FuzzDecode(f *testing.F) {
 		f.Add([]byte(s), i%2 == 0, uint8(i), "", "", "msg-id")
 	}
 	f.Add([]byte(minimalDepth), false, uint8(2), "key\x00", "-1", "")
-	d, err := NewDecoder(DecoderConfig{KeyExpression: "tags.k", MissingKeyBus: MissingKeyDerive})
+	d, err := NewDecoder(DecoderConfig{KeyExpression: "tags.k", MissingKey: MissingKeyConfig{Bus: MissingKeyDerive}})
 	if err != nil {
 		f.Fatal(err)
 	}

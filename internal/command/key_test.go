@@ -107,13 +107,13 @@ func TestMissingKeyPolicies(t *testing.T) {
 		{"bus default is messageId", DecoderConfig{}, bus(minimalDepth), KeyFromMessageID, func(Decoded) string { return "sqs-msg-1" }, ""},
 		{"messageId prefers SNS MessageId", DecoderConfig{}, Input{Body: []byte(snsBody(t, minimalDepth, nil)), Transport: TransportBus, MessageID: "sqs"}, KeyFromMessageID, func(Decoded) string { return "sns-msg-1" }, ""},
 		{"messageId without id", DecoderConfig{}, Input{Body: []byte(minimalDepth), Transport: TransportBus}, "", nil, CodeMissingKey},
-		{"bus reject", DecoderConfig{MissingKeyBus: MissingKeyReject}, bus(minimalDepth), "", nil, CodeMissingKey},
-		{"bus derive", DecoderConfig{MissingKeyBus: MissingKeyDerive}, bus(minimalDepth), KeyDerived, func(d Decoded) string { return d.RequestHash }, ""},
-		{"bus generate", DecoderConfig{MissingKeyBus: MissingKeyGenerate}, bus(minimalDepth), KeyGenerated, nil, ""},
+		{"bus reject", DecoderConfig{MissingKey: MissingKeyConfig{Bus: MissingKeyReject}}, bus(minimalDepth), "", nil, CodeMissingKey},
+		{"bus derive", DecoderConfig{MissingKey: MissingKeyConfig{Bus: MissingKeyDerive}}, bus(minimalDepth), KeyDerived, func(d Decoded) string { return d.RequestHash }, ""},
+		{"bus generate", DecoderConfig{MissingKey: MissingKeyConfig{Bus: MissingKeyGenerate}}, bus(minimalDepth), KeyGenerated, nil, ""},
 		{"HTTP default is generate", DecoderConfig{}, httpIn(Depth, minimalDepth), KeyGenerated, nil, ""},
-		{"HTTP reject", DecoderConfig{MissingKeyHTTP: MissingKeyReject}, httpIn(Depth, minimalDepth), "", nil, CodeMissingKey},
-		{"HTTP derive", DecoderConfig{MissingKeyHTTP: MissingKeyDerive}, httpIn(Depth, minimalDepth), KeyDerived, func(d Decoded) string { return d.RequestHash }, ""},
-		{"HTTP policy ignores bus setting", DecoderConfig{MissingKeyBus: MissingKeyReject}, httpIn(Depth, minimalDepth), KeyGenerated, nil, ""},
+		{"HTTP reject", DecoderConfig{MissingKey: MissingKeyConfig{HTTP: MissingKeyReject}}, httpIn(Depth, minimalDepth), "", nil, CodeMissingKey},
+		{"HTTP derive", DecoderConfig{MissingKey: MissingKeyConfig{HTTP: MissingKeyDerive}}, httpIn(Depth, minimalDepth), KeyDerived, func(d Decoded) string { return d.RequestHash }, ""},
+		{"HTTP policy ignores bus setting", DecoderConfig{MissingKey: MissingKeyConfig{Bus: MissingKeyReject}}, httpIn(Depth, minimalDepth), KeyGenerated, nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -153,14 +153,14 @@ func TestGeneratedKeysDiffer(t *testing.T) {
 
 func TestDecoderConfig(t *testing.T) {
 	d := newDecoder(t, DecoderConfig{})
-	if got := d.Config(); got.MaxBytes != 262144 || got.MissingKeyBus != MissingKeyMessageID || got.MissingKeyHTTP != MissingKeyGenerate {
+	if got := d.Config(); got.MaxBytes != 262144 || got.MissingKey.Bus != MissingKeyMessageID || got.MissingKey.HTTP != MissingKeyGenerate {
 		t.Errorf("defaults = %+v", got)
 	}
 	bad := []DecoderConfig{
 		{MaxBytes: -1},
-		{MissingKeyBus: "drop"},
-		{MissingKeyHTTP: "MessageId"},
-		{MissingKeyHTTP: MissingKeyMessageID},
+		{MissingKey: MissingKeyConfig{Bus: "drop"}},
+		{MissingKey: MissingKeyConfig{HTTP: "MessageId"}},
+		{MissingKey: MissingKeyConfig{HTTP: MissingKeyMessageID}},
 		{KeyExpression: "tags.["},
 	}
 	for _, cfg := range bad {

@@ -15,6 +15,8 @@ import (
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
+	"github.com/mqprobe/mqprobe/internal/secrets"
+	"github.com/mqprobe/mqprobe/internal/targets"
 )
 
 // Modes.
@@ -37,51 +39,31 @@ const (
 	BackendIBMMQ    = "ibmmq"
 )
 
-// Config is the whole daemon configuration. Field tags: yaml is the key
-// (camelCase), desc the one-line description of the key listing, secret marks
-// values Redacted hides ("dsn" hides only a DSN's password), and default
-// documents a default that depends on other settings.
+// Config is the whole daemon configuration: a section typed by another
+// package is that package's Config, the rest is the daemon's own. Field
+// tags: yaml is the key (camelCase; ",inline" splices a package's keys into
+// a section), desc the one-line description of the key listing, secret
+// marks values Redacted hides ("dsn" hides only a DSN's password), default
+// documents a default that depends on other settings, and type names the
+// type of a leaf that reads its own YAML (embedded.Queues).
 type Config struct {
-	Mode        string            `yaml:"mode" desc:"Deployment mode: embedded (in-process bus, zero setup) or aws (SQS/SNS/DynamoDB)"`
-	InstanceID  string            `yaml:"instanceId" desc:"Name of this process in result events (source mqprobe/<instanceId>) and records" default:"<hostname>-<6 random hex>"`
-	HTTP        HTTPConfig        `yaml:"http"`
-	Console     ConsoleConfig     `yaml:"console"`
-	Idempotency IdempotencyConfig `yaml:"idempotency"`
-	MQ          MQConfig          `yaml:"mq"`
-	Command     CommandConfig     `yaml:"command"`
-	Results     ResultsConfig     `yaml:"results"`
-	Consume     ConsumeConfig     `yaml:"consume"`
-	Tests       TestsConfig       `yaml:"tests"`
-	Targets     TargetsConfig     `yaml:"targets"`
-	Limits      LimitsConfig      `yaml:"limits"`
-	Secrets     SecretsConfig     `yaml:"secrets"`
-	SQS         SQSConfig         `yaml:"sqs"`
-	AWS         AWSConfig         `yaml:"aws"`
-	Bus         BusConfig         `yaml:"bus"`
-	Log         LogConfig         `yaml:"log"`
-}
-
-// HTTPConfig is the HTTP API server.
-type HTTPConfig struct {
-	Addr            string        `yaml:"addr" desc:"Listen address host:port; anything but loopback requires http.authToken, http.tokens or mTLS"`
-	MaxBodyBytes    int           `yaml:"maxBodyBytes" desc:"Largest request body accepted, in bytes (command.maxBytes plus room for envelopes)"`
-	ReadTimeout     time.Duration `yaml:"readTimeout" desc:"Time allowed to read a whole request (0 = no limit)"`
-	WriteTimeout    time.Duration `yaml:"writeTimeout" desc:"Time allowed to write a reply once it is ready (a command's reply after the command ends; 0 = no limit)"`
-	ShutdownTimeout time.Duration `yaml:"shutdownTimeout" desc:"How long a graceful shutdown waits for in-flight requests"`
-	InProgressWait  time.Duration `yaml:"inProgressWait" desc:"How long a request whose command runs elsewhere waits for its result before 409 with Retry-After"`
-	AuthToken       string        `yaml:"authToken" secret:"true" desc:"Bearer token of the implicit tenant (empty = none; a non-loopback addr needs it, http.tokens or mTLS)"`
-	// Tokens are the named tenants, by name.
-	Tokens       map[string]TenantConfig `yaml:"tokens"`
-	AllowedHosts []string                `yaml:"allowedHosts" desc:"Host header values served besides localhost, loopback addresses and the address listened on: name or name:port (no port = any); checked when set, and always without a bearer token (DNS rebinding)"`
-	TLS          HTTPTLSConfig           `yaml:"tls"`
-}
-
-// TenantConfig is one named tenant: its bearer token and what it may use.
-type TenantConfig struct {
-	TokenRef string   `yaml:"tokenRef" secret:"true" desc:"Reference to the tenant's bearer token (env:NAME, file:/path or secret://name), resolved once at start; never the token"`
-	Profiles []string `yaml:"profiles" desc:"Patterns (* and ?) of the targets.profiles names the tenant's targetRef may name (empty = none)"`
-	Inline   bool     `yaml:"inline" desc:"Let the tenant name inline targets, within targets.allowInline and targets.inline"`
-	Operator bool     `yaml:"operator" desc:"Let the tenant read every tenant's series on /metrics (others read only their own)"`
+	Mode        string                  `yaml:"mode" desc:"Deployment mode: embedded (in-process bus, zero setup) or aws (SQS/SNS/DynamoDB)"`
+	InstanceID  string                  `yaml:"instanceId" desc:"Name of this process in result events (source mqprobe/<instanceId>) and records" default:"<hostname>-<6 random hex>"`
+	HTTP        HTTPConfig              `yaml:"http"`
+	Console     ConsoleConfig           `yaml:"console"`
+	Idempotency IdempotencyConfig       `yaml:"idempotency"`
+	MQ          MQConfig                `yaml:"mq"`
+	Command     command.DecoderConfig   `yaml:"command"`
+	Results     ResultsConfig           `yaml:"results"`
+	Consume     handlers.CaptureLimits  `yaml:"consume"`
+	Tests       handlers.TestLimits     `yaml:"tests"`
+	Targets     targets.Settings        `yaml:"targets"`
+	Limits      LimitsConfig            `yaml:"limits"`
+	Secrets     secrets.Config          `yaml:"secrets"`
+	SQS         awsbus.SubscriberConfig `yaml:"sqs"`
+	AWS         AWSConfig               `yaml:"aws"`
+	Bus         BusConfig               `yaml:"bus"`
+	Log         LogConfig               `yaml:"log"`
 }
 
 // ConsoleConfig is the web console the HTTP API serves at / and /ui/.
@@ -89,30 +71,16 @@ type ConsoleConfig struct {
 	Enabled bool `yaml:"enabled" desc:"Serve the web console at / and /ui/ on http.addr; its pages read the API with the same token, mTLS and tenant scoping"`
 }
 
-// HTTPTLSConfig serves the API over TLS, optionally requiring client
-// certificates (mTLS).
-type HTTPTLSConfig struct {
-	CertFile     string `yaml:"certFile" desc:"PEM server certificate (chain); with keyFile, the API speaks HTTPS"`
-	KeyFile      string `yaml:"keyFile" desc:"PEM private key of certFile"`
-	ClientCAFile string `yaml:"clientCAFile" desc:"PEM CA bundle; when set, every client must present a certificate it signed (mTLS)"`
-}
-
-// Enabled reports whether the API serves HTTPS.
-func (t HTTPTLSConfig) Enabled() bool { return t.CertFile != "" }
-
 // IdempotencyConfig is the idempotency engine and its store.
 type IdempotencyConfig struct {
-	Enabled         bool           `yaml:"enabled" desc:"Deduplicate commands; false runs every delivery (logged loudly)"`
-	Store           string         `yaml:"store" desc:"Record store: sqlite, postgres, dynamodb or memory" default:"sqlite in embedded mode, dynamodb in aws mode"`
-	RecordTTL       time.Duration  `yaml:"recordTTL" desc:"How long a record lives when the command names no expiry"`
-	MaxRecordTTL    time.Duration  `yaml:"maxRecordTTL" desc:"Upper bound for any record TTL, requested or default"`
-	Lease           time.Duration  `yaml:"lease" desc:"How long a claim survives without heartbeat (heartbeats every lease/3); another instance takes an unrenewed claim over one lease later still (the takeover grace)"`
-	CheckpointWait  time.Duration  `yaml:"checkpointWait" desc:"How long a PRODUCE or CONSUME whose checkpoint the store fails to take waits for it, committing nothing more, before it stops failed and resumable"`
-	LocalCacheSize  int            `yaml:"localCacheSize" desc:"COMPLETED records kept in a process-local LRU for replays without a store round trip (0 = off)"`
-	CleanupInterval time.Duration  `yaml:"cleanupInterval" desc:"How often SQL and memory stores delete expired records (DynamoDB expires them by TTL)"`
-	SQLite          SQLiteConfig   `yaml:"sqlite"`
-	Postgres        PostgresConfig `yaml:"postgres"`
-	DynamoDB        DynamoDBConfig `yaml:"dynamodb"`
+	Enabled bool   `yaml:"enabled" desc:"Deduplicate commands; false runs every delivery (logged loudly)"`
+	Store   string `yaml:"store" desc:"Record store: sqlite, postgres, dynamodb or memory" default:"sqlite in embedded mode, dynamodb in aws mode"`
+	// Config is the engine's own settings.
+	idempotency.Config `yaml:",inline"`
+	CleanupInterval    time.Duration  `yaml:"cleanupInterval" desc:"How often SQL and memory stores delete expired records (DynamoDB expires them by TTL)"`
+	SQLite             SQLiteConfig   `yaml:"sqlite"`
+	Postgres           PostgresConfig `yaml:"postgres"`
+	DynamoDB           DynamoDBConfig `yaml:"dynamodb"`
 }
 
 // SQLiteConfig is the sqlite store.
@@ -140,79 +108,9 @@ type DynamoDBConfig struct {
 
 // MQConfig selects and tunes the MQ backend.
 type MQConfig struct {
-	Backend  string           `yaml:"backend" desc:"MQ backend: embedded (in-process queue manager) or ibmmq (IBM MQ client, build tag ibmmq)"`
-	Embedded EmbeddedMQConfig `yaml:"embedded"`
-	Pool     PoolConfig       `yaml:"pool"`
-}
-
-// EmbeddedMQConfig describes the embedded backend's queue managers.
-type EmbeddedMQConfig struct {
-	QueueManagers []QueueManagerConfig `yaml:"queueManagers"`
-}
-
-// QueueManagerConfig is one embedded queue manager.
-type QueueManagerConfig struct {
-	Name         string   `yaml:"name" desc:"Embedded queue manager name"`
-	Queues       []string `yaml:"queues" desc:"Local queues of this queue manager"`
-	MaxDepth     int      `yaml:"maxDepth" desc:"MAXDEPTH of each of its queues"`
-	MaxMsgLength int      `yaml:"maxMsgLength" desc:"MAXMSGL of the queue manager and its queues, in bytes"`
-	MaxBytes     int      `yaml:"maxBytes" desc:"Most bytes of message bodies held across its queues, uncommitted ones included, which bounds its memory; a put over it fails with 2056 (MQRC_Q_SPACE_NOT_AVAILABLE). At least maxMsgLength"`
-	// MaxUncommittedMsgs is MAXUMSGS.
-	MaxUncommittedMsgs int                 `yaml:"maxUncommittedMsgs" desc:"MAXUMSGS: most puts and gets in one unit of work; one more fails with 2024 (MQRC_SYNCPOINT_LIMIT_REACHED)"`
-	Aliases            []AliasQueueConfig  `yaml:"aliases" desc:"Alias queues (DEFINE QALIAS): put, get and browse reach the target; DEPTH reports the alias and its target"`
-	Remotes            []RemoteQueueConfig `yaml:"remotes" desc:"Remote queue definitions (DEFINE QREMOTE): puts wait on the transmission queue (no channel moves them on); they cannot be read"`
-}
-
-// AliasQueueConfig is an alias queue of an embedded queue manager.
-type AliasQueueConfig struct {
-	Name   string `yaml:"name" desc:"Alias queue name"`
-	Target string `yaml:"target" desc:"TARGET: a local queue or remote definition of the same queue manager"`
-}
-
-// RemoteQueueConfig is a remote queue definition of an embedded queue
-// manager.
-type RemoteQueueConfig struct {
-	Name               string `yaml:"name" desc:"Remote queue definition name"`
-	RemoteQueue        string `yaml:"remoteQueue" desc:"RNAME: the queue's name on the remote queue manager"`
-	RemoteQueueManager string `yaml:"remoteQueueManager" desc:"RQMNAME: the remote queue manager"`
-	TransmissionQueue  string `yaml:"transmissionQueue" desc:"XMITQ: a local queue of the same queue manager (empty = the one named like remoteQueueManager)"`
-}
-
-// Embedded is the embedded backend's definition of qm.
-func (qm QueueManagerConfig) Embedded() embedded.QueueManagerConfig {
-	e := embedded.QueueManagerConfig{Name: qm.Name, MaxMsgLength: qm.MaxMsgLength, MaxBytes: int64(qm.MaxBytes),
-		MaxUncommittedMsgs: qm.MaxUncommittedMsgs}
-	for _, name := range qm.Queues {
-		e.Queues = append(e.Queues, embedded.QueueConfig{Name: name, MaxDepth: qm.MaxDepth, MaxMsgLength: qm.MaxMsgLength})
-	}
-	for _, a := range qm.Aliases {
-		e.Aliases = append(e.Aliases, embedded.AliasQueueConfig(a))
-	}
-	for _, r := range qm.Remotes {
-		e.Remotes = append(e.Remotes, embedded.RemoteQueueConfig(r))
-	}
-	return e
-}
-
-// PoolConfig is the per-target connection pool.
-type PoolConfig struct {
-	MaxConnsPerTarget int           `yaml:"maxConnsPerTarget" desc:"Most connections open to one target at once"`
-	MaxIdlePerTarget  int           `yaml:"maxIdlePerTarget" desc:"Released connections kept open per target for reuse"`
-	IdleTimeout       time.Duration `yaml:"idleTimeout" desc:"Idle connections older than this are closed"`
-	MaxWait           time.Duration `yaml:"maxWait" desc:"How long a command waits for a free connection to its target before it gives its claim back (503, or redelivered later)"`
-}
-
-// CommandConfig is command intake.
-type CommandConfig struct {
-	MaxBytes      int              `yaml:"maxBytes" desc:"Largest raw command accepted, in bytes (the SQS limit)"`
-	KeyExpression string           `yaml:"keyExpression" desc:"JMESPath expression over the unwrapped message giving the idempotency key (empty = none)"`
-	MissingKey    MissingKeyConfig `yaml:"missingKey"`
-}
-
-// MissingKeyConfig is what happens when a command carries no idempotency key.
-type MissingKeyConfig struct {
-	Bus  command.MissingKeyPolicy `yaml:"bus" desc:"Policy for bus commands without a key: reject, messageId, derive or generate"`
-	HTTP command.MissingKeyPolicy `yaml:"http" desc:"Policy for HTTP commands without a key: reject, derive or generate"`
+	Backend  string          `yaml:"backend" desc:"MQ backend: embedded (in-process queue manager) or ibmmq (IBM MQ client, build tag ibmmq)"`
+	Embedded embedded.Config `yaml:"embedded"`
+	Pool     mq.PoolConfig   `yaml:"pool"`
 }
 
 // ResultsConfig is where result events go.
@@ -226,105 +124,16 @@ type ResultsConfig struct {
 	MaxRawBodyBytes int                 `yaml:"maxRawBodyBytes" desc:"Raw body bytes kept in a rejected event"`
 }
 
-// ConsumeConfig caps what CONSUME captures into results.
-type ConsumeConfig struct {
-	CaptureMaxBytes        int `yaml:"captureMaxBytes" desc:"Total payload bytes captured into one CONSUME result"`
-	CaptureMaxMessageBytes int `yaml:"captureMaxMessageBytes" desc:"Payload bytes captured per consumed message"`
-}
-
-// TestsConfig limits TEST runs.
-type TestsConfig struct {
-	MaxConcurrent int           `yaml:"maxConcurrent" desc:"TEST runs one instance runs at once; more are rejected"`
-	MaxDuration   time.Duration `yaml:"maxDuration" desc:"Longest TEST run accepted"`
-}
-
-// TargetsConfig is what commands may connect to.
-type TargetsConfig struct {
-	AllowInline *bool                    `yaml:"allowInline" desc:"Accept inline targets in commands (else only targetRef profiles), within targets.inline" default:"true in embedded mode, false in aws mode"`
-	Inline      InlineAllowlist          `yaml:"inline"`
-	RateLimit   RateLimitConfig          `yaml:"rateLimit"`
-	Profiles    map[string]TargetProfile `yaml:"profiles"`
-}
-
-// InlineAllowlist bounds inline targets. Patterns take * and ?; an empty
-// list allows any value, except ccdtUrls (a CCDT names its own hosts) and
-// secretRefs (a reference reads the daemon's own variables, files, secrets).
-type InlineAllowlist struct {
-	QueueManagers []string `yaml:"queueManagers" desc:"Queue manager name patterns inline targets may name (empty = any)"`
-	Hosts         []string `yaml:"hosts" desc:"Host patterns every inline connName entry must match: address, CIDR block, 10.0.0.* or DNS labels with *, each with optional :port (required with mq.backend ibmmq)"`
-	Channels      []string `yaml:"channels" desc:"Channel name patterns inline targets may name (empty = any)"`
-	Queues        []string `yaml:"queues" desc:"Queue name patterns inline targets (and replyQueue) may name (empty = any)"`
-	CCDTURLs      []string `yaml:"ccdtUrls" desc:"CCDT URL patterns inline targets may name (empty = none)"`
-	SecretRefs    []string `yaml:"secretRefs" desc:"passwordRef/keyStoreRef patterns inline targets may use, e.g. secret://mq/lab-* (empty = none)"`
-}
-
 // LimitsConfig bounds the work the daemon takes on at once, whoever sends it.
 type LimitsConfig struct {
-	MaxConcurrentCommands int           `yaml:"maxConcurrentCommands" desc:"Commands executing at once, HTTP and bus together; more wait limits.admissionWait, then get 503 (HTTP) or come back later (bus)"`
-	MaxInFlightBytes      int           `yaml:"maxInFlightBytes" desc:"Payload bytes executing commands hold together (PRODUCE: one message body; TEST: two; CONSUME: consume.captureMaxBytes)"`
-	AdmissionWait         time.Duration `yaml:"admissionWait" desc:"How long a command waits for room under maxConcurrentCommands and maxInFlightBytes before it is refused"`
-	CommandQueue          int           `yaml:"commandQueue" desc:"Commands POST /commands holds queued or executing (embedded mode); more get 429 with Retry-After"`
-}
-
-// RateLimitConfig is a token bucket of commands per target; over it, HTTP
-// answers 429 with Retry-After and bus commands come back later.
-type RateLimitConfig struct {
-	CommandsPerSecond int `yaml:"commandsPerSecond" desc:"Commands per second one target accepts on average (0 = unlimited)"`
-	Burst             int `yaml:"burst" desc:"Commands one target accepts at once (bucket size; 0 counts as 1)"`
-}
-
-// ProfileRateLimit overrides targets.rateLimit for one profile.
-type ProfileRateLimit struct {
-	CommandsPerSecond int `yaml:"commandsPerSecond" desc:"Commands per second this profile accepts on average (0 = as targets.rateLimit)"`
-	Burst             int `yaml:"burst" desc:"Commands this profile accepts at once (0 = as targets.rateLimit)"`
-}
-
-// SecretsConfig is how secret references resolve.
-type SecretsConfig struct {
-	CacheTTL time.Duration `yaml:"cacheTTL" desc:"How long a secret:// value fetched from AWS Secrets Manager is reused (0 = fetch every time)"`
-	KeyDir   string        `yaml:"keyDir" desc:"Private directory (0700) receiving key repositories fetched by secret:// keyStoreRef" default:"<temp dir>/mqprobe-keys"`
-}
-
-// InlineAllowed reports targets.allowInline as resolved by Load or Default.
-func (t TargetsConfig) InlineAllowed() bool { return t.AllowInline != nil && *t.AllowInline }
-
-// TargetProfile is a server-side target commands name by targetRef.
-type TargetProfile struct {
-	QueueManager  string           `yaml:"queueManager" desc:"Queue manager name"`
-	Queue         string           `yaml:"queue" desc:"Default queue when the command names none"`
-	Channel       string           `yaml:"channel" desc:"Server-connection channel (ibmmq)"`
-	ConnName      string           `yaml:"connName" desc:"Connection list host(port)[,host(port)] (ibmmq)"`
-	CCDTURL       string           `yaml:"ccdtUrl" desc:"CCDT URL or file instead of channel/connName (ibmmq)"`
-	SSL           SSLConfig        `yaml:"ssl"`
-	Auth          AuthConfig       `yaml:"auth"`
-	AllowedQueues []string         `yaml:"allowedQueues" desc:"Queue name patterns (* and ?) commands may name besides queue (empty = only queue)"`
-	RateLimit     ProfileRateLimit `yaml:"rateLimit"`
-}
-
-// SSLConfig is channel TLS.
-type SSLConfig struct {
-	Enabled     bool   `yaml:"enabled" desc:"Use TLS on the channel"`
-	CipherSpec  string `yaml:"cipherSpec" desc:"TLS CipherSpec, e.g. ANY_TLS13_OR_HIGHER"`
-	KeyStoreRef string `yaml:"keyStoreRef" desc:"Key repository reference (env:NAME, file:/path or secret://name): a CMS key database (stem or .kdb) with its .sth stash file, or a PKCS #12 .p12 file, holding the CA certificates the client trusts and its own certificate, if any"`
-}
-
-// AuthConfig is the MQ user; everything in it is redacted.
-type AuthConfig struct {
-	User        string `yaml:"user" secret:"true" desc:"MQ user id"`
-	PasswordRef string `yaml:"passwordRef" secret:"true" desc:"Password reference (env:NAME, file:/path or secret://name), never the password"`
+	// Config is what admission enforces.
+	admission.Config `yaml:",inline"`
+	CommandQueue     int `yaml:"commandQueue" desc:"Commands POST /commands holds queued or executing (embedded mode); more get 429 with Retry-After"`
 }
 
 // BusConfig is how the command bus redelivers.
 type BusConfig struct {
 	NackDelay time.Duration `yaml:"nackDelay" desc:"How long a nacked command (in progress elsewhere, transient failure, store unavailable) waits before redelivery"`
-}
-
-// SQSConfig is the SQS subscriber.
-type SQSConfig struct {
-	CommandQueue      string        `yaml:"commandQueue" desc:"SQS queue commands arrive on, name or URL (required in aws mode)"`
-	WaitTimeSeconds   int           `yaml:"waitTimeSeconds" desc:"Long-poll wait of each ReceiveMessage, 0-20 seconds"`
-	VisibilityTimeout time.Duration `yaml:"visibilityTimeout" desc:"Visibility timeout of received messages (whole seconds, at most 12h)"`
-	MaxMessages       int           `yaml:"maxMessages" desc:"Messages per ReceiveMessage, 1-10"`
 }
 
 // AWSConfig is how aws mode watches the AWS resources it uses.
@@ -356,44 +165,27 @@ func defaults() *Config {
 		Console: ConsoleConfig{Enabled: true},
 		Idempotency: IdempotencyConfig{
 			Enabled:         true,
-			RecordTTL:       idempotency.DefaultRecordTTL,
-			MaxRecordTTL:    idempotency.DefaultMaxRecordTTL,
-			Lease:           idempotency.DefaultLease,
-			CheckpointWait:  idempotency.DefaultCheckpointWait,
+			Config:          idempotency.DefaultConfig(),
 			CleanupInterval: time.Hour,
 			SQLite:          SQLiteConfig{Path: "./data/mqprobe.db", Synchronous: SQLiteSynchronousFull},
 			DynamoDB:        DynamoDBConfig{Table: "mq-probe-idempotency"},
 		},
 		MQ: MQConfig{
-			Backend: BackendEmbedded,
-			Embedded: EmbeddedMQConfig{QueueManagers: []QueueManagerConfig{{
-				Name:         embedded.DefaultQueueManager,
-				Queues:       append([]string(nil), embedded.DefaultQueues...),
-				MaxDepth:     embedded.DefaultMaxDepth,
-				MaxMsgLength: embedded.DefaultMaxMsgLength,
-				MaxBytes:     int(embedded.DefaultMaxBytes),
-
-				MaxUncommittedMsgs: embedded.DefaultMaxUncommittedMsgs,
-			}}},
-			Pool: PoolConfig{MaxConnsPerTarget: mq.DefaultMaxConnsPerTarget, MaxIdlePerTarget: mq.DefaultMaxIdlePerTarget,
-				IdleTimeout: mq.DefaultIdleTimeout, MaxWait: mq.DefaultMaxWait},
+			Backend:  BackendEmbedded,
+			Embedded: embedded.Config{QueueManagers: []embedded.QueueManagerConfig{embedded.DefaultQueueManagerConfig()}},
+			Pool:     mq.DefaultPoolConfig(),
 		},
-		Command: CommandConfig{
-			MaxBytes:   command.DefaultMaxBytes,
-			MissingKey: MissingKeyConfig{Bus: command.MissingKeyMessageID, HTTP: command.MissingKeyGenerate},
-		},
+		Command: command.DefaultDecoderConfig(),
 		Results: ResultsConfig{Replay: executor.ReplayRepublish, Recent: 1000, RecentMaxBytes: 32 << 20, MaxReplyBytes: 4 << 20, MaxRawBodyBytes: executor.DefaultMaxRawBodyBytes},
-		Tests:   TestsConfig{MaxConcurrent: handlers.DefaultTestsMaxConcurrent, MaxDuration: handlers.DefaultTestsMaxDuration},
-		Consume: ConsumeConfig{CaptureMaxBytes: handlers.DefaultCaptureMaxBytes, CaptureMaxMessageBytes: handlers.DefaultCaptureMaxMessageBytes},
-		SQS: SQSConfig{WaitTimeSeconds: awsbus.DefaultWaitTimeSeconds, VisibilityTimeout: awsbus.DefaultVisibilityTimeout,
-			MaxMessages: awsbus.DefaultMaxMessages},
+		Tests:   handlers.DefaultTestLimits(),
+		Consume: handlers.DefaultCaptureLimits(),
+		SQS:     awsbus.DefaultSubscriberConfig(),
 		AWS:     AWSConfig{CheckInterval: 30 * time.Second},
 		Bus:     BusConfig{NackDelay: executor.DefaultRetryDelay},
 		Log:     LogConfig{Level: "info", Format: "json"},
-		Targets: TargetsConfig{RateLimit: RateLimitConfig{Burst: 10}},
-		Limits: LimitsConfig{MaxConcurrentCommands: admission.DefaultMaxCommands, MaxInFlightBytes: admission.DefaultMaxBytes,
-			AdmissionWait: admission.DefaultWait, CommandQueue: 100},
-		Secrets: SecretsConfig{CacheTTL: 5 * time.Minute},
+		Targets: targets.DefaultSettings(),
+		Limits:  LimitsConfig{Config: admission.DefaultConfig(), CommandQueue: 100},
+		Secrets: secrets.Config{CacheTTL: secrets.DefaultCacheTTL},
 	}
 }
 
@@ -407,7 +199,7 @@ func Default() *Config {
 
 // setDefaults fills what depends on other settings or is left zero inside
 // list entries the file wrote: the store and inline targets follow the mode,
-// a queue manager without limits gets the developer defaults.
+// a queue manager without limits gets the embedded backend's defaults.
 func (c *Config) setDefaults() {
 	if c.InstanceID == "" {
 		c.InstanceID = defaultInstanceID()
@@ -423,19 +215,7 @@ func (c *Config) setDefaults() {
 		c.Targets.AllowInline = &allow
 	}
 	for i := range c.MQ.Embedded.QueueManagers {
-		qm := &c.MQ.Embedded.QueueManagers[i]
-		if qm.MaxDepth == 0 {
-			qm.MaxDepth = embedded.DefaultMaxDepth
-		}
-		if qm.MaxMsgLength == 0 {
-			qm.MaxMsgLength = embedded.DefaultMaxMsgLength
-		}
-		if qm.MaxBytes == 0 {
-			qm.MaxBytes = int(embedded.DefaultMaxBytes)
-		}
-		if qm.MaxUncommittedMsgs == 0 {
-			qm.MaxUncommittedMsgs = embedded.DefaultMaxUncommittedMsgs
-		}
+		c.MQ.Embedded.QueueManagers[i].SetDefaults()
 	}
 }
 

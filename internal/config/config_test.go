@@ -11,10 +11,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mqprobe/mqprobe/handlers"
+	"github.com/mqprobe/mqprobe/internal/admission"
 	"github.com/mqprobe/mqprobe/internal/apidoc"
+	"github.com/mqprobe/mqprobe/internal/awsbus"
 	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
+	"github.com/mqprobe/mqprobe/internal/secrets"
+	"github.com/mqprobe/mqprobe/internal/targets"
+	"github.com/mqprobe/mqprobe/internal/tenant"
 )
 
 // writeYAML puts text in a temporary file and returns its path.
@@ -65,24 +72,25 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 		HTTP: HTTPConfig{Addr: "127.0.0.1:8080", MaxBodyBytes: 300000, ReadTimeout: 10 * time.Second,
 			WriteTimeout: 30 * time.Second, ShutdownTimeout: 30 * time.Second, InProgressWait: 10 * time.Second},
 		Console: ConsoleConfig{Enabled: true},
-		Idempotency: IdempotencyConfig{Enabled: true, Store: "sqlite", RecordTTL: 24 * time.Hour,
-			MaxRecordTTL: 720 * time.Hour, Lease: 30 * time.Second, CheckpointWait: time.Minute, LocalCacheSize: 0, CleanupInterval: time.Hour,
+		Idempotency: IdempotencyConfig{Enabled: true, Store: "sqlite", Config: idempotency.Config{RecordTTL: 24 * time.Hour,
+			MaxRecordTTL: 720 * time.Hour, Lease: 30 * time.Second, CheckpointWait: time.Minute, LocalCacheSize: 0}, CleanupInterval: time.Hour,
 			SQLite: SQLiteConfig{Path: "./data/mqprobe.db", Synchronous: "FULL"}, DynamoDB: DynamoDBConfig{Table: "mq-probe-idempotency"}},
 		MQ: MQConfig{
 			Backend: "embedded",
-			Embedded: EmbeddedMQConfig{QueueManagers: []QueueManagerConfig{{Name: "QM1",
-				Queues:   []string{"DEV.QUEUE.1", "DEV.QUEUE.2", "DEV.QUEUE.3", "DEV.DEAD.LETTER.QUEUE"},
+			Embedded: embedded.Config{QueueManagers: []embedded.QueueManagerConfig{{Name: "QM1",
+				Queues:   embedded.QueueNames("DEV.QUEUE.1", "DEV.QUEUE.2", "DEV.QUEUE.3", "DEV.DEAD.LETTER.QUEUE"),
 				MaxDepth: 5000, MaxMsgLength: 4194304, MaxBytes: 134217728, MaxUncommittedMsgs: 10000}}},
-			Pool: PoolConfig{MaxConnsPerTarget: 8, MaxIdlePerTarget: 2, IdleTimeout: 5 * time.Minute, MaxWait: 5 * time.Second},
+			Pool: mq.PoolConfig{MaxConnsPerTarget: 8, MaxIdlePerTarget: 2, IdleTimeout: 5 * time.Minute, MaxWait: 5 * time.Second},
 		},
-		Command: CommandConfig{MaxBytes: 262144, MissingKey: MissingKeyConfig{Bus: "messageId", HTTP: "generate"}},
+		Command: command.DecoderConfig{MaxBytes: 262144, MissingKey: command.MissingKeyConfig{Bus: "messageId", HTTP: "generate"}},
 		Results: ResultsConfig{Replay: "republish", Recent: 1000, RecentMaxBytes: 33554432, MaxReplyBytes: 4194304, MaxRawBodyBytes: 4096},
-		Consume: ConsumeConfig{CaptureMaxBytes: 131072, CaptureMaxMessageBytes: 4096},
-		Tests:   TestsConfig{MaxConcurrent: 4, MaxDuration: time.Hour},
-		Targets: TargetsConfig{AllowInline: &allow, RateLimit: RateLimitConfig{Burst: 10}},
-		Limits:  LimitsConfig{MaxConcurrentCommands: 64, MaxInFlightBytes: 134217728, AdmissionWait: 2 * time.Second, CommandQueue: 100},
-		Secrets: SecretsConfig{CacheTTL: 5 * time.Minute},
-		SQS:     SQSConfig{WaitTimeSeconds: 20, VisibilityTimeout: 60 * time.Second, MaxMessages: 10},
+		Consume: handlers.CaptureLimits{MaxBytes: 131072, MaxMessageBytes: 4096},
+		Tests:   handlers.TestLimits{MaxConcurrent: 4, MaxDuration: time.Hour},
+		Targets: targets.Settings{AllowInline: &allow, RateLimit: targets.RateLimitConfig{Burst: 10}},
+		Limits: LimitsConfig{Config: admission.Config{MaxConcurrentCommands: 64, MaxInFlightBytes: 134217728, AdmissionWait: 2 * time.Second},
+			CommandQueue: 100},
+		Secrets: secrets.Config{CacheTTL: 5 * time.Minute},
+		SQS:     awsbus.SubscriberConfig{WaitTimeSeconds: 20, VisibilityTimeout: 60 * time.Second, MaxMessages: 10},
 		AWS:     AWSConfig{CheckInterval: 30 * time.Second},
 		Bus:     BusConfig{NackDelay: 5 * time.Second},
 		Log:     LogConfig{Level: "info", Format: "json"},
@@ -269,6 +277,12 @@ func TestFileErrors(t *testing.T) {
 		parts      []string
 	}{
 		{"unknown key", "http:\n  adr: 127.0.0.1:1\n", []string{":2:", "http.adr", "unknown key (did you mean http.addr?)"}},
+		{"key written out", "http:\n  address: 127.0.0.1:1\n", []string{":2:", "http.address: unknown key (did you mean http.addr?)"}},
+		{"key misspelt written out", "http:\n  adress: 127.0.0.1:1\n", []string{":2:", "http.adress: unknown key (did you mean http.addr?)"}},
+		{"section typo", "htpp:\n  addr: 127.0.0.1:1\n", []string{":1:", "htpp: unknown key (did you mean http?)"}},
+		{"package section typo", "mq:\n  pol:\n    maxWait: 1s\n", []string{":2:", "mq.pol: unknown key (did you mean mq.pool?)"}},
+		{"in a package's section", "mq:\n  pool:\n    maxwait: 1s\n", []string{":3:", "mq.pool.maxwait: unknown key (did you mean mq.pool.maxWait?)"}},
+		{"in a package's inline keys", "idempotency:\n  leese: 1s\n", []string{":2:", "idempotency.leese: unknown key (did you mean idempotency.lease?)"}},
 		{"unknown top-level key", "mode: embedded\n\nmodes: aws\n", []string{":3:", "modes: unknown key"}},
 		{"wrong case", "idempotency:\n  recordTtl: 1h\n", []string{":2:", "idempotency.recordTtl", "did you mean idempotency.recordTTL"}},
 		{"in a list entry", "mq:\n  embedded:\n    queueManagers:\n      - name: QM1\n        depth: 3\n",
@@ -295,8 +309,14 @@ func TestFileErrors(t *testing.T) {
 		})
 	}
 
+	// A short key is a few edits from anything: no guess.
+	_, err := Load(writeYAML(t, "http:\n  tlsConfig: {}\n"), nil)
+	if wantErr(t, err, "http.tlsConfig: unknown key"); strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("error %q guesses", err)
+	}
+
 	// All unknown keys at once.
-	_, err := Load(writeYAML(t, "a: 1\nb: 2\nhttp: {c: 3}\n"), nil)
+	_, err = Load(writeYAML(t, "a: 1\nb: 2\nhttp: {c: 3}\n"), nil)
 	wantErr(t, err, "a: unknown", "b: unknown", "http.c: unknown")
 
 	_, err = Load(filepath.Join(t.TempDir(), "missing.yaml"), nil)
@@ -343,27 +363,27 @@ func TestValidateRules(t *testing.T) {
 		{"mq.embedded.queueManagers[1].name", func(c *Config) {
 			c.MQ.Embedded.QueueManagers = append(c.MQ.Embedded.QueueManagers, c.MQ.Embedded.QueueManagers[0])
 		}, "duplicate queue manager"},
-		{"mq.embedded.queueManagers[0].queues[1]", func(c *Config) { c.MQ.Embedded.QueueManagers[0].Queues[1] = "BAD NAME" }, "MQ name"},
-		{"mq.embedded.queueManagers[0].queues[1]", func(c *Config) { c.MQ.Embedded.QueueManagers[0].Queues[1] = "DEV.QUEUE.1" }, "duplicate queue"},
+		{"mq.embedded.queueManagers[0].queues[1]", func(c *Config) { c.MQ.Embedded.QueueManagers[0].Queues[1].Name = "BAD NAME" }, "MQ name"},
+		{"mq.embedded.queueManagers[0].queues[1]", func(c *Config) { c.MQ.Embedded.QueueManagers[0].Queues[1].Name = "DEV.QUEUE.1" }, "duplicate queue"},
 		{"mq.embedded.queueManagers[0].maxDepth", func(c *Config) { c.MQ.Embedded.QueueManagers[0].MaxDepth = -1 }, "between 1 and"},
 		{"mq.embedded.queueManagers[0].maxMsgLength", func(c *Config) { c.MQ.Embedded.QueueManagers[0].MaxMsgLength = 200 << 20 }, "between 1 and 104857600"},
 		{"mq.embedded.queueManagers[0].maxBytes", func(c *Config) { c.MQ.Embedded.QueueManagers[0].MaxBytes = -1 }, "must be at least maxMsgLength (4194304)"},
 		{"mq.embedded.queueManagers[0].maxBytes", func(c *Config) { c.MQ.Embedded.QueueManagers[0].MaxBytes = 4194303 }, "so one message of the largest size fits (got 4194303)"},
 		{"mq.embedded.queueManagers[0].maxUncommittedMsgs", func(c *Config) { c.MQ.Embedded.QueueManagers[0].MaxUncommittedMsgs = -1 }, "between 1 and 999999999"},
 		{"mq.embedded.queueManagers[0].aliases[0].target", func(c *Config) {
-			c.MQ.Embedded.QueueManagers[0].Aliases = []AliasQueueConfig{{Name: "A", Target: "NOWHERE"}}
-		}, `must name one of this queue manager's queues or remotes (got "NOWHERE")`},
+			c.MQ.Embedded.QueueManagers[0].Aliases = []embedded.AliasQueueConfig{{Name: "A", Target: "NOWHERE"}}
+		}, `"NOWHERE" must name a local queue or a remote definition of queue manager "QM1"`},
 		{"mq.embedded.queueManagers[0].aliases[0].name", func(c *Config) {
-			c.MQ.Embedded.QueueManagers[0].Aliases = []AliasQueueConfig{{Name: "DEV.QUEUE.2", Target: "DEV.QUEUE.1"}}
+			c.MQ.Embedded.QueueManagers[0].Aliases = []embedded.AliasQueueConfig{{Name: "DEV.QUEUE.2", Target: "DEV.QUEUE.1"}}
 		}, `duplicate queue "DEV.QUEUE.2"`},
 		{"mq.embedded.queueManagers[0].remotes[0].remoteQueueManager", func(c *Config) {
-			c.MQ.Embedded.QueueManagers[0].Remotes = []RemoteQueueConfig{{Name: "R", RemoteQueue: "Q", RemoteQueueManager: "QM2"}}
-		}, `transmission queue "QM2" must be one of this queue manager's queues`},
+			c.MQ.Embedded.QueueManagers[0].Remotes = []embedded.RemoteQueueConfig{{Name: "R", RemoteQueue: "Q", RemoteQueueManager: "QM2"}}
+		}, `transmission queue "QM2" must be a local queue of queue manager "QM1"`},
 		{"mq.embedded.queueManagers[0].remotes[0].transmissionQueue", func(c *Config) {
-			c.MQ.Embedded.QueueManagers[0].Remotes = []RemoteQueueConfig{{Name: "R", RemoteQueue: "Q", RemoteQueueManager: "QM2", TransmissionQueue: "XQ"}}
+			c.MQ.Embedded.QueueManagers[0].Remotes = []embedded.RemoteQueueConfig{{Name: "R", RemoteQueue: "Q", RemoteQueueManager: "QM2", TransmissionQueue: "XQ"}}
 		}, `transmission queue "XQ"`},
 		{"mq.embedded.queueManagers[0].remotes[0].remoteQueue", func(c *Config) {
-			c.MQ.Embedded.QueueManagers[0].Remotes = []RemoteQueueConfig{{Name: "R", RemoteQueueManager: "QM2", TransmissionQueue: "DEV.QUEUE.3"}}
+			c.MQ.Embedded.QueueManagers[0].Remotes = []embedded.RemoteQueueConfig{{Name: "R", RemoteQueueManager: "QM2", TransmissionQueue: "DEV.QUEUE.3"}}
 		}, "required"},
 		{"mq.pool.maxConnsPerTarget", func(c *Config) { c.MQ.Pool.MaxConnsPerTarget = 0 }, "greater than 0"},
 		{"mq.pool.maxIdlePerTarget", func(c *Config) { c.MQ.Pool.MaxIdlePerTarget = -1 }, "negative"},
@@ -372,26 +392,28 @@ func TestValidateRules(t *testing.T) {
 		{"command.maxBytes", func(c *Config) { c.Command.MaxBytes = 0 }, "greater than 0"},
 		{"command.missingKey.bus", func(c *Config) { c.Command.MissingKey.Bus = "ignore" }, "reject, messageId, derive, generate"},
 		{"command.missingKey.http", func(c *Config) { c.Command.MissingKey.HTTP = command.MissingKeyMessageID }, "reject, derive, generate"},
+		// Found when the file loads, not when the daemon starts.
+		{"command.keyExpression", func(c *Config) { c.Command.KeyExpression = "tags.[" }, "must be a JMESPath expression"},
 		{"results.replay", func(c *Config) { c.Results.Replay = "again" }, "republish, drop"},
 		{"results.recent", func(c *Config) { c.Results.Recent = -1 }, "negative"},
 		{"results.maxRawBodyBytes", func(c *Config) { c.Results.MaxRawBodyBytes = -1 }, "negative"},
 		{"results.snsTopicArn", func(c *Config) { c.Results.SNSTopicARN = "topic" }, "must be an ARN"},
 		{"results.snsTopicArn", func(c *Config) { c.Mode = ModeAWS; c.SQS.CommandQueue = "https://q" }, "required when mode is aws"},
-		{"consume.captureMaxBytes", func(c *Config) { c.Consume.CaptureMaxBytes = -1 }, "negative"},
-		{"consume.captureMaxMessageBytes", func(c *Config) { c.Consume.CaptureMaxMessageBytes = -1 }, "negative"},
-		{"consume.captureMaxMessageBytes", func(c *Config) { c.Consume.CaptureMaxMessageBytes = 1 << 20 }, "must not exceed consume.captureMaxBytes"},
-		{"targets.profiles.bad name", func(c *Config) { setProfile(c, "bad name", TargetProfile{QueueManager: "QM1"}) }, "profile name"},
-		{"targets.profiles.p.queueManager", func(c *Config) { setProfile(c, "p", TargetProfile{}) }, "required"},
-		{"targets.profiles.p.queueManager", func(c *Config) { setProfile(c, "p", TargetProfile{QueueManager: "QM9"}) }, "mq.embedded.queueManagers"},
-		{"targets.profiles.p.queue", func(c *Config) { setProfile(c, "p", TargetProfile{QueueManager: "QM1", Queue: "NOPE"}) }, "queue of embedded queue manager QM1"},
+		{"consume.captureMaxBytes", func(c *Config) { c.Consume.MaxBytes = -1 }, "negative"},
+		{"consume.captureMaxMessageBytes", func(c *Config) { c.Consume.MaxMessageBytes = -1 }, "negative"},
+		{"consume.captureMaxMessageBytes", func(c *Config) { c.Consume.MaxMessageBytes = 1 << 20 }, "must not exceed consume.captureMaxBytes"},
+		{"targets.profiles.bad name", func(c *Config) { setProfile(c, "bad name", targets.ProfileConfig{QueueManager: "QM1"}) }, "profile name"},
+		{"targets.profiles.p.queueManager", func(c *Config) { setProfile(c, "p", targets.ProfileConfig{}) }, "required"},
+		{"targets.profiles.p.queueManager", func(c *Config) { setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM9"}) }, "mq.embedded.queueManagers"},
+		{"targets.profiles.p.queue", func(c *Config) { setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", Queue: "NOPE"}) }, "queue of embedded queue manager QM1"},
 		{"targets.profiles.p.allowedQueues[0]", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", AllowedQueues: []string{""}})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", AllowedQueues: []string{""}})
 		}, "non-empty pattern"},
 		{"targets.profiles.p.allowedQueues[1]", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", AllowedQueues: []string{"DEV.*", "BAD QUEUE"}})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", AllowedQueues: []string{"DEV.*", "BAD QUEUE"}})
 		}, "pattern of name characters, * and ?"},
 		{"targets.profiles.p.rateLimit.commandsPerSecond", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", RateLimit: ProfileRateLimit{CommandsPerSecond: -1}})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", RateLimit: targets.ProfileRateLimit{CommandsPerSecond: -1}})
 		}, "negative"},
 		{"targets.inline.hosts", func(c *Config) { c.MQ.Backend = BackendIBMMQ }, "required when targets.allowInline is true and mq.backend is ibmmq"},
 		{"targets.inline.hosts[0]", func(c *Config) { c.Targets.Inline.Hosts = []string{"mq host:1414"} }, "pattern"},
@@ -399,38 +421,38 @@ func TestValidateRules(t *testing.T) {
 		{"targets.rateLimit.burst", func(c *Config) { c.Targets.RateLimit.Burst = -1 }, "negative"},
 		{"secrets.cacheTTL", func(c *Config) { c.Secrets.CacheTTL = -time.Second }, "negative"},
 		{"targets.profiles.p.channel", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", Channel: "A.CHANNEL.NAME.TOO.LONG"})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", Channel: "A.CHANNEL.NAME.TOO.LONG"})
 		}, "at most 20"},
 		{"targets.profiles.p.connName", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", ConnName: "host(1414"})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", ConnName: "host(1414"})
 		}, "host(port)"},
 		{"targets.profiles.p.connName", func(c *Config) {
 			c.MQ.Backend = BackendIBMMQ
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1"})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1"})
 		}, "required when mq.backend is ibmmq"},
 		{"targets.profiles.p.connName", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", ConnName: "169.254.169.254(80)"})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", ConnName: "169.254.169.254(80)"})
 		}, "the embedded MQ backend connects nowhere: connName, channel, ccdtUrl and ssl need mq.backend ibmmq"},
 		{"targets.profiles.p.channel", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", Channel: "DEV.APP.SVRCONN"})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", Channel: "DEV.APP.SVRCONN"})
 		}, "the embedded MQ backend connects nowhere"},
 		{"targets.profiles.p.ccdtUrl", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", CCDTURL: "https://config.example.com/ccdt/qm1.json"})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", CCDTURL: "https://config.example.com/ccdt/qm1.json"})
 		}, "the embedded MQ backend connects nowhere"},
 		{"targets.profiles.p.ssl.enabled", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", SSL: SSLConfig{Enabled: true, CipherSpec: "ANY_TLS13", KeyStoreRef: "file:/k"}})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", SSL: targets.SSLConfig{Enabled: true, CipherSpec: "ANY_TLS13", KeyStoreRef: "file:/k"}})
 		}, "the embedded MQ backend connects nowhere"},
 		{"targets.profiles.p.ssl.cipherSpec", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", SSL: SSLConfig{Enabled: true, KeyStoreRef: "file:/k"}})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", SSL: targets.SSLConfig{Enabled: true, KeyStoreRef: "file:/k"}})
 		}, "required when ssl.enabled"},
 		{"targets.profiles.p.ssl.keyStoreRef", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", SSL: SSLConfig{Enabled: true, CipherSpec: "ANY_TLS13"}})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", SSL: targets.SSLConfig{Enabled: true, CipherSpec: "ANY_TLS13"}})
 		}, "required when ssl.enabled"},
 		{"targets.profiles.p.ssl.keyStoreRef", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", SSL: SSLConfig{KeyStoreRef: "/etc/key"}})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", SSL: targets.SSLConfig{KeyStoreRef: "/etc/key"}})
 		}, "must be a reference"},
 		{"targets.profiles.p.auth.passwordRef", func(c *Config) {
-			setProfile(c, "p", TargetProfile{QueueManager: "QM1", Auth: AuthConfig{PasswordRef: "hunter2"}})
+			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", Auth: targets.AuthConfig{PasswordRef: "hunter2"}})
 		}, "must be a reference env:NAME, file:/path or secret://name"},
 		{"sqs.commandQueue", func(c *Config) { c.Mode = ModeAWS; c.Results.SQSQueue = "r" }, "required when mode is aws"},
 		{"sqs.waitTimeSeconds", func(c *Config) { c.SQS.WaitTimeSeconds = 21 }, "between 0 and 20"},
@@ -498,9 +520,9 @@ func hasFieldError(err error, key, rule string) bool {
 	return false
 }
 
-func setProfile(c *Config, name string, p TargetProfile) {
+func setProfile(c *Config, name string, p targets.ProfileConfig) {
 	if c.Targets.Profiles == nil {
-		c.Targets.Profiles = map[string]TargetProfile{}
+		c.Targets.Profiles = map[string]targets.ProfileConfig{}
 	}
 	c.Targets.Profiles[name] = p
 }
@@ -508,10 +530,10 @@ func setProfile(c *Config, name string, p TargetProfile) {
 func TestRedacted(t *testing.T) {
 	c := Default()
 	c.HTTP.AuthToken = "tok-123"
-	c.HTTP.Tokens = map[string]TenantConfig{"team-a": {TokenRef: "env:TEAM_A_TOKEN"}}
-	setProfile(c, "p", TargetProfile{QueueManager: "QM1", AllowedQueues: []string{"DEV.QUEUE.1"},
-		Auth: AuthConfig{User: "app", PasswordRef: "env:PW"}})
-	setProfile(c, "q", TargetProfile{QueueManager: "QM1"})
+	c.HTTP.Tokens = map[string]tenant.Config{"team-a": {TokenRef: "env:TEAM_A_TOKEN"}}
+	setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", AllowedQueues: []string{"DEV.QUEUE.1"},
+		Auth: targets.AuthConfig{User: "app", PasswordRef: "env:PW"}})
+	setProfile(c, "q", targets.ProfileConfig{QueueManager: "QM1"})
 
 	for dsn, want := range map[string]string{
 		"postgres://u:s3cret@db:5432/x?sslmode=disable":  "postgres://u:REDACTED@db:5432/x?sslmode=disable",
@@ -542,9 +564,9 @@ func TestRedacted(t *testing.T) {
 		t.Errorf("Redacted changed the original: %+v", c)
 	}
 	r.Targets.Profiles["p"].AllowedQueues[0] = "X"
-	r.MQ.Embedded.QueueManagers[0].Queues[0] = "X"
+	r.MQ.Embedded.QueueManagers[0].Queues[0].Name = "X"
 	*r.Targets.AllowInline = false
-	if c.Targets.Profiles["p"].AllowedQueues[0] != "DEV.QUEUE.1" || c.MQ.Embedded.QueueManagers[0].Queues[0] != "DEV.QUEUE.1" ||
+	if c.Targets.Profiles["p"].AllowedQueues[0] != "DEV.QUEUE.1" || c.MQ.Embedded.QueueManagers[0].Queues[0].Name != "DEV.QUEUE.1" ||
 		!c.Targets.InlineAllowed() {
 		t.Error("Redacted copy shares memory with the original")
 	}
@@ -618,7 +640,16 @@ func countLeaves(t reflect.Type) int {
 	n := 0
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if f.Tag.Get("yaml") == "" {
+		tag := f.Tag.Get("yaml")
+		switch {
+		case tag == "" || tag == "-":
+			continue
+		case tag == ",inline":
+			n += countLeaves(f.Type)
+			continue
+		}
+		if f.Tag.Get("type") != "" { // a leaf of a shape of its own
+			n++
 			continue
 		}
 		ft := f.Type
@@ -637,18 +668,14 @@ func countLeaves(t reflect.Type) int {
 func TestEmbeddedDefinitionsReachTheQueueManager(t *testing.T) {
 	c := Default()
 	qm := &c.MQ.Embedded.QueueManagers[0]
-	qm.Queues = append(qm.Queues, "QM2")
-	qm.Aliases = []AliasQueueConfig{{Name: "APP.ALIAS", Target: "DEV.QUEUE.1"}}
-	qm.Remotes = []RemoteQueueConfig{{Name: "APP.REMOTE", RemoteQueue: "APP.IN", RemoteQueueManager: "QM2"}}
+	qm.Queues = append(qm.Queues, embedded.QueueConfig{Name: "QM2"})
+	qm.Aliases = []embedded.AliasQueueConfig{{Name: "APP.ALIAS", Target: "DEV.QUEUE.1"}}
+	qm.Remotes = []embedded.RemoteQueueConfig{{Name: "APP.REMOTE", RemoteQueue: "APP.IN", RemoteQueueManager: "QM2"}}
 	qm.MaxUncommittedMsgs = 7
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	e := qm.Embedded()
-	if e.MaxUncommittedMsgs != 7 || len(e.Queues) != 5 || e.Queues[4].MaxDepth != qm.MaxDepth {
-		t.Errorf("embedded queue manager %+v", e)
-	}
-	b, err := embedded.New(embedded.Config{QueueManagers: []embedded.QueueManagerConfig{e}})
+	b, err := embedded.New(c.MQ.Embedded)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -666,4 +693,34 @@ func TestEmbeddedDefinitionsReachTheQueueManager(t *testing.T) {
 			t.Errorf("inquire %s: %+v, %v; want %+v", name, got, err, want)
 		}
 	}
+}
+
+// TestQueuesWithLimitsOfTheirOwn: the daemon reads the one queue-manager
+// schema the simulator reads, a queue's own limits included.
+func TestQueuesWithLimitsOfTheirOwn(t *testing.T) {
+	c := mustLoad(t, writeYAML(t, "mq:\n  embedded:\n    queueManagers:\n      - name: QM1\n        maxDepth: 10\n"+
+		"        queues: [A, {name: B, maxDepth: 20}]\n"))
+	qm := c.MQ.Embedded.QueueManagers[0]
+	want := embedded.Queues{{Name: "A"}, {Name: "B", MaxDepth: 20}}
+	if !reflect.DeepEqual(qm.Queues, want) || qm.MaxDepth != 10 {
+		t.Errorf("queue manager %+v, want queues %+v and maxDepth 10", qm, want)
+	}
+	_, err := Load(writeYAML(t, "mq:\n  embedded:\n    queueManagers:\n      - name: QM1\n        queues: [{name: B, maxDepth: 0x}]\n"), nil)
+	wantErr(t, err, ":5:", "mq.embedded.queueManagers[0].queues", "entry 0", "maxDepth")
+	_, err = Load(writeYAML(t, "mq:\n  embedded:\n    queueManagers:\n      - name: QM1\n        queues: [{name: B, maxDepth: -1}]\n"), nil)
+	wantErr(t, err, "mq.embedded.queueManagers[0].queues[0].maxDepth: must be between 1 and 999999999 (got -1)")
+}
+
+// TestEveryPackagesRulesAtOnce: one Load reports the broken rules of every
+// package's section and those spanning sections together, each naming its
+// key.
+func TestEveryPackagesRulesAtOnce(t *testing.T) {
+	_, err := Load(writeYAML(t, "mq:\n  pool:\n    maxWait: -1s\nidempotency:\n  lease: 1ms\ncommand:\n  maxBytes: 0\n"+
+		"limits:\n  admissionWait: 0s\n  maxInFlightBytes: 1000\nsqs:\n  maxMessages: 11\ntests:\n  maxConcurrent: 0\nsecrets:\n  cacheTTL: -1s\n"+
+		"targets:\n  rateLimit:\n    burst: -1\nhttp:\n  tokens:\n    Bad: {tokenRef: env:X}\n"), nil)
+	wantErr(t, err, "mq.pool.maxWait: must be greater than 0s (got -1s)", "idempotency.lease: must be at least 30ms (got 1ms)",
+		"command.maxBytes: must be greater than 0 (got 0)", "consume.captureMaxBytes: must not exceed limits.maxInFlightBytes (1000)",
+		"limits.admissionWait: must be greater than 0s", "sqs.maxMessages: must be between 1 and 10 (got 11)",
+		"tests.maxConcurrent: must be at least 1 (got 0)", "secrets.cacheTTL: must not be negative (got -1s)",
+		"targets.rateLimit.burst: must not be negative (got -1)", "http.tokens.Bad: tenant name must be")
 }

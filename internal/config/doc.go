@@ -1,9 +1,14 @@
-// Package config owns mqprobe's configuration: the Config
-// struct and its built-in defaults (embedded mode, zero setup), loading one
-// YAML file, overriding it from MQPROBE_* environment variables, validating
-// every setting with errors that name the dotted key, redacting secrets for
-// printing, and the key listing the configuration reference (docs/configuration.md) is
-// generated from.
+// Package config assembles mqprobe's configuration from the packages that
+// own it, as Loki's pkg/loki does: each package's Config (mq.PoolConfig,
+// embedded.Config, idempotency.Config, command.DecoderConfig,
+// admission.Config, targets.Settings, tenant.Config) carries its keys' yaml
+// and desc tags, its defaults and a Validate naming the dotted key; Config
+// embeds them beside the daemon's own sections (mode, http, results, sqs...).
+// This package loads one YAML file over the built-in defaults (embedded
+// mode, zero setup), overrides it from MQPROBE_* environment variables,
+// validates the daemon's sections and the rules that span sections, redacts
+// secrets for printing, and lists the keys the configuration reference
+// (docs/configuration.md) is generated from.
 //
 // The environment rule is one for every key: key a.b.c is set by
 // MQPROBE_A_B_C (upper-cased, dots become underscores), so
@@ -15,5 +20,5 @@
 // NonConfigEnv. Standard AWS_* and OTEL_* variables are left to their SDKs.
 //
 // It does not resolve secret references (passwordRef and friends) nor build
-// any component: callers map these sections onto their own packages.
+// any component: the daemon hands each package its section.
 package config

@@ -1,12 +1,17 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/mqprobe/mqprobe/internal/configcheck"
 )
 
 // EnvPrefix starts every variable that sets a key.
@@ -45,7 +50,7 @@ func Keys() []Key {
 		}
 		keys = append(keys, Key{
 			Key:     l.key,
-			Type:    typeName(l.field.Type),
+			Type:    cmp.Or(l.field.Tag.Get("type"), typeName(l.field.Type)),
 			Default: def,
 			Env:     l.env,
 			Desc:    l.field.Tag.Get("desc"),
@@ -85,6 +90,9 @@ var (
 	durationType = reflect.TypeFor[time.Duration]()
 	stringsType  = reflect.TypeFor[[]string]()
 	boolPtrType  = reflect.TypeFor[*bool]()
+	// unmarshalerType marks a leaf that reads its own YAML: a package's
+	// type with a shape of its own (embedded.Queues: names or mappings).
+	unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
 )
 
 // isLeaf reports the field types a key can have; anything else is a section.
@@ -94,10 +102,10 @@ func isLeaf(t reflect.Type) bool {
 		return true
 	}
 	switch t.Kind() {
-	case reflect.String, reflect.Int, reflect.Bool:
+	case reflect.String, reflect.Int, reflect.Int64, reflect.Bool:
 		return true
 	}
-	return false
+	return reflect.PointerTo(t).Implements(unmarshalerType)
 }
 
 // walk calls fn for every leaf under the struct v. Maps of sections are
@@ -106,18 +114,13 @@ func isLeaf(t reflect.Type) bool {
 // list elements have no variable. fn may set leaves: map entries are
 // written back after their walk.
 func walk(v reflect.Value, key, env string, doc bool, fn func(leaf)) {
-	t := v.Type()
-	for i := range t.NumField() {
-		f := t.Field(i)
+	for _, f := range yamlFields(v.Type()) {
 		name := yamlName(f)
-		if name == "" {
-			continue
-		}
 		k, e := joinKey(key, name), ""
 		if env != "" {
 			e = env + "_" + envSegment(name)
 		}
-		fv := v.Field(i)
+		fv := v.FieldByIndex(f.Index)
 		switch {
 		case isLeaf(f.Type):
 			fn(leaf{key: k, env: e, field: f, val: fv})
@@ -160,6 +163,27 @@ func walk(v reflect.Value, key, env string, doc bool, fn func(leaf)) {
 	}
 }
 
+// yamlFields lists the struct type's keys in order, with the keys of a
+// `yaml:",inline"` struct (a package's Config embedded in a section) in its
+// place; each field's Index reaches it from t.
+func yamlFields(t reflect.Type) []reflect.StructField {
+	var fields []reflect.StructField
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Anonymous && f.Tag.Get("yaml") == ",inline" {
+			for _, inner := range yamlFields(f.Type) {
+				inner.Index = append([]int{i}, inner.Index...)
+				fields = append(fields, inner)
+			}
+			continue
+		}
+		if yamlName(f) != "" {
+			fields = append(fields, f)
+		}
+	}
+	return fields
+}
+
 func yamlName(f reflect.StructField) string {
 	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 	if name == "-" || !f.IsExported() {
@@ -190,6 +214,9 @@ func typeName(t reflect.Type) string {
 	case boolPtrType:
 		return "bool"
 	}
+	if t.Kind() == reflect.Int64 {
+		return "int"
+	}
 	return t.Kind().String()
 }
 
@@ -197,7 +224,7 @@ func typeName(t reflect.Type) string {
 func formatValue(v reflect.Value) string {
 	switch v.Type() {
 	case durationType:
-		return formatDuration(time.Duration(v.Int()))
+		return configcheck.FormatDuration(time.Duration(v.Int()))
 	case stringsType:
 		return strings.Join(v.Interface().([]string), ",")
 	case boolPtrType:
@@ -207,17 +234,4 @@ func formatValue(v reflect.Value) string {
 		return strconv.FormatBool(v.Elem().Bool())
 	}
 	return fmt.Sprint(v.Interface())
-}
-
-// formatDuration drops the zero minutes and seconds time.Duration.String
-// keeps ("24h0m0s" → "24h").
-func formatDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = s[:len(s)-2]
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = s[:len(s)-2]
-	}
-	return s
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/mqprobe/mqprobe/internal/targets"
 )
 
 // Load reads the YAML file at path over the built-in defaults (path "" means
@@ -85,7 +87,12 @@ func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, key string) {
 	t := v.Type()
 	switch {
 	case isLeaf(t):
-		if err := n.Decode(v.Addr().Interface()); err != nil {
+		err := n.Decode(v.Addr().Interface())
+		switch {
+		case err == nil:
+		case reflect.PointerTo(t).Implements(unmarshalerType):
+			d.fail(n, key, "%v", err) // the type says what it wants
+		default:
 			d.fail(n, key, "must be %s (got %s)", typeRule(t), describe(n))
 		}
 	case t.Kind() == reflect.Struct:
@@ -111,7 +118,7 @@ func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, key string) {
 				d.fail(kn, k, "unknown key%s", suggestField(t, key, kn.Value))
 				continue
 			}
-			d.decode(vn, v.Field(idx), k)
+			d.decode(vn, v.FieldByIndex(idx), k)
 		}
 	case t.Kind() == reflect.Map:
 		if n.Kind != yaml.MappingNode {
@@ -150,34 +157,39 @@ func (d *fileDecoder) decode(n *yaml.Node, v reflect.Value, key string) {
 	}
 }
 
-func fieldIndex(t reflect.Type, name string) (int, bool) {
-	for i := range t.NumField() {
-		if n := yamlName(t.Field(i)); n != "" && n == name {
-			return i, true
+// fieldIndex finds the field of key name, inline fields included.
+func fieldIndex(t reflect.Type, name string) ([]int, bool) {
+	for _, f := range yamlFields(t) {
+		if yamlName(f) == name {
+			return f.Index, true
 		}
 	}
-	return 0, false
+	return nil, false
 }
 
 // removedKeys are keys once accepted, by the struct that held them, with
 // why they are gone: a file still setting one is told why, not "unknown key".
 var removedKeys = map[reflect.Type]map[string]string{
-	reflect.TypeFor[SSLConfig](): {"trustStoreRef": "is not supported: the IBM MQ client trusts the CA certificates " +
+	reflect.TypeFor[targets.SSLConfig](): {"trustStoreRef": "is not supported: the IBM MQ client trusts the CA certificates " +
 		"in its key repository; add them to the one ssl.keyStoreRef names"},
 }
 
-// suggestField names the field a typo most likely meant: same letters in
-// another case, or at most two edits away.
+// suggestField names the key a typo most likely meant: the same letters in
+// another case or at most two edits away, else a key that abbreviates what
+// was written (http.addr for http.address or http.adress).
 func suggestField(t reflect.Type, key, name string) string {
 	best, bestDist := "", 3
-	for i := range t.NumField() {
-		n := yamlName(t.Field(i))
-		if n == "" {
-			continue
-		}
+	lower := strings.ToLower(name)
+	for _, f := range yamlFields(t) {
+		n := yamlName(f)
 		// Short keys are a few edits from anything: only suggest close matches.
-		if d := editDistance(strings.ToLower(n), strings.ToLower(name)); d < bestDist && 3*d <= len(name) {
+		if d := editDistance(strings.ToLower(n), lower); d < bestDist && 3*d <= len(name) {
 			best, bestDist = n, d
+		}
+	}
+	for _, f := range yamlFields(t) {
+		if n := yamlName(f); best == "" && len(n) >= 4 && len(name) > len(n) && prefixDistance(strings.ToLower(n), lower) <= 1 {
+			best = n
 		}
 	}
 	if best == "" {
@@ -196,7 +208,7 @@ func typeRule(t reflect.Type) string {
 		return "true or false"
 	}
 	switch t.Kind() {
-	case reflect.Int:
+	case reflect.Int, reflect.Int64:
 		return "an integer"
 	case reflect.Bool:
 		return "true or false"
@@ -290,6 +302,15 @@ func suggestEnv(name string, known map[string]string) string {
 }
 
 func editDistance(a, b string) int {
+	return editDistances(a, b)[len(b)]
+}
+
+// prefixDistance is the fewest edits that turn a into some prefix of b.
+func prefixDistance(a, b string) int { return slices.Min(editDistances(a, b)) }
+
+// editDistances are the Levenshtein distances from a to each prefix of b,
+// b[:0] to b.
+func editDistances(a, b string) []int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -306,7 +327,7 @@ func editDistance(a, b string) int {
 		}
 		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return prev
 }
 
 // setFromString parses an environment value into the leaf's type; lists are
@@ -340,8 +361,8 @@ func setFromString(v reflect.Value, s string) error {
 	switch v.Kind() {
 	case reflect.String:
 		v.SetString(s)
-	case reflect.Int:
-		n, err := strconv.Atoi(strings.TrimSpace(s))
+	case reflect.Int, reflect.Int64:
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 		if err != nil {
 			return fmt.Errorf("must be an integer (got %q)", s)
 		}

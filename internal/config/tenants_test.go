@@ -3,6 +3,9 @@ package config
 import (
 	"strings"
 	"testing"
+
+	"github.com/mqprobe/mqprobe/internal/targets"
+	"github.com/mqprobe/mqprobe/internal/tenant"
 )
 
 // TestTenantsLoad: http.tokens is read from the file, and a tenant declared
@@ -43,24 +46,24 @@ targets:
 func TestTenantsValidate(t *testing.T) {
 	cases := []struct {
 		name   string
-		tokens map[string]TenantConfig
+		tokens map[string]tenant.Config
 		key    string
 		rule   string
 	}{
-		{"upper-case name", map[string]TenantConfig{"Team-A": {TokenRef: "env:A"}}, "http.tokens.Team-A", "tenant name must be 1-28 of a-z 0-9 -"},
-		{"leading dash", map[string]TenantConfig{"-a": {TokenRef: "env:A"}}, "http.tokens.-a", "starting with a letter or digit"},
-		{"name too long", map[string]TenantConfig{strings.Repeat("a", 29): {TokenRef: "env:A"}}, "http.tokens." + strings.Repeat("a", 29), "1-28"},
-		{"reserved name", map[string]TenantConfig{"default": {TokenRef: "env:A"}}, "http.tokens.default", "reserved for the implicit tenant"},
-		{"no tokenRef", map[string]TenantConfig{"a": {}}, "http.tokens.a.tokenRef", "required"},
-		{"literal token", map[string]TenantConfig{"a": {TokenRef: "s3cret-literal"}}, "http.tokens.a.tokenRef", "must be a reference env:NAME, file:/path or secret://name"},
-		{"shared token", map[string]TenantConfig{"a": {TokenRef: "env:SHARED"}, "b": {TokenRef: "env:SHARED"}}, "http.tokens.b.tokenRef", "same reference as http.tokens.a.tokenRef"},
-		{"bad pattern", map[string]TenantConfig{"a": {TokenRef: "env:A", Profiles: []string{"lab/1"}}}, "http.tokens.a.profiles[0]", "must be a non-empty pattern"},
-		{"pattern naming nothing", map[string]TenantConfig{"a": {TokenRef: "env:A", Profiles: []string{"lab-1", "prod-*"}}}, "http.tokens.a.profiles[1]", `matches no profile of targets.profiles (got "prod-*")`},
+		{"upper-case name", map[string]tenant.Config{"Team-A": {TokenRef: "env:A"}}, "http.tokens.Team-A", "tenant name must be 1-28 of a-z 0-9 -"},
+		{"leading dash", map[string]tenant.Config{"-a": {TokenRef: "env:A"}}, "http.tokens.-a", "starting with a letter or digit"},
+		{"name too long", map[string]tenant.Config{strings.Repeat("a", 29): {TokenRef: "env:A"}}, "http.tokens." + strings.Repeat("a", 29), "1-28"},
+		{"reserved name", map[string]tenant.Config{"default": {TokenRef: "env:A"}}, "http.tokens.default", "reserved for the implicit tenant"},
+		{"no tokenRef", map[string]tenant.Config{"a": {}}, "http.tokens.a.tokenRef", "required"},
+		{"literal token", map[string]tenant.Config{"a": {TokenRef: "s3cret-literal"}}, "http.tokens.a.tokenRef", "must be a reference env:NAME, file:/path or secret://name"},
+		{"shared token", map[string]tenant.Config{"a": {TokenRef: "env:SHARED"}, "b": {TokenRef: "env:SHARED"}}, "http.tokens.b.tokenRef", "same reference as http.tokens.a.tokenRef"},
+		{"bad pattern", map[string]tenant.Config{"a": {TokenRef: "env:A", Profiles: []string{"lab/1"}}}, "http.tokens.a.profiles[0]", "must be a non-empty pattern"},
+		{"pattern naming nothing", map[string]tenant.Config{"a": {TokenRef: "env:A", Profiles: []string{"lab-1", "prod-*"}}}, "http.tokens.a.profiles[1]", `matches no profile of targets.profiles (got "prod-*")`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := Default()
-			setProfile(c, "lab-1", TargetProfile{QueueManager: "QM1", Queue: "DEV.QUEUE.1"})
+			setProfile(c, "lab-1", targets.ProfileConfig{QueueManager: "QM1", Queue: "DEV.QUEUE.1"})
 			c.HTTP.Tokens = tc.tokens
 			err := c.Validate()
 			if !hasFieldError(err, tc.key, tc.rule) {
@@ -75,9 +78,9 @@ func TestTenantsValidate(t *testing.T) {
 	// http.tokens alone is enough for a public bind, and may go with http.authToken.
 	for _, authToken := range []string{"", "implicit-token"} {
 		c := Default()
-		setProfile(c, "lab-1", TargetProfile{QueueManager: "QM1", Queue: "DEV.QUEUE.1"})
+		setProfile(c, "lab-1", targets.ProfileConfig{QueueManager: "QM1", Queue: "DEV.QUEUE.1"})
 		c.HTTP.Addr, c.HTTP.AuthToken = "0.0.0.0:8080", authToken
-		c.HTTP.Tokens = map[string]TenantConfig{"team-a": {TokenRef: "env:A", Profiles: []string{"lab-?"}}, "b": {TokenRef: "file:/b", Inline: true}}
+		c.HTTP.Tokens = map[string]tenant.Config{"team-a": {TokenRef: "env:A", Profiles: []string{"lab-?"}}, "b": {TokenRef: "file:/b", Inline: true}}
 		if err := c.Validate(); err != nil {
 			t.Errorf("tenants with authToken %q: %v", authToken, err)
 		}

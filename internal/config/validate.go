@@ -1,346 +1,146 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"maps"
-	"net"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/mqprobe/mqprobe/internal/awsbus"
-	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/configcheck"
 	"github.com/mqprobe/mqprobe/internal/executor"
-	"github.com/mqprobe/mqprobe/internal/idempotency"
-	"github.com/mqprobe/mqprobe/internal/secrets"
-	"github.com/mqprobe/mqprobe/internal/targets"
 	"github.com/mqprobe/mqprobe/internal/tenant"
 )
 
 // FieldError is one broken rule: Key is the dotted key, Rule what it must be.
-type FieldError struct {
-	Key  string
-	Rule string
-}
+type FieldError = configcheck.FieldError
 
-func (e *FieldError) Error() string { return e.Key + ": " + e.Rule }
+// instanceIDMax bounds instanceId, which names records and event sources.
+const instanceIDMax = 128
 
-// Limits imposed by IBM MQ and SQS, so bad values fail at start and not at
-// the first command.
-const (
-	mqNameMax      = 48        // queue manager and queue names
-	mqChannelMax   = 20        // channel names
-	mqMaxMsgLength = 104857600 // 100 MiB, the largest MAXMSGL
-	mqMaxDepth     = 999999999 // the largest MAXDEPTH
-	// mqMaxUncommittedMsgs is the largest MAXUMSGS.
-	mqMaxUncommittedMsgs = 999999999
-	sqsMaxBatch          = 10 // ReceiveMessage MaxNumberOfMessages
-	instanceIDMax        = 128
-)
-
-var (
-	mqNameRE         = regexp.MustCompile(`^[A-Za-z0-9._%/]+$`)
-	profileNameRE    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-	profilePatternRE = regexp.MustCompile(`^[A-Za-z0-9._*?-]+$`)
-	connNameRE       = regexp.MustCompile(`^[^\s(),]+(\([0-9]{1,5}\))?$`)
-	mqPatternRE      = regexp.MustCompile(`^[A-Za-z0-9._%/*?]{1,48}$`)
-	dynamoTableRE    = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
-)
+var dynamoTableRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
 
 // Validate checks every setting and reports every broken rule (joined
 // *FieldError values), each naming the dotted key.
 func (c *Config) Validate() error {
-	v := &validator{}
-	oneOf(v, "mode", c.Mode, ModeEmbedded, ModeAWS)
+	v := &configcheck.Errors{}
+	configcheck.OneOf(v, "mode", c.Mode, ModeEmbedded, ModeAWS)
 	switch {
 	case c.InstanceID == "":
-		v.fail("instanceId", "must not be empty")
+		v.Fail("instanceId", "must not be empty")
 	case len(c.InstanceID) > instanceIDMax || strings.IndexFunc(c.InstanceID, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) >= 0:
-		v.fail("instanceId", "must be at most %d printable characters without spaces (got %q)", instanceIDMax, c.InstanceID)
+		v.Fail("instanceId", "must be at most %d printable characters without spaces (got %q)", instanceIDMax, c.InstanceID)
 	}
 	c.validateHTTP(v)
 	c.validateIdempotency(v)
 	c.validateMQ(v)
-	c.validateCommand(v)
+	v.Add(c.Command.Validate())
+	c.validateResults(v)
+	v.Add(c.Tests.Validate())
+	v.Add(c.Consume.Validate())
 	c.validateTargets(v)
+	v.Add(c.Secrets.Validate())
 	c.validateBus(v)
+	v.PositiveDuration("aws.checkInterval", c.AWS.CheckInterval)
 	c.validateLimits(v)
-	oneOf(v, "log.level", c.Log.Level, "debug", "info", "warn", "error")
-	oneOf(v, "log.format", c.Log.Format, "json", "text")
-	return errors.Join(v.errs...)
+	configcheck.OneOf(v, "log.level", c.Log.Level, "debug", "info", "warn", "error")
+	configcheck.OneOf(v, "log.format", c.Log.Format, "json", "text")
+	return v.Err()
 }
 
-func (c *Config) validateHTTP(v *validator) {
-	h := c.HTTP
-	host, port, err := net.SplitHostPort(h.Addr)
-	if p, perr := strconv.Atoi(port); err != nil || perr != nil || p < 0 || p > 65535 {
-		v.fail("http.addr", "must be host:port (got %q)", h.Addr)
-	} else if !isLoopback(host) && h.AuthToken == "" && len(h.Tokens) == 0 && h.TLS.ClientCAFile == "" {
-		// Any bind beyond loopback needs a bearer token or mTLS.
-		v.fail("http.authToken", "required (or http.tokens, or http.tls.clientCAFile for mTLS) when http.addr is not a loopback address (got %q)", h.Addr)
-	}
-	c.validateTenants(v)
-	for i, entry := range h.AllowedHosts {
-		if !isHostEntry(entry) {
-			v.fail(fmt.Sprintf("http.allowedHosts[%d]", i), "must be a host name or IP address, optionally with :port, as a Host header carries it (got %q)", entry)
-		}
-	}
-	if (h.TLS.CertFile == "") != (h.TLS.KeyFile == "") {
-		v.fail("http.tls.keyFile", "http.tls.certFile and http.tls.keyFile go together")
-	}
-	if h.TLS.ClientCAFile != "" && h.TLS.CertFile == "" {
-		v.fail("http.tls.clientCAFile", "needs http.tls.certFile and http.tls.keyFile: client certificates are asked for only over TLS")
-	}
-	v.positive("http.maxBodyBytes", h.MaxBodyBytes)
-	if h.MaxBodyBytes > 0 && h.MaxBodyBytes < c.Command.MaxBytes {
-		v.fail("http.maxBodyBytes", "must be at least command.maxBytes (%d) (got %d)", c.Command.MaxBytes, h.MaxBodyBytes)
-	}
-	v.nonNegativeDuration("http.readTimeout", h.ReadTimeout)
-	v.nonNegativeDuration("http.writeTimeout", h.WriteTimeout)
-	v.positiveDuration("http.shutdownTimeout", h.ShutdownTimeout)
-	v.positiveDuration("http.inProgressWait", h.InProgressWait)
-	v.positiveDuration("tests.maxDuration", c.Tests.MaxDuration)
-	if c.Tests.MaxConcurrent < 1 {
-		v.fail("tests.maxConcurrent", "must be at least 1 (got %d)", c.Tests.MaxConcurrent)
+// validateHTTP checks the http section, its tenants against
+// targets.profiles, and that it accepts the commands command.maxBytes does.
+func (c *Config) validateHTTP(v *configcheck.Errors) {
+	v.Add(c.HTTP.Validate())
+	v.Add(tenant.ValidateTokens(c.HTTP.Tokens, slices.Collect(maps.Keys(c.Targets.Profiles))))
+	if c.HTTP.MaxBodyBytes > 0 && c.HTTP.MaxBodyBytes < c.Command.MaxBytes {
+		v.Fail("http.maxBodyBytes", "must be at least command.maxBytes (%d) (got %d)", c.Command.MaxBytes, c.HTTP.MaxBodyBytes)
 	}
 }
 
-// validateTenants checks http.tokens: valid names, each its own token
-// reference, profile patterns that name configured profiles.
-func (c *Config) validateTenants(v *validator) {
-	names := slices.Sorted(maps.Keys(c.HTTP.Tokens))
-	byRef := map[string]string{}
-	for _, name := range names {
-		tc, key := c.HTTP.Tokens[name], "http.tokens."+name
-		if err := tenant.CheckName(name); err != nil {
-			v.fail(key, "%v", err)
-		}
-		switch {
-		case tc.TokenRef == "":
-			v.fail(key+".tokenRef", "required: a reference env:NAME, file:/path or secret://name to the tenant's bearer token")
-		case !secrets.IsReference(tc.TokenRef):
-			v.ref(key+".tokenRef", tc.TokenRef)
-		case byRef[tc.TokenRef] != "":
-			v.fail(key+".tokenRef", "same reference as http.tokens.%s.tokenRef: each tenant needs its own token", byRef[tc.TokenRef])
-		default:
-			byRef[tc.TokenRef] = name
-		}
-		v.patterns(key+".profiles", tc.Profiles, profilePatternRE)
-		for i, p := range tc.Profiles {
-			// A pattern naming nothing is a typo, not a policy.
-			if profilePatternRE.MatchString(p) && !c.anyProfileMatches(p) {
-				v.fail(fmt.Sprintf("%s.profiles[%d]", key, i), "matches no profile of targets.profiles (got %q)", p)
-			}
-		}
-	}
-}
-
-func (c *Config) anyProfileMatches(pattern string) bool {
-	for name := range c.Targets.Profiles {
-		if targets.Match(pattern, name, false) {
-			return true
-		}
-	}
-	return false
-}
-
-// hostNameRE is a DNS name as a Host header carries it: dot-separated
-// labels of letters, digits, - and _, an optional root dot.
-var hostNameRE = regexp.MustCompile(`^[A-Za-z0-9_]([A-Za-z0-9_-]{0,62})(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,62}))*\.?$`)
-
-// isHostEntry reports whether entry is "host", "host:port", "[v6]" or
-// "[v6]:port" with a name or IP address and a port 1-65535.
-func isHostEntry(entry string) bool {
-	host, port, err := net.SplitHostPort(entry)
-	if err != nil {
-		host, port = entry, ""
-		if strings.HasPrefix(entry, "[") && strings.HasSuffix(entry, "]") {
-			host = entry[1 : len(entry)-1]
-		}
-	}
-	if port != "" {
-		if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
-			return false
-		}
-	}
-	if ip := net.ParseIP(host); ip != nil {
-		return true
-	}
-	return len(host) <= 253 && hostNameRE.MatchString(host)
-}
-
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-func (c *Config) validateIdempotency(v *validator) {
+// validateIdempotency checks the engine and the settings of the store in use.
+func (c *Config) validateIdempotency(v *configcheck.Errors) {
 	id := c.Idempotency
-	oneOf(v, "idempotency.store", id.Store, StoreSQLite, StorePostgres, StoreDynamoDB, StoreMemory)
-	v.positiveDuration("idempotency.recordTTL", id.RecordTTL)
-	v.positiveDuration("idempotency.maxRecordTTL", id.MaxRecordTTL)
-	if id.MaxRecordTTL > 0 && id.RecordTTL > id.MaxRecordTTL {
-		v.fail("idempotency.recordTTL", "must not exceed idempotency.maxRecordTTL (%s) (got %s)", formatDuration(id.MaxRecordTTL), formatDuration(id.RecordTTL))
-	}
-	if id.Lease < idempotency.MinLease {
-		v.fail("idempotency.lease", "must be at least %s (got %s)", idempotency.MinLease, formatDuration(id.Lease))
-	}
-	v.positiveDuration("idempotency.checkpointWait", id.CheckpointWait)
-	v.nonNegative("idempotency.localCacheSize", id.LocalCacheSize)
-	v.positiveDuration("idempotency.cleanupInterval", id.CleanupInterval)
+	configcheck.OneOf(v, "idempotency.store", id.Store, StoreSQLite, StorePostgres, StoreDynamoDB, StoreMemory)
+	v.Add(id.Config.Validate())
+	v.PositiveDuration("idempotency.cleanupInterval", id.CleanupInterval)
 	switch id.Store {
 	case StoreSQLite:
 		if id.SQLite.Path == "" {
-			v.fail("idempotency.sqlite.path", "required when idempotency.store is sqlite")
+			v.Fail("idempotency.sqlite.path", "required when idempotency.store is sqlite")
 		}
-		oneOf(v, "idempotency.sqlite.synchronous", id.SQLite.Synchronous, SQLiteSynchronousFull, SQLiteSynchronousNormal)
+		configcheck.OneOf(v, "idempotency.sqlite.synchronous", id.SQLite.Synchronous, SQLiteSynchronousFull, SQLiteSynchronousNormal)
 	case StorePostgres:
 		if id.Postgres.DSN == "" {
-			v.fail("idempotency.postgres.dsn", "required when idempotency.store is postgres")
+			v.Fail("idempotency.postgres.dsn", "required when idempotency.store is postgres")
 		}
 	case StoreDynamoDB:
 		if !dynamoTableRE.MatchString(id.DynamoDB.Table) {
-			v.fail("idempotency.dynamodb.table", "must be a DynamoDB table name, 3-255 of A-Z a-z 0-9 _ . - (got %q)", id.DynamoDB.Table)
+			v.Fail("idempotency.dynamodb.table", "must be a DynamoDB table name, 3-255 of A-Z a-z 0-9 _ . - (got %q)", id.DynamoDB.Table)
 		}
 	}
 }
 
-func (c *Config) validateMQ(v *validator) {
-	oneOf(v, "mq.backend", c.MQ.Backend, BackendEmbedded, BackendIBMMQ)
+// validateMQ checks the MQ backend, its queue managers and pool.
+func (c *Config) validateMQ(v *configcheck.Errors) {
+	configcheck.OneOf(v, "mq.backend", c.MQ.Backend, BackendEmbedded, BackendIBMMQ)
 	qms := c.MQ.Embedded.QueueManagers
 	if c.MQ.Backend == BackendEmbedded && len(qms) == 0 {
-		v.fail("mq.embedded.queueManagers", "at least one queue manager is required when mq.backend is embedded")
+		v.Fail("mq.embedded.queueManagers", "at least one queue manager is required when mq.backend is embedded")
 	}
-	seenQM := map[string]bool{}
+	v.Add(c.MQ.Embedded.ValidateAt("mq.embedded.queueManagers"))
 	for i, qm := range qms {
-		key := fmt.Sprintf("mq.embedded.queueManagers[%d]", i)
-		if v.mqName(key+".name", qm.Name, mqNameMax) {
-			if seenQM[qm.Name] {
-				v.fail(key+".name", "duplicate queue manager %q", qm.Name)
-			}
-			seenQM[qm.Name] = true
-		}
-		// Local queues, aliases and remote definitions share one namespace.
-		seenQ := map[string]bool{}
-		unique := func(k, name string) {
-			if v.mqName(k, name, mqNameMax) {
-				if seenQ[name] {
-					v.fail(k, "duplicate queue %q", name)
-				}
-				seenQ[name] = true
-			}
-		}
-		for j, q := range qm.Queues {
-			unique(fmt.Sprintf("%s.queues[%d]", key, j), q)
-		}
-		remotes := map[string]bool{}
-		for j, r := range qm.Remotes {
-			rk := fmt.Sprintf("%s.remotes[%d]", key, j)
-			unique(rk+".name", r.Name)
-			remotes[r.Name] = true
-			v.mqName(rk+".remoteQueue", r.RemoteQueue, mqNameMax)
-			if v.mqName(rk+".remoteQueueManager", r.RemoteQueueManager, mqNameMax) {
-				xk, xmitq := rk+".transmissionQueue", r.TransmissionQueue
-				if xmitq == "" {
-					xk, xmitq = rk+".remoteQueueManager", r.RemoteQueueManager // the default XMITQ
-				}
-				if !slices.Contains(qm.Queues, xmitq) {
-					v.fail(xk, "transmission queue %q must be one of this queue manager's queues", xmitq)
-				}
-			}
-		}
-		for j, a := range qm.Aliases {
-			ak := fmt.Sprintf("%s.aliases[%d]", key, j)
-			unique(ak+".name", a.Name)
-			if !slices.Contains(qm.Queues, a.Target) && !remotes[a.Target] {
-				v.fail(ak+".target", "must name one of this queue manager's queues or remotes (got %q)", a.Target)
-			}
-		}
-		v.between(key+".maxUncommittedMsgs", qm.MaxUncommittedMsgs, 1, mqMaxUncommittedMsgs)
-		v.between(key+".maxDepth", qm.MaxDepth, 1, mqMaxDepth)
-		v.between(key+".maxMsgLength", qm.MaxMsgLength, 1, mqMaxMsgLength)
-		if qm.MaxBytes < qm.MaxMsgLength {
-			v.fail(key+".maxBytes", "must be at least maxMsgLength (%d), so one message of the largest size fits (got %d)", qm.MaxMsgLength, qm.MaxBytes)
+		// The daemon's policy, not IBM MQ's: every message a queue accepts
+		// must fit (the simulator may set less, to provoke 2056).
+		if qm.MaxBytes < int64(qm.MaxMsgLength) {
+			v.Fail(fmt.Sprintf("mq.embedded.queueManagers[%d].maxBytes", i), "must be at least maxMsgLength (%d), so one message of the largest size fits (got %d)", qm.MaxMsgLength, qm.MaxBytes)
 		}
 	}
-	p := c.MQ.Pool
-	v.positive("mq.pool.maxConnsPerTarget", p.MaxConnsPerTarget)
-	v.nonNegative("mq.pool.maxIdlePerTarget", p.MaxIdlePerTarget)
-	if p.MaxConnsPerTarget > 0 && p.MaxIdlePerTarget > p.MaxConnsPerTarget {
-		v.fail("mq.pool.maxIdlePerTarget", "must not exceed mq.pool.maxConnsPerTarget (%d) (got %d)", p.MaxConnsPerTarget, p.MaxIdlePerTarget)
-	}
-	v.nonNegativeDuration("mq.pool.idleTimeout", p.IdleTimeout)
-	v.positiveDuration("mq.pool.maxWait", p.MaxWait)
+	v.Add(c.MQ.Pool.Validate())
 }
 
-func (c *Config) validateCommand(v *validator) {
-	v.positive("command.maxBytes", c.Command.MaxBytes)
-	oneOf(v, "command.missingKey.bus", c.Command.MissingKey.Bus, command.MissingKeyReject, command.MissingKeyMessageID, command.MissingKeyDerive, command.MissingKeyGenerate)
-	// HTTP requests have no transport message id to fall back on.
-	oneOf(v, "command.missingKey.http", c.Command.MissingKey.HTTP, command.MissingKeyReject, command.MissingKeyDerive, command.MissingKeyGenerate)
-
+// validateResults checks where result events go and how many are kept.
+func (c *Config) validateResults(v *configcheck.Errors) {
 	r := c.Results
-	oneOf(v, "results.replay", r.Replay, executor.ReplayRepublish, executor.ReplayDrop)
-	v.nonNegative("results.recent", r.Recent)
-	v.nonNegative("results.recentMaxBytes", r.RecentMaxBytes)
-	v.nonNegative("results.maxRawBodyBytes", r.MaxRawBodyBytes)
-	v.positive("results.maxReplyBytes", r.MaxReplyBytes)
+	configcheck.OneOf(v, "results.replay", r.Replay, executor.ReplayRepublish, executor.ReplayDrop)
+	v.NonNegative("results.recent", r.Recent)
+	v.NonNegative("results.recentMaxBytes", r.RecentMaxBytes)
+	v.NonNegative("results.maxRawBodyBytes", r.MaxRawBodyBytes)
+	v.Positive("results.maxReplyBytes", r.MaxReplyBytes)
 	if r.SNSTopicARN != "" && !strings.HasPrefix(r.SNSTopicARN, "arn:") {
-		v.fail("results.snsTopicArn", "must be an ARN, arn:aws:sns:<region>:<account>:<topic> (got %q)", r.SNSTopicARN)
+		v.Fail("results.snsTopicArn", "must be an ARN, arn:aws:sns:<region>:<account>:<topic> (got %q)", r.SNSTopicARN)
 	}
 	if c.Mode == ModeAWS && r.SNSTopicARN == "" && r.SQSQueue == "" {
-		v.fail("results.snsTopicArn", "results.snsTopicArn or results.sqsQueue is required when mode is aws")
-	}
-
-	cs := c.Consume
-	v.nonNegative("consume.captureMaxBytes", cs.CaptureMaxBytes)
-	v.nonNegative("consume.captureMaxMessageBytes", cs.CaptureMaxMessageBytes)
-	if cs.CaptureMaxMessageBytes > cs.CaptureMaxBytes {
-		v.fail("consume.captureMaxMessageBytes", "must not exceed consume.captureMaxBytes (%d) (got %d)", cs.CaptureMaxBytes, cs.CaptureMaxMessageBytes)
+		v.Fail("results.snsTopicArn", "results.snsTopicArn or results.sqsQueue is required when mode is aws")
 	}
 }
 
-func (c *Config) validateLimits(v *validator) {
+// validateLimits checks what admission enforces, and that CONSUME fits it.
+func (c *Config) validateLimits(v *configcheck.Errors) {
 	l := c.Limits
-	v.positive("limits.maxConcurrentCommands", l.MaxConcurrentCommands)
-	v.positive("limits.maxInFlightBytes", l.MaxInFlightBytes)
-	v.positiveDuration("limits.admissionWait", l.AdmissionWait)
-	v.positive("limits.commandQueue", l.CommandQueue)
+	v.Add(l.Config.Validate())
+	v.Positive("limits.commandQueue", l.CommandQueue)
 	// CONSUME's footprint is its capture limit: one that never fits would
 	// refuse every CONSUME.
-	if l.MaxInFlightBytes > 0 && c.Consume.CaptureMaxBytes > l.MaxInFlightBytes {
-		v.fail("consume.captureMaxBytes", "must not exceed limits.maxInFlightBytes (%d) (got %d)", l.MaxInFlightBytes, c.Consume.CaptureMaxBytes)
+	if l.MaxInFlightBytes > 0 && int64(c.Consume.MaxBytes) > l.MaxInFlightBytes {
+		v.Fail("consume.captureMaxBytes", "must not exceed limits.maxInFlightBytes (%d) (got %d)", l.MaxInFlightBytes, c.Consume.MaxBytes)
 	}
 }
 
-func (c *Config) validateTargets(v *validator) {
-	in := c.Targets.Inline
-	v.patterns("targets.inline.queueManagers", in.QueueManagers, mqPatternRE)
-	v.patterns("targets.inline.channels", in.Channels, mqPatternRE)
-	v.patterns("targets.inline.queues", in.Queues, mqPatternRE)
-	for i, h := range in.Hosts {
-		if _, err := targets.ParseHostPattern(h); err != nil {
-			v.fail(fmt.Sprintf("targets.inline.hosts[%d]", i), "%v: want an IP address, a CIDR block (10.0.0.0/24), IPv4 with trailing * octets (10.0.0.*) or a DNS name whose labels may be * (one label) or hold * and ?, each with an optional :port", err)
-		}
+// validateTargets checks the targets section, and what of it depends on
+// the MQ backend: the embedded one connects nowhere and has only its own
+// queue managers; a real one must never be told by a command to connect to
+// an arbitrary host.
+func (c *Config) validateTargets(v *configcheck.Errors) {
+	v.Add(c.Targets.Validate())
+	if c.Targets.InlineAllowed() && c.MQ.Backend == BackendIBMMQ && len(c.Targets.Inline.Hosts) == 0 {
+		v.Fail("targets.inline.hosts", "required when targets.allowInline is true and mq.backend is ibmmq: list the host or host:port patterns inline targets may reach")
 	}
-	v.patterns("targets.inline.ccdtUrls", in.CCDTURLs, nil)
-	v.patterns("targets.inline.secretRefs", in.SecretRefs, nil)
-	if c.Targets.InlineAllowed() && c.MQ.Backend == BackendIBMMQ && len(in.Hosts) == 0 {
-		// A command must never make the daemon connect to an arbitrary host.
-		v.fail("targets.inline.hosts", "required when targets.allowInline is true and mq.backend is ibmmq: list the host or host:port patterns inline targets may reach")
-	}
-	v.rateLimit("targets.rateLimit", c.Targets.RateLimit)
-	v.nonNegativeDuration("secrets.cacheTTL", c.Secrets.CacheTTL)
 	embeddedQueues := map[string][]string{}
 	for _, qm := range c.MQ.Embedded.QueueManagers {
-		queues := slices.Clone(qm.Queues)
+		queues := qm.Queues.Names()
 		for _, a := range qm.Aliases {
 			queues = append(queues, a.Name)
 		}
@@ -349,38 +149,12 @@ func (c *Config) validateTargets(v *validator) {
 		}
 		embeddedQueues[qm.Name] = queues
 	}
-	names := make([]string, 0, len(c.Targets.Profiles))
-	for name := range c.Targets.Profiles {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		p := c.Targets.Profiles[name]
-		key := "targets.profiles." + name
-		if !profileNameRE.MatchString(name) {
-			v.fail(key, "profile name must start with a letter or digit and hold only A-Z a-z 0-9 . _ -")
-		}
-		v.mqName(key+".queueManager", p.QueueManager, mqNameMax)
-		if p.Queue != "" {
-			v.mqName(key+".queue", p.Queue, mqNameMax)
-		}
-		v.patterns(key+".allowedQueues", p.AllowedQueues, mqPatternRE)
-		v.rateLimit(key+".rateLimit", RateLimitConfig(p.RateLimit))
-		if p.Channel != "" {
-			v.mqName(key+".channel", p.Channel, mqChannelMax)
-		}
-		if p.ConnName != "" {
-			for part := range strings.SplitSeq(p.ConnName, ",") {
-				if !connNameRE.MatchString(strings.TrimSpace(part)) {
-					v.fail(key+".connName", "must be host(port)[,host(port)...] (got %q)", p.ConnName)
-					break
-				}
-			}
-		}
+	for _, name := range slices.Sorted(maps.Keys(c.Targets.Profiles)) {
+		p, key := c.Targets.Profiles[name], "targets.profiles."+name
 		switch c.MQ.Backend {
 		case BackendIBMMQ:
 			if p.CCDTURL == "" && (p.ConnName == "" || p.Channel == "") {
-				v.fail(key+".connName", "channel and connName, or ccdtUrl, are required when mq.backend is ibmmq")
+				v.Fail(key+".connName", "channel and connName, or ccdtUrl, are required when mq.backend is ibmmq")
 			}
 		case BackendEmbedded:
 			for _, f := range []struct {
@@ -388,126 +162,28 @@ func (c *Config) validateTargets(v *validator) {
 				set bool
 			}{{"connName", p.ConnName != ""}, {"channel", p.Channel != ""}, {"ccdtUrl", p.CCDTURL != ""}, {"ssl.enabled", p.SSL.Enabled}} {
 				if f.set {
-					v.fail(key+"."+f.key, "the embedded MQ backend connects nowhere: connName, channel, ccdtUrl and ssl need mq.backend ibmmq")
+					v.Fail(key+"."+f.key, "the embedded MQ backend connects nowhere: connName, channel, ccdtUrl and ssl need mq.backend ibmmq")
 				}
 			}
 			queues, ok := embeddedQueues[p.QueueManager]
 			if p.QueueManager != "" && !ok {
-				v.fail(key+".queueManager", "must name a queue manager of mq.embedded.queueManagers when mq.backend is embedded (got %q)", p.QueueManager)
+				v.Fail(key+".queueManager", "must name a queue manager of mq.embedded.queueManagers when mq.backend is embedded (got %q)", p.QueueManager)
 			}
 			if ok && p.Queue != "" && !slices.Contains(queues, p.Queue) {
-				v.fail(key+".queue", "must be a queue of embedded queue manager %s (got %q)", p.QueueManager, p.Queue)
+				v.Fail(key+".queue", "must be a queue of embedded queue manager %s (got %q)", p.QueueManager, p.Queue)
 			}
 		}
-		if p.SSL.Enabled {
-			if p.SSL.CipherSpec == "" {
-				v.fail(key+".ssl.cipherSpec", "required when ssl.enabled is true")
-			}
-			if p.SSL.KeyStoreRef == "" {
-				v.fail(key+".ssl.keyStoreRef", "required when ssl.enabled is true")
-			}
-		}
-		v.ref(key+".ssl.keyStoreRef", p.SSL.KeyStoreRef)
-		v.ref(key+".auth.passwordRef", p.Auth.PasswordRef)
 	}
 }
 
-func (c *Config) validateBus(v *validator) {
+// validateBus checks how commands arrive over SQS and come back.
+func (c *Config) validateBus(v *configcheck.Errors) {
 	s := c.SQS
 	if c.Mode == ModeAWS && s.CommandQueue == "" {
-		v.fail("sqs.commandQueue", "required when mode is aws")
+		v.Fail("sqs.commandQueue", "required when mode is aws")
 	}
-	v.between("sqs.waitTimeSeconds", s.WaitTimeSeconds, 0, awsbus.MaxWaitTimeSeconds)
-	v.between("sqs.maxMessages", s.MaxMessages, 1, sqsMaxBatch)
-	// SQS counts visibility in whole seconds, up to 12 hours.
-	if s.VisibilityTimeout < 0 || s.VisibilityTimeout > awsbus.MaxVisibilityTimeout || s.VisibilityTimeout%time.Second != 0 {
-		v.fail("sqs.visibilityTimeout", "must be whole seconds between 0s and 12h (got %s)", formatDuration(s.VisibilityTimeout))
-	}
-	v.positiveDuration("aws.checkInterval", c.AWS.CheckInterval)
+	v.Add(s.Validate())
 	if d := c.Bus.NackDelay; d < 0 || d > awsbus.MaxVisibilityTimeout {
-		v.fail("bus.nackDelay", "must be between 0s and 12h (got %s)", formatDuration(d))
-	}
-}
-
-// validator collects broken rules.
-type validator struct{ errs []error }
-
-func (v *validator) fail(key, format string, args ...any) {
-	v.errs = append(v.errs, &FieldError{Key: key, Rule: fmt.Sprintf(format, args...)})
-}
-
-func oneOf[T ~string](v *validator, key string, got T, allowed ...T) {
-	if !slices.Contains(allowed, got) {
-		names := make([]string, len(allowed))
-		for i, a := range allowed {
-			names[i] = string(a)
-		}
-		v.fail(key, "must be one of %s (got %q)", strings.Join(names, ", "), got)
-	}
-}
-
-func (v *validator) positive(key string, n int) {
-	if n <= 0 {
-		v.fail(key, "must be greater than 0 (got %d)", n)
-	}
-}
-
-func (v *validator) nonNegative(key string, n int) {
-	if n < 0 {
-		v.fail(key, "must not be negative (got %d)", n)
-	}
-}
-
-func (v *validator) between(key string, n, lo, hi int) {
-	if n < lo || n > hi {
-		v.fail(key, "must be between %d and %d (got %d)", lo, hi, n)
-	}
-}
-
-func (v *validator) positiveDuration(key string, d time.Duration) {
-	if d <= 0 {
-		v.fail(key, "must be greater than 0s (got %s)", formatDuration(d))
-	}
-}
-
-func (v *validator) nonNegativeDuration(key string, d time.Duration) {
-	if d < 0 {
-		v.fail(key, "must not be negative (got %s)", formatDuration(d))
-	}
-}
-
-// mqName checks an MQ object name and reports whether it is valid.
-func (v *validator) mqName(key, name string, maxLen int) bool {
-	if name == "" {
-		v.fail(key, "required")
-		return false
-	}
-	if len(name) > maxLen || !mqNameRE.MatchString(name) {
-		v.fail(key, "must be an MQ name of at most %d characters A-Z a-z 0-9 . _ %% / (got %q)", maxLen, name)
-		return false
-	}
-	return true
-}
-
-// patterns checks allowlist patterns (* and ? wildcards) against re, or
-// only for emptiness when re is nil.
-func (v *validator) patterns(key string, patterns []string, re *regexp.Regexp) {
-	for i, p := range patterns {
-		if p == "" || (re != nil && !re.MatchString(p)) {
-			v.fail(fmt.Sprintf("%s[%d]", key, i), "must be a non-empty pattern of name characters, * and ? (got %q)", p)
-		}
-	}
-}
-
-func (v *validator) rateLimit(key string, r RateLimitConfig) {
-	v.nonNegative(key+".commandsPerSecond", r.CommandsPerSecond)
-	v.nonNegative(key+".burst", r.Burst)
-}
-
-// ref checks a secret reference; empty means none.
-func (v *validator) ref(key, ref string) {
-	// The value itself is not echoed: a password pasted here is a secret.
-	if ref != "" && !secrets.IsReference(ref) {
-		v.fail(key, "must be a reference env:NAME, file:/path or secret://name")
+		v.Fail("bus.nackDelay", "must be between 0s and 12h (got %s)", configcheck.FormatDuration(d))
 	}
 }

@@ -14,8 +14,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/mqprobe/mqprobe/internal/config"
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
+	"github.com/mqprobe/mqprobe/internal/tenant"
 	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
@@ -184,7 +184,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	t.Setenv("MQPROBE_TEST_CONSOLE_TEAM_TOKEN", teamToken)
 	h := daemontest.Start(t, func(s *daemontest.Setup) {
 		s.Cfg.HTTP.AuthToken = adminToken
-		s.Cfg.HTTP.Tokens = map[string]config.TenantConfig{"team-a": {TokenRef: "env:MQPROBE_TEST_CONSOLE_TEAM_TOKEN", Inline: true}}
+		s.Cfg.HTTP.Tokens = map[string]tenant.Config{"team-a": {TokenRef: "env:MQPROBE_TEST_CONSOLE_TEAM_TOKEN", Inline: true}}
 	})
 	if dir := os.Getenv(screenshotsVar); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {

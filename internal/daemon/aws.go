@@ -38,8 +38,9 @@ func (d *Daemon) awsConfig(ctx context.Context) (aws.Config, error) {
 // secretsResolver resolves the targets' secret references; secret:// ones
 // go to AWS Secrets Manager.
 func (d *Daemon) secretsResolver() *secrets.Resolver {
-	return secrets.NewResolver(secrets.Config{CacheTTL: d.cfg.Secrets.CacheTTL, Dir: d.cfg.Secrets.KeyDir,
-		Fetcher: &secretsManager{load: d.awsConfig, tracing: d.awsTracing()}})
+	cfg := d.cfg.Secrets
+	cfg.Fetcher = &secretsManager{load: d.awsConfig, tracing: d.awsTracing()}
+	return secrets.NewResolver(cfg)
 }
 
 // secretsManager loads the AWS settings on its first fetch, so a

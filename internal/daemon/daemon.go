@@ -4,7 +4,6 @@
 package daemon
 
 import (
-	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -45,7 +44,6 @@ import (
 	"github.com/mqprobe/mqprobe/internal/secrets"
 	"github.com/mqprobe/mqprobe/internal/targets"
 	"github.com/mqprobe/mqprobe/internal/telemetry"
-	"github.com/mqprobe/mqprobe/internal/tenant"
 	"github.com/mqprobe/mqprobe/router"
 )
 
@@ -142,11 +140,9 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	if d.store != nil {
 		d.store = telemetry.TracedStore(d.store, storeName(cfg))
 	}
-	if d.engine, err = idempotency.New(d.store, idempotency.Config{
-		Disabled: !cfg.Idempotency.Enabled, RecordTTL: cfg.Idempotency.RecordTTL, MaxRecordTTL: cfg.Idempotency.MaxRecordTTL,
-		Lease: cfg.Idempotency.Lease, CheckpointWait: cfg.Idempotency.CheckpointWait, LocalCacheSize: cfg.Idempotency.LocalCacheSize, Holder: cfg.InstanceID,
-		ReadCheckpoint: readCheckpoint,
-	}, log); err != nil {
+	engineCfg := cfg.Idempotency.Config
+	engineCfg.Disabled, engineCfg.Holder, engineCfg.ReadCheckpoint = !cfg.Idempotency.Enabled, cfg.InstanceID, readCheckpoint
+	if d.engine, err = idempotency.New(d.store, engineCfg, log); err != nil {
 		return nil, err
 	}
 	d.backend = opts.Backend
@@ -155,16 +151,13 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 			return nil, err
 		}
 	}
-	if d.pool, err = mq.NewPool(d.backend, mq.PoolConfig{MaxConnsPerTarget: cfg.MQ.Pool.MaxConnsPerTarget,
-		MaxIdlePerTarget: cfg.MQ.Pool.MaxIdlePerTarget, IdleTimeout: cfg.MQ.Pool.IdleTimeout, MaxWait: cfg.MQ.Pool.MaxWait}); err != nil {
-		return nil, fmt.Errorf("mq.pool: %w", err)
+	if d.pool, err = mq.NewPool(d.backend, cfg.MQ.Pool); err != nil {
+		return nil, err
 	}
-	if d.limiter, err = admission.New(admission.Config{MaxCommands: cfg.Limits.MaxConcurrentCommands,
-		MaxBytes: int64(cfg.Limits.MaxInFlightBytes), Wait: cfg.Limits.AdmissionWait}); err != nil {
-		return nil, fmt.Errorf("limits: %w", err)
+	if d.limiter, err = admission.New(cfg.Limits.Config); err != nil {
+		return nil, err
 	}
-	decoder, err := command.NewDecoder(command.DecoderConfig{MaxBytes: cfg.Command.MaxBytes, KeyExpression: cfg.Command.KeyExpression,
-		MissingKeyBus: cfg.Command.MissingKey.Bus, MissingKeyHTTP: cfg.Command.MissingKey.HTTP})
+	decoder, err := command.NewDecoder(cfg.Command)
 	if err != nil {
 		return nil, fmt.Errorf("command: %w", err)
 	}
@@ -173,14 +166,12 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		return nil, err
 	}
 	sqs, res := cfg.SQS, cfg.Results
+	sqs.NackDelay, sqs.TracerProvider, sqs.WaitForRoom = cfg.Bus.NackDelay, d.awsTracing(), d.waitForRoom
+	// Acks of commands finishing during the drain must still delete.
+	sqs.CloseTimeout = cfg.HTTP.ShutdownTimeout + 10*time.Second
 	if d.bus, err = router.NewTransport(ctx, router.TransportConfig{Mode: cfg.Mode, AWS: d.awsConfig, Logger: watermillLogger(log),
-		SQS: awsbus.SubscriberConfig{QueueURL: sqs.CommandQueue, WaitTimeSeconds: sqs.WaitTimeSeconds,
-			VisibilityTimeout: sqs.VisibilityTimeout, MaxMessages: sqs.MaxMessages, NackDelay: cfg.Bus.NackDelay,
-			// Acks of commands finishing during the drain must still delete.
-			CloseTimeout: cfg.HTTP.ShutdownTimeout + 10*time.Second, TracerProvider: d.awsTracing(),
-			WaitForRoom: d.waitForRoom},
-		MaxQueued: cfg.Limits.CommandQueue,
-		Results:   awsbus.PublisherConfig{TopicARN: res.SNSTopicARN, QueueURL: res.SQSQueue, TracerProvider: d.awsTracing()},
+		SQS: sqs, MaxQueued: cfg.Limits.CommandQueue,
+		Results: awsbus.PublisherConfig{TopicARN: res.SNSTopicARN, QueueURL: res.SQSQueue, TracerProvider: d.awsTracing()},
 	}); err != nil {
 		return nil, err
 	}
@@ -189,11 +180,9 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	if opts.WrapPublisher != nil {
 		publisher = opts.WrapPublisher(publisher)
 	}
-	ops, err := handlers.New(handlers.Config{
-		Capture: handlers.CaptureLimits{MaxBytes: cfg.Consume.CaptureMaxBytes, MaxMessageBytes: cfg.Consume.CaptureMaxMessageBytes,
-			RecordBytes: d.engine.MaxRecordBytes()},
-		Tests: handlers.TestLimits{MaxConcurrent: cfg.Tests.MaxConcurrent, MaxDuration: cfg.Tests.MaxDuration},
-	})
+	capture := cfg.Consume
+	capture.RecordBytes = d.engine.MaxRecordBytes()
+	ops, err := handlers.New(handlers.Config{Capture: capture, Tests: cfg.Tests})
 	if err != nil {
 		return nil, err
 	}
@@ -202,10 +191,11 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	if err != nil {
 		return nil, err
 	}
+	resolver := targets.NewResolver(cfg.Targets.Config(secretsResolver, cfg.MQ.Backend == config.BackendEmbedded))
 	if d.exec, err = executor.New(executor.Config{
 		Source: "mqprobe/" + cfg.InstanceID, Replay: cfg.Results.Replay,
 		MaxRawBodyBytes: cfg.Results.MaxRawBodyBytes, RetryDelay: cfg.Bus.NackDelay,
-	}, executor.Deps{Decoder: decoder, Engine: d.engine, Handlers: ops.Handlers, Targets: targets.NewResolver(targetsConfig(cfg, secretsResolver)), Admit: ops.Admit,
+	}, executor.Deps{Decoder: decoder, Engine: d.engine, Handlers: ops.Handlers, Targets: resolver, Admit: ops.Admit,
 		Admission: d.limiter, Footprint: ops.Footprint, Conns: d.pool, Publisher: publisher, Log: log,
 		Tracer: d.tel.Tracer("github.com/mqprobe/mqprobe/internal/executor"), Metrics: d.tel.Metrics}); err != nil {
 		return nil, err
@@ -267,7 +257,7 @@ func statusQueueManagers(cfg *config.Config) []httpapi.QueueManagerInfo {
 	}
 	var qms []httpapi.QueueManagerInfo
 	for _, qm := range cfg.MQ.Embedded.QueueManagers {
-		qms = append(qms, httpapi.QueueManagerInfo{Name: qm.Name, Queues: slices.Clone(qm.Queues)})
+		qms = append(qms, httpapi.QueueManagerInfo{Name: qm.Name, Queues: qm.Queues.Names()})
 	}
 	return qms
 }
@@ -584,13 +574,7 @@ func openStore(ctx context.Context, cfg *config.Config, awsConfig func(context.C
 // backendOpeners maps mq.backend values to constructors; the ibmmq build
 // tag adds "ibmmq".
 var backendOpeners = map[string]func(*config.Config) (mq.Backend, error){
-	config.BackendEmbedded: func(cfg *config.Config) (mq.Backend, error) {
-		var ec embedded.Config
-		for _, qm := range cfg.MQ.Embedded.QueueManagers {
-			ec.QueueManagers = append(ec.QueueManagers, qm.Embedded())
-		}
-		return embedded.New(ec)
-	},
+	config.BackendEmbedded: func(cfg *config.Config) (mq.Backend, error) { return embedded.New(cfg.MQ.Embedded) },
 }
 
 func openBackend(cfg *config.Config) (mq.Backend, error) {
@@ -603,27 +587,6 @@ func openBackend(cfg *config.Config) (mq.Backend, error) {
 		return nil, fmt.Errorf("mq.backend %s: %w", cfg.MQ.Backend, err)
 	}
 	return b, nil
-}
-
-func targetsConfig(cfg *config.Config, secretsResolver *secrets.Resolver) targets.Config {
-	t := cfg.Targets
-	tc := targets.Config{AllowInline: t.InlineAllowed(), Profiles: map[string]targets.Profile{},
-		Inline: targets.Allowlist{QueueManagers: t.Inline.QueueManagers, Hosts: t.Inline.Hosts, Channels: t.Inline.Channels,
-			Queues: t.Inline.Queues, CCDTURLs: t.Inline.CCDTURLs, SecretRefs: t.Inline.SecretRefs},
-		RateLimit: targets.Rate{PerSecond: float64(t.RateLimit.CommandsPerSecond), Burst: t.RateLimit.Burst},
-		Secrets:   secretsResolver, ConnectsNowhere: cfg.MQ.Backend == config.BackendEmbedded}
-	for name, p := range t.Profiles {
-		tp := targets.Profile{QueueManager: p.QueueManager, Queue: p.Queue, Channel: p.Channel, ConnName: p.ConnName,
-			CCDTURL: p.CCDTURL, User: p.Auth.User, PasswordRef: p.Auth.PasswordRef, AllowedQueues: p.AllowedQueues}
-		if p.SSL.Enabled {
-			tp.CipherSpec, tp.KeyStoreRef = p.SSL.CipherSpec, p.SSL.KeyStoreRef
-		}
-		if p.RateLimit.CommandsPerSecond > 0 {
-			tp.RateLimit = &targets.Rate{PerSecond: float64(p.RateLimit.CommandsPerSecond), Burst: cmp.Or(p.RateLimit.Burst, t.RateLimit.Burst)}
-		}
-		tc.Profiles[name] = tp
-	}
-	return tc
 }
 
 // tenantTokens resolves the named tenants' tokens (http.tokens) once. A
@@ -648,8 +611,7 @@ func tenantTokens(ctx context.Context, h config.HTTPConfig, resolver *secrets.Re
 			return nil, fmt.Errorf("%s: resolves to the same token as %s: each tenant needs its own token", key, other)
 		}
 		owner[token] = key
-		creds = append(creds, httpapi.Credential{Token: token,
-			Tenant: tenant.Tenant{Name: name, Profiles: tc.Profiles, Inline: tc.Inline, Operator: tc.Operator}})
+		creds = append(creds, httpapi.Credential{Token: token, Tenant: tc.Tenant(name)})
 	}
 	return creds, nil
 }

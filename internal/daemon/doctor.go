@@ -140,8 +140,9 @@ func doctorProfiles(ctx context.Context, cfg *config.Config, loadAWS func(contex
 	if err != nil {
 		return &DoctorError{Check: "mq.backend", Err: err, Fix: "set mq.backend to one this build has"}
 	}
-	resolver := targets.NewResolver(targetsConfig(cfg, secrets.NewResolver(secrets.Config{CacheTTL: cfg.Secrets.CacheTTL,
-		Dir: cfg.Secrets.KeyDir, Fetcher: &secretsManager{load: loadAWS, tracing: &tracing.NopTracerProvider{}}})))
+	secretsCfg := cfg.Secrets
+	secretsCfg.Fetcher = &secretsManager{load: loadAWS, tracing: &tracing.NopTracerProvider{}}
+	resolver := targets.NewResolver(cfg.Targets.Config(secrets.NewResolver(secretsCfg), cfg.MQ.Backend == config.BackendEmbedded))
 	for _, name := range slices.Sorted(maps.Keys(cfg.Targets.Profiles)) {
 		check := "targets.profiles." + name
 		qm, err := connectProfile(ctx, resolver, backend, name)

@@ -121,7 +121,7 @@ func grepLines(s, substr string) string {
 func TestPayloadBudget(t *testing.T) {
 	h := daemontest.Start(t, func(s *daemontest.Setup) {
 		s.Cfg.Limits.MaxInFlightBytes = 1 << 20
-		s.Cfg.Consume.CaptureMaxBytes = 64 << 10
+		s.Cfg.Consume.MaxBytes = 64 << 10
 		s.Cfg.Limits.AdmissionWait = 200 * time.Millisecond
 		s.Cfg.MQ.Pool.MaxConnsPerTarget = 20
 		s.Cfg.HTTP.ShutdownTimeout = time.Second

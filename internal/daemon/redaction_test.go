@@ -15,6 +15,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/config"
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
+	"github.com/mqprobe/mqprobe/internal/targets"
 	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
@@ -43,9 +44,9 @@ func runRedaction(t *testing.T, mod func(*daemontest.Setup)) {
 		s.Cfg.Idempotency.Store = config.StoreSQLite
 		s.Cfg.Idempotency.SQLite.Path = dbPath
 		s.Opts.Store = nil
-		s.Cfg.Targets.Profiles = map[string]config.TargetProfile{
+		s.Cfg.Targets.Profiles = map[string]targets.ProfileConfig{
 			"secured": {QueueManager: "QM1", Queue: "DEV.QUEUE.2", AllowedQueues: []string{"DEV.*"},
-				Auth: config.AuthConfig{User: "app", PasswordRef: "file:" + pwFile}},
+				Auth: targets.AuthConfig{User: "app", PasswordRef: "file:" + pwFile}},
 		}
 		if mod != nil {
 			mod(s)

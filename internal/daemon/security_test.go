@@ -20,6 +20,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/daemon"
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
+	"github.com/mqprobe/mqprobe/internal/targets"
 	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
@@ -31,11 +32,11 @@ func TestTargetPolicy(t *testing.T) {
 	h := daemontest.Start(t, func(s *daemontest.Setup) {
 		counter = &mqtest.CountingBackend{Backend: s.Opts.Backend}
 		s.Opts.Backend = counter
-		s.Cfg.Targets.Inline = config.InlineAllowlist{QueueManagers: []string{"QM1"}, Queues: []string{"DEV.QUEUE.1"},
+		s.Cfg.Targets.Inline = targets.Allowlist{QueueManagers: []string{"QM1"}, Queues: []string{"DEV.QUEUE.1"},
 			Hosts: []string{"*.mq.example.com:1414"}}
-		s.Cfg.Targets.Profiles = map[string]config.TargetProfile{
-			"lab":    {QueueManager: "QM1", Queue: "DEV.QUEUE.2", AllowedQueues: []string{"DEV.QUEUE.3"}, Auth: config.AuthConfig{User: "app", PasswordRef: "env:MQPROBE_TEST_LAB_PASSWORD"}},
-			"broken": {QueueManager: "QM1", Queue: "DEV.QUEUE.2", Auth: config.AuthConfig{User: "app", PasswordRef: "env:MQPROBE_TEST_UNSET_PASSWORD"}},
+		s.Cfg.Targets.Profiles = map[string]targets.ProfileConfig{
+			"lab":    {QueueManager: "QM1", Queue: "DEV.QUEUE.2", AllowedQueues: []string{"DEV.QUEUE.3"}, Auth: targets.AuthConfig{User: "app", PasswordRef: "env:MQPROBE_TEST_LAB_PASSWORD"}},
+			"broken": {QueueManager: "QM1", Queue: "DEV.QUEUE.2", Auth: targets.AuthConfig{User: "app", PasswordRef: "env:MQPROBE_TEST_UNSET_PASSWORD"}},
 		}
 	})
 	refused := map[string]string{
@@ -81,8 +82,8 @@ func TestTargetPolicy(t *testing.T) {
 // over HTTP and is redelivered on the bus; replays are not limited.
 func TestRateLimit(t *testing.T) {
 	h := daemontest.Start(t, func(s *daemontest.Setup) {
-		s.Cfg.Targets.Profiles = map[string]config.TargetProfile{
-			"slow": {QueueManager: "QM1", Queue: "DEV.QUEUE.1", RateLimit: config.ProfileRateLimit{CommandsPerSecond: 2, Burst: 2}},
+		s.Cfg.Targets.Profiles = map[string]targets.ProfileConfig{
+			"slow": {QueueManager: "QM1", Queue: "DEV.QUEUE.1", RateLimit: targets.ProfileRateLimit{CommandsPerSecond: 2, Burst: 2}},
 		}
 	})
 	body := `{"targetRef":"slow"}`

@@ -9,8 +9,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/mqprobe/mqprobe/internal/config"
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
+	"github.com/mqprobe/mqprobe/internal/tenant"
 )
 
 // TestMetricsShowTenantsOnlyToOperators: /metrics tells a named tenant
@@ -21,7 +21,7 @@ func TestMetricsShowTenantsOnlyToOperators(t *testing.T) {
 	const tokenOps = "ops-token-7c21"
 	t.Setenv("MQPROBE_TEST_TOKEN_OPS", tokenOps)
 	h, _ := startTenants(t, func(s *daemontest.Setup) {
-		s.Cfg.HTTP.Tokens["ops"] = config.TenantConfig{TokenRef: "env:MQPROBE_TEST_TOKEN_OPS", Operator: true}
+		s.Cfg.HTTP.Tokens["ops"] = tenant.Config{TokenRef: "env:MQPROBE_TEST_TOKEN_OPS", Operator: true}
 	})
 	for token, body := range map[string]string{tokenA: `{"targetRef":"lab-1"}`, tokenB: `{"targetRef":"lab-1"}`, tokenImplicit: `{` + daemontest.Target + `}`} {
 		if r := as(h, token, "/queue/depth", body); r.Status != http.StatusOK {

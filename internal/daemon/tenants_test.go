@@ -24,6 +24,8 @@ import (
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
 	"github.com/mqprobe/mqprobe/internal/result"
+	"github.com/mqprobe/mqprobe/internal/targets"
+	"github.com/mqprobe/mqprobe/internal/tenant"
 	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
@@ -61,11 +63,11 @@ func startTenants(t *testing.T, mods ...func(*daemontest.Setup)) (*daemontest.Ha
 	setup := func(s *daemontest.Setup) {
 		s.Opts.Log = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		s.Cfg.HTTP.AuthToken = tokenImplicit
-		s.Cfg.HTTP.Tokens = map[string]config.TenantConfig{
+		s.Cfg.HTTP.Tokens = map[string]tenant.Config{
 			"team-a": {TokenRef: "env:MQPROBE_TEST_TOKEN_A", Profiles: []string{"lab-*"}},
 			"team-b": {TokenRef: "file:" + tokenFile, Profiles: []string{"lab-1"}, Inline: true},
 		}
-		s.Cfg.Targets.Profiles = map[string]config.TargetProfile{
+		s.Cfg.Targets.Profiles = map[string]targets.ProfileConfig{
 			"lab-1": {QueueManager: "QM1", Queue: "DEV.QUEUE.1"},
 			"ops":   {QueueManager: "QM1", Queue: "DEV.QUEUE.2"},
 		}
@@ -332,16 +334,16 @@ func TestTenantTokensResolveAtStart(t *testing.T) {
 	cases := []struct {
 		name      string
 		authToken string
-		tokens    map[string]config.TenantConfig
+		tokens    map[string]tenant.Config
 		says      string
 	}{
-		{"unset variable", "", map[string]config.TenantConfig{"a": {TokenRef: "env:MQPROBE_TEST_TOKEN_UNSET"}},
+		{"unset variable", "", map[string]tenant.Config{"a": {TokenRef: "env:MQPROBE_TEST_TOKEN_UNSET"}},
 			`http.tokens.a.tokenRef: secret reference does not resolve: "env:MQPROBE_TEST_TOKEN_UNSET": variable not set`},
-		{"empty token", "", map[string]config.TenantConfig{"a": {TokenRef: "env:MQPROBE_TEST_TOKEN_EMPTY"}},
+		{"empty token", "", map[string]tenant.Config{"a": {TokenRef: "env:MQPROBE_TEST_TOKEN_EMPTY"}},
 			`http.tokens.a.tokenRef: "env:MQPROBE_TEST_TOKEN_EMPTY" resolves to an empty token`},
-		{"two tenants, one token", "", map[string]config.TenantConfig{"a": {TokenRef: "env:MQPROBE_TEST_TOKEN_X"}, "b": {TokenRef: "file:" + sameFile}},
+		{"two tenants, one token", "", map[string]tenant.Config{"a": {TokenRef: "env:MQPROBE_TEST_TOKEN_X"}, "b": {TokenRef: "file:" + sameFile}},
 			"http.tokens.b.tokenRef: resolves to the same token as http.tokens.a.tokenRef"},
-		{"a tenant with http.authToken's token", "same-token-value", map[string]config.TenantConfig{"a": {TokenRef: "env:MQPROBE_TEST_TOKEN_X"}},
+		{"a tenant with http.authToken's token", "same-token-value", map[string]tenant.Config{"a": {TokenRef: "env:MQPROBE_TEST_TOKEN_X"}},
 			"http.tokens.a.tokenRef: resolves to the same token as http.authToken"},
 	}
 	for _, tc := range cases {

@@ -44,7 +44,7 @@ func apiOver(tb testing.TB, store idempotency.Store) httpapi.Config {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { pool.Close() })
-	decoder, err := command.NewDecoder(command.DecoderConfig{MaxBytes: 262144, MissingKeyBus: command.MissingKeyMessageID, MissingKeyHTTP: command.MissingKeyGenerate})
+	decoder, err := command.NewDecoder(command.DecoderConfig{MaxBytes: 262144, MissingKey: command.MissingKeyConfig{Bus: command.MissingKeyMessageID, HTTP: command.MissingKeyGenerate}})
 	if err != nil {
 		tb.Fatal(err)
 	}

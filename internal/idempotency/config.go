@@ -1,9 +1,10 @@
 package idempotency
 
 import (
-	"errors"
-	"fmt"
+	"cmp"
 	"time"
+
+	"github.com/mqprobe/mqprobe/internal/configcheck"
 )
 
 // Defaults of Config, and the shortest lease: heartbeats every third of it
@@ -18,56 +19,57 @@ const (
 	MinLease              = 30 * time.Millisecond
 )
 
-// Config tunes the engine. The zero value, after setDefaults, is the documented
-// default: enabled, 24 h records clamped to 30 d, 30 s leases, no local cache.
+// Config tunes the engine. The zero value, after setDefaults, is the
+// documented default: enabled, 24 h records clamped to 30 d, 30 s leases,
+// no local cache. Its tagged settings are keys of the daemon's idempotency
+// section (yaml and desc tags: see internal/config).
 type Config struct {
 	// Disabled turns deduplication off: every Begin is Acquired and nothing
 	// is stored (Powertools' POWERTOOLS_IDEMPOTENCY_DISABLED).
-	Disabled bool
+	Disabled bool `yaml:"-"`
 	// RecordTTL is how long a record lives when the request names no TTL.
-	RecordTTL time.Duration
+	RecordTTL time.Duration `yaml:"recordTTL" desc:"How long a record lives when the command names no expiry"`
 	// MaxRecordTTL caps any TTL, requested or default.
-	MaxRecordTTL time.Duration
+	MaxRecordTTL time.Duration `yaml:"maxRecordTTL" desc:"Upper bound for any record TTL, requested or default"`
 	// Lease is how long a claim survives without a heartbeat; heartbeats run
 	// every Lease/3. The holder stops working when a Lease passes without a
 	// renewal, but the record keeps the claim for one more Lease (the
 	// takeover grace), so a dead worker's claim is free within two Leases
 	// and a holder whose store came back lands its outcome first.
-	Lease time.Duration
+	Lease time.Duration `yaml:"lease" desc:"How long a claim survives without heartbeat (heartbeats every lease/3); another instance takes an unrenewed claim over one lease later still (the takeover grace)"`
 	// CheckpointWait bounds how long Checkpoint retries a failing store:
 	// the command does not commit its next unit of work meanwhile, and
 	// stops (resumable) when the bound passes.
-	CheckpointWait time.Duration
+	CheckpointWait time.Duration `yaml:"checkpointWait" desc:"How long a PRODUCE or CONSUME whose checkpoint the store fails to take waits for it, committing nothing more, before it stops failed and resumable"`
 	// LocalCacheSize > 0 keeps that many COMPLETED records in a process-local
 	// LRU so duplicates replay with no store round trip.
-	LocalCacheSize int
+	LocalCacheSize int `yaml:"localCacheSize" desc:"COMPLETED records kept in a process-local LRU for replays without a store round trip (0 = off)"`
 	// Clock defaults to SystemClock.
-	Clock Clock
+	Clock Clock `yaml:"-"`
 	// ReadCheckpoint reads a record's checkpoint (Record.Progress) for
 	// Evict: how many messages it says are committed and whether the next
 	// attempt of the command resumes from it. Checkpoints are the
 	// handlers', opaque to the engine. Nil reads every checkpoint as
 	// resumable, its count unknown (-1).
-	ReadCheckpoint func(operationType, progress string) (committed int, resumable bool)
+	ReadCheckpoint func(operationType, progress string) (committed int, resumable bool) `yaml:"-"`
 	// Holder names this process in the records it claims
 	// (Record.LeaseHolder), so an operator can tell which instance runs a
 	// command; empty leaves them unnamed.
-	Holder string
+	Holder string `yaml:"-"`
+}
+
+// DefaultConfig is the settings a zero Config gets (Clock and
+// ReadCheckpoint are left for New to fill).
+func DefaultConfig() Config {
+	return Config{RecordTTL: DefaultRecordTTL, MaxRecordTTL: DefaultMaxRecordTTL, Lease: DefaultLease,
+		CheckpointWait: DefaultCheckpointWait}
 }
 
 func (c *Config) setDefaults() {
-	if c.RecordTTL == 0 {
-		c.RecordTTL = DefaultRecordTTL
-	}
-	if c.MaxRecordTTL == 0 {
-		c.MaxRecordTTL = DefaultMaxRecordTTL
-	}
-	if c.Lease == 0 {
-		c.Lease = DefaultLease
-	}
-	if c.CheckpointWait == 0 {
-		c.CheckpointWait = DefaultCheckpointWait
-	}
+	c.RecordTTL = cmp.Or(c.RecordTTL, DefaultRecordTTL)
+	c.MaxRecordTTL = cmp.Or(c.MaxRecordTTL, DefaultMaxRecordTTL)
+	c.Lease = cmp.Or(c.Lease, DefaultLease)
+	c.CheckpointWait = cmp.Or(c.CheckpointWait, DefaultCheckpointWait)
 	if c.Clock == nil {
 		c.Clock = SystemClock
 	}
@@ -76,26 +78,20 @@ func (c *Config) setDefaults() {
 	}
 }
 
-// Validate reports the first setting that is out of range, naming it.
+// Validate reports every setting out of range, each a
+// *configcheck.FieldError naming its idempotency key.
 func (c Config) Validate() error {
-	var errs []error
-	if c.RecordTTL < 0 {
-		errs = append(errs, fmt.Errorf("idempotency.recordTTL must be positive (got %s)", c.RecordTTL))
-	}
-	if c.MaxRecordTTL < 0 {
-		errs = append(errs, fmt.Errorf("idempotency.maxRecordTTL must be positive (got %s)", c.MaxRecordTTL))
-	}
+	var v configcheck.Errors
+	v.PositiveDuration("idempotency.recordTTL", c.RecordTTL)
+	v.PositiveDuration("idempotency.maxRecordTTL", c.MaxRecordTTL)
 	if c.MaxRecordTTL > 0 && c.RecordTTL > c.MaxRecordTTL {
-		errs = append(errs, fmt.Errorf("idempotency.recordTTL (%s) must not exceed idempotency.maxRecordTTL (%s)", c.RecordTTL, c.MaxRecordTTL))
+		v.Fail("idempotency.recordTTL", "must not exceed idempotency.maxRecordTTL (%s) (got %s)",
+			configcheck.FormatDuration(c.MaxRecordTTL), configcheck.FormatDuration(c.RecordTTL))
 	}
-	if c.Lease != 0 && c.Lease < MinLease {
-		errs = append(errs, fmt.Errorf("idempotency.lease must be at least %s (got %s)", MinLease, c.Lease))
+	if c.Lease < MinLease {
+		v.Fail("idempotency.lease", "must be at least %s (got %s)", MinLease, configcheck.FormatDuration(c.Lease))
 	}
-	if c.CheckpointWait < 0 {
-		errs = append(errs, fmt.Errorf("idempotency.checkpointWait must not be negative (got %s)", c.CheckpointWait))
-	}
-	if c.LocalCacheSize < 0 {
-		errs = append(errs, fmt.Errorf("idempotency.localCacheSize must not be negative (got %d)", c.LocalCacheSize))
-	}
-	return errors.Join(errs...)
+	v.PositiveDuration("idempotency.checkpointWait", c.CheckpointWait)
+	v.NonNegative("idempotency.localCacheSize", c.LocalCacheSize)
+	return v.Err()
 }

@@ -88,10 +88,10 @@ type Engine struct {
 
 // New returns an engine over store. With cfg.Disabled the store is never used.
 func New(store Store, cfg Config, log *slog.Logger) (*Engine, error) {
+	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	cfg.setDefaults()
 	if log == nil {
 		log = slog.Default()
 	}

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mqprobe/mqprobe/internal/configcheck"
 )
 
 // Defaults of PoolConfig.
@@ -18,36 +20,45 @@ const (
 	DefaultMaxWait           = 5 * time.Second
 )
 
-// PoolConfig tunes a Pool.
+// PoolConfig tunes a Pool; it is the mq.pool section of the daemon's
+// configuration (yaml and desc tags: see internal/config).
 type PoolConfig struct {
 	// MaxConnsPerTarget caps the connections to one target; Acquire waits
-	// for one to be released when all are in use. Default 8.
-	MaxConnsPerTarget int
-	// MaxWait bounds that wait: Acquire then fails with ErrPoolBusy, so a
-	// few long commands cannot hold up every other command on a target.
-	// Default 5 seconds.
-	MaxWait time.Duration
-	// MaxIdlePerTarget is how many released connections are kept for reuse.
-	// Default 2.
-	MaxIdlePerTarget int
-	// IdleTimeout closes connections idle for longer; default 5 minutes.
-	// The pool checks every IdleTimeout/2, but at most once a second, so an
-	// idle connection is closed within about 1.5 IdleTimeout.
-	IdleTimeout time.Duration
+	// for one to be released when all are in use.
+	MaxConnsPerTarget int `yaml:"maxConnsPerTarget" desc:"Most connections open to one target at once"`
+	// MaxIdlePerTarget is how many released connections are kept for reuse
+	// (by default 2, at most MaxConnsPerTarget).
+	MaxIdlePerTarget int `yaml:"maxIdlePerTarget" desc:"Released connections kept open per target for reuse"`
+	// IdleTimeout closes connections idle for longer. The pool checks every
+	// IdleTimeout/2, but at most once a second, so an idle connection is
+	// closed within about 1.5 IdleTimeout.
+	IdleTimeout time.Duration `yaml:"idleTimeout" desc:"Idle connections older than this are closed"`
+	// MaxWait bounds Acquire's wait for a connection: it then fails with
+	// ErrPoolBusy, so a few long commands cannot hold up every other
+	// command on a target.
+	MaxWait time.Duration `yaml:"maxWait" desc:"How long a command waits for a free connection to its target before it gives its claim back (503, or redelivered later)"`
 	// Backoff paces Acquire's retries of transient connect failures, such
 	// as those reconnecting to a queue manager that broke the connections.
-	Backoff Backoff
+	Backoff Backoff `yaml:"-"`
 	// OnRetry, if set, is called before each backoff wait with the attempt
 	// that failed. For logs and metrics; it must not block.
-	OnRetry func(t Target, attempt int, delay time.Duration, err error)
+	OnRetry func(t Target, attempt int, delay time.Duration, err error) `yaml:"-"`
 }
 
+// DefaultPoolConfig is the settings a zero PoolConfig gets; Backoff is
+// left zero, for NewPool to fill.
+func DefaultPoolConfig() PoolConfig {
+	return PoolConfig{MaxConnsPerTarget: DefaultMaxConnsPerTarget, MaxIdlePerTarget: DefaultMaxIdlePerTarget,
+		IdleTimeout: DefaultIdleTimeout, MaxWait: DefaultMaxWait}
+}
+
+// setDefaults fills the settings left zero.
 func (c *PoolConfig) setDefaults() {
 	if c.MaxConnsPerTarget == 0 {
 		c.MaxConnsPerTarget = DefaultMaxConnsPerTarget
 	}
 	if c.MaxIdlePerTarget == 0 {
-		c.MaxIdlePerTarget = DefaultMaxIdlePerTarget
+		c.MaxIdlePerTarget = min(DefaultMaxIdlePerTarget, c.MaxConnsPerTarget)
 	}
 	if c.IdleTimeout == 0 {
 		c.IdleTimeout = DefaultIdleTimeout
@@ -58,22 +69,19 @@ func (c *PoolConfig) setDefaults() {
 	c.Backoff.setDefaults()
 }
 
-// Validate reports settings out of range.
+// Validate reports every setting out of range, each a
+// *configcheck.FieldError naming its mq.pool key.
 func (c PoolConfig) Validate() error {
-	var errs []error
-	if c.MaxConnsPerTarget < 0 {
-		errs = append(errs, fmt.Errorf("mq pool: maxConnsPerTarget must not be negative (got %d)", c.MaxConnsPerTarget))
+	var v configcheck.Errors
+	v.Positive("mq.pool.maxConnsPerTarget", c.MaxConnsPerTarget)
+	v.NonNegative("mq.pool.maxIdlePerTarget", c.MaxIdlePerTarget)
+	if c.MaxConnsPerTarget > 0 && c.MaxIdlePerTarget > c.MaxConnsPerTarget {
+		v.Fail("mq.pool.maxIdlePerTarget", "must not exceed mq.pool.maxConnsPerTarget (%d) (got %d)", c.MaxConnsPerTarget, c.MaxIdlePerTarget)
 	}
-	if c.MaxIdlePerTarget < 0 {
-		errs = append(errs, fmt.Errorf("mq pool: maxIdlePerTarget must not be negative (got %d)", c.MaxIdlePerTarget))
-	}
-	if c.IdleTimeout < 0 {
-		errs = append(errs, fmt.Errorf("mq pool: idleTimeout must not be negative (got %s)", c.IdleTimeout))
-	}
-	if c.MaxWait < 0 {
-		errs = append(errs, fmt.Errorf("mq pool: maxWait must not be negative (got %s)", c.MaxWait))
-	}
-	return errors.Join(append(errs, c.Backoff.Validate())...)
+	v.NonNegativeDuration("mq.pool.idleTimeout", c.IdleTimeout)
+	v.PositiveDuration("mq.pool.maxWait", c.MaxWait)
+	v.Add(c.Backoff.Validate())
+	return v.Err()
 }
 
 // ErrPoolClosed is returned by Acquire after Close.

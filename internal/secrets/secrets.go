@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mqprobe/mqprobe/internal/configcheck"
 )
 
 // Schemes of a reference.
@@ -76,11 +78,23 @@ type Secret struct {
 // Config tunes a Resolver.
 type Config struct {
 	// Fetcher serves secret:// references; nil refuses them.
-	Fetcher Fetcher
+	Fetcher Fetcher `yaml:"-"`
 	// CacheTTL is how long a fetched secret is reused; 0 fetches every time.
-	CacheTTL time.Duration
-	// Dir receives key repositories fetched by secret://; created 0700.
-	Dir string
+	CacheTTL time.Duration `yaml:"cacheTTL" desc:"How long a secret:// value fetched from AWS Secrets Manager is reused (0 = fetch every time)"`
+	// KeyDir receives key repositories fetched by secret://; created 0700.
+	KeyDir string `yaml:"keyDir" desc:"Private directory (0700) receiving key repositories fetched by secret:// keyStoreRef" default:"<temp dir>/mqprobe-keys"`
+}
+
+// DefaultCacheTTL is how long the daemon reuses a fetched secret unless
+// configured otherwise.
+const DefaultCacheTTL = 5 * time.Minute
+
+// Validate reports every setting out of range, each a
+// *configcheck.FieldError naming its secrets key.
+func (c Config) Validate() error {
+	var v configcheck.Errors
+	v.NonNegativeDuration("secrets.cacheTTL", c.CacheTTL)
+	return v.Err()
 }
 
 // Resolver resolves references. It is safe for concurrent use.
@@ -277,7 +291,7 @@ func (r *Resolver) materialize(ref, name string, s Secret) (KeyRepository, error
 	default:
 		return KeyRepository{}, unresolved(ref, errKeyRepositoryForm)
 	}
-	dir := r.cfg.Dir
+	dir := r.cfg.KeyDir
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "mqprobe-keys")
 	}

@@ -109,7 +109,7 @@ func TestSecretsManager(t *testing.T) {
 		BaseEndpoint: client.Options().BaseEndpoint}
 	fetcher := secrets.NewSecretsManager(cfg)
 	dir := t.TempDir()
-	r := secrets.NewResolver(secrets.Config{Fetcher: fetcher, CacheTTL: time.Hour, Dir: filepath.Join(dir, "keys")})
+	r := secrets.NewResolver(secrets.Config{Fetcher: fetcher, CacheTTL: time.Hour, KeyDir: filepath.Join(dir, "keys")})
 	ctx := context.Background()
 
 	if got, err := r.Password(ctx, "secret://"+plain); err != nil || got != "s3cret-value" {
@@ -201,7 +201,7 @@ func TestKeyRepositoryFromSecret(t *testing.T) {
 		"mq/text":    {String: "s3cret-not-json"},
 	}
 	dir := filepath.Join(t.TempDir(), "keys")
-	r := secrets.NewResolver(secrets.Config{Dir: dir, Fetcher: fetcherFunc(func(_ context.Context, name string) (secrets.Secret, error) {
+	r := secrets.NewResolver(secrets.Config{KeyDir: dir, Fetcher: fetcherFunc(func(_ context.Context, name string) (secrets.Secret, error) {
 		return stored[name], nil
 	})})
 	ctx := context.Background()

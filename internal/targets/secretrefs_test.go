@@ -108,7 +108,7 @@ func TestKeyStoreRefGivesTheClientWhatItReads(t *testing.T) {
 			"p12":     {QueueManager: "QM1", Queue: "Q", Channel: "C", ConnName: "h(1)", CipherSpec: "ANY_TLS13", KeyStoreRef: "secret://mq/client.p12"},
 			"nostash": {QueueManager: "QM1", Queue: "Q", Channel: "C", ConnName: "h(1)", CipherSpec: "ANY_TLS13", KeyStoreRef: "file:" + keys + "/nostash"},
 		},
-		Secrets: secrets.NewResolver(secrets.Config{Fetcher: fetcher, Dir: filepath.Join(keys, "fetched")}),
+		Secrets: secrets.NewResolver(secrets.Config{Fetcher: fetcher, KeyDir: filepath.Join(keys, "fetched")}),
 	})
 	ctx := context.Background()
 	res, err := r.Resolve(ctx, command.Command{TargetRef: "p12"})

@@ -37,21 +37,22 @@ type Profile struct {
 	RateLimit *Rate
 }
 
-// Allowlist says what inline targets may name. Patterns take * (any run of
+// Allowlist says what inline targets may name; it is the targets.inline
+// section of the daemon's configuration. Patterns take * (any run of
 // characters) and ? (one character). An empty list allows any value, except
 // CCDTURLs (a CCDT hides its hosts) and SecretRefs (a reference reads the
 // daemon's own variables, files and secrets), which must be listed.
 type Allowlist struct {
-	QueueManagers []string
+	QueueManagers []string `yaml:"queueManagers" desc:"Queue manager name patterns inline targets may name (empty = any)"`
 	// Hosts are host or host:port patterns every connName entry must match;
 	// host names compare without regard to case.
-	Hosts    []string
-	Channels []string
-	Queues   []string
-	CCDTURLs []string
+	Hosts    []string `yaml:"hosts" desc:"Host patterns every inline connName entry must match: address, CIDR block, 10.0.0.* or DNS labels with *, each with optional :port (required with mq.backend ibmmq)"`
+	Channels []string `yaml:"channels" desc:"Channel name patterns inline targets may name (empty = any)"`
+	Queues   []string `yaml:"queues" desc:"Queue name patterns inline targets (and replyQueue) may name (empty = any)"`
+	CCDTURLs []string `yaml:"ccdtUrls" desc:"CCDT URL patterns inline targets may name (empty = none)"`
 	// SecretRefs are the passwordRef and keyStoreRef values inline targets
 	// may use.
-	SecretRefs []string
+	SecretRefs []string `yaml:"secretRefs" desc:"passwordRef/keyStoreRef patterns inline targets may use, e.g. secret://mq/lab-* (empty = none)"`
 }
 
 // Config says which targets commands may use.

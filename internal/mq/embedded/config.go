@@ -1,8 +1,11 @@
 package embedded
 
 import (
-	"errors"
+	"cmp"
 	"fmt"
+	"slices"
+
+	"github.com/mqprobe/mqprobe/internal/configcheck"
 )
 
 // Defaults, as on a fresh IBM MQ developer queue manager.
@@ -27,29 +30,42 @@ const DefaultMaxBytes int64 = 128 * 1024 * 1024
 // gets.
 var DefaultQueues = []string{"DEV.QUEUE.1", "DEV.QUEUE.2", "DEV.QUEUE.3", "DEV.DEAD.LETTER.QUEUE"}
 
-// Config lists the queue managers; empty means QM1 with DefaultQueues.
+// Config lists the queue managers; empty means QM1 with DefaultQueues. It
+// is the one queue-manager schema: the daemon's mq.embedded section and the
+// simulator's file (configs/mqserver.yaml) are both this (yaml and desc
+// tags: see internal/config).
 type Config struct {
-	QueueManagers []QueueManagerConfig
+	QueueManagers []QueueManagerConfig `yaml:"queueManagers"`
 }
 
-// QueueManagerConfig describes one queue manager.
+// QueueManagerConfig describes one queue manager. MaxDepth and MaxMsgLength
+// are also the limits of each of its queues that sets none.
 type QueueManagerConfig struct {
-	Name               string
-	CommandLevel       int   // MQIA_COMMAND_LEVEL reported by inquire; default 940
-	MaxMsgLength       int   // MAXMSGL of the queue manager; default 4 MiB
-	MaxUncommittedMsgs int   // MAXUMSGS: puts+gets per unit of work; default 10000
-	MaxBytes           int64 // bodies held by all its queues, uncommitted ones too; more fails 2056; default DefaultMaxBytes
-	Queues             []QueueConfig
-	Aliases            []AliasQueueConfig  // QALIAS definitions
-	Remotes            []RemoteQueueConfig // QREMOTE definitions
+	Name   string `yaml:"name" desc:"Embedded queue manager name"`
+	Queues Queues `yaml:"queues" type:"[]string" desc:"Local queues of this queue manager"`
+	// MaxDepth is MAXDEPTH of each queue that sets none; default 5000.
+	MaxDepth int `yaml:"maxDepth" desc:"MAXDEPTH of each of its queues"`
+	// MaxMsgLength is MAXMSGL of the queue manager, and of each queue that
+	// sets none; default 4 MiB.
+	MaxMsgLength int `yaml:"maxMsgLength" desc:"MAXMSGL of the queue manager and its queues, in bytes"`
+	// MaxBytes bounds the bodies held by all its queues, uncommitted ones
+	// too; more fails 2056; default DefaultMaxBytes.
+	MaxBytes int64 `yaml:"maxBytes" desc:"Most bytes of message bodies held across its queues, uncommitted ones included, which bounds its memory; a put over it fails with 2056 (MQRC_Q_SPACE_NOT_AVAILABLE). At least maxMsgLength"`
+	// MaxUncommittedMsgs is MAXUMSGS: puts+gets per unit of work; default 10000.
+	MaxUncommittedMsgs int                 `yaml:"maxUncommittedMsgs" desc:"MAXUMSGS: most puts and gets in one unit of work; one more fails with 2024 (MQRC_SYNCPOINT_LIMIT_REACHED)"`
+	Aliases            []AliasQueueConfig  `yaml:"aliases" desc:"Alias queues (DEFINE QALIAS): put, get and browse reach the target; DEPTH reports the alias and its target"`
+	Remotes            []RemoteQueueConfig `yaml:"remotes" desc:"Remote queue definitions (DEFINE QREMOTE): puts wait on the transmission queue (no channel moves them on); they cannot be read"`
+	// CommandLevel is MQIA_COMMAND_LEVEL reported by inquire; 0 means
+	// DefaultCommandLevel.
+	CommandLevel int `yaml:"commandLevel,omitempty" default:"940" desc:"MQIA_COMMAND_LEVEL that an inquire of the queue manager reports"`
 }
 
 // AliasQueueConfig describes an alias queue (DEFINE QALIAS): opened for
 // put, get or browse it resolves to Target, a local queue or a remote
 // definition of the same queue manager; opened for inquire it is itself.
 type AliasQueueConfig struct {
-	Name   string
-	Target string // TARGET (BASE_Q_NAME)
+	Name   string `yaml:"name" desc:"Alias queue name"`
+	Target string `yaml:"target" desc:"TARGET: a local queue or remote definition of the same queue manager"`
 }
 
 // RemoteQueueConfig describes a remote queue definition (DEFINE QREMOTE).
@@ -57,10 +73,10 @@ type AliasQueueConfig struct {
 // queue manager (no channel moves messages on); it cannot be opened for
 // input or browse (2045).
 type RemoteQueueConfig struct {
-	Name               string
-	RemoteQueue        string // RNAME
-	RemoteQueueManager string // RQMNAME
-	TransmissionQueue  string // XMITQ; "" = the local queue named like RemoteQueueManager
+	Name               string `yaml:"name" desc:"Remote queue definition name"`
+	RemoteQueue        string `yaml:"remoteQueue" desc:"RNAME: the queue's name on the remote queue manager"`
+	RemoteQueueManager string `yaml:"remoteQueueManager" desc:"RQMNAME: the remote queue manager"`
+	TransmissionQueue  string `yaml:"transmissionQueue" desc:"XMITQ: a local queue of the same queue manager (empty = the one named like remoteQueueManager)"`
 }
 
 // xmitq is the local queue a remote definition's messages go to.
@@ -71,11 +87,20 @@ func (r RemoteQueueConfig) xmitq() string {
 	return r.RemoteQueueManager
 }
 
-// QueueConfig describes one local queue.
+// QueueConfig describes one local queue; a limit left 0 is its queue
+// manager's.
 type QueueConfig struct {
 	Name         string
-	MaxDepth     int // MAXDEPTH; default 5000
-	MaxMsgLength int // MAXMSGL; default 4 MiB
+	MaxDepth     int // MAXDEPTH
+	MaxMsgLength int // MAXMSGL
+}
+
+// DefaultQueueManagerConfig is QM1 with DefaultQueues and every limit at
+// its default.
+func DefaultQueueManagerConfig() QueueManagerConfig {
+	qm := QueueManagerConfig{Name: DefaultQueueManager, Queues: QueueNames(DefaultQueues...)}
+	qm.SetDefaults()
+	return qm
 }
 
 func (c *Config) setDefaults() {
@@ -83,124 +108,114 @@ func (c *Config) setDefaults() {
 		c.QueueManagers = []QueueManagerConfig{{Name: DefaultQueueManager}}
 	}
 	for i := range c.QueueManagers {
-		c.QueueManagers[i].setDefaults()
-	}
-}
-
-func (c *QueueManagerConfig) setDefaults() {
-	if c.CommandLevel == 0 {
-		c.CommandLevel = DefaultCommandLevel
-	}
-	if c.MaxMsgLength == 0 {
-		c.MaxMsgLength = DefaultMaxMsgLength
-	}
-	if c.MaxUncommittedMsgs == 0 {
-		c.MaxUncommittedMsgs = DefaultMaxUncommittedMsgs
-	}
-	if c.MaxBytes == 0 {
-		c.MaxBytes = DefaultMaxBytes
-	}
-	if len(c.Queues) == 0 {
-		for _, name := range DefaultQueues {
-			c.Queues = append(c.Queues, QueueConfig{Name: name})
+		qm := &c.QueueManagers[i]
+		qm.SetDefaults()
+		qm.CommandLevel = cmp.Or(qm.CommandLevel, DefaultCommandLevel)
+		if len(qm.Queues) == 0 {
+			qm.Queues = QueueNames(DefaultQueues...)
 		}
-	}
-	for i := range c.Queues {
-		q := &c.Queues[i]
-		if q.MaxDepth == 0 {
-			q.MaxDepth = DefaultMaxDepth
-		}
-		if q.MaxMsgLength == 0 {
-			q.MaxMsgLength = DefaultMaxMsgLength
+		// Copied: the caller's queues stay as it wrote them.
+		qm.Queues = slices.Clone(qm.Queues)
+		for j := range qm.Queues {
+			q := &qm.Queues[j]
+			q.MaxDepth = cmp.Or(q.MaxDepth, qm.MaxDepth)
+			q.MaxMsgLength = cmp.Or(q.MaxMsgLength, qm.MaxMsgLength)
 		}
 	}
 }
 
-// Validate reports every invalid setting, naming it under
-// embedded.queueManagers.
+// SetDefaults fills the queue manager's own limits left 0; its queues keep
+// theirs (0 = the queue manager's).
+func (c *QueueManagerConfig) SetDefaults() {
+	c.MaxDepth = cmp.Or(c.MaxDepth, DefaultMaxDepth)
+	c.MaxMsgLength = cmp.Or(c.MaxMsgLength, DefaultMaxMsgLength)
+	c.MaxUncommittedMsgs = cmp.Or(c.MaxUncommittedMsgs, DefaultMaxUncommittedMsgs)
+	c.MaxBytes = cmp.Or(c.MaxBytes, DefaultMaxBytes)
+}
+
+// IBM MQ's limits, so that bad values fail at start and not at the first
+// command.
+const (
+	maxNameLength      = 48
+	maxMsgLengthLimit  = 104857600 // 100 MiB, the largest MAXMSGL
+	maxDepthLimit      = 999999999 // the largest MAXDEPTH
+	maxUncommittedMsgs = 999999999 // the largest MAXUMSGS
+)
+
+// Validate reports every invalid setting, a limit left 0 counting as its
+// default, naming it under embedded.queueManagers.
 func (c Config) Validate() error { return c.ValidateAt("embedded.queueManagers") }
 
-// ValidateAt reports every invalid setting, naming it under key, the list
-// of queue managers in the caller's configuration file.
+// ValidateAt reports every invalid setting, each a
+// *configcheck.FieldError naming it under key, the list of queue managers
+// in the caller's configuration file.
 func (c Config) ValidateAt(key string) error {
-	var errs []error
-	qmNames := map[string]bool{}
+	var v configcheck.Errors
+	seenQM := map[string]bool{}
 	for i, qm := range c.QueueManagers {
 		at := fmt.Sprintf("%s[%d]", key, i)
-		errs = append(errs, validateName(at+".name", qm.Name, 48))
-		if qmNames[qm.Name] {
-			errs = append(errs, fmt.Errorf("%s.name: duplicate queue manager %q", at, qm.Name))
-		}
-		qmNames[qm.Name] = true
-		errs = append(errs,
-			notNegative(at+".commandLevel", qm.CommandLevel),
-			notNegative(at+".maxMsgLength", qm.MaxMsgLength),
-			notNegative(at+".maxUncommittedMsgs", qm.MaxUncommittedMsgs),
-			notNegative(at+".maxBytes", qm.MaxBytes))
-		// Queue names share one namespace whatever the queue's type, as on
-		// IBM MQ.
-		qNames := map[string]bool{}
-		unique := func(qat, name string) {
-			errs = append(errs, validateName(qat+".name", name, 48))
-			if qNames[name] {
-				errs = append(errs, fmt.Errorf("%s.name: duplicate queue %q", qat, name))
+		if v.MQName(at+".name", qm.Name, maxNameLength) {
+			if seenQM[qm.Name] {
+				v.Fail(at+".name", "duplicate queue manager %q", qm.Name)
 			}
-			qNames[name] = true
+			seenQM[qm.Name] = true
 		}
-		locals := map[string]bool{}
-		for j, q := range qm.Queues {
-			qat := fmt.Sprintf("%s.queues[%d]", at, j)
-			unique(qat, q.Name)
-			locals[q.Name] = true
-			errs = append(errs,
-				notNegative(qat+".maxDepth", q.MaxDepth),
-				notNegative(qat+".maxMsgLength", q.MaxMsgLength))
-		}
-		remotes := map[string]bool{}
-		for j, r := range qm.Remotes {
-			rat := fmt.Sprintf("%s.remotes[%d]", at, j)
-			unique(rat, r.Name)
-			remotes[r.Name] = true
-			errs = append(errs,
-				validateName(rat+".remoteQueue", r.RemoteQueue, 48),
-				validateName(rat+".remoteQueueManager", r.RemoteQueueManager, 48))
-			if r.TransmissionQueue != "" {
-				errs = append(errs, validateName(rat+".transmissionQueue", r.TransmissionQueue, 48))
-			}
-			if r.RemoteQueueManager != "" && !locals[r.xmitq()] {
-				field := ".transmissionQueue"
-				if r.TransmissionQueue == "" {
-					field = ".remoteQueueManager" // the xmitq defaults to its name
-				}
-				errs = append(errs, fmt.Errorf("%s%s: transmission queue %q must be a local queue of queue manager %q", rat, field, r.xmitq(), qm.Name))
-			}
-		}
-		for j, a := range qm.Aliases {
-			aat := fmt.Sprintf("%s.aliases[%d]", at, j)
-			unique(aat, a.Name)
-			if !locals[a.Target] && !remotes[a.Target] {
-				errs = append(errs, fmt.Errorf("%s.target: %q must name a local queue or a remote definition of queue manager %q", aat, a.Target, qm.Name))
-			}
-		}
+		qm.SetDefaults()
+		qm.validate(&v, at)
 	}
-	return errors.Join(errs...)
+	return v.Err()
 }
 
-func validateName(at, name string, maxLen int) error {
-	if name == "" || len(name) > maxLen {
-		return fmt.Errorf("%s: must be 1-%d characters (got %q)", at, maxLen, name)
-	}
-	for _, c := range name {
-		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '/' || c == '_' || c == '%') {
-			return fmt.Errorf("%s: %q may contain only A-Z a-z 0-9 . / _ %%", at, name)
+func (qm QueueManagerConfig) validate(v *configcheck.Errors, at string) {
+	// Local queues, aliases and remote definitions share one namespace, as
+	// on IBM MQ.
+	seen := map[string]bool{}
+	unique := func(k, name string) {
+		if v.MQName(k, name, maxNameLength) {
+			if seen[name] {
+				v.Fail(k, "duplicate queue %q", name)
+			}
+			seen[name] = true
 		}
 	}
-	return nil
-}
-
-func notNegative[T int | int64](at string, v T) error {
-	if v < 0 {
-		return fmt.Errorf("%s: must not be negative (got %d)", at, v)
+	locals := map[string]bool{}
+	for j, q := range qm.Queues {
+		qat := fmt.Sprintf("%s.queues[%d]", at, j)
+		unique(qat, q.Name)
+		locals[q.Name] = true
+		if q.MaxDepth != 0 {
+			v.Between(qat+".maxDepth", q.MaxDepth, 1, maxDepthLimit)
+		}
+		if q.MaxMsgLength != 0 {
+			v.Between(qat+".maxMsgLength", q.MaxMsgLength, 1, maxMsgLengthLimit)
+		}
 	}
-	return nil
+	remotes := map[string]bool{}
+	for j, r := range qm.Remotes {
+		rat := fmt.Sprintf("%s.remotes[%d]", at, j)
+		unique(rat+".name", r.Name)
+		remotes[r.Name] = true
+		v.MQName(rat+".remoteQueue", r.RemoteQueue, maxNameLength)
+		if v.MQName(rat+".remoteQueueManager", r.RemoteQueueManager, maxNameLength) && !locals[r.xmitq()] {
+			field := rat + ".transmissionQueue"
+			if r.TransmissionQueue == "" {
+				field = rat + ".remoteQueueManager" // the xmitq defaults to its name
+			}
+			v.Fail(field, "transmission queue %q must be a local queue of queue manager %q", r.xmitq(), qm.Name)
+		}
+	}
+	for j, a := range qm.Aliases {
+		aat := fmt.Sprintf("%s.aliases[%d]", at, j)
+		unique(aat+".name", a.Name)
+		if !locals[a.Target] && !remotes[a.Target] {
+			v.Fail(aat+".target", "%q must name a local queue or a remote definition of queue manager %q", a.Target, qm.Name)
+		}
+	}
+	v.Between(at+".maxUncommittedMsgs", qm.MaxUncommittedMsgs, 1, maxUncommittedMsgs)
+	v.Between(at+".maxDepth", qm.MaxDepth, 1, maxDepthLimit)
+	v.Between(at+".maxMsgLength", qm.MaxMsgLength, 1, maxMsgLengthLimit)
+	v.NonNegative(at+".commandLevel", qm.CommandLevel)
+	if qm.MaxBytes < 0 {
+		v.Fail(at+".maxBytes", "must not be negative (got %d)", qm.MaxBytes)
+	}
 }

@@ -101,7 +101,7 @@ func TestDefaultQueueManager(t *testing.T) {
 func TestConfiguredQueueManagers(t *testing.T) {
 	b, err := New(Config{QueueManagers: []QueueManagerConfig{
 		{Name: "QMA", Queues: []QueueConfig{{Name: "SMALL", MaxDepth: 1, MaxMsgLength: 10}}},
-		{Name: "QMB", MaxMsgLength: 5},
+		{Name: "QMB", MaxMsgLength: 5, Queues: []QueueConfig{{Name: "DEV.QUEUE.1", MaxMsgLength: DefaultMaxMsgLength}}},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +126,7 @@ func TestConfiguredQueueManagers(t *testing.T) {
 	_, err = a.OpenQueue(ctx, "DEV.QUEUE.1", mq.OpenOutput)
 	mqtest.WantReason(t, err, mq.ReasonUnknownObjectName)
 
-	// QMB got the default queues; its own MAXMSGL is below theirs.
+	// QMB's own MAXMSGL is below its queue's.
 	bc, err := b.Connect(ctx, mq.Target{QueueManager: "QMB"})
 	if err != nil {
 		t.Fatal(err)
@@ -601,6 +601,38 @@ func TestSharedPropertiesStayPerMessage(t *testing.T) {
 		got.Properties["tp"] = "changed by a getter"
 		if b, ok := got.Properties["id"].([]byte); ok {
 			b[0] = 99
+		}
+	}
+}
+
+// TestQueuesTakeTheirQueueManagersLimits: a queue that sets no MAXDEPTH or
+// MAXMSGL has its queue manager's.
+func TestQueuesTakeTheirQueueManagersLimits(t *testing.T) {
+	b, err := New(Config{QueueManagers: []QueueManagerConfig{{Name: "QM1", MaxDepth: 1, MaxMsgLength: 10,
+		Queues: []QueueConfig{{Name: "INHERITS"}, {Name: "OWN", MaxDepth: 2, MaxMsgLength: 20}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	c, err := b.Connect(ctx, mq.Target{QueueManager: "QM1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, want := range []struct {
+		queue               string
+		maxDepth, maxMsgLen int
+	}{{"INHERITS", 1, 10}, {"OWN", 2, 20}} {
+		q, err := c.OpenQueue(ctx, want.queue, mq.OpenInquire)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := q.Inquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.MaxDepth != want.maxDepth || info.MaxMsgLength != want.maxMsgLen {
+			t.Errorf("%s: MAXDEPTH %d MAXMSGL %d, want %d and %d", want.queue, info.MaxDepth, info.MaxMsgLength, want.maxDepth, want.maxMsgLen)
 		}
 	}
 }

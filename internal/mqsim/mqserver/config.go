@@ -75,7 +75,9 @@ const (
 func DefaultQueueManagers() []embedded.QueueManagerConfig {
 	var queues []embedded.QueueConfig
 	for _, name := range append(append([]string{}, embedded.DefaultQueues...), "QM2") {
-		queues = append(queues, embedded.QueueConfig{Name: name})
+		// A queue's own MAXMSGL, as IBM's objects have: not the queue
+		// manager's, which a caller may raise.
+		queues = append(queues, embedded.QueueConfig{Name: name, MaxMsgLength: embedded.DefaultMaxMsgLength})
 	}
 	return []embedded.QueueManagerConfig{{
 		Name:               embedded.DefaultQueueManager,
@@ -172,38 +174,9 @@ func (c Config) Validate() error {
 
 // fileConfig is the configuration file (configs/mqserver.yaml).
 type fileConfig struct {
-	QueueManagers []fileQueueManager `yaml:"queueManagers"`
-	Channels      []fileChannel      `yaml:"channels"`
-	Users         []fileUser         `yaml:"users"`
-}
-
-type fileQueueManager struct {
-	Name               string       `yaml:"name"`
-	CommandLevel       int          `yaml:"commandLevel"`
-	MaxMsgLength       int          `yaml:"maxMsgLength"`
-	MaxUncommittedMsgs int          `yaml:"maxUncommittedMsgs"`
-	MaxBytes           int64        `yaml:"maxBytes"`
-	Queues             []fileQueue  `yaml:"queues"`
-	Aliases            []fileAlias  `yaml:"aliases"`
-	Remotes            []fileRemote `yaml:"remotes"`
-}
-
-type fileQueue struct {
-	Name         string `yaml:"name"`
-	MaxDepth     int    `yaml:"maxDepth"`
-	MaxMsgLength int    `yaml:"maxMsgLength"`
-}
-
-type fileAlias struct {
-	Name   string `yaml:"name"`
-	Target string `yaml:"target"`
-}
-
-type fileRemote struct {
-	Name               string `yaml:"name"`
-	RemoteQueue        string `yaml:"remoteQueue"`
-	RemoteQueueManager string `yaml:"remoteQueueManager"`
-	TransmissionQueue  string `yaml:"transmissionQueue"`
+	QueueManagers []embedded.QueueManagerConfig `yaml:"queueManagers"`
+	Channels      []fileChannel                 `yaml:"channels"`
+	Users         []fileUser                    `yaml:"users"`
 }
 
 type fileChannel struct {
@@ -246,21 +219,7 @@ func parseConfig(r io.Reader) (Config, error) {
 	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
 		return Config{}, err
 	}
-	var cfg Config
-	for _, fq := range f.QueueManagers {
-		qm := embedded.QueueManagerConfig{Name: fq.Name, CommandLevel: fq.CommandLevel, MaxMsgLength: fq.MaxMsgLength,
-			MaxUncommittedMsgs: fq.MaxUncommittedMsgs, MaxBytes: fq.MaxBytes}
-		for _, q := range fq.Queues {
-			qm.Queues = append(qm.Queues, embedded.QueueConfig(q))
-		}
-		for _, a := range fq.Aliases {
-			qm.Aliases = append(qm.Aliases, embedded.AliasQueueConfig(a))
-		}
-		for _, r := range fq.Remotes {
-			qm.Remotes = append(qm.Remotes, embedded.RemoteQueueConfig(r))
-		}
-		cfg.QueueManagers = append(cfg.QueueManagers, qm)
-	}
+	cfg := Config{QueueManagers: f.QueueManagers}
 	for _, ch := range f.Channels {
 		cfg.Channels = append(cfg.Channels, Channel(ch))
 	}
