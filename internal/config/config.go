@@ -13,6 +13,8 @@ import (
 	"github.com/mqprobe/mqprobe/internal/executor"
 	"github.com/mqprobe/mqprobe/internal/httpapi"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
+	"github.com/mqprobe/mqprobe/internal/idempotency/dynamodb"
+	"github.com/mqprobe/mqprobe/internal/idempotency/sqlstore"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
 	"github.com/mqprobe/mqprobe/internal/secrets"
@@ -77,33 +79,10 @@ type IdempotencyConfig struct {
 	Store   string `yaml:"store" desc:"Record store: sqlite, postgres, dynamodb or memory" default:"sqlite in embedded mode, dynamodb in aws mode"`
 	// Config is the engine's own settings.
 	idempotency.Config `yaml:",inline"`
-	CleanupInterval    time.Duration  `yaml:"cleanupInterval" desc:"How often SQL and memory stores delete expired records (DynamoDB expires them by TTL)"`
-	SQLite             SQLiteConfig   `yaml:"sqlite"`
-	Postgres           PostgresConfig `yaml:"postgres"`
-	DynamoDB           DynamoDBConfig `yaml:"dynamodb"`
-}
-
-// SQLiteConfig is the sqlite store.
-type SQLiteConfig struct {
-	Path        string `yaml:"path" desc:"SQLite database file (created with its directory if missing)"`
-	Synchronous string `yaml:"synchronous" desc:"FULL: a claim survives a power loss or OS crash; NORMAL: faster, survives a process crash, but after a power loss or OS crash the last claims may be lost and their commands run again"`
-}
-
-// SQLite synchronous modes (idempotency.sqlite.synchronous).
-const (
-	SQLiteSynchronousFull   = "FULL"
-	SQLiteSynchronousNormal = "NORMAL"
-)
-
-// PostgresConfig is the postgres store.
-type PostgresConfig struct {
-	DSN string `yaml:"dsn" secret:"dsn" desc:"PostgreSQL connection string (URL or key=value); required when idempotency.store is postgres"`
-}
-
-// DynamoDBConfig is the dynamodb store; its endpoint and region come from the
-// standard AWS variables.
-type DynamoDBConfig struct {
-	Table string `yaml:"table" desc:"DynamoDB table (hash key pk, TTL attribute ttl)"`
+	CleanupInterval    time.Duration           `yaml:"cleanupInterval" desc:"How often SQL and memory stores delete expired records (DynamoDB expires them by TTL)"`
+	SQLite             sqlstore.SQLiteConfig   `yaml:"sqlite"`
+	Postgres           sqlstore.PostgresConfig `yaml:"postgres"`
+	DynamoDB           dynamodb.Config         `yaml:"dynamodb"`
 }
 
 // MQConfig selects and tunes the MQ backend.
@@ -167,8 +146,8 @@ func defaults() *Config {
 			Enabled:         true,
 			Config:          idempotency.DefaultConfig(),
 			CleanupInterval: time.Hour,
-			SQLite:          SQLiteConfig{Path: "./data/mqprobe.db", Synchronous: SQLiteSynchronousFull},
-			DynamoDB:        DynamoDBConfig{Table: "mq-probe-idempotency"},
+			SQLite:          sqlstore.DefaultSQLiteConfig(),
+			DynamoDB:        dynamodb.DefaultConfig(),
 		},
 		MQ: MQConfig{
 			Backend:  BackendEmbedded,

@@ -17,6 +17,8 @@ import (
 	"github.com/mqprobe/mqprobe/internal/awsbus"
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
+	"github.com/mqprobe/mqprobe/internal/idempotency/dynamodb"
+	"github.com/mqprobe/mqprobe/internal/idempotency/sqlstore"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
 	"github.com/mqprobe/mqprobe/internal/secrets"
@@ -74,7 +76,7 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 		Console: ConsoleConfig{Enabled: true},
 		Idempotency: IdempotencyConfig{Enabled: true, Store: "sqlite", Config: idempotency.Config{RecordTTL: 24 * time.Hour,
 			MaxRecordTTL: 720 * time.Hour, Lease: 30 * time.Second, CheckpointWait: time.Minute, LocalCacheSize: 0}, CleanupInterval: time.Hour,
-			SQLite: SQLiteConfig{Path: "./data/mqprobe.db", Synchronous: "FULL"}, DynamoDB: DynamoDBConfig{Table: "mq-probe-idempotency"}},
+			SQLite: sqlstore.SQLiteConfig{Path: "./data/mqprobe.db", Synchronous: "FULL"}, DynamoDB: dynamodb.Config{Table: "mq-probe-idempotency"}},
 		MQ: MQConfig{
 			Backend: "embedded",
 			Embedded: embedded.Config{QueueManagers: []embedded.QueueManagerConfig{{Name: "QM1",

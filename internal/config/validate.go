@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -19,8 +18,6 @@ type FieldError = configcheck.FieldError
 
 // instanceIDMax bounds instanceId, which names records and event sources.
 const instanceIDMax = 128
-
-var dynamoTableRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,255}$`)
 
 // Validate checks every setting and reports every broken rule (joined
 // *FieldError values), each naming the dotted key.
@@ -68,18 +65,11 @@ func (c *Config) validateIdempotency(v *configcheck.Errors) {
 	v.PositiveDuration("idempotency.cleanupInterval", id.CleanupInterval)
 	switch id.Store {
 	case StoreSQLite:
-		if id.SQLite.Path == "" {
-			v.Fail("idempotency.sqlite.path", "required when idempotency.store is sqlite")
-		}
-		configcheck.OneOf(v, "idempotency.sqlite.synchronous", id.SQLite.Synchronous, SQLiteSynchronousFull, SQLiteSynchronousNormal)
+		v.Add(id.SQLite.Validate())
 	case StorePostgres:
-		if id.Postgres.DSN == "" {
-			v.Fail("idempotency.postgres.dsn", "required when idempotency.store is postgres")
-		}
+		v.Add(id.Postgres.Validate())
 	case StoreDynamoDB:
-		if !dynamoTableRE.MatchString(id.DynamoDB.Table) {
-			v.Fail("idempotency.dynamodb.table", "must be a DynamoDB table name, 3-255 of A-Z a-z 0-9 _ . - (got %q)", id.DynamoDB.Table)
-		}
+		v.Add(id.DynamoDB.Validate())
 	}
 }
 

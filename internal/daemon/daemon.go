@@ -14,7 +14,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -541,21 +540,9 @@ func openStore(ctx context.Context, cfg *config.Config, awsConfig func(context.C
 	case config.StoreMemory:
 		return memory.New(), nil
 	case config.StoreSQLite:
-		path := cfg.Idempotency.SQLite.Path
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return nil, fmt.Errorf("idempotency.sqlite.path: %w", err)
-		}
-		s, err := sqlstore.OpenSQLite(ctx, path, sqlstore.WithSynchronous(cfg.Idempotency.SQLite.Synchronous))
-		if err != nil {
-			return nil, fmt.Errorf("idempotency.sqlite.path %s: %w", path, err)
-		}
-		return s, nil
+		return cfg.Idempotency.SQLite.Open(ctx)
 	case config.StorePostgres:
-		s, err := sqlstore.OpenPostgres(ctx, cfg.Idempotency.Postgres.DSN)
-		if err != nil {
-			return nil, fmt.Errorf("idempotency.postgres.dsn: %w", err)
-		}
-		return s, nil
+		return cfg.Idempotency.Postgres.Open(ctx)
 	case config.StoreDynamoDB:
 		awsCfg, err := awsConfig(ctx)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/config"
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/idempotency/dynamodb"
+	"github.com/mqprobe/mqprobe/internal/idempotency/sqlstore"
 	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
@@ -35,11 +36,11 @@ func BenchmarkDepthCommands(b *testing.B) {
 		// default.
 		{"sqlite", func(b *testing.B, c *config.IdempotencyConfig) {
 			c.Store, c.SQLite.Path = config.StoreSQLite, b.TempDir()+"/bench.db"
-			c.SQLite.Synchronous = config.SQLiteSynchronousNormal
+			c.SQLite.Synchronous = sqlstore.SynchronousNormal
 		}},
 		{"sqlite-full", func(b *testing.B, c *config.IdempotencyConfig) {
 			c.Store, c.SQLite.Path = config.StoreSQLite, b.TempDir()+"/bench.db"
-			c.SQLite.Synchronous = config.SQLiteSynchronousFull
+			c.SQLite.Synchronous = sqlstore.SynchronousFull
 		}},
 		{"postgres", func(_ *testing.B, c *config.IdempotencyConfig) { c.Store, c.Postgres.DSN = config.StorePostgres, dsn }},
 		{"dynamodb", func(_ *testing.B, c *config.IdempotencyConfig) {
