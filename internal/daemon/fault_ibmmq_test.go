@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/mqprobe/mqprobe/internal/mq/ibmmq"
-	"github.com/mqprobe/mqprobe/internal/mq/ibmmq/ibmmqtest"
+	"github.com/mqprobe/mqprobe/internal/mqsim/mqsimtest"
 )
 
 // The MQ faults again, through the IBM MQ adapter and its client library
@@ -15,7 +15,7 @@ import (
 
 // TestFaultQueueFullStub caps every queue's depth on the server.
 func TestFaultQueueFullStub(t *testing.T) {
-	srv := ibmmqtest.Start(t)
+	srv := mqsimtest.Start(t)
 	t.Setenv("MQSERVER", srv.MQSERVER())
 	runQueueFull(t, "mq-queue-full-stub", ibmmq.New(), srv.Faults().CapDepth)
 }

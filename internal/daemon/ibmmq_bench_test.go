@@ -8,7 +8,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/ibmmq"
-	"github.com/mqprobe/mqprobe/internal/mq/ibmmq/ibmmqtest"
+	"github.com/mqprobe/mqprobe/internal/mqsim/mqsimtest"
 )
 
 // With -tags ibmmq, BenchmarkProduceOverhead also measures the IBM MQ
@@ -22,7 +22,7 @@ func init() {
 		overheadCase{
 			name: "ibmmq-stub", count: 5000, commands: 10,
 			backend: func(b *testing.B) mq.Backend {
-				srv := ibmmqtest.Start(b)
+				srv := mqsimtest.Start(b)
 				b.Setenv("MQSERVER", srv.MQSERVER()) // the benchmark's targets name no host
 				return ibmmq.New()
 			},
@@ -31,7 +31,7 @@ func init() {
 			name: "ibmmq-mqserver", count: 5000, commands: 10,
 			backend: func(b *testing.B) mq.Backend {
 				srv := daemontest.StartMQServer(b)
-				b.Setenv("MQSERVER", ibmmqtest.Channel+"/TCP/"+srv.ConnName())
+				b.Setenv("MQSERVER", mqsimtest.Channel+"/TCP/"+srv.ConnName())
 				return ibmmq.New()
 			},
 		})

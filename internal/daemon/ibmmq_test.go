@@ -15,7 +15,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/config"
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/mq"
-	"github.com/mqprobe/mqprobe/internal/mq/ibmmq/ibmmqtest"
+	"github.com/mqprobe/mqprobe/internal/mqsim/mqsimtest"
 )
 
 // TestIBMMQBackend runs commands through the daemon on the IBM MQ client:
@@ -89,8 +89,8 @@ func ibmmqQueueManager(t *testing.T) ibmmqQM {
 		alias:    os.Getenv("MQPROBE_TEST_IBMMQ_ALIAS"),
 	}
 	if qm.name == "" {
-		srv := ibmmqtest.Start(t)
-		qm = ibmmqQM{name: "QM1", channel: ibmmqtest.Channel, connName: srv.ConnName, user: ibmmqtest.User,
+		srv := mqsimtest.Start(t)
+		qm = ibmmqQM{name: "QM1", channel: mqsimtest.Channel, connName: srv.ConnName, user: mqsimtest.User,
 			queue: "DEV.QUEUE.1", alias: "DEV.ALIAS.1"}
 	}
 	eps, err := mq.ParseConnName(qm.connName)

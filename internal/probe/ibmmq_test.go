@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/mqprobe/mqprobe/internal/mq/ibmmq"
-	"github.com/mqprobe/mqprobe/internal/mq/ibmmq/ibmmqtest"
+	"github.com/mqprobe/mqprobe/internal/mqsim/mqsimtest"
 )
 
 // The same cases over the IBM MQ adapter and its MQ client library (the
@@ -17,7 +17,7 @@ func TestRunIBMMQStub(t *testing.T) { runBackendCases(t, newServerEnv) }
 
 // newServerEnv starts a fresh server; its queue manager injects the faults.
 func newServerEnv(t *testing.T) testEnv {
-	srv := ibmmqtest.Start(t)
+	srv := mqsimtest.Start(t)
 	return testEnv{
 		backend:    ibmmq.New(),
 		target:     srv.Target(),

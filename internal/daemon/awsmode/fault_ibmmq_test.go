@@ -7,7 +7,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/mq/ibmmq"
-	"github.com/mqprobe/mqprobe/internal/mq/ibmmq/ibmmqtest"
+	"github.com/mqprobe/mqprobe/internal/mqsim/mqsimtest"
 )
 
 // The MQ faults again, through the IBM MQ adapter and its client library
@@ -17,7 +17,7 @@ import (
 // TestFaultConnectionBrokenStub drops the server's connections mid-run, as
 // a network failure would.
 func TestFaultConnectionBrokenStub(t *testing.T) {
-	srv := ibmmqtest.Start(t)
+	srv := mqsimtest.Start(t)
 	t.Setenv("MQSERVER", srv.MQSERVER())
 	runConnectionBroken(t, "mq-connection-broken-stub", ibmmq.New(), srv.BreakConnections)
 }
@@ -28,7 +28,7 @@ func TestFaultConnectionBrokenStub(t *testing.T) {
 // store. It commits nothing more, records its progress when the store is
 // back, and is resumed: 40 messages on the queue, one completed result.
 func TestFaultStoreDownAtCompletionStub(t *testing.T) {
-	srv := ibmmqtest.Start(t)
+	srv := mqsimtest.Start(t)
 	t.Setenv("MQSERVER", srv.MQSERVER())
 	env := newLocalAWS(t, 100)
 	proxy, store := proxiedDynamoDB(t, env)

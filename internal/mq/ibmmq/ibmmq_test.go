@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
-	"github.com/mqprobe/mqprobe/internal/mq/ibmmq/ibmmqtest"
 	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
+	"github.com/mqprobe/mqprobe/internal/mqsim/mqsimtest"
 )
 
 // The suite runs against a real queue manager when MQPROBE_TEST_IBMMQ_QMGR
@@ -34,7 +34,7 @@ func selectHarness() mqtest.Harness {
 type serverHarness struct{}
 
 func (serverHarness) New(tb testing.TB) mqtest.Env {
-	srv := ibmmqtest.Start(tb)
+	srv := mqsimtest.Start(tb)
 	return mqtest.Env{Backend: New(), Target: srv.Target(), Faults: srv.Faults()}
 }
 

@@ -13,9 +13,9 @@ import (
 	mqi "github.com/ibm-messaging/mq-golang/v5/ibmmq"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
-	"github.com/mqprobe/mqprobe/internal/mq/ibmmq/ibmmqtest"
 	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
 	"github.com/mqprobe/mqprobe/internal/mqsim/mqserver"
+	"github.com/mqprobe/mqprobe/internal/mqsim/mqsimtest"
 )
 
 // Tests of the adapter against what a real queue manager does, on the
@@ -23,19 +23,19 @@ import (
 // and a queue manager served by mqserver in this process, whose Stats count
 // the connections and handles the adapter leaves open.
 
-// serverEnv is a queue manager server (ibmmqtest) with IBM's developer
+// serverEnv is a queue manager server (mqsimtest) with IBM's developer
 // objects (QM1, DEV.QUEUE.1, the alias DEV.ALIAS.1 and the remote
 // definition DEV.REMOTE.1) and a target reaching it.
 type serverEnv struct {
 	t      *testing.T
 	ctx    context.Context
-	server *ibmmqtest.Server
+	server *mqsimtest.Server
 	target mq.Target
 }
 
 func newServerEnv(t *testing.T) *serverEnv {
 	t.Helper()
-	s := ibmmqtest.Start(t)
+	s := mqsimtest.Start(t)
 	return &serverEnv{t: t, ctx: context.Background(), server: s, target: s.Target()}
 }
 

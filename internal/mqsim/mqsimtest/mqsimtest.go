@@ -1,9 +1,9 @@
-// Package ibmmqtest runs the project's queue manager server (mqserver)
+// Package mqsimtest runs the project's queue manager server (mqserver)
 // inside a test process, for tests of the IBM MQ adapter: the adapter's MQ
 // client library (internal/mqsim/clientlib in CI) connects to it over TCP
 // as it would to any queue manager, and the test injects faults through the
 // server's backend.
-package ibmmqtest
+package mqsimtest
 
 import (
 	"fmt"
@@ -46,7 +46,7 @@ func Start(tb testing.TB) *Server {
 	}
 	backend, err := embedded.New(embedded.Config{QueueManagers: qmgrs})
 	if err != nil {
-		tb.Fatalf("ibmmqtest: queue manager: %v", err)
+		tb.Fatalf("mqsimtest: queue manager: %v", err)
 	}
 	channels := mqserver.DefaultChannels()
 	for i := range channels {
@@ -60,7 +60,7 @@ func Start(tb testing.TB) *Server {
 		Users: []mqserver.User{{Name: mqserver.AppUser}, {Name: mqserver.AdminUser, Password: "admin-password"}},
 	})
 	if err != nil {
-		tb.Fatalf("ibmmqtest: %v", err)
+		tb.Fatalf("mqsimtest: %v", err)
 	}
 	tb.Cleanup(func() { srv.Close() })
 	addr := srv.Addr().(*net.TCPAddr)
