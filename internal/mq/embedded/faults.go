@@ -6,9 +6,10 @@ import (
 	"github.com/mqprobe/mqprobe/internal/mq"
 )
 
-// Faults injects failures, for tests. Its methods match mqtest.Faults and
-// the MQSTUB_* switches of the IBM MQ client stub, so one suite drives both
-// backends. Safe for concurrent use.
+// Faults injects failures, for tests. Its methods match mqtest.Faults, so
+// one suite drives both backends: the ibmmq adapter's tests reach them
+// through the simulator (internal/mqsim), which serves this backend over
+// TCP. Safe for concurrent use.
 type Faults struct {
 	backend  *Backend
 	refuse   atomic.Int32
