@@ -145,13 +145,8 @@ func Handler(cfg Config) http.Handler {
 	}
 	a := &api{cfg: cfg}
 	mux := http.NewServeMux()
-	for path, op := range map[string]command.Operation{
-		"/messages/produce": command.Produce,
-		"/messages/consume": command.Consume,
-		"/queue/depth":      command.Depth,
-		"/connections/test": command.ConnectionTest,
-	} {
-		mux.HandleFunc("POST "+path, a.command(op))
+	for _, r := range commandRoutes {
+		mux.HandleFunc("POST "+r.path, a.command(r.op))
 	}
 	mux.HandleFunc("POST /commands", a.replyWithin(a.submit))
 	if cfg.Records != nil {
