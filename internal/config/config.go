@@ -49,7 +49,7 @@ const (
 type Config struct {
 	Mode        string                  `yaml:"mode" desc:"Deployment mode: embedded (in-process bus, zero setup) or aws (SQS/SNS/DynamoDB)"`
 	InstanceID  string                  `yaml:"instanceId" desc:"Name of this process in result events (source mqprobe/<instanceId>) and records" default:"<hostname>-<6 random hex>"`
-	HTTP        HTTPConfig              `yaml:"http"`
+	HTTP        httpapi.Settings        `yaml:"http"`
 	Console     ConsoleConfig           `yaml:"console"`
 	Idempotency IdempotencyConfig       `yaml:"idempotency"`
 	MQ          MQConfig                `yaml:"mq"`
@@ -153,15 +153,8 @@ type LogConfig struct {
 // the environment, so explicit zero values (writeTimeout: 0) survive.
 func defaults() *Config {
 	return &Config{
-		Mode: ModeEmbedded,
-		HTTP: HTTPConfig{
-			Addr:            "127.0.0.1:8080",
-			MaxBodyBytes:    300000,
-			ReadTimeout:     10 * time.Second,
-			WriteTimeout:    30 * time.Second,
-			ShutdownTimeout: 30 * time.Second,
-			InProgressWait:  httpapi.DefaultInProgressWait,
-		},
+		Mode:    ModeEmbedded,
+		HTTP:    httpapi.DefaultSettings(),
 		Console: ConsoleConfig{Enabled: true},
 		Idempotency: IdempotencyConfig{
 			Enabled:         true,

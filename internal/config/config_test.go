@@ -16,6 +16,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/apidoc"
 	"github.com/mqprobe/mqprobe/internal/awsbus"
 	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/httpapi"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
@@ -69,7 +70,7 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 	want := &Config{
 		Mode:       "embedded",
 		InstanceID: c.InstanceID,
-		HTTP: HTTPConfig{Addr: "127.0.0.1:8080", MaxBodyBytes: 300000, ReadTimeout: 10 * time.Second,
+		HTTP: httpapi.Settings{Addr: "127.0.0.1:8080", MaxBodyBytes: 300000, ReadTimeout: 10 * time.Second,
 			WriteTimeout: 30 * time.Second, ShutdownTimeout: 30 * time.Second, InProgressWait: 10 * time.Second},
 		Console: ConsoleConfig{Enabled: true},
 		Idempotency: IdempotencyConfig{Enabled: true, Store: "sqlite", Config: idempotency.Config{RecordTTL: 24 * time.Hour,

@@ -210,10 +210,10 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	}
 	api := httpapi.Handler(httpapi.Config{
 		Executor: d.exec, Recent: d.recent, Submit: d.bus.Submit, OpenAPI: openapi,
-		MaxBodyBytes: int64(cfg.HTTP.MaxBodyBytes), InProgressWait: cfg.HTTP.InProgressWait, WriteTimeout: cfg.HTTP.WriteTimeout, MaxResultsBytes: cfg.Results.MaxReplyBytes,
+		Settings: cfg.HTTP, MaxResultsBytes: cfg.Results.MaxReplyBytes,
 		Load: d.load, WorkContext: d.work,
 		Metrics: d.tel.MetricsHandler(), TenantMetrics: d.tel.TenantMetricsHandler, TracerProvider: d.tel.TracerProvider, MeterProvider: d.tel.MeterProvider,
-		Tests: ops.Tests, Stored: d.engine, Records: d.engine, InFlight: d.exec.InFlight(), AuthToken: cfg.HTTP.AuthToken, Tokens: tokens, AllowedHosts: cfg.HTTP.AllowedHosts,
+		Tests: ops.Tests, Stored: d.engine, Records: d.engine, InFlight: d.exec.InFlight(), Credentials: tokens,
 		Ready: d.withResourceChecks(map[string]httpapi.Check{"store": d.storeReady, "router": d.routerReady, "intake": d.intakeReady, "admission": d.admissionReady}),
 		Status: httpapi.StatusInfo{Version: opts.Version, Mode: cfg.Mode, Instance: cfg.InstanceID, Started: time.Now(),
 			Backends:      map[string]string{"mq": cfg.MQ.Backend, "idempotencyStore": storeName(cfg), "bus": d.bus.Name, "results": d.bus.ResultsName},
@@ -274,7 +274,7 @@ func statusProfiles(cfg *config.Config) []httpapi.ProfileInfo {
 
 // serverTLS is the API's TLS configuration: TLS 1.2 or later, and with a
 // client CA, client certificates it signed are required (mTLS).
-func serverTLS(c config.HTTPTLSConfig) (*tls.Config, error) {
+func serverTLS(c httpapi.TLSSettings) (*tls.Config, error) {
 	cert, err := tls.LoadX509KeyPair(c.CertFile, c.KeyFile)
 	if err != nil {
 		return nil, fmt.Errorf("http.tls.certFile/keyFile: %w", err)
@@ -592,7 +592,7 @@ func openBackend(cfg *config.Config) (mq.Backend, error) {
 // tenantTokens resolves the named tenants' tokens (http.tokens) once. A
 // token that is empty, or that another tenant or http.authToken also has,
 // stops the start: it would not say who calls.
-func tenantTokens(ctx context.Context, h config.HTTPConfig, resolver *secrets.Resolver) ([]httpapi.Credential, error) {
+func tenantTokens(ctx context.Context, h httpapi.Settings, resolver *secrets.Resolver) ([]httpapi.Credential, error) {
 	owner := map[string]string{}
 	if h.AuthToken != "" {
 		owner[h.AuthToken] = "http.authToken"

@@ -59,7 +59,7 @@ func apiOver(tb testing.TB, store idempotency.Store) httpapi.Config {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return httpapi.Config{Executor: x, Recent: recent, OpenAPI: []byte(`{}`), MaxBodyBytes: 300000, InProgressWait: 50 * time.Millisecond,
+	return httpapi.Config{Executor: x, Recent: recent, OpenAPI: []byte(`{}`), Settings: httpapi.Settings{MaxBodyBytes: 300000, InProgressWait: 50 * time.Millisecond},
 		Tests: ops.Tests, Stored: engine, Submit: func(context.Context, []byte, map[string]string) (string, error) { return "m-1", nil },
 		Ready: map[string]httpapi.Check{}}
 }
