@@ -165,17 +165,19 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	if err := d.checkResourcesAtStart(ctx); err != nil {
 		return nil, err
 	}
-	sqs, res := cfg.SQS, cfg.Results
-	sqs.NackDelay, sqs.TracerProvider, sqs.WaitForRoom = cfg.Bus.NackDelay, d.awsTracing(), d.waitForRoom
+	sqs, results := cfg.SQS, cfg.Results.PublisherConfig
+	// A nack the executor did not time (no RetryAfter) waits its delay too.
+	sqs.NackDelay, sqs.TracerProvider, sqs.WaitForRoom = cfg.Bus.RetryDelay, d.awsTracing(), d.waitForRoom
+	results.TracerProvider = d.awsTracing()
 	// Acks of commands finishing during the drain must still delete.
 	sqs.CloseTimeout = cfg.HTTP.ShutdownTimeout + 10*time.Second
 	if d.bus, err = router.NewTransport(ctx, router.TransportConfig{Mode: cfg.Mode, AWS: d.awsConfig, Logger: watermillLogger(log),
 		SQS: sqs, MaxQueued: cfg.Limits.CommandQueue,
-		Results: awsbus.PublisherConfig{TopicARN: res.SNSTopicARN, QueueURL: res.SQSQueue, TracerProvider: d.awsTracing()},
+		Results: results,
 	}); err != nil {
 		return nil, err
 	}
-	d.recent = result.NewRecent(cfg.Results.Recent, cfg.Results.RecentMaxBytes)
+	d.recent = cfg.Results.NewRecent()
 	var publisher result.Publisher = result.Multi{d.recent, d.bus.Results}
 	if opts.WrapPublisher != nil {
 		publisher = opts.WrapPublisher(publisher)
@@ -193,8 +195,8 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	}
 	resolver := targets.NewResolver(cfg.Targets.Config(secretsResolver, cfg.MQ.Backend == config.BackendEmbedded))
 	if d.exec, err = executor.New(executor.Config{
-		Source: "mqprobe/" + cfg.InstanceID, Replay: cfg.Results.Replay,
-		MaxRawBodyBytes: cfg.Results.MaxRawBodyBytes, RetryDelay: cfg.Bus.NackDelay,
+		Source:       "mqprobe/" + cfg.InstanceID,
+		ReplayConfig: cfg.Results.ReplayConfig, RejectedConfig: cfg.Results.RejectedConfig, RetryConfig: cfg.Bus.RetryConfig,
 	}, executor.Deps{Decoder: decoder, Engine: d.engine, Handlers: ops.Handlers, Targets: resolver, Admit: ops.Admit,
 		Admission: d.limiter, Footprint: ops.Footprint, Conns: d.pool, Publisher: publisher, Log: log,
 		Tracer: d.tel.Tracer("github.com/mqprobe/mqprobe/internal/executor"), Metrics: d.tel.Metrics}); err != nil {
@@ -210,7 +212,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	}
 	api := httpapi.Handler(httpapi.Config{
 		Executor: d.exec, Recent: d.recent, Submit: d.bus.Submit, OpenAPI: openapi,
-		Settings: cfg.HTTP, MaxResultsBytes: cfg.Results.MaxReplyBytes,
+		Settings: cfg.HTTP, ResultsSettings: cfg.Results.ResultsSettings,
 		Load: d.load, WorkContext: d.work,
 		Metrics: d.tel.MetricsHandler(), TenantMetrics: d.tel.TenantMetricsHandler, TracerProvider: d.tel.TracerProvider, MeterProvider: d.tel.MeterProvider,
 		Tests: ops.Tests, Stored: d.engine, Records: d.engine, InFlight: d.exec.InFlight(), Credentials: tokens,

@@ -53,7 +53,7 @@ func apiOver(tb testing.TB, store idempotency.Store) httpapi.Config {
 		tb.Fatal(err)
 	}
 	recent := result.NewRecent(100, 1<<20)
-	x, err := executor.New(executor.Config{Source: "mqprobe/fuzz", Replay: executor.ReplayRepublish},
+	x, err := executor.New(executor.Config{Source: "mqprobe/fuzz", ReplayConfig: executor.ReplayConfig{Replay: executor.ReplayRepublish}},
 		executor.Deps{Decoder: decoder, Engine: engine, Handlers: ops.Handlers, Admit: ops.Admit, Log: log, Publisher: recent, Conns: pool,
 			Targets: targets.NewResolver(targets.Config{AllowInline: true, Profiles: map[string]targets.Profile{"p": {QueueManager: "QM1", Queue: "DEV.QUEUE.1"}}})})
 	if err != nil {

@@ -59,9 +59,9 @@ type Config struct {
 	// inProgressWait (zero means DefaultInProgressWait), writeTimeout,
 	// authToken and allowedHosts; the rest is the daemon's listener's.
 	Settings
-	// MaxResultsBytes bounds the events one GET /results reply carries;
-	// zero means 4 MiB.
-	MaxResultsBytes int
+	// ResultsSettings bound the events one GET /results reply carries;
+	// a zero MaxReplyBytes means 4 MiB.
+	ResultsSettings
 	// Load reports what the daemon holds now, for GET /status; nil omits it.
 	Load func() Load
 	// WorkContext carries command work; cancelled at the drain deadline.

@@ -40,6 +40,18 @@ type TLSSettings struct {
 // Enabled reports whether the API serves HTTPS.
 func (t TLSSettings) Enabled() bool { return t.CertFile != "" }
 
+// ResultsSettings is the results key the API applies to GET /results.
+type ResultsSettings struct {
+	MaxReplyBytes int `yaml:"maxReplyBytes" desc:"Bytes of result events one GET /results reply carries at most (the rest is left out and the reply says truncated)"`
+}
+
+// Validate checks results.maxReplyBytes, as a *configcheck.FieldError.
+func (r ResultsSettings) Validate() error {
+	var v configcheck.Errors
+	v.Positive("results.maxReplyBytes", r.MaxReplyBytes)
+	return v.Err()
+}
+
 // DefaultSettings is the http section's built-in configuration: loopback
 // only, so no token is needed.
 func DefaultSettings() Settings {
