@@ -2,6 +2,8 @@
 // hash, claim, act on the claim's outcome, record and publish the result. It
 // is the one path both the bus (router) and the HTTP API use, and it decides
 // for each command exactly one outcome and whether its message is acked.
+// It owns the configuration keys results.replay, results.maxRawBodyBytes and
+// bus.nackDelay (ReplayConfig, RejectedConfig, RetryConfig).
 package executor
 
 import (

@@ -1,6 +1,7 @@
 // Package httpapi serves the HTTP API: synchronous commands
 // through the same executor as the bus, results, health, status and the
-// OpenAPI document.
+// OpenAPI document. It owns the http section of the configuration
+// (Settings) and results.maxReplyBytes (ResultsSettings).
 package httpapi
 
 import (
