@@ -25,3 +25,14 @@ func TestAllowedHosts(t *testing.T) {
 		}
 	}
 }
+
+// TestResultsSettingsValidate: results.maxReplyBytes must be positive.
+func TestResultsSettingsValidate(t *testing.T) {
+	if err := (httpapi.ResultsSettings{MaxReplyBytes: httpapi.DefaultMaxReplyBytes}).Validate(); err != nil {
+		t.Errorf("default refused: %v", err)
+	}
+	err := httpapi.ResultsSettings{}.Validate()
+	if err == nil || err.Error() != "results.maxReplyBytes: must be greater than 0 (got 0)" {
+		t.Errorf("zero accepted or misnamed: %v", err)
+	}
+}
