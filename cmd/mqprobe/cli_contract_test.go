@@ -23,6 +23,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/mqprobe/mqprobe/internal/config"
+	"github.com/mqprobe/mqprobe/internal/httpapi"
 	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
@@ -158,7 +159,7 @@ func TestHTTPSWithToken(t *testing.T) {
 	p := newTestPKI(t)
 	addr := startDaemonWith(t, func(cfg *config.Config) {
 		cfg.HTTP.AuthToken = token
-		cfg.HTTP.TLS = config.HTTPTLSConfig{CertFile: p.serverCert, KeyFile: p.serverKey}
+		cfg.HTTP.TLS = httpapi.TLSSettings{CertFile: p.serverCert, KeyFile: p.serverKey}
 	})
 	tokenFile := filepath.Join(p.dir, "token")
 	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
@@ -205,7 +206,7 @@ func TestHTTPSWithToken(t *testing.T) {
 func TestMTLS(t *testing.T) {
 	p := newTestPKI(t)
 	addr := startDaemonWith(t, func(cfg *config.Config) {
-		cfg.HTTP.TLS = config.HTTPTLSConfig{CertFile: p.serverCert, KeyFile: p.serverKey, ClientCAFile: p.caFile}
+		cfg.HTTP.TLS = httpapi.TLSSettings{CertFile: p.serverCert, KeyFile: p.serverKey, ClientCAFile: p.caFile}
 	})
 	t.Setenv("MQPROBE_TOKEN", "")
 	t.Setenv("MQPROBE_HTTP_AUTHTOKEN", "")

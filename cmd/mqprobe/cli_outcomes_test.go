@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/config"
+	"github.com/mqprobe/mqprobe/internal/httpapi"
 	"github.com/mqprobe/mqprobe/internal/targets"
 	"github.com/mqprobe/mqprobe/internal/testenv"
 )
@@ -94,7 +95,7 @@ func TestTLSMistakesSayWhat(t *testing.T) {
 	t.Setenv("MQPROBE_TOKEN", "")
 	t.Setenv("MQPROBE_HTTP_AUTHTOKEN", "")
 	mtls := startDaemonWith(t, func(cfg *config.Config) {
-		cfg.HTTP.TLS = config.HTTPTLSConfig{CertFile: p.serverCert, KeyFile: p.serverKey, ClientCAFile: p.caFile}
+		cfg.HTTP.TLS = httpapi.TLSSettings{CertFile: p.serverCert, KeyFile: p.serverKey, ClientCAFile: p.caFile}
 	})
 	plain := startDaemon(t)
 	for _, tc := range []struct {
@@ -125,7 +126,7 @@ func TestHealthOverMTLS(t *testing.T) {
 	named, namedKey := testenv.WriteKeyPair(t, p.dir, "named", p.ca.Issue(t, "mqprobe.internal", x509.ExtKeyUsageServerAuth))
 	addr := startDaemonWith(t, func(cfg *config.Config) {
 		cfg.HTTP.Addr = "0.0.0.0:0"
-		cfg.HTTP.TLS = config.HTTPTLSConfig{CertFile: named, KeyFile: namedKey, ClientCAFile: p.caFile}
+		cfg.HTTP.TLS = httpapi.TLSSettings{CertFile: named, KeyFile: namedKey, ClientCAFile: p.caFile}
 	})
 	_, port, _ := strings.Cut(addr[strings.LastIndex(addr, ":"):], ":")
 	for k, v := range map[string]string{"MQPROBE_HTTP_ADDR": "0.0.0.0:" + port, "MQPROBE_HTTP_TLS_CERTFILE": named,

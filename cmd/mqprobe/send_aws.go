@@ -48,7 +48,7 @@ func awsSend(cmd *cobra.Command, opts *sendOptions, op string, body []byte) (han
 				return true, err
 			}
 		}
-		if resultsQueue = cfg.Results.SQSQueue; resultsQueue == "" {
+		if resultsQueue = cfg.Results.QueueURL; resultsQueue == "" {
 			return true, usageErrorf(cmd, "--wait needs a results queue: --results-queue or results.sqsQueue")
 		}
 	}

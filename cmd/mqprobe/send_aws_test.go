@@ -50,7 +50,7 @@ func TestSendThroughSQSAndWait(t *testing.T) {
 	}
 	cfg := config.Default()
 	cfg.Mode, cfg.HTTP.Addr = config.ModeAWS, "127.0.0.1:0"
-	cfg.SQS.CommandQueue, cfg.SQS.WaitTimeSeconds, cfg.Results.SQSQueue = commands, 1, results
+	cfg.SQS.CommandQueue, cfg.SQS.WaitTimeSeconds, cfg.Results.QueueURL = commands, 1, results
 	cfg.Idempotency.Store = config.StoreMemory
 	d, err := daemon.New(context.Background(), cfg, daemon.Options{Version: "test", Store: memory.New(),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})

@@ -8,4 +8,7 @@
 //
 // Bodies are delivered as received: SNS and EventBridge envelopes are
 // unwrapped by the command decoder (internal/command).
+//
+// Their configuration is here as well: SubscriberConfig is the sqs section,
+// PublisherConfig the keys results.snsTopicArn and results.sqsQueue.
 package awsbus

@@ -1,6 +1,8 @@
 package awsbus
 
 import (
+	"strings"
+
 	"github.com/aws/smithy-go/tracing"
 
 	"context"
@@ -14,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/mqprobe/mqprobe/internal/configcheck"
 	"github.com/mqprobe/mqprobe/internal/result"
 )
 
@@ -21,11 +24,22 @@ import (
 // topic or an SQS queue.
 type PublisherConfig struct {
 	// TopicARN is an SNS topic's ARN.
-	TopicARN string
+	TopicARN string `yaml:"snsTopicArn" desc:"SNS topic receiving result events (aws mode)"`
 	// QueueURL is an SQS queue's URL, or its name.
-	QueueURL string
+	QueueURL string `yaml:"sqsQueue" desc:"SQS queue (name or URL) receiving result events (aws mode)"`
 	// TracerProvider traces the publish calls; nil: none.
-	TracerProvider tracing.TracerProvider
+	TracerProvider tracing.TracerProvider `yaml:"-"`
+}
+
+// Validate checks results.snsTopicArn, as a *configcheck.FieldError;
+// whether one of the two is required depends on the mode, which the
+// configuration checks.
+func (c PublisherConfig) Validate() error {
+	var v configcheck.Errors
+	if c.TopicARN != "" && !strings.HasPrefix(c.TopicARN, "arn:") {
+		v.Fail("results.snsTopicArn", "must be an ARN, arn:aws:sns:<region>:<account>:<topic> (got %q)", c.TopicARN)
+	}
+	return v.Err()
 }
 
 // NewResultPublisher returns a publisher of result events (CloudEvents

@@ -152,3 +152,17 @@ func TestResultPublisherConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestPublisherConfigValidate: results.snsTopicArn must be an ARN when set,
+// and the error names the key.
+func TestPublisherConfigValidate(t *testing.T) {
+	for _, ok := range []PublisherConfig{{}, {TopicARN: "arn:aws:sns:us-east-1:1:t"}, {QueueURL: "results"}} {
+		if err := ok.Validate(); err != nil {
+			t.Errorf("%+v: %v", ok, err)
+		}
+	}
+	err := PublisherConfig{TopicARN: "results"}.Validate()
+	if err == nil || err.Error() != `results.snsTopicArn: must be an ARN, arn:aws:sns:<region>:<account>:<topic> (got "results")` {
+		t.Errorf("topic name accepted as ARN: %v", err)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/idempotency/sqlstore"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
+	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/secrets"
 	"github.com/mqprobe/mqprobe/internal/targets"
 )
@@ -51,7 +52,7 @@ const (
 type Config struct {
 	Mode        string                  `yaml:"mode" desc:"Deployment mode: embedded (in-process bus, zero setup) or aws (SQS/SNS/DynamoDB)"`
 	InstanceID  string                  `yaml:"instanceId" desc:"Name of this process in result events (source mqprobe/<instanceId>) and records" default:"<hostname>-<6 random hex>"`
-	HTTP        HTTPConfig              `yaml:"http"`
+	HTTP        httpapi.Settings        `yaml:"http"`
 	Console     ConsoleConfig           `yaml:"console"`
 	Idempotency IdempotencyConfig       `yaml:"idempotency"`
 	MQ          MQConfig                `yaml:"mq"`
@@ -92,15 +93,14 @@ type MQConfig struct {
 	Pool     mq.PoolConfig   `yaml:"pool"`
 }
 
-// ResultsConfig is where result events go.
+// ResultsConfig is where result events go and what is kept of them; each
+// key belongs to the package applying it (the inline order is the keys').
 type ResultsConfig struct {
-	Replay          executor.ReplayMode `yaml:"replay" desc:"What a replayed command publishes: republish (the cached result again) or drop"`
-	Recent          int                 `yaml:"recent" desc:"Result events GET /results keeps in embedded mode"`
-	RecentMaxBytes  int                 `yaml:"recentMaxBytes" desc:"Bytes of result events GET /results keeps at most (oldest dropped first; a CONSUME lists every message it took)"`
-	MaxReplyBytes   int                 `yaml:"maxReplyBytes" desc:"Bytes of result events one GET /results reply carries at most (the rest is left out and the reply says truncated)"`
-	SNSTopicARN     string              `yaml:"snsTopicArn" desc:"SNS topic receiving result events (aws mode)"`
-	SQSQueue        string              `yaml:"sqsQueue" desc:"SQS queue (name or URL) receiving result events (aws mode)"`
-	MaxRawBodyBytes int                 `yaml:"maxRawBodyBytes" desc:"Raw body bytes kept in a rejected event"`
+	executor.ReplayConfig   `yaml:",inline"`
+	result.RecentConfig     `yaml:",inline"`
+	httpapi.ResultsSettings `yaml:",inline"`
+	awsbus.PublisherConfig  `yaml:",inline"`
+	executor.RejectedConfig `yaml:",inline"`
 }
 
 // LimitsConfig bounds the work the daemon takes on at once, whoever sends it.
@@ -112,7 +112,7 @@ type LimitsConfig struct {
 
 // BusConfig is how the command bus redelivers.
 type BusConfig struct {
-	NackDelay time.Duration `yaml:"nackDelay" desc:"How long a nacked command (in progress elsewhere, transient failure, store unavailable) waits before redelivery"`
+	executor.RetryConfig `yaml:",inline"`
 }
 
 // AWSConfig is how aws mode watches the AWS resources it uses.
@@ -132,15 +132,8 @@ type LogConfig struct {
 // the environment, so explicit zero values (writeTimeout: 0) survive.
 func defaults() *Config {
 	return &Config{
-		Mode: ModeEmbedded,
-		HTTP: HTTPConfig{
-			Addr:            "127.0.0.1:8080",
-			MaxBodyBytes:    300000,
-			ReadTimeout:     10 * time.Second,
-			WriteTimeout:    30 * time.Second,
-			ShutdownTimeout: 30 * time.Second,
-			InProgressWait:  httpapi.DefaultInProgressWait,
-		},
+		Mode:    ModeEmbedded,
+		HTTP:    httpapi.DefaultSettings(),
 		Console: ConsoleConfig{Enabled: true},
 		Idempotency: IdempotencyConfig{
 			Enabled:         true,
@@ -155,12 +148,17 @@ func defaults() *Config {
 			Pool:     mq.DefaultPoolConfig(),
 		},
 		Command: command.DefaultDecoderConfig(),
-		Results: ResultsConfig{Replay: executor.ReplayRepublish, Recent: 1000, RecentMaxBytes: 32 << 20, MaxReplyBytes: 4 << 20, MaxRawBodyBytes: executor.DefaultMaxRawBodyBytes},
+		Results: ResultsConfig{
+			ReplayConfig:    executor.ReplayConfig{Replay: executor.ReplayRepublish},
+			RecentConfig:    result.DefaultRecentConfig(),
+			ResultsSettings: httpapi.ResultsSettings{MaxReplyBytes: httpapi.DefaultMaxReplyBytes},
+			RejectedConfig:  executor.RejectedConfig{MaxRawBodyBytes: executor.DefaultMaxRawBodyBytes},
+		},
 		Tests:   handlers.DefaultTestLimits(),
 		Consume: handlers.DefaultCaptureLimits(),
 		SQS:     awsbus.DefaultSubscriberConfig(),
 		AWS:     AWSConfig{CheckInterval: 30 * time.Second},
-		Bus:     BusConfig{NackDelay: executor.DefaultRetryDelay},
+		Bus:     BusConfig{RetryConfig: executor.RetryConfig{RetryDelay: executor.DefaultRetryDelay}},
 		Log:     LogConfig{Level: "info", Format: "json"},
 		Targets: targets.DefaultSettings(),
 		Limits:  LimitsConfig{Config: admission.DefaultConfig(), CommandQueue: 100},

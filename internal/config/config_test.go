@@ -16,11 +16,14 @@ import (
 	"github.com/mqprobe/mqprobe/internal/apidoc"
 	"github.com/mqprobe/mqprobe/internal/awsbus"
 	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/executor"
+	"github.com/mqprobe/mqprobe/internal/httpapi"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/idempotency/dynamodb"
 	"github.com/mqprobe/mqprobe/internal/idempotency/sqlstore"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
+	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/secrets"
 	"github.com/mqprobe/mqprobe/internal/targets"
 	"github.com/mqprobe/mqprobe/internal/tenant"
@@ -71,7 +74,7 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 	want := &Config{
 		Mode:       "embedded",
 		InstanceID: c.InstanceID,
-		HTTP: HTTPConfig{Addr: "127.0.0.1:8080", MaxBodyBytes: 300000, ReadTimeout: 10 * time.Second,
+		HTTP: httpapi.Settings{Addr: "127.0.0.1:8080", MaxBodyBytes: 300000, ReadTimeout: 10 * time.Second,
 			WriteTimeout: 30 * time.Second, ShutdownTimeout: 30 * time.Second, InProgressWait: 10 * time.Second},
 		Console: ConsoleConfig{Enabled: true},
 		Idempotency: IdempotencyConfig{Enabled: true, Store: "sqlite", Config: idempotency.Config{RecordTTL: 24 * time.Hour,
@@ -85,7 +88,9 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 			Pool: mq.PoolConfig{MaxConnsPerTarget: 8, MaxIdlePerTarget: 2, IdleTimeout: 5 * time.Minute, MaxWait: 5 * time.Second},
 		},
 		Command: command.DecoderConfig{MaxBytes: 262144, MissingKey: command.MissingKeyConfig{Bus: "messageId", HTTP: "generate"}},
-		Results: ResultsConfig{Replay: "republish", Recent: 1000, RecentMaxBytes: 33554432, MaxReplyBytes: 4194304, MaxRawBodyBytes: 4096},
+		Results: ResultsConfig{ReplayConfig: executor.ReplayConfig{Replay: "republish"},
+			RecentConfig:    result.RecentConfig{Recent: 1000, RecentMaxBytes: 33554432},
+			ResultsSettings: httpapi.ResultsSettings{MaxReplyBytes: 4194304}, RejectedConfig: executor.RejectedConfig{MaxRawBodyBytes: 4096}},
 		Consume: handlers.CaptureLimits{MaxBytes: 131072, MaxMessageBytes: 4096},
 		Tests:   handlers.TestLimits{MaxConcurrent: 4, MaxDuration: time.Hour},
 		Targets: targets.Settings{AllowInline: &allow, RateLimit: targets.RateLimitConfig{Burst: 10}},
@@ -94,7 +99,7 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 		Secrets: secrets.Config{CacheTTL: 5 * time.Minute},
 		SQS:     awsbus.SubscriberConfig{WaitTimeSeconds: 20, VisibilityTimeout: 60 * time.Second, MaxMessages: 10},
 		AWS:     AWSConfig{CheckInterval: 30 * time.Second},
-		Bus:     BusConfig{NackDelay: 5 * time.Second},
+		Bus:     BusConfig{RetryConfig: executor.RetryConfig{RetryDelay: 5 * time.Second}},
 		Log:     LogConfig{Level: "info", Format: "json"},
 	}
 	if !reflect.DeepEqual(c, want) {
@@ -399,7 +404,7 @@ func TestValidateRules(t *testing.T) {
 		{"results.replay", func(c *Config) { c.Results.Replay = "again" }, "republish, drop"},
 		{"results.recent", func(c *Config) { c.Results.Recent = -1 }, "negative"},
 		{"results.maxRawBodyBytes", func(c *Config) { c.Results.MaxRawBodyBytes = -1 }, "negative"},
-		{"results.snsTopicArn", func(c *Config) { c.Results.SNSTopicARN = "topic" }, "must be an ARN"},
+		{"results.snsTopicArn", func(c *Config) { c.Results.TopicARN = "topic" }, "must be an ARN"},
 		{"results.snsTopicArn", func(c *Config) { c.Mode = ModeAWS; c.SQS.CommandQueue = "https://q" }, "required when mode is aws"},
 		{"consume.captureMaxBytes", func(c *Config) { c.Consume.MaxBytes = -1 }, "negative"},
 		{"consume.captureMaxMessageBytes", func(c *Config) { c.Consume.MaxMessageBytes = -1 }, "negative"},
@@ -456,12 +461,12 @@ func TestValidateRules(t *testing.T) {
 		{"targets.profiles.p.auth.passwordRef", func(c *Config) {
 			setProfile(c, "p", targets.ProfileConfig{QueueManager: "QM1", Auth: targets.AuthConfig{PasswordRef: "hunter2"}})
 		}, "must be a reference env:NAME, file:/path or secret://name"},
-		{"sqs.commandQueue", func(c *Config) { c.Mode = ModeAWS; c.Results.SQSQueue = "r" }, "required when mode is aws"},
+		{"sqs.commandQueue", func(c *Config) { c.Mode = ModeAWS; c.Results.QueueURL = "r" }, "required when mode is aws"},
 		{"sqs.waitTimeSeconds", func(c *Config) { c.SQS.WaitTimeSeconds = 21 }, "between 0 and 20"},
 		{"sqs.maxMessages", func(c *Config) { c.SQS.MaxMessages = 0 }, "between 1 and 10"},
 		{"sqs.visibilityTimeout", func(c *Config) { c.SQS.VisibilityTimeout = 1500 * time.Millisecond }, "whole seconds"},
 		{"sqs.visibilityTimeout", func(c *Config) { c.SQS.VisibilityTimeout = 13 * time.Hour }, "12h"},
-		{"bus.nackDelay", func(c *Config) { c.Bus.NackDelay = -time.Second }, "between 0s and 12h"},
+		{"bus.nackDelay", func(c *Config) { c.Bus.RetryDelay = -time.Second }, "between 0s and 12h"},
 		{"log.level", func(c *Config) { c.Log.Level = "trace" }, "debug, info, warn, error"},
 		{"log.format", func(c *Config) { c.Log.Format = "xml" }, "json, text"},
 	}

@@ -1,9 +1,11 @@
 // Package config assembles mqprobe's configuration from the packages that
 // own it, as Loki's pkg/loki does: each package's Config (mq.PoolConfig,
 // embedded.Config, idempotency.Config, command.DecoderConfig,
-// admission.Config, targets.Settings, tenant.Config) carries its keys' yaml
-// and desc tags, its defaults and a Validate naming the dotted key; Config
-// embeds them beside the daemon's own sections (mode, http, results, sqs...).
+// admission.Config, targets.Settings, tenant.Config, httpapi.Settings,
+// awsbus.SubscriberConfig, and the results and bus keys of executor, result,
+// httpapi and awsbus) carries its keys' yaml and desc tags, its defaults and
+// a Validate naming the dotted key; Config embeds them beside the daemon's
+// own sections (mode, console, idempotency stores, aws, log...).
 // This package loads one YAML file over the built-in defaults (embedded
 // mode, zero setup), overrides it from MQPROBE_* environment variables,
 // validates the daemon's sections and the rules that span sections, redacts

@@ -9,7 +9,6 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/awsbus"
 	"github.com/mqprobe/mqprobe/internal/configcheck"
-	"github.com/mqprobe/mqprobe/internal/executor"
 	"github.com/mqprobe/mqprobe/internal/tenant"
 )
 
@@ -91,18 +90,16 @@ func (c *Config) validateMQ(v *configcheck.Errors) {
 	v.Add(c.MQ.Pool.Validate())
 }
 
-// validateResults checks where result events go and how many are kept.
+// validateResults checks the results keys, each where it belongs, and
+// that aws mode has somewhere to publish.
 func (c *Config) validateResults(v *configcheck.Errors) {
 	r := c.Results
-	configcheck.OneOf(v, "results.replay", r.Replay, executor.ReplayRepublish, executor.ReplayDrop)
-	v.NonNegative("results.recent", r.Recent)
-	v.NonNegative("results.recentMaxBytes", r.RecentMaxBytes)
-	v.NonNegative("results.maxRawBodyBytes", r.MaxRawBodyBytes)
-	v.Positive("results.maxReplyBytes", r.MaxReplyBytes)
-	if r.SNSTopicARN != "" && !strings.HasPrefix(r.SNSTopicARN, "arn:") {
-		v.Fail("results.snsTopicArn", "must be an ARN, arn:aws:sns:<region>:<account>:<topic> (got %q)", r.SNSTopicARN)
-	}
-	if c.Mode == ModeAWS && r.SNSTopicARN == "" && r.SQSQueue == "" {
+	v.Add(r.ReplayConfig.Validate())
+	v.Add(r.RecentConfig.Validate())
+	v.Add(r.RejectedConfig.Validate())
+	v.Add(r.ResultsSettings.Validate())
+	v.Add(r.PublisherConfig.Validate())
+	if c.Mode == ModeAWS && r.TopicARN == "" && r.QueueURL == "" {
 		v.Fail("results.snsTopicArn", "results.snsTopicArn or results.sqsQueue is required when mode is aws")
 	}
 }
@@ -173,7 +170,8 @@ func (c *Config) validateBus(v *configcheck.Errors) {
 		v.Fail("sqs.commandQueue", "required when mode is aws")
 	}
 	v.Add(s.Validate())
-	if d := c.Bus.NackDelay; d < 0 || d > awsbus.MaxVisibilityTimeout {
+	// The executor's redelivery delay becomes an SQS visibility timeout.
+	if d := c.Bus.RetryDelay; d < 0 || d > awsbus.MaxVisibilityTimeout {
 		v.Fail("bus.nackDelay", "must be between 0s and 12h (got %s)", configcheck.FormatDuration(d))
 	}
 }

@@ -141,10 +141,10 @@ func (c resourceCheck) run(ctx context.Context) error { return c.check(ctx, c.ke
 // command meets them; a resource cfg does not use is not listed.
 func awsResourceChecks(cfg *config.Config, c *awsbus.ResourceChecker) []resourceCheck {
 	checks := []resourceCheck{{readyIntake, "sqs.commandQueue", cfg.SQS.CommandQueue, c.CheckQueue}}
-	if cfg.Results.SNSTopicARN != "" {
-		checks = append(checks, resourceCheck{readyRouter, "results.snsTopicArn", cfg.Results.SNSTopicARN, c.CheckTopic})
+	if cfg.Results.TopicARN != "" {
+		checks = append(checks, resourceCheck{readyRouter, "results.snsTopicArn", cfg.Results.TopicARN, c.CheckTopic})
 	} else {
-		checks = append(checks, resourceCheck{readyRouter, "results.sqsQueue", cfg.Results.SQSQueue, c.CheckQueue})
+		checks = append(checks, resourceCheck{readyRouter, "results.sqsQueue", cfg.Results.QueueURL, c.CheckQueue})
 	}
 	if cfg.Idempotency.Enabled && cfg.Idempotency.Store == config.StoreDynamoDB {
 		checks = append(checks, resourceCheck{readyStore, "idempotency.dynamodb.table", cfg.Idempotency.DynamoDB.Table, c.CheckTable})

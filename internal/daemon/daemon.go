@@ -164,17 +164,19 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	if err := d.checkResourcesAtStart(ctx); err != nil {
 		return nil, err
 	}
-	sqs, res := cfg.SQS, cfg.Results
-	sqs.NackDelay, sqs.TracerProvider, sqs.WaitForRoom = cfg.Bus.NackDelay, d.awsTracing(), d.waitForRoom
+	sqs, results := cfg.SQS, cfg.Results.PublisherConfig
+	// A nack the executor did not time (no RetryAfter) waits its delay too.
+	sqs.NackDelay, sqs.TracerProvider, sqs.WaitForRoom = cfg.Bus.RetryDelay, d.awsTracing(), d.waitForRoom
+	results.TracerProvider = d.awsTracing()
 	// Acks of commands finishing during the drain must still delete.
 	sqs.CloseTimeout = cfg.HTTP.ShutdownTimeout + 10*time.Second
 	if d.bus, err = router.NewTransport(ctx, router.TransportConfig{Mode: cfg.Mode, AWS: d.awsConfig, Logger: watermillLogger(log),
 		SQS: sqs, MaxQueued: cfg.Limits.CommandQueue,
-		Results: awsbus.PublisherConfig{TopicARN: res.SNSTopicARN, QueueURL: res.SQSQueue, TracerProvider: d.awsTracing()},
+		Results: results,
 	}); err != nil {
 		return nil, err
 	}
-	d.recent = result.NewRecent(cfg.Results.Recent, cfg.Results.RecentMaxBytes)
+	d.recent = cfg.Results.NewRecent()
 	var publisher result.Publisher = result.Multi{d.recent, d.bus.Results}
 	if opts.WrapPublisher != nil {
 		publisher = opts.WrapPublisher(publisher)
@@ -192,8 +194,8 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	}
 	resolver := targets.NewResolver(cfg.Targets.Config(secretsResolver, cfg.MQ.Backend == config.BackendEmbedded))
 	if d.exec, err = executor.New(executor.Config{
-		Source: "mqprobe/" + cfg.InstanceID, Replay: cfg.Results.Replay,
-		MaxRawBodyBytes: cfg.Results.MaxRawBodyBytes, RetryDelay: cfg.Bus.NackDelay,
+		Source:       "mqprobe/" + cfg.InstanceID,
+		ReplayConfig: cfg.Results.ReplayConfig, RejectedConfig: cfg.Results.RejectedConfig, RetryConfig: cfg.Bus.RetryConfig,
 	}, executor.Deps{Decoder: decoder, Engine: d.engine, Handlers: ops.Handlers, Targets: resolver, Admit: ops.Admit,
 		Admission: d.limiter, Footprint: ops.Footprint, Conns: d.pool, Publisher: publisher, Log: log,
 		Tracer: d.tel.Tracer("github.com/mqprobe/mqprobe/internal/executor"), Metrics: d.tel.Metrics}); err != nil {
@@ -209,10 +211,10 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	}
 	api := httpapi.Handler(httpapi.Config{
 		Executor: d.exec, Recent: d.recent, Submit: d.bus.Submit, OpenAPI: openapi,
-		MaxBodyBytes: int64(cfg.HTTP.MaxBodyBytes), InProgressWait: cfg.HTTP.InProgressWait, WriteTimeout: cfg.HTTP.WriteTimeout, MaxResultsBytes: cfg.Results.MaxReplyBytes,
+		Settings: cfg.HTTP, ResultsSettings: cfg.Results.ResultsSettings,
 		Load: d.load, WorkContext: d.work,
 		Metrics: d.tel.MetricsHandler(), TenantMetrics: d.tel.TenantMetricsHandler, TracerProvider: d.tel.TracerProvider, MeterProvider: d.tel.MeterProvider,
-		Tests: ops.Tests, Stored: d.engine, Records: d.engine, InFlight: d.exec.InFlight(), AuthToken: cfg.HTTP.AuthToken, Tokens: tokens, AllowedHosts: cfg.HTTP.AllowedHosts,
+		Tests: ops.Tests, Stored: d.engine, Records: d.engine, InFlight: d.exec.InFlight(), Credentials: tokens,
 		Ready: d.withResourceChecks(map[string]httpapi.Check{"store": d.storeReady, "router": d.routerReady, "intake": d.intakeReady, "admission": d.admissionReady}),
 		Status: httpapi.StatusInfo{Version: opts.Version, Mode: cfg.Mode, Instance: cfg.InstanceID, Started: time.Now(),
 			Backends:      map[string]string{"mq": cfg.MQ.Backend, "idempotencyStore": storeName(cfg), "bus": d.bus.Name, "results": d.bus.ResultsName},
@@ -273,7 +275,7 @@ func statusProfiles(cfg *config.Config) []httpapi.ProfileInfo {
 
 // serverTLS is the API's TLS configuration: TLS 1.2 or later, and with a
 // client CA, client certificates it signed are required (mTLS).
-func serverTLS(c config.HTTPTLSConfig) (*tls.Config, error) {
+func serverTLS(c httpapi.TLSSettings) (*tls.Config, error) {
 	cert, err := tls.LoadX509KeyPair(c.CertFile, c.KeyFile)
 	if err != nil {
 		return nil, fmt.Errorf("http.tls.certFile/keyFile: %w", err)
@@ -579,7 +581,7 @@ func openBackend(cfg *config.Config) (mq.Backend, error) {
 // tenantTokens resolves the named tenants' tokens (http.tokens) once. A
 // token that is empty, or that another tenant or http.authToken also has,
 // stops the start: it would not say who calls.
-func tenantTokens(ctx context.Context, h config.HTTPConfig, resolver *secrets.Resolver) ([]httpapi.Credential, error) {
+func tenantTokens(ctx context.Context, h httpapi.Settings, resolver *secrets.Resolver) ([]httpapi.Credential, error) {
 	owner := map[string]string{}
 	if h.AuthToken != "" {
 		owner[h.AuthToken] = "http.authToken"

@@ -19,6 +19,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/config"
 	"github.com/mqprobe/mqprobe/internal/daemon"
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
+	"github.com/mqprobe/mqprobe/internal/httpapi"
 	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
 	"github.com/mqprobe/mqprobe/internal/targets"
 	"github.com/mqprobe/mqprobe/internal/testenv"
@@ -268,7 +269,7 @@ func TestMutualTLS(t *testing.T) {
 	cfg := config.Default()
 	cfg.HTTP.Addr = "127.0.0.1:0"
 	cfg.Idempotency.Store = config.StoreMemory
-	cfg.HTTP.TLS = config.HTTPTLSConfig{CertFile: serverCertFile, KeyFile: serverKeyFile, ClientCAFile: ca.Bundle}
+	cfg.HTTP.TLS = httpapi.TLSSettings{CertFile: serverCertFile, KeyFile: serverKeyFile, ClientCAFile: ca.Bundle}
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}

@@ -2,12 +2,13 @@
 // hash, claim, act on the claim's outcome, record and publish the result. It
 // is the one path both the bus (router) and the HTTP API use, and it decides
 // for each command exactly one outcome and whether its message is acked.
+// It owns the configuration keys results.replay, results.maxRawBodyBytes and
+// bus.nackDelay (ReplayConfig, RejectedConfig, RetryConfig).
 package executor
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/mqprobe/mqprobe/handlers"
 	"github.com/mqprobe/mqprobe/internal/admission"
 	"github.com/mqprobe/mqprobe/internal/command"
+	"github.com/mqprobe/mqprobe/internal/configcheck"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/inflight"
 	"github.com/mqprobe/mqprobe/internal/outcome"
@@ -46,12 +48,42 @@ const (
 type Config struct {
 	// Source is the CloudEvents source, "mqprobe/<instance>".
 	Source string
-	Replay ReplayMode
-	// MaxRawBodyBytes is how much of a rejected command's body its event keeps.
-	MaxRawBodyBytes int
-	// RetryDelay is how long a redelivery waits after InProgress, a transient
-	// failure or an unavailable store.
-	RetryDelay time.Duration
+	ReplayConfig
+	RejectedConfig
+	RetryConfig
+}
+
+// ReplayConfig is results.replay: what a replayed command publishes.
+type ReplayConfig struct {
+	Replay ReplayMode `yaml:"replay" desc:"What a replayed command publishes: republish (the cached result again) or drop"`
+}
+
+// Validate checks results.replay, as a *configcheck.FieldError.
+func (c ReplayConfig) Validate() error {
+	var v configcheck.Errors
+	configcheck.OneOf(&v, "results.replay", c.Replay, ReplayRepublish, ReplayDrop)
+	return v.Err()
+}
+
+// RejectedConfig is results.maxRawBodyBytes: how much of a rejected
+// command's body its event keeps.
+type RejectedConfig struct {
+	MaxRawBodyBytes int `yaml:"maxRawBodyBytes" desc:"Raw body bytes kept in a rejected event"`
+}
+
+// Validate checks results.maxRawBodyBytes, as a *configcheck.FieldError.
+func (c RejectedConfig) Validate() error {
+	var v configcheck.Errors
+	v.NonNegative("results.maxRawBodyBytes", c.MaxRawBodyBytes)
+	return v.Err()
+}
+
+// RetryConfig is bus.nackDelay: how long a redelivery waits after
+// InProgress, a transient failure or an unavailable store. The executor
+// defines it (every nack it causes carries it as RetryAfter); its upper
+// bound is the command bus's, checked where the bus is known.
+type RetryConfig struct {
+	RetryDelay time.Duration `yaml:"nackDelay" desc:"How long a nacked command (in progress elsewhere, transient failure, store unavailable) waits before redelivery"`
 }
 
 func (c *Config) setDefaults() {
@@ -131,8 +163,8 @@ func (x *Executor) Wait(ctx context.Context) error {
 // New returns an executor.
 func New(cfg Config, deps Deps) (*Executor, error) {
 	cfg.setDefaults()
-	if cfg.Replay != ReplayRepublish && cfg.Replay != ReplayDrop {
-		return nil, fmt.Errorf("results.replay must be republish or drop (got %q)", cfg.Replay)
+	if err := cfg.ReplayConfig.Validate(); err != nil {
+		return nil, err
 	}
 	if deps.Decoder == nil || deps.Engine == nil || deps.Targets == nil || deps.Conns == nil || deps.Publisher == nil {
 		return nil, errors.New("executor: decoder, engine, targets, connections and publisher are required")

@@ -94,7 +94,8 @@ func newFixture(t *testing.T, decoder *command.Decoder, replay executor.ReplayMo
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.exec, err = executor.New(executor.Config{Source: "mqprobe/test", Replay: replay, MaxRawBodyBytes: rawBodyCap, RetryDelay: retryDelay},
+	f.exec, err = executor.New(executor.Config{Source: "mqprobe/test", ReplayConfig: executor.ReplayConfig{Replay: replay},
+		RejectedConfig: executor.RejectedConfig{MaxRawBodyBytes: rawBodyCap}, RetryConfig: executor.RetryConfig{RetryDelay: retryDelay}},
 		executor.Deps{Decoder: decoder, Engine: engine, Handlers: ops.Handlers, Admit: ops.Admit,
 			Targets: targets.NewResolver(targets.Config{AllowInline: true}), Conns: pool,
 			Publisher: result.PublisherFunc(f.publish), Log: quiet})

@@ -38,7 +38,8 @@ func newLimitedFixture(t *testing.T, maxRecordBytes int) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.exec, err = executor.New(executor.Config{Source: "mqprobe/test", MaxRawBodyBytes: rawBodyCap, RetryDelay: retryDelay},
+	f.exec, err = executor.New(executor.Config{Source: "mqprobe/test",
+		RejectedConfig: executor.RejectedConfig{MaxRawBodyBytes: rawBodyCap}, RetryConfig: executor.RetryConfig{RetryDelay: retryDelay}},
 		executor.Deps{Decoder: f.decoder, Engine: engine, Handlers: ops.Handlers, Admit: ops.Admit,
 			Targets: targets.NewResolver(targets.Config{AllowInline: true}), Conns: pool,
 			Publisher: result.PublisherFunc(f.publish), Log: quiet})

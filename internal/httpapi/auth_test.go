@@ -59,8 +59,8 @@ func TestBearerTokensNameTenants(t *testing.T) {
 	exec := &tenantRecorder{}
 	teamA := tenant.Tenant{Name: "team-a", Profiles: []string{"lab-*"}}
 	teamB := tenant.Tenant{Name: "team-b", Inline: true}
-	h := httpapi.Handler(httpapi.Config{Executor: exec, AuthToken: "implicit-token",
-		Tokens: []httpapi.Credential{{Token: "token-a", Tenant: teamA}, {Token: "token-b", Tenant: teamB}}})
+	h := httpapi.Handler(httpapi.Config{Executor: exec, Settings: httpapi.Settings{AuthToken: "implicit-token"},
+		Credentials: []httpapi.Credential{{Token: "token-a", Tenant: teamA}, {Token: "token-b", Tenant: teamB}}})
 	depth := func(authorization string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(http.MethodPost, "/queue/depth", strings.NewReader(`{}`))
 		if authorization != "" {
@@ -115,8 +115,8 @@ func TestBearerTokensNameTenants(t *testing.T) {
 func TestNamedTenantMayNotSubmitToTheBus(t *testing.T) {
 	submitted := 0
 	h := httpapi.Handler(httpapi.Config{Executor: &tenantRecorder{},
-		Tokens: []httpapi.Credential{{Token: "token-a", Tenant: tenant.Tenant{Name: "team-a"}}, {Token: "implicit-token"}},
-		Submit: func(context.Context, []byte, map[string]string) (string, error) { submitted++; return "m1", nil }})
+		Credentials: []httpapi.Credential{{Token: "token-a", Tenant: tenant.Tenant{Name: "team-a"}}, {Token: "implicit-token"}},
+		Submit:      func(context.Context, []byte, map[string]string) (string, error) { submitted++; return "m1", nil }})
 	for token, want := range map[string]int{"token-a": http.StatusForbidden, "implicit-token": http.StatusAccepted} {
 		req := httptest.NewRequest(http.MethodPost, "/commands", strings.NewReader(`{}`))
 		req.Header.Set("Authorization", "Bearer "+token)
@@ -136,8 +136,8 @@ func TestNamedTenantMayNotSubmitToTheBus(t *testing.T) {
 // queue managers to callers that may name inline targets, the profiles its
 // patterns match.
 func TestStatusShowsTheCallersOwn(t *testing.T) {
-	h := httpapi.Handler(httpapi.Config{Executor: &tenantRecorder{}, AuthToken: "implicit-token",
-		Tokens: []httpapi.Credential{{Token: "token-a", Tenant: tenant.Tenant{Name: "team-a", Profiles: []string{"lab-*"}}},
+	h := httpapi.Handler(httpapi.Config{Executor: &tenantRecorder{}, Settings: httpapi.Settings{AuthToken: "implicit-token"},
+		Credentials: []httpapi.Credential{{Token: "token-a", Tenant: tenant.Tenant{Name: "team-a", Profiles: []string{"lab-*"}}},
 			{Token: "token-b", Tenant: tenant.Tenant{Name: "team-b", Inline: true}}},
 		Status: httpapi.StatusInfo{QueueManagers: []httpapi.QueueManagerInfo{{Name: "QM1", Queues: []string{"DEV.QUEUE.1"}}},
 			Profiles: []httpapi.ProfileInfo{{Name: "lab-1", QueueManager: "QM1", Queue: "DEV.QUEUE.1"}, {Name: "prod", QueueManager: "QM9", Queue: "APP.IN"}}}})
@@ -174,8 +174,8 @@ func TestStatusShowsTheCallersOwn(t *testing.T) {
 // for the token, and without a console / stays unrouted.
 func TestConsoleNeedsNoTokenButTheAPIDoes(t *testing.T) {
 	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "console "+r.URL.Path) })
-	withConsole := httpapi.Handler(httpapi.Config{Executor: &tenantRecorder{}, AuthToken: "implicit-token", Console: page})
-	withoutConsole := httpapi.Handler(httpapi.Config{Executor: &tenantRecorder{}, AuthToken: "implicit-token"})
+	withConsole := httpapi.Handler(httpapi.Config{Executor: &tenantRecorder{}, Settings: httpapi.Settings{AuthToken: "implicit-token"}, Console: page})
+	withoutConsole := httpapi.Handler(httpapi.Config{Executor: &tenantRecorder{}, Settings: httpapi.Settings{AuthToken: "implicit-token"}})
 	get := func(h http.Handler, method, path string) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(method, path, nil))

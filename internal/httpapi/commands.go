@@ -95,7 +95,7 @@ func errText(err error) string {
 // readBody reads at most MaxBodyBytes+1 bytes; an oversize body is left to
 // the decoder, which rejects it as TOO_LARGE with a result event.
 func (a *api) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	limit := a.cfg.MaxBodyBytes
+	limit := int64(a.cfg.MaxBodyBytes)
 	if limit <= 0 {
 		limit = 1 << 20
 	}

@@ -53,13 +53,13 @@ func apiOver(tb testing.TB, store idempotency.Store) httpapi.Config {
 		tb.Fatal(err)
 	}
 	recent := result.NewRecent(100, 1<<20)
-	x, err := executor.New(executor.Config{Source: "mqprobe/fuzz", Replay: executor.ReplayRepublish},
+	x, err := executor.New(executor.Config{Source: "mqprobe/fuzz", ReplayConfig: executor.ReplayConfig{Replay: executor.ReplayRepublish}},
 		executor.Deps{Decoder: decoder, Engine: engine, Handlers: ops.Handlers, Admit: ops.Admit, Log: log, Publisher: recent, Conns: pool,
 			Targets: targets.NewResolver(targets.Config{AllowInline: true, Profiles: map[string]targets.Profile{"p": {QueueManager: "QM1", Queue: "DEV.QUEUE.1"}}})})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return httpapi.Config{Executor: x, Recent: recent, OpenAPI: []byte(`{}`), MaxBodyBytes: 300000, InProgressWait: 50 * time.Millisecond,
+	return httpapi.Config{Executor: x, Recent: recent, OpenAPI: []byte(`{}`), Settings: httpapi.Settings{MaxBodyBytes: 300000, InProgressWait: 50 * time.Millisecond},
 		Tests: ops.Tests, Stored: engine, Submit: func(context.Context, []byte, map[string]string) (string, error) { return "m-1", nil },
 		Ready: map[string]httpapi.Check{}}
 }

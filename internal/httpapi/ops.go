@@ -53,13 +53,14 @@ func (a *api) results(w http.ResponseWriter, r *http.Request) {
 			*bound = t
 		}
 	}
-	writeResults(w, a.cfg.Recent.Find(f), cmp.Or(a.cfg.MaxResultsBytes, defaultMaxResultsBytes))
+	writeResults(w, a.cfg.Recent.Find(f), cmp.Or(a.cfg.MaxReplyBytes, DefaultMaxReplyBytes))
 }
 
 // resultStatuses are the statuses of published result events.
 var resultStatuses = []result.Status{result.StatusCompleted, result.StatusFailed, result.StatusRejected, result.StatusInProgress}
 
-const defaultMaxResultsBytes = 4 << 20
+// DefaultMaxReplyBytes is ResultsSettings.MaxReplyBytes's default.
+const DefaultMaxReplyBytes = 4 << 20
 
 // writeResults streams events as {"results":[...],"truncated":bool}, one
 // event encoded at a time, so a reply costs one event's encoding however

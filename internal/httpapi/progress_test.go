@@ -46,7 +46,7 @@ func newCommandsFixture(t *testing.T) *commandsFixture {
 		t.Fatal(err)
 	}
 	f.handler = httpapi.Handler(httpapi.Config{Executor: countsOnly{}, Records: f.engine, InFlight: f.running,
-		AuthToken: "admin", Tokens: []httpapi.Credential{
+		Settings: httpapi.Settings{AuthToken: "admin"}, Credentials: []httpapi.Credential{
 			{Token: "token-a", Tenant: tenant.Tenant{Name: "team-a"}},
 			{Token: "token-b", Tenant: tenant.Tenant{Name: "team-b"}},
 		}})
@@ -198,7 +198,7 @@ func TestGetCommandStoreDownIs503WithRetryAfter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	handler := httpapi.Handler(httpapi.Config{Executor: countsOnly{}, Records: engine, AuthToken: "admin"})
+	handler := httpapi.Handler(httpapi.Config{Executor: countsOnly{}, Records: engine, Settings: httpapi.Settings{AuthToken: "admin"}})
 	req := httptest.NewRequest(http.MethodGet, "/commands/PRODUCE/k1", nil)
 	req.Header.Set("Authorization", "Bearer admin")
 	rec := httptest.NewRecorder()

@@ -46,8 +46,8 @@ func newRecordsAPI(t *testing.T) *recordsAPI {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.handler = httpapi.Handler(httpapi.Config{Executor: &tenantRecorder{}, Records: a.engine, AuthToken: "implicit-token",
-		Tokens: []httpapi.Credential{{Token: "token-a", Tenant: tenant.Tenant{Name: "team-a"}}}})
+	a.handler = httpapi.Handler(httpapi.Config{Executor: &tenantRecorder{}, Records: a.engine, Settings: httpapi.Settings{AuthToken: "implicit-token"},
+		Credentials: []httpapi.Credential{{Token: "token-a", Tenant: tenant.Tenant{Name: "team-a"}}}})
 	return a
 }
 

@@ -1,6 +1,7 @@
 // Package httpapi serves the HTTP API: synchronous commands
 // through the same executor as the bus, results, health, status and the
-// OpenAPI document.
+// OpenAPI document. It owns the http section of the configuration
+// (Settings) and results.maxReplyBytes (ResultsSettings).
 package httpapi
 
 import (
@@ -55,20 +56,13 @@ type Config struct {
 	Status StatusInfo
 	// OpenAPI is the document served at /openapi.json.
 	OpenAPI []byte
-	// MaxBodyBytes bounds request bodies; larger ones get 413.
-	MaxBodyBytes int64
-	// InProgressWait is how long a request whose command runs elsewhere
-	// waits for its result before 409 with Retry-After; zero means
-	// DefaultInProgressWait.
-	InProgressWait time.Duration
-	// WriteTimeout bounds writing a reply once it is ready: a command's
-	// reply is ready when the command ends, however long it ran; any other
-	// route's when its request arrives. A client that does not read its
-	// reply is cut off then. Zero means no limit.
-	WriteTimeout time.Duration
-	// MaxResultsBytes bounds the events one GET /results reply carries;
-	// zero means 4 MiB.
-	MaxResultsBytes int
+	// Settings is the http section: Handler applies maxBodyBytes,
+	// inProgressWait (zero means DefaultInProgressWait), writeTimeout,
+	// authToken and allowedHosts; the rest is the daemon's listener's.
+	Settings
+	// ResultsSettings bound the events one GET /results reply carries;
+	// a zero MaxReplyBytes means 4 MiB.
+	ResultsSettings
 	// Load reports what the daemon holds now, for GET /status; nil omits it.
 	Load func() Load
 	// WorkContext carries command work; cancelled at the drain deadline.
@@ -87,17 +81,15 @@ type Config struct {
 	// for that route and GET /status; nil lists none.
 	Records  Records
 	InFlight *inflight.Registry
-	// AuthToken and Tokens, when either is set, are the bearer tokens every
-	// request but the health probes must carry: AuthToken authenticates the
-	// implicit tenant, each of Tokens its named tenant.
-	AuthToken string
-	Tokens    []Credential
-	// AllowedHosts are Host values served besides localhost, loopback
-	// addresses and the address a request arrived at: "name" (any port) or
-	// "name:port". The Host is checked whenever this is set, and always on
-	// an API without bearer tokens, which a page of another site could
-	// otherwise reach through DNS rebinding.
-	AllowedHosts []string
+	// Credentials are the named tenants' bearer tokens. When they or
+	// Settings.AuthToken (the implicit tenant's) are set, every request but
+	// the health probes must carry one. Settings.AllowedHosts are Host values
+	// served besides localhost, loopback addresses and the address a request
+	// arrived at: "name" (any port) or "name:port". The Host is checked
+	// whenever they are set, and always on an API without bearer tokens,
+	// which a page of another site could otherwise reach through DNS
+	// rebinding.
+	Credentials []Credential
 	// Console, when set, serves GET / and GET /ui/… without credentials:
 	// the web console's pages, which hold no data and read the API with
 	// the caller's own.
@@ -170,8 +162,8 @@ func Handler(cfg Config) http.Handler {
 		writeProblem(w, r, http.StatusNotFound, problem{Title: "Not Found", Detail: "no route " + r.Method + " " + r.URL.Path})
 	})
 	var h http.Handler = mux
-	bearer := cfg.AuthToken != "" || len(cfg.Tokens) > 0
-	if creds := cfg.Tokens; bearer {
+	bearer := cfg.AuthToken != "" || len(cfg.Credentials) > 0
+	if creds := cfg.Credentials; bearer {
 		if cfg.AuthToken != "" {
 			creds = append([]Credential{{Token: cfg.AuthToken}}, creds...)
 		}

@@ -1,6 +1,7 @@
 // Package result owns result events: the CloudEvents 1.0 envelope
 // and its data, the publisher port they leave through, and the recent-results
-// buffer GET /results reads in embedded mode.
+// buffer GET /results reads in embedded mode, with its configuration keys
+// results.recent and results.recentMaxBytes (RecentConfig).
 package result
 
 import (

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mqprobe/mqprobe/internal/configcheck"
 )
 
 // Recent keeps the last events in memory for GET /results, bounded by a
@@ -21,6 +23,27 @@ type Recent struct {
 
 // eventOverhead approximates an event's size beyond its variable parts.
 const eventOverhead = 512
+
+// RecentConfig is the results keys of the store GET /results reads.
+type RecentConfig struct {
+	Recent         int `yaml:"recent" desc:"Result events GET /results keeps in embedded mode"`
+	RecentMaxBytes int `yaml:"recentMaxBytes" desc:"Bytes of result events GET /results keeps at most (oldest dropped first; a CONSUME lists every message it took)"`
+}
+
+// DefaultRecentConfig keeps the last 1000 events, 32 MiB at most.
+func DefaultRecentConfig() RecentConfig { return RecentConfig{Recent: 1000, RecentMaxBytes: 32 << 20} }
+
+// Validate checks results.recent and results.recentMaxBytes, each a
+// *configcheck.FieldError.
+func (c RecentConfig) Validate() error {
+	var v configcheck.Errors
+	v.NonNegative("results.recent", c.Recent)
+	v.NonNegative("results.recentMaxBytes", c.RecentMaxBytes)
+	return v.Err()
+}
+
+// NewRecent is the store c describes.
+func (c RecentConfig) NewRecent() *Recent { return NewRecent(c.Recent, c.RecentMaxBytes) }
 
 // NewRecent keeps up to n events (at least 1) holding at most maxBytes
 // (≤ 0: no byte bound); the newest event is kept whatever its size.

@@ -104,3 +104,24 @@ func TestEventTypeFollowsStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestRecentConfig: results.recent and results.recentMaxBytes refuse
+// negative values by key, and the store they describe keeps what they say.
+func TestRecentConfig(t *testing.T) {
+	err := result.RecentConfig{Recent: -1, RecentMaxBytes: -1}.Validate()
+	for _, key := range []string{"results.recent: must not be negative", "results.recentMaxBytes: must not be negative"} {
+		if err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("got %v, want %q", err, key)
+		}
+	}
+	if err := result.DefaultRecentConfig().Validate(); err != nil {
+		t.Fatalf("defaults refused: %v", err)
+	}
+	r := result.RecentConfig{Recent: 2}.NewRecent()
+	for i := range 3 {
+		_ = r.Publish(context.Background(), result.Event{ID: fmt.Sprint(i)})
+	}
+	if got := r.Find(result.Filter{}); len(got) != 2 || got[0].ID != "2" || got[1].ID != "1" {
+		t.Errorf("kept %+v, want the 2 newest", got)
+	}
+}

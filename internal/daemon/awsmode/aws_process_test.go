@@ -380,9 +380,9 @@ func publishFailureIsReplayed(t *testing.T, _ *awsEmulator) {
 		published []error
 	)
 	h := daemontest.Start(t, inAWSMode(env), func(s *daemontest.Setup) {
-		s.Cfg.Results.SQSQueue = ""
-		s.Cfg.Results.SNSTopicARN = topic
-		s.Cfg.Bus.NackDelay = 500 * time.Millisecond
+		s.Cfg.Results.QueueURL = ""
+		s.Cfg.Results.TopicARN = topic
+		s.Cfg.Bus.RetryDelay = 500 * time.Millisecond
 		s.Cfg.Idempotency.LocalCacheSize = 0 // every redelivery reaches the store, and the gate
 		s.Opts.Store.(*storetest.Counting).BeforeBegin = func(c idempotency.Claim) error {
 			if c.IdempotencyKey != key {

@@ -195,10 +195,10 @@ func inAWSMode(env *localAWS) func(*daemontest.Setup) {
 		s.Cfg.SQS.WaitTimeSeconds = 1
 		s.Cfg.SQS.VisibilityTimeout = 5 * time.Second
 		s.Cfg.SQS.MaxMessages = 4
-		s.Cfg.Results.SQSQueue = env.resultsName
+		s.Cfg.Results.QueueURL = env.resultsName
 		s.Cfg.Idempotency.Store = config.StoreDynamoDB
 		s.Cfg.Idempotency.DynamoDB.Table = env.table
-		s.Cfg.Bus.NackDelay = time.Second
+		s.Cfg.Bus.RetryDelay = time.Second
 		allow := true
 		s.Cfg.Targets.AllowInline = &allow
 		s.Opts.Store = &storetest.Counting{Store: dynamodb.New(ddbClient, env.table)}

@@ -49,7 +49,7 @@ func resourcesDecideReadiness(t *testing.T, _ *awsEmulator) {
 	t.Run("ResultsTopicOfAnotherAccount", func(t *testing.T) {
 		env := newLocalAWS(t, 10)
 		base := startAWSDaemon(t, env, func(s *daemontest.Setup) {
-			s.Cfg.Results.SQSQueue, s.Cfg.Results.SNSTopicARN = "", foreignTopic
+			s.Cfg.Results.QueueURL, s.Cfg.Results.TopicARN = "", foreignTopic
 		})
 		checks := waitReadiness(t, base, false)
 		if got := checks["router"]; !strings.Contains(got, foreignTopic) || !strings.Contains(got, "sns:GetTopicAttributes") {
@@ -66,7 +66,7 @@ func resourcesDecideReadiness(t *testing.T, _ *awsEmulator) {
 		env := newLocalAWS(t, 10)
 		later := topic + "-later"
 		base := startAWSDaemon(t, env, func(s *daemontest.Setup) {
-			s.Cfg.Results.SQSQueue, s.Cfg.Results.SNSTopicARN = "", later
+			s.Cfg.Results.QueueURL, s.Cfg.Results.TopicARN = "", later
 		})
 		if got := waitReadiness(t, base, false)["router"]; !strings.Contains(got, later) {
 			t.Errorf("router check %q, want it naming %s", got, later)
@@ -83,7 +83,7 @@ func resourcesDecideReadiness(t *testing.T, _ *awsEmulator) {
 		held := topic + "-held"
 		var store *storetest.Counting
 		base := startAWSDaemon(t, env, func(s *daemontest.Setup) {
-			s.Cfg.Results.SQSQueue, s.Cfg.Results.SNSTopicARN = "", held
+			s.Cfg.Results.QueueURL, s.Cfg.Results.TopicARN = "", held
 			store = s.Opts.Store.(*storetest.Counting)
 		})
 		waitReadiness(t, base, false)

@@ -63,7 +63,7 @@ func Start(t testing.TB, mods ...func(*Setup)) *Harness {
 	cfg := config.Default()
 	cfg.HTTP.Addr = "127.0.0.1:0"
 	cfg.Idempotency.Store = config.StoreMemory
-	cfg.Bus.NackDelay = 50 * time.Millisecond
+	cfg.Bus.RetryDelay = 50 * time.Millisecond
 	cfg.HTTP.ShutdownTimeout = 5 * time.Second
 	backend := NewEmbeddedBackend(t)
 	s := &Setup{Cfg: cfg, Opts: daemon.Options{Version: "test", Backend: backend,

@@ -1,4 +1,4 @@
-package config
+package httpapi
 
 import (
 	"fmt"
@@ -12,8 +12,10 @@ import (
 	"github.com/mqprobe/mqprobe/internal/tenant"
 )
 
-// HTTPConfig is the HTTP API server.
-type HTTPConfig struct {
+// Settings is the http section of the configuration: where and how the API
+// is served and who may call it. The daemon binds the listener (addr, tls,
+// readTimeout) and drains it (shutdownTimeout); Handler applies the rest.
+type Settings struct {
 	Addr            string        `yaml:"addr" desc:"Listen address host:port; anything but loopback requires http.authToken, http.tokens or mTLS"`
 	MaxBodyBytes    int           `yaml:"maxBodyBytes" desc:"Largest request body accepted, in bytes (command.maxBytes plus room for envelopes)"`
 	ReadTimeout     time.Duration `yaml:"readTimeout" desc:"Time allowed to read a whole request (0 = no limit)"`
@@ -24,23 +26,48 @@ type HTTPConfig struct {
 	// Tokens are the named tenants, by name.
 	Tokens       map[string]tenant.Config `yaml:"tokens"`
 	AllowedHosts []string                 `yaml:"allowedHosts" desc:"Host header values served besides localhost, loopback addresses and the address listened on: name or name:port (no port = any); checked when set, and always without a bearer token (DNS rebinding)"`
-	TLS          HTTPTLSConfig            `yaml:"tls"`
+	TLS          TLSSettings              `yaml:"tls"`
 }
 
-// HTTPTLSConfig serves the API over TLS, optionally requiring client
+// TLSSettings serves the API over TLS, optionally requiring client
 // certificates (mTLS).
-type HTTPTLSConfig struct {
+type TLSSettings struct {
 	CertFile     string `yaml:"certFile" desc:"PEM server certificate (chain); with keyFile, the API speaks HTTPS"`
 	KeyFile      string `yaml:"keyFile" desc:"PEM private key of certFile"`
 	ClientCAFile string `yaml:"clientCAFile" desc:"PEM CA bundle; when set, every client must present a certificate it signed (mTLS)"`
 }
 
 // Enabled reports whether the API serves HTTPS.
-func (t HTTPTLSConfig) Enabled() bool { return t.CertFile != "" }
+func (t TLSSettings) Enabled() bool { return t.CertFile != "" }
+
+// ResultsSettings is the results key the API applies to GET /results.
+type ResultsSettings struct {
+	MaxReplyBytes int `yaml:"maxReplyBytes" desc:"Bytes of result events one GET /results reply carries at most (the rest is left out and the reply says truncated)"`
+}
+
+// Validate checks results.maxReplyBytes, as a *configcheck.FieldError.
+func (r ResultsSettings) Validate() error {
+	var v configcheck.Errors
+	v.Positive("results.maxReplyBytes", r.MaxReplyBytes)
+	return v.Err()
+}
+
+// DefaultSettings is the http section's built-in configuration: loopback
+// only, so no token is needed.
+func DefaultSettings() Settings {
+	return Settings{
+		Addr:            "127.0.0.1:8080",
+		MaxBodyBytes:    300000,
+		ReadTimeout:     10 * time.Second,
+		WriteTimeout:    30 * time.Second,
+		ShutdownTimeout: 30 * time.Second,
+		InProgressWait:  DefaultInProgressWait,
+	}
+}
 
 // Validate checks the http section's own rules, each a
 // *configcheck.FieldError naming its key.
-func (h HTTPConfig) Validate() error {
+func (h Settings) Validate() error {
 	var v configcheck.Errors
 	host, port, err := net.SplitHostPort(h.Addr)
 	if p, perr := strconv.Atoi(port); err != nil || perr != nil || p < 0 || p > 65535 {
