@@ -2,8 +2,9 @@
 # Runs a private moto server for tests, listening only on 127.0.0.1 on a
 # free port: the second, independent AWS emulator beside goaws and dynalite
 # (SQS, SNS, DynamoDB, EventBridge, Secrets Manager, CloudFormation). moto 5
-# comes from the machine's Python (python3 -m moto.server) when it has it;
-# otherwise pip installs moto[server] into .build/tools/moto.
+# comes from the machine's Python when it has it; otherwise pip installs
+# moto[server] into .build/tools/moto. It runs through moto_server.py, which
+# makes moto's DynamoDB writes to one item atomic, as DynamoDB's are.
 #
 #   scripts/moto.sh start [DIR]   start (or reuse) the server of DIR; prints its endpoint
 #   scripts/moto.sh stop  [DIR]   stop it and remove DIR
@@ -19,15 +20,16 @@ venv=$root/.build/tools/moto
 
 # moto_command prints the command line that runs moto's server.
 moto_command() {
+  local launcher=$root/scripts/moto_server.py
   if python3 -c 'import sys, moto, moto.server; sys.exit(not moto.__version__.startswith("5."))' 2>/dev/null; then
-    echo "python3 -m moto.server"
-  elif [ -x "$venv/bin/moto_server" ]; then
-    echo "$venv/bin/moto_server"
+    echo "python3 $launcher"
+  elif [ -x "$venv/bin/python" ] && "$venv/bin/python" -c 'import moto.server' 2>/dev/null; then
+    echo "$venv/bin/python $launcher"
   else
     command -v python3 >/dev/null || return 3
     log "installing moto[server]==$version into $venv"
     python3 -m venv "$venv" >&2 && "$venv/bin/pip" install --quiet "moto[server]==$version" >&2 || return 3
-    echo "$venv/bin/moto_server"
+    echo "$venv/bin/python $launcher"
   fi
 }
 
