@@ -32,7 +32,7 @@ func TestExitForAnswers(t *testing.T) {
 		{"busy", 503, nil, `{"type":"` + problems.Busy + `","status":503}`, exitNotDecided, false},
 		{"rate limited", 429, nil, `{"type":"` + problems.RateLimited + `","status":429}`, exitNotDecided, false},
 		{"unavailable", 503, nil, `{"type":"` + problems.Unavailable + `","status":503}`, exitNotDecided, false},
-		{"outcome pending", 503, http.Header{"Retry-After": {"5"}}, `{"type":"` + problems.OutcomePending + `","status":503}`, exitNotDecided, true},
+		{"outcome pending", 503, http.Header{"Retry-After": {"5"}}, `{"type":"` + problems.OutcomePending + `","status":503}`, exitNotDecided, false},
 		{"unauthorized", 401, nil, `{"status":401}`, exitUsage, true},
 		{"not found", 404, nil, `not json`, exitFailed, true},
 		{"unexpected", 500, nil, `{"status":500}`, exitFailed, true},

@@ -301,16 +301,17 @@ var resultExits = map[result.Status]int{
 }
 
 // problemExits is the exit status of the daemon's problem documents, by
-// type. An outcome-pending problem goes by its HTTP status (503 with
-// Retry-After), like any other answer this table does not name.
+// type; the printed problem says what happened (an outcome-pending command
+// did execute: the same key answers its outcome once it is recorded).
 var problemExits = map[string]int{
-	problems.Validation:  exitRejected,
-	problems.KeyReused:   exitRejected,
-	problems.Target:      exitRejected,
-	problems.InProgress:  exitNotDecided,
-	problems.Busy:        exitNotDecided,
-	problems.RateLimited: exitNotDecided,
-	problems.Unavailable: exitNotDecided,
+	problems.Validation:     exitRejected,
+	problems.KeyReused:      exitRejected,
+	problems.Target:         exitRejected,
+	problems.InProgress:     exitNotDecided,
+	problems.Busy:           exitNotDecided,
+	problems.RateLimited:    exitNotDecided,
+	problems.Unavailable:    exitNotDecided,
+	problems.OutcomePending: exitNotDecided,
 }
 
 // exitFor maps the daemon's answer to a command to the exit status: by
