@@ -147,29 +147,20 @@ const (
 	redeliverFailure                    // back after RetryAfter, for a failure that is retried
 )
 
-// settlements is how the bus settles each kind of outcome; a final one
-// whose result could not be published comes back to publish it.
-var settlements = map[outcome.Kind]settlement{
-	outcome.Completed:       ack,
-	outcome.Failed:          ack,
-	outcome.Rejected:        ack,
-	outcome.Limited:         ack,
-	outcome.Replayed:        ack,
-	outcome.InProgress:      redeliverExpected,
-	outcome.RateLimited:     redeliverExpected,
-	outcome.Busy:            redeliverExpected,
-	outcome.FailedTransient: redeliverFailure,
-	outcome.OutcomePending:  redeliverFailure,
-	outcome.Undecided:       redeliverFailure,
-	outcome.Unreadable:      redeliverFailure,
-}
+// waitsWithoutFault are the kinds that leave a command for later with
+// nothing wrong: it runs elsewhere, or there is no room or rate for it now.
+var waitsWithoutFault = map[outcome.Kind]bool{outcome.InProgress: true, outcome.RateLimited: true, outcome.Busy: true}
 
+// settle is how the bus settles an outcome: a final one is acked once its
+// result is out (else it comes back to publish it); any other comes back.
 func settle(out executor.Outcome) settlement {
-	s, ok := settlements[out.Kind]
-	if !ok || s == ack && out.Unpublished {
-		return redeliverFailure
+	switch {
+	case out.Kind.Final() && !out.Unpublished:
+		return ack
+	case waitsWithoutFault[out.Kind]:
+		return redeliverExpected
 	}
-	return s
+	return redeliverFailure
 }
 
 // redeliverLater settles a command the executor left undecided: it logs
