@@ -147,7 +147,10 @@ func (w *walFile) close() error {
 // database at path, each with the extra pragmas.
 func openSQLiteDB(ctx context.Context, path string, conns int, pragmas ...string) (*sql.DB, error) {
 	q := url.Values{}
-	for _, p := range append([]string{"journal_mode(WAL)", "busy_timeout(10000)", "foreign_keys(ON)"}, pragmas...) {
+	// busy_timeout first: the pragmas run in order, and switching a fresh
+	// file to WAL takes a lock that another process opening it at the same
+	// moment may hold (it answered SQLITE_BUSY at once, without the wait).
+	for _, p := range append([]string{"busy_timeout(10000)", "journal_mode(WAL)", "foreign_keys(ON)"}, pragmas...) {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
