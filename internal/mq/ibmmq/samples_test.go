@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/mqsim/mqserver"
+	"github.com/mqprobe/mqprobe/internal/mqsim/mqsimtest"
 )
 
 // mqGolangModule is the module whose samples/ directory holds IBM's programs.
@@ -33,8 +34,10 @@ const mqGolangModule = "github.com/ibm-messaging/mq-golang/v5"
 func TestIBMSamples(t *testing.T) {
 	bin := buildSamples(t, "amqsput", "amqsgbr", "amqsget", "amqsinq", "amqsprop")
 	srv := startSampleServer(t)
+	verdicts := sampleVerdicts(t)
 	run := func(t *testing.T, program string, args ...string) []string {
 		t.Helper()
+		verdicts.ran(t, program)
 		out, err := runSample(srv, filepath.Join(bin, program), args...)
 		if err != nil {
 			t.Fatalf("%s %s: %v\n%s", program, strings.Join(args, " "), err, strings.Join(out, "\n"))
@@ -149,6 +152,7 @@ func TestIBMSamples(t *testing.T) {
 	})
 
 	t.Run("amqsinq", func(t *testing.T) {
+		verdicts.ran(t, "amqsinq")
 		out, exitErr := runSample(srv, filepath.Join(bin, "amqsinq"), "DEV.QUEUE.1", "QM1")
 		// Each section prints a map, so in no fixed order.
 		sections := inquirySections(out)
@@ -183,6 +187,48 @@ func TestIBMSamples(t *testing.T) {
 	if stats.Connections != 0 || stats.Handles != 0 {
 		t.Errorf("after the samples exited the server holds %+v, want nothing open", stats)
 	}
+}
+
+// sampleRuns counts each sample's runs for its verdict (mqsimtest.Verdict),
+// charging a failure to the run under way when its test failed.
+type sampleRuns struct {
+	programs []string
+	runs     map[string]int
+	failed   map[string]int
+	// The run under way: its program, its test, and whether that test had
+	// failed already when the run began.
+	program      string
+	test         *testing.T
+	failedBefore bool
+}
+
+func sampleVerdicts(t *testing.T) *sampleRuns {
+	v := &sampleRuns{runs: map[string]int{}, failed: map[string]int{}}
+	t.Cleanup(func() {
+		v.settle()
+		for _, p := range v.programs {
+			mqsimtest.Verdict(t, p, v.runs[p]-v.failed[p], v.failed[p])
+		}
+	})
+	return v
+}
+
+// ran starts counting a run of program by t.
+func (v *sampleRuns) ran(t *testing.T, program string) {
+	v.settle()
+	if _, seen := v.runs[program]; !seen {
+		v.programs = append(v.programs, program)
+	}
+	v.runs[program]++
+	v.program, v.test, v.failedBefore = program, t, t.Failed()
+}
+
+// settle charges the run under way with a failure if its test failed since.
+func (v *sampleRuns) settle() {
+	if v.test != nil && v.test.Failed() && !v.failedBefore {
+		v.failed[v.program]++
+	}
+	v.test = nil
 }
 
 // noMessage is how the samples print the MQGET that finds the queue empty.

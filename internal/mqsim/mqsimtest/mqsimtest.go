@@ -89,3 +89,12 @@ type faults struct {
 }
 
 func (f faults) BreakConnections() { f.server.BreakConnections() }
+
+// Verdict logs an IBM program's result against the simulator in the form
+// scripts/run-tests.sh collects into one summary line per program:
+// "JUDGE <program>: <passed> passed, <failed> failed". A program run by
+// several tests is summed there.
+func Verdict(tb testing.TB, program string, passed, failed int) {
+	tb.Helper()
+	tb.Logf("JUDGE %s: %d passed, %d failed", program, passed, failed)
+}
