@@ -76,10 +76,9 @@ type ConsoleConfig struct {
 
 // IdempotencyConfig is the idempotency engine and its store.
 type IdempotencyConfig struct {
-	Enabled bool   `yaml:"enabled" desc:"Deduplicate commands; false runs every delivery (logged loudly)"`
-	Store   string `yaml:"store" desc:"Record store: sqlite, postgres, dynamodb or memory" default:"sqlite in embedded mode, dynamodb in aws mode"`
 	// Config is the engine's own settings.
 	idempotency.Config `yaml:",inline"`
+	Store              string                  `yaml:"store" desc:"Record store: sqlite, postgres, dynamodb or memory" default:"sqlite in embedded mode, dynamodb in aws mode"`
 	CleanupInterval    time.Duration           `yaml:"cleanupInterval" desc:"How often SQL and memory stores delete expired records (DynamoDB expires them by TTL)"`
 	SQLite             sqlstore.SQLiteConfig   `yaml:"sqlite"`
 	Postgres           sqlstore.PostgresConfig `yaml:"postgres"`
@@ -136,7 +135,6 @@ func defaults() *Config {
 		HTTP:    httpapi.DefaultSettings(),
 		Console: ConsoleConfig{Enabled: true},
 		Idempotency: IdempotencyConfig{
-			Enabled:         true,
 			Config:          idempotency.DefaultConfig(),
 			CleanupInterval: time.Hour,
 			SQLite:          sqlstore.DefaultSQLiteConfig(),

@@ -77,7 +77,7 @@ func TestDefaultIsValidAndDocumented(t *testing.T) {
 		HTTP: httpapi.Settings{Addr: "127.0.0.1:8080", MaxBodyBytes: 300000, ReadTimeout: 10 * time.Second,
 			WriteTimeout: 30 * time.Second, ShutdownTimeout: 30 * time.Second, InProgressWait: 10 * time.Second},
 		Console: ConsoleConfig{Enabled: true},
-		Idempotency: IdempotencyConfig{Enabled: true, Store: "sqlite", Config: idempotency.Config{RecordTTL: 24 * time.Hour,
+		Idempotency: IdempotencyConfig{Store: "sqlite", Config: idempotency.Config{Enabled: new(true), RecordTTL: 24 * time.Hour,
 			MaxRecordTTL: 720 * time.Hour, Lease: 30 * time.Second, CheckpointWait: time.Minute, LocalCacheSize: 0}, CleanupInterval: time.Hour,
 			SQLite: sqlstore.SQLiteConfig{Path: "./data/mqprobe.db", Synchronous: "FULL"}, DynamoDB: dynamodb.Config{Table: "mq-probe-idempotency"}},
 		MQ: MQConfig{
@@ -232,7 +232,7 @@ targets:
 		t.Errorf("idempotency.sqlite.path = %q", c.Idempotency.SQLite.Path)
 	case c.MQ.Pool.MaxConnsPerTarget != 3:
 		t.Errorf("mq.pool.maxConnsPerTarget = %d", c.MQ.Pool.MaxConnsPerTarget)
-	case c.Idempotency.Enabled:
+	case c.Idempotency.Deduplicates():
 		t.Error("idempotency.enabled still true")
 	case c.Targets.InlineAllowed():
 		t.Error("targets.allowInline still true")

@@ -146,7 +146,7 @@ func awsResourceChecks(cfg *config.Config, c *awsbus.ResourceChecker) []resource
 	} else {
 		checks = append(checks, resourceCheck{readyRouter, "results.sqsQueue", cfg.Results.QueueURL, c.CheckQueue})
 	}
-	if cfg.Idempotency.Enabled && cfg.Idempotency.Store == config.StoreDynamoDB {
+	if cfg.Idempotency.Deduplicates() && cfg.Idempotency.Store == config.StoreDynamoDB {
 		checks = append(checks, resourceCheck{readyStore, "idempotency.dynamodb.table", cfg.Idempotency.DynamoDB.Table, c.CheckTable})
 	}
 	return checks

@@ -139,9 +139,8 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	if d.store != nil {
 		d.store = telemetry.TracedStore(d.store, storeName(cfg))
 	}
-	engineCfg := cfg.Idempotency.Config
-	engineCfg.Disabled, engineCfg.Holder, engineCfg.ReadCheckpoint = !cfg.Idempotency.Enabled, cfg.InstanceID, readCheckpoint
-	if d.engine, err = idempotency.New(d.store, engineCfg, log); err != nil {
+	if d.engine, err = idempotency.New(d.store, cfg.Idempotency.Config, log,
+		idempotency.WithHolder(cfg.InstanceID), idempotency.WithCheckpointReader(readCheckpoint)); err != nil {
 		return nil, err
 	}
 	d.backend = opts.Backend
@@ -325,7 +324,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.serving.Go(func() { serveErr <- d.server.Serve(d.listener) })
 	// DynamoDB deletes expired records itself (TTL on ttl); a scan of the
 	// whole table every interval would only cost.
-	if d.store != nil && d.cfg.Idempotency.Enabled && d.cfg.Idempotency.CleanupInterval > 0 &&
+	if d.store != nil && d.cfg.Idempotency.Deduplicates() && d.cfg.Idempotency.CleanupInterval > 0 &&
 		d.cfg.Idempotency.Store != config.StoreDynamoDB {
 		d.background.Go(func() { d.engine.RunCleanup(d.work, d.cfg.Idempotency.CleanupInterval) })
 	}
@@ -528,14 +527,14 @@ func watermillLogger(log *slog.Logger) watermill.LoggerAdapter {
 }
 
 func storeName(cfg *config.Config) string {
-	if !cfg.Idempotency.Enabled {
+	if !cfg.Idempotency.Deduplicates() {
 		return "disabled"
 	}
 	return cfg.Idempotency.Store
 }
 
 func openStore(ctx context.Context, cfg *config.Config, awsConfig func(context.Context) (aws.Config, error), tp tracing.TracerProvider) (idempotency.Store, error) {
-	if !cfg.Idempotency.Enabled {
+	if !cfg.Idempotency.Deduplicates() {
 		return nil, nil
 	}
 	switch cfg.Idempotency.Store {
@@ -608,7 +607,7 @@ func tenantTokens(ctx context.Context, h httpapi.Settings, resolver *secrets.Res
 // InitStore creates the configured store's schema (idempotently) and says
 // what it did.
 func InitStore(ctx context.Context, cfg *config.Config) (string, error) {
-	if !cfg.Idempotency.Enabled {
+	if !cfg.Idempotency.Deduplicates() {
 		return "idempotency is disabled: no store to initialise", nil
 	}
 	s, err := openStore(ctx, cfg, func(ctx context.Context) (aws.Config, error) { return awsbus.LoadConfig(ctx) }, nil)

@@ -98,7 +98,7 @@ func resourceFix(err error) string {
 func doctorStore(ctx context.Context, cfg *config.Config, passed func(check, detail string)) error {
 	const check = "idempotency.store"
 	switch {
-	case !cfg.Idempotency.Enabled:
+	case !cfg.Idempotency.Deduplicates():
 		passed(check, "idempotency is disabled: no store")
 		return nil
 	case cfg.Idempotency.Store == config.StoreMemory:

@@ -21,7 +21,7 @@ import (
 // that closes the store. The memory store lives inside a daemon process,
 // and a disabled engine has no store: both are errors.
 func OpenRecords(ctx context.Context, cfg *config.Config, log *slog.Logger) (*idempotency.Engine, func() error, error) {
-	if !cfg.Idempotency.Enabled {
+	if !cfg.Idempotency.Deduplicates() {
 		return nil, nil, errors.New("idempotency is disabled (idempotency.enabled=false): there are no records")
 	}
 	if cfg.Idempotency.Store == config.StoreMemory {
@@ -31,8 +31,7 @@ func OpenRecords(ctx context.Context, cfg *config.Config, log *slog.Logger) (*id
 	if err != nil {
 		return nil, nil, err
 	}
-	engine, err := idempotency.New(s, idempotency.Config{RecordTTL: cfg.Idempotency.RecordTTL,
-		MaxRecordTTL: cfg.Idempotency.MaxRecordTTL, Lease: cfg.Idempotency.Lease, ReadCheckpoint: readCheckpoint}, log)
+	engine, err := idempotency.New(s, cfg.Idempotency.Config, log, idempotency.WithCheckpointReader(readCheckpoint))
 	if err != nil {
 		s.Close()
 		return nil, nil, fmt.Errorf("idempotency: %w", err)
@@ -40,7 +39,7 @@ func OpenRecords(ctx context.Context, cfg *config.Config, log *slog.Logger) (*id
 	return engine, s.Close, nil
 }
 
-// readCheckpoint is idempotency.Config.ReadCheckpoint over the handlers'
+// readCheckpoint is the engine's checkpoint reader over the handlers'
 // checkpoints: what a PRODUCE's or CONSUME's record says is committed, and
 // whether a retry resumes from it.
 func readCheckpoint(operationType, progress string) (committed int, resumable bool) {

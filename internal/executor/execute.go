@@ -396,7 +396,7 @@ func (x *Executor) failedProgress(op command.Operation, live *inflight.Counters,
 	cp, _ := handlers.ReadCheckpointCommitted(op, checkpoint, liveCommitted)
 	committed := int64(cp.Committed)
 	return &result.Progress{Total: total, Done: max(done, committed), Committed: committed,
-		FirstMsgID: cp.FirstMsgID, LastMsgID: cp.LastMsgID, Resumable: cp.Resumable && !x.Engine.Config().Disabled}
+		FirstMsgID: cp.FirstMsgID, LastMsgID: cp.LastMsgID, Resumable: cp.Resumable && x.Engine.Deduplicates()}
 }
 
 // progress publishes an interim result; a lost progress event is only

@@ -41,7 +41,7 @@ type commandsFixture struct {
 func newCommandsFixture(t *testing.T) *commandsFixture {
 	f := &commandsFixture{t: t, running: new(inflight.Registry), holderID: "pod-7"}
 	var err error
-	f.engine, err = idempotency.New(memory.New(), idempotency.Config{Lease: time.Minute, Holder: f.holderID}, nil)
+	f.engine, err = idempotency.New(memory.New(), idempotency.Config{Lease: time.Minute}, nil, idempotency.WithHolder(f.holderID))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,9 +40,8 @@ func newRecordsAPI(t *testing.T) *recordsAPI {
 	// The clock starts at the wall clock's now: Retry-After counts from it.
 	a := &recordsAPI{t: t, clock: storetest.NewClock(time.Now()), log: &bytes.Buffer{}}
 	var err error
-	a.engine, err = idempotency.New(memory.New(), idempotency.Config{Lease: recordLease, Clock: a.clock, Holder: "instance-7",
-		ReadCheckpoint: committedCheckpoint},
-		slog.New(slog.NewJSONHandler(a.log, nil)))
+	a.engine, err = idempotency.New(memory.New(), idempotency.Config{Lease: recordLease, Clock: a.clock},
+		slog.New(slog.NewJSONHandler(a.log, nil)), idempotency.WithHolder("instance-7"), idempotency.WithCheckpointReader(committedCheckpoint))
 	if err != nil {
 		t.Fatal(err)
 	}

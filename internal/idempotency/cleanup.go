@@ -8,7 +8,7 @@ import (
 // Cleanup deletes expired records once. Stores with native expiry
 // (DynamoDB TTL) need it only to tidy emulators.
 func (e *Engine) Cleanup(ctx context.Context) (int64, error) {
-	if e.cfg.Disabled {
+	if e.disabled {
 		return 0, nil
 	}
 	n, err := e.store.DeleteExpired(ctx, e.now())

@@ -24,9 +24,10 @@ const (
 // no local cache. Its tagged settings are keys of the daemon's idempotency
 // section (yaml and desc tags: see internal/config).
 type Config struct {
-	// Disabled turns deduplication off: every Begin is Acquired and nothing
-	// is stored (Powertools' POWERTOOLS_IDEMPOTENCY_DISABLED).
-	Disabled bool `yaml:"-"`
+	// Enabled false turns deduplication off: every Begin is Acquired and
+	// nothing is stored (Powertools' POWERTOOLS_IDEMPOTENCY_DISABLED). Nil
+	// is enabled, so a zero Config deduplicates.
+	Enabled *bool `yaml:"enabled" desc:"Deduplicate commands; false runs every delivery (logged loudly)"`
 	// RecordTTL is how long a record lives when the request names no TTL.
 	RecordTTL time.Duration `yaml:"recordTTL" desc:"How long a record lives when the command names no expiry"`
 	// MaxRecordTTL caps any TTL, requested or default.
@@ -46,22 +47,17 @@ type Config struct {
 	LocalCacheSize int `yaml:"localCacheSize" desc:"COMPLETED records kept in a process-local LRU for replays without a store round trip (0 = off)"`
 	// Clock defaults to SystemClock.
 	Clock Clock `yaml:"-"`
-	// ReadCheckpoint reads a record's checkpoint (Record.Progress) for
-	// Evict: how many messages it says are committed and whether the next
-	// attempt of the command resumes from it. Checkpoints are the
-	// handlers', opaque to the engine. Nil reads every checkpoint as
-	// resumable, its count unknown (-1).
-	ReadCheckpoint func(operationType, progress string) (committed int, resumable bool) `yaml:"-"`
-	// Holder names this process in the records it claims
-	// (Record.LeaseHolder), so an operator can tell which instance runs a
-	// command; empty leaves them unnamed.
-	Holder string `yaml:"-"`
 }
 
-// DefaultConfig is the settings a zero Config gets (Clock and
-// ReadCheckpoint are left for New to fill).
+// Deduplicates reports whether the engine deduplicates (Enabled is nil or
+// true).
+func (c Config) Deduplicates() bool { return c.Enabled == nil || *c.Enabled }
+
+// DefaultConfig is the settings a zero Config gets (Clock is left for New
+// to fill).
 func DefaultConfig() Config {
-	return Config{RecordTTL: DefaultRecordTTL, MaxRecordTTL: DefaultMaxRecordTTL, Lease: DefaultLease,
+	enabled := true
+	return Config{Enabled: &enabled, RecordTTL: DefaultRecordTTL, MaxRecordTTL: DefaultMaxRecordTTL, Lease: DefaultLease,
 		CheckpointWait: DefaultCheckpointWait}
 }
 
@@ -72,9 +68,6 @@ func (c *Config) setDefaults() {
 	c.CheckpointWait = cmp.Or(c.CheckpointWait, DefaultCheckpointWait)
 	if c.Clock == nil {
 		c.Clock = SystemClock
-	}
-	if c.ReadCheckpoint == nil {
-		c.ReadCheckpoint = func(string, string) (int, bool) { return -1, true }
 	}
 }
 

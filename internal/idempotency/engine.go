@@ -78,16 +78,39 @@ type Response struct {
 
 // Engine decides whether commands run, replay, wait or are refused.
 type Engine struct {
-	store   Store
-	cfg     Config
-	clock   Clock
-	log     *slog.Logger
-	flights flights
-	cache   *lru.Cache[string, Record]
+	store    Store
+	cfg      Config
+	disabled bool
+	clock    Clock
+	log      *slog.Logger
+	flights  flights
+	cache    *lru.Cache[string, Record]
+	// holder names this process in the records it claims; readCheckpoint
+	// reads the handlers' checkpoints (see WithHolder, WithCheckpointReader).
+	holder         string
+	readCheckpoint func(operationType, progress string) (committed int, resumable bool)
 }
 
-// New returns an engine over store. With cfg.Disabled the store is never used.
-func New(store Store, cfg Config, log *slog.Logger) (*Engine, error) {
+// Option sets what an engine knows of the process it runs in.
+type Option func(*Engine)
+
+// WithHolder names this process in the records it claims
+// (Record.LeaseHolder), so an operator can tell which instance runs a
+// command; without it they are unnamed.
+func WithHolder(name string) Option { return func(e *Engine) { e.holder = name } }
+
+// WithCheckpointReader reads a record's checkpoint (Record.Progress) for
+// Evict: how many messages it says are committed and whether the next
+// attempt of the command resumes from it. Checkpoints are the handlers',
+// opaque to the engine; without a reader every checkpoint reads as
+// resumable, its count unknown (-1).
+func WithCheckpointReader(read func(operationType, progress string) (committed int, resumable bool)) Option {
+	return func(e *Engine) { e.readCheckpoint = read }
+}
+
+// New returns an engine over store. With deduplication off
+// (cfg.Enabled false) the store is never used.
+func New(store Store, cfg Config, log *slog.Logger, opts ...Option) (*Engine, error) {
 	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -95,7 +118,11 @@ func New(store Store, cfg Config, log *slog.Logger) (*Engine, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	e := &Engine{store: store, cfg: cfg, clock: cfg.Clock, log: log, flights: flights{m: map[string]*flight{}}}
+	e := &Engine{store: store, cfg: cfg, disabled: !cfg.Deduplicates(), clock: cfg.Clock, log: log, flights: flights{m: map[string]*flight{}},
+		readCheckpoint: func(string, string) (int, bool) { return -1, true }}
+	for _, opt := range opts {
+		opt(e)
+	}
 	if cfg.LocalCacheSize > 0 {
 		cache, err := lru.New[string, Record](cfg.LocalCacheSize)
 		if err != nil {
@@ -103,7 +130,7 @@ func New(store Store, cfg Config, log *slog.Logger) (*Engine, error) {
 		}
 		e.cache = cache
 	}
-	if cfg.Disabled {
+	if e.disabled {
 		log.Warn("IDEMPOTENCY IS DISABLED: every command runs, duplicates included, and nothing is recorded",
 			slog.String("setting", "idempotency.enabled=false"))
 	} else if store == nil {
@@ -114,6 +141,10 @@ func New(store Store, cfg Config, log *slog.Logger) (*Engine, error) {
 
 // Config returns the engine's effective configuration.
 func (e *Engine) Config() Config { return e.cfg }
+
+// Deduplicates reports whether the engine deduplicates: false when
+// idempotency is off and every command runs.
+func (e *Engine) Deduplicates() bool { return !e.disabled }
 
 // now is the clock at record precision (milliseconds), so what a store
 // returns equals what the engine wrote.
@@ -138,14 +169,14 @@ func (e *Engine) Begin(ctx context.Context, req Request) (Result, error) {
 		return Result{}, err
 	}
 	pk := req.PK()
-	if e.cfg.Disabled && req.decideOnly {
+	if e.disabled && req.decideOnly {
 		return Result{Outcome: Claimable, Source: FromDisabled}, nil
 	}
-	if e.cfg.Disabled {
+	if e.disabled {
 		now := e.now()
 		rec := Record{PK: pk, OperationType: req.OperationType, Tenant: req.Tenant, IdempotencyKey: req.IdempotencyKey,
 			Status: StatusInProgress, RequestHash: req.RequestHash, CreatedAt: now, UpdatedAt: now,
-			ExpiresAt: now.Add(e.TTL(req)), LeaseHolder: e.cfg.Holder, Attempt: 1, Target: req.Target, TraceID: req.TraceID}
+			ExpiresAt: now.Add(e.TTL(req)), LeaseHolder: e.holder, Attempt: 1, Target: req.Target, TraceID: req.TraceID}
 		return Result{Outcome: Acquired, Record: rec, Source: FromDisabled,
 			Lease: &Lease{disabled: true, pk: pk, attempt: 1, startedAt: now}}, nil
 	}
@@ -215,7 +246,7 @@ func (e *Engine) lead(ctx context.Context, req Request, f *flight) (res Result, 
 		now := e.now()
 		claim := Claim{
 			PK: req.PK(), OperationType: req.OperationType, Tenant: req.Tenant, IdempotencyKey: req.IdempotencyKey,
-			RequestHash: req.RequestHash, LeaseToken: uuid.NewString(), LeaseHolder: e.cfg.Holder, Now: now,
+			RequestHash: req.RequestHash, LeaseToken: uuid.NewString(), LeaseHolder: e.holder, Now: now,
 			ExpiresAt: now.Add(ttl), LeaseExpiresAt: e.recordedLeaseEnd(now),
 			Target: req.Target, TraceID: req.TraceID,
 		}
@@ -292,7 +323,7 @@ func (e *Engine) Get(ctx context.Context, operationType, tenant, key string) (Re
 	if err := ValidateKey(key); err != nil {
 		return Record{}, false, err
 	}
-	if e.cfg.Disabled {
+	if e.disabled {
 		return Record{}, false, nil
 	}
 	rec, ok, err := e.store.Get(ctx, PK(operationType, tenant, key))

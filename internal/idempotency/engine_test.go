@@ -17,9 +17,9 @@ import (
 	"github.com/mqprobe/mqprobe/internal/result"
 )
 
-func newEngine(t *testing.T, store idempotency.Store, cfg idempotency.Config) *idempotency.Engine {
+func newEngine(t *testing.T, store idempotency.Store, cfg idempotency.Config, opts ...idempotency.Option) *idempotency.Engine {
 	t.Helper()
-	e, err := idempotency.New(store, cfg, nil)
+	e, err := idempotency.New(store, cfg, nil, opts...)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -381,7 +381,7 @@ func TestCheckpointWaitsUpToCheckpointWait(t *testing.T) {
 
 func TestDisabledRunsEverythingAndStoresNothing(t *testing.T) {
 	store := &storetest.Counting{Store: memory.New()}
-	e := newEngine(t, store, idempotency.Config{Disabled: true})
+	e := newEngine(t, store, idempotency.Config{Enabled: new(false)})
 	for range 2 {
 		res, err := e.Begin(t.Context(), req("same"))
 		if err != nil || res.Outcome != idempotency.Acquired || res.Source != idempotency.FromDisabled {
@@ -564,7 +564,7 @@ func TestDecideOnlyWritesNothing(t *testing.T) {
 	if res, err := e.Begin(ctx, req("k").DecideOnly()); err != nil || res.Outcome != idempotency.Replay {
 		t.Errorf("completed: %v %v, want replay", res.Outcome, err)
 	}
-	disabled := newEngine(t, nil, idempotency.Config{Disabled: true})
+	disabled := newEngine(t, nil, idempotency.Config{Enabled: new(false)})
 	if res, err := disabled.Begin(ctx, req("k").DecideOnly()); err != nil || res.Outcome != idempotency.Claimable {
 		t.Errorf("disabled: %v %v, want claimable", res.Outcome, err)
 	}

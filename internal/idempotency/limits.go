@@ -43,7 +43,7 @@ func (e *Engine) refused(l *Lease, op string, err error) error {
 // MaxRecordBytes is the largest record the engine's store holds (0: no
 // limit, or idempotency disabled).
 func (e *Engine) MaxRecordBytes() int {
-	if e.cfg.Disabled || e.store == nil {
+	if e.disabled || e.store == nil {
 		return 0
 	}
 	return e.store.Limits().MaxRecordBytes

@@ -91,7 +91,7 @@ type RecordPage struct {
 // ErrStoreUnavailable. With deduplication disabled there are no records.
 func (e *Engine) List(ctx context.Context, q RecordQuery) (RecordPage, error) {
 	sq, err := e.storeQuery(q)
-	if err != nil || e.cfg.Disabled {
+	if err != nil || e.disabled {
 		return RecordPage{}, err
 	}
 	page, err := e.store.List(ctx, sq)
@@ -217,7 +217,7 @@ func (e *Engine) Evict(ctx context.Context, req EvictRequest) (rec Record, err e
 			rec.PK, rec.Attempt, FormatTime(rec.LeaseExpiresAt), ErrLeaseAlive)
 	}
 	if rec.Status != StatusCompleted && rec.Progress != "" {
-		audit.committed, audit.resumable = e.cfg.ReadCheckpoint(rec.OperationType, rec.Progress)
+		audit.committed, audit.resumable = e.readCheckpoint(rec.OperationType, rec.Progress)
 		if audit.resumable && !req.Force {
 			return rec, &ResumableError{PK: rec.PK, Status: rec.Status, Attempt: rec.Attempt, Committed: audit.committed}
 		}

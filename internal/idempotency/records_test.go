@@ -51,7 +51,7 @@ func committedCheckpoint(_, progress string) (int, bool) {
 // committed count.
 func TestEvictRefusesAResumableRecordUnlessForced(t *testing.T) {
 	log, lines := auditLog(t)
-	e, err := idempotency.New(memory.New(), idempotency.Config{ReadCheckpoint: committedCheckpoint}, log)
+	e, err := idempotency.New(memory.New(), idempotency.Config{}, log, idempotency.WithCheckpointReader(committedCheckpoint))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestListRejectsAnOverlongCursor(t *testing.T) {
 // that claimed the record between Evict's read and its delete.
 func TestForcedEvictionOfAFinishedRecordSparesAClaimTakenMeanwhile(t *testing.T) {
 	store := &storetest.Counting{Store: memory.New()}
-	e := newEngine(t, store, idempotency.Config{ReadCheckpoint: committedCheckpoint})
+	e := newEngine(t, store, idempotency.Config{}, idempotency.WithCheckpointReader(committedCheckpoint))
 	retrying := newEngine(t, store, idempotency.Config{})
 	ctx := t.Context()
 	res, _ := e.Begin(ctx, req("retried"))

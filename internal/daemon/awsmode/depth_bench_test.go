@@ -46,7 +46,7 @@ func BenchmarkDepthCommands(b *testing.B) {
 		{"dynamodb", func(_ *testing.B, c *config.IdempotencyConfig) {
 			c.Store, c.DynamoDB.Table = config.StoreDynamoDB, table
 		}},
-		{"disabled", func(_ *testing.B, c *config.IdempotencyConfig) { c.Enabled = false }},
+		{"disabled", func(_ *testing.B, c *config.IdempotencyConfig) { c.Enabled = new(false) }},
 	}
 	body := `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"}}`
 	for _, st := range stores {

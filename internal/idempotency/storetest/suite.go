@@ -52,11 +52,22 @@ func newFixture(t *testing.T, factory Factory) *fixture {
 
 func (f *fixture) engine(mods ...func(*idempotency.Config)) *idempotency.Engine {
 	f.t.Helper()
+	return f.engineWith(mods)
+}
+
+// holding is an engine whose claims name holder.
+func (f *fixture) holding(holder string) *idempotency.Engine {
+	f.t.Helper()
+	return f.engineWith(nil, idempotency.WithHolder(holder))
+}
+
+func (f *fixture) engineWith(mods []func(*idempotency.Config), opts ...idempotency.Option) *idempotency.Engine {
+	f.t.Helper()
 	cfg := idempotency.Config{Lease: lease, Clock: f.clock}
 	for _, m := range mods {
 		m(&cfg)
 	}
-	e, err := idempotency.New(f.store, cfg, nil)
+	e, err := idempotency.New(f.store, cfg, nil, opts...)
 	if err != nil {
 		f.t.Fatalf("new engine: %v", err)
 	}
@@ -314,7 +325,7 @@ func testFailedRetry(t *testing.T, f *fixture) {
 func testFailureResponseAndHolder(t *testing.T, f *fixture) {
 	key := newKey()
 	pk := opProd + "#" + key
-	holderA := f.engine(func(c *idempotency.Config) { c.Holder = "instance-a" })
+	holderA := f.holding("instance-a")
 	first := f.begin(holderA, request(key, hashA), idempotency.Acquired)
 	if first.Record.LeaseHolder != "instance-a" {
 		t.Errorf("claim holder = %q, want instance-a", first.Record.LeaseHolder)
@@ -331,7 +342,7 @@ func testFailureResponseAndHolder(t *testing.T, f *fixture) {
 		rec.Progress != `{"committed":5000}` || rec.LeaseHolder != "instance-a" {
 		t.Errorf("failed record: status %s payload %q http %d progress %q holder %q", rec.Status, rec.ResponsePayload, rec.HTTPStatus, rec.Progress, rec.LeaseHolder)
 	}
-	holderB := f.engine(func(c *idempotency.Config) { c.Holder = "instance-b" })
+	holderB := f.holding("instance-b")
 	retry := f.begin(holderB, request(key, hashA), idempotency.Acquired)
 	if retry.Record.LeaseHolder != "instance-b" || retry.Record.ResponsePayload != "" || retry.Record.HTTPStatus != 0 ||
 		retry.Lease.Progress() != `{"committed":5000}` {
