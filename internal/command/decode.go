@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mqprobe/mqprobe/internal/mq"
 	"io"
 	"maps"
 	"slices"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mqprobe/mqprobe/internal/mq"
 
 	"github.com/gowebpki/jcs"
 	"github.com/jmespath-community/go-jmespath"
