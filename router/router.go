@@ -73,7 +73,8 @@ func New(cfg Config, sub message.Subscriber, x *executor.Executor, log watermill
 	if err != nil {
 		return nil, fmt.Errorf("router: %w", err)
 	}
-	r.AddMiddleware(middleware.Recoverer, redeliverLater(cfg.DelayRedelivery, cfg.Log))
+	// A panic, recovered into an error, is redelivered like any failure.
+	r.AddMiddleware(redeliverLater(cfg.DelayRedelivery, x.RetryDelay(), cfg.Log), middleware.Recoverer)
 	r.AddConsumerHandler("commands", CommandsTopic, sub, executeHandler(cfg.WorkContext, x, cfg.Settled))
 	return &Router{router: r}, nil
 }
@@ -165,20 +166,25 @@ func settle(out executor.Outcome) settlement {
 
 // redeliverLater settles a command the executor left undecided: it logs
 // why and when it comes back (INFO when that is normal, WARN for a failure
-// that is retried), hands the delay to the transport when it can (else
+// that is retried, ERROR for a fault such as a panic, which comes back
+// after faultDelay), hands the delay to the transport when it can (else
 // waits it out, as the in-process bus redelivers at once), and nacks. The
-// watermill router would log a returned error as ERROR, which is for what
-// needs a person.
-func redeliverLater(transport func(*message.Message, time.Duration), log *slog.Logger) message.HandlerMiddleware {
+// watermill router would log every returned error as ERROR, which is for
+// what needs a person.
+func redeliverLater(transport func(*message.Message, time.Duration), faultDelay time.Duration, log *slog.Logger) message.HandlerMiddleware {
 	return func(h message.HandlerFunc) message.HandlerFunc {
 		return func(msg *message.Message) ([]*message.Message, error) {
 			msgs, err := h(msg)
-			var re *retryError
-			if !errors.As(err, &re) {
-				return msgs, err
+			if err == nil {
+				return msgs, nil
 			}
 			level, what := slog.LevelWarn, "command failed; it is retried"
-			if re.expected {
+			var re *retryError
+			switch {
+			case !errors.As(err, &re):
+				re = &retryError{after: faultDelay, err: err}
+				level, what = slog.LevelError, "command faulted; it is retried"
+			case re.expected:
 				level, what = slog.LevelInfo, "command redelivered later"
 			}
 			log.Log(msg.Context(), level, what, "message_id", msg.Metadata.Get(MetaMessageID),

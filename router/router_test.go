@@ -31,10 +31,17 @@ func (s oneMessage) Subscribe(ctx context.Context, _ string) (<-chan *message.Me
 
 func (oneMessage) Close() error { return nil }
 
+// faultDelay is the redelivery delay of a faulted command in these tests.
+const faultDelay = 7 * time.Second
+
+// errPanic makes the test handler panic.
+var errPanic = errors.New("panic")
+
 // TestRedeliveryDecisions runs messages through watermill's router with the
 // middleware New installs, and checks what each handler outcome does to the
 // message: its ack or nack, the delay handed to the transport, and the log
-// line's level (nothing undecided is an ERROR; a handler's own failure is).
+// line's level (nothing undecided is an ERROR; a handler's fault or panic is, and comes back
+// after the executor's retry delay).
 func TestRedeliveryDecisions(t *testing.T) {
 	cases := []struct {
 		name      string
@@ -48,7 +55,8 @@ func TestRedeliveryDecisions(t *testing.T) {
 			false, 2 * time.Second, `level=INFO msg="command redelivered later"`},
 		{"transient failure", &retryError{after: 5 * time.Second, err: errors.New("MQRC_Q_MGR_QUIESCING (2161)")},
 			false, 5 * time.Second, `level=WARN msg="command failed; it is retried"`},
-		{"handler fault", errors.New("bug"), false, 0, `level=ERROR msg="Handler returned error"`},
+		{"handler fault", errors.New("bug"), false, faultDelay, `level=ERROR msg="command faulted; it is retried"`},
+		{"handler panic", errPanic, false, faultDelay, `level=ERROR msg="command faulted; it is retried"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -67,8 +75,13 @@ func TestRedeliveryDecisions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r.AddMiddleware(middleware.Recoverer, redeliverLater(transport, log))
-			r.AddConsumerHandler("commands", CommandsTopic, oneMessage{msg}, func(*message.Message) error { return c.err })
+			r.AddMiddleware(redeliverLater(transport, faultDelay, log), middleware.Recoverer)
+			r.AddConsumerHandler("commands", CommandsTopic, oneMessage{msg}, func(*message.Message) error {
+				if c.err == errPanic {
+					panic("bug")
+				}
+				return c.err
+			})
 			go func() { _ = r.Run(context.Background()) }()
 			defer r.Close()
 			var acked bool
@@ -95,7 +108,7 @@ func TestRedeliveryDecisions(t *testing.T) {
 			if c.wantLog != "" && !strings.Contains(out, c.wantLog) {
 				t.Errorf("log lacks %s:\n%s", c.wantLog, out)
 			}
-			if c.wantLog != `level=ERROR msg="Handler returned error"` && strings.Contains(out, "level=ERROR") {
+			if c.wantLog != `level=ERROR msg="command faulted; it is retried"` && strings.Contains(out, "level=ERROR") {
 				t.Errorf("an ERROR line for a command left for redelivery:\n%s", out)
 			}
 		})

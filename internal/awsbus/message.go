@@ -25,7 +25,8 @@ const (
 
 // MetaRetryAfter is the metadata key a handler sets, before nacking, to the
 // delay in milliseconds (decimal integer) after which the message is to be
-// delivered again. Without it the subscriber's NackDelay applies.
+// delivered again. Without it the message reappears when its visibility
+// timeout runs out.
 const MetaRetryAfter = "mqprobe-retry-after"
 
 // SetRetryAfter asks, on a message about to be nacked, for redelivery after d.

@@ -49,10 +49,6 @@ type SubscriberConfig struct {
 	// a time, and the messages waiting behind a long command would neither
 	// be extended nor survive a nack.
 	MaxMessages int `yaml:"maxMessages" desc:"Messages per ReceiveMessage, 1-10"`
-	// NackDelay is how long a nacked command stays invisible when the
-	// handler did not set MetaRetryAfter. Zero leaves it to SQS: the command
-	// reappears when its current visibility timeout runs out.
-	NackDelay time.Duration `yaml:"-"`
 	// CloseTimeout bounds how long Close waits for delivered commands to be
 	// acked or nacked (default 30s). Commands still running then are left
 	// to SQS: they reappear when their visibility timeout runs out.
@@ -118,9 +114,6 @@ func (c SubscriberConfig) validate() error {
 	}
 	if c.MaxMessages < 1 {
 		errs = append(errs, fmt.Errorf("MaxMessages %d is below 1", c.MaxMessages))
-	}
-	if c.NackDelay < 0 || c.NackDelay > MaxVisibilityTimeout {
-		errs = append(errs, fmt.Errorf("NackDelay %s is outside 0–12h", c.NackDelay))
 	}
 	if c.CloseTimeout < 0 {
 		errs = append(errs, fmt.Errorf("CloseTimeout %s is negative", c.CloseTimeout))
@@ -384,15 +377,11 @@ func (s *subscriber) waitForRoom(ctx context.Context) {
 }
 
 // delayRedelivery makes a nacked message visible again after the delay its
-// handler asked for, else after NackDelay, else when its visibility timeout
-// runs out.
+// handler asked for, else when its visibility timeout runs out.
 func (s *subscriber) delayRedelivery(r receipt, meta message.Metadata, log watermill.LoggerAdapter) {
 	d, ok := retryAfter(meta)
 	if !ok {
-		if s.cfg.NackDelay == 0 {
-			return
-		}
-		d = s.cfg.NackDelay
+		return
 	}
 	if err := r.setVisibility(context.Background(), d); err != nil {
 		log.Error("Cannot delay the redelivery of a nacked command", err, nil)

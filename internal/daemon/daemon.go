@@ -164,8 +164,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		return nil, err
 	}
 	sqs, results := cfg.SQS, cfg.Results.PublisherConfig
-	// A nack the executor did not time (no RetryAfter) waits its delay too.
-	sqs.NackDelay, sqs.TracerProvider, sqs.WaitForRoom = cfg.Bus.RetryDelay, d.awsTracing(), d.waitForRoom
+	sqs.TracerProvider, sqs.WaitForRoom = d.awsTracing(), d.waitForRoom
 	results.TracerProvider = d.awsTracing()
 	// Acks of commands finishing during the drain must still delete.
 	sqs.CloseTimeout = cfg.HTTP.ShutdownTimeout + 10*time.Second

@@ -145,6 +145,10 @@ type Executor struct {
 // progress; each is there from its claim until its handler returns.
 func (x *Executor) InFlight() *inflight.Registry { return &x.running }
 
+// RetryDelay is how long a command the executor left undecided waits
+// before it is tried again when its outcome names no RetryAfter.
+func (x *Executor) RetryDelay() time.Duration { return x.cfg.RetryDelay }
+
 // Wait blocks until no command is executing, or ctx ends.
 func (x *Executor) Wait(ctx context.Context) error {
 	idle := make(chan struct{})
