@@ -107,7 +107,7 @@ func TestAckDeletes(t *testing.T) {
 
 func TestNackRedeliversAfterTheAskedDelay(t *testing.T) {
 	cases := []struct {
-		name      string
+		name       string
 		visibility time.Duration
 		ask        time.Duration // set by the handler; 0: none
 		want       time.Duration
