@@ -67,7 +67,9 @@ func (x *Executor) Execute(ctx context.Context, in command.Input, opts ...Option
 		out.Key = j.rawKey()
 	}
 	x.annotate(span, j, out)
-	x.audit(ctx, j, out)
+	if !j.caller.provisional || out.Kind != outcome.InProgress {
+		x.audit(ctx, j, out)
+	}
 	return out
 }
 
@@ -214,9 +216,7 @@ func (x *Executor) releaseClaim(ctx context.Context, lease *idempotency.Lease) {
 	}
 }
 
-// begin claims the command. A caller that waits for a duplicate running
-// elsewhere (AwaitInProgress) is answered its result when it comes within
-// that wait, so parallel identical requests all get it.
+// begin claims the command, traced and counted.
 func (x *Executor) begin(ctx context.Context, j *job, req idempotency.Request) (claim idempotency.Result, err error) {
 	ctx, span := x.Tracer.Start(ctx, "idempotency", trace.WithAttributes(telemetry.AttrIdempotencyKey.String(req.IdempotencyKey)))
 	defer func() {
@@ -234,17 +234,7 @@ func (x *Executor) begin(ctx context.Context, j *job, req idempotency.Request) (
 			x.Metrics.Idempotency(ctx, decision)
 		}
 	}()
-	claim, err = x.Engine.Begin(ctx, req)
-	deadline := time.Now().Add(j.caller.awaitInProgress)
-	for backoff := 5 * time.Millisecond; err == nil && claim.Outcome == idempotency.InProgress && time.Now().Before(deadline); backoff = min(2*backoff, 250*time.Millisecond) {
-		select {
-		case <-ctx.Done():
-			return claim, err
-		case <-time.After(min(backoff, time.Until(deadline))):
-		}
-		claim, err = x.Engine.Begin(ctx, req)
-	}
-	return claim, err
+	return x.Engine.Begin(ctx, req)
 }
 
 // run executes an acquired command under its lease.

@@ -189,15 +189,17 @@ type Option func(*caller)
 
 // caller is the options of one Execute.
 type caller struct {
-	awaitInProgress time.Duration
-	awaitRecord     bool
-	started         func(StartNotice)
+	awaitRecord bool
+	provisional bool
+	started     func(StartNotice)
 }
 
-// AwaitInProgress makes a caller whose command is running elsewhere wait
-// up to d for its result, rather than be answered InProgress at once.
-func AwaitInProgress(d time.Duration) Option {
-	return func(c *caller) { c.awaitInProgress = d }
+// Provisional marks a caller that asks again when its command is running
+// elsewhere (HTTP waiting for a duplicate's result): that InProgress answer
+// is not audited or counted, so each request counts once, by its last
+// answer.
+func Provisional() Option {
+	return func(c *caller) { c.provisional = true }
 }
 
 // AwaitRecord makes a caller whose command's outcome is known but not yet

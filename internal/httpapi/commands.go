@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"github.com/mqprobe/mqprobe/handlers"
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/executor"
+	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/outcome"
 	"github.com/mqprobe/mqprobe/internal/problems"
 	"github.com/mqprobe/mqprobe/internal/result"
@@ -26,14 +28,45 @@ func (a *api) command(op command.Operation) http.HandlerFunc {
 		// The command outlives a vanished caller: a retry then replays it.
 		ctx, release := executor.MergeCancel(r.Context(), a.cfg.WorkContext)
 		defer release()
-		out := a.cfg.Executor.Execute(ctx, command.Input{
+		out := a.execute(ctx, op, tenant.FromContext(r.Context()).Name, command.Input{
 			Body: body, Transport: command.TransportHTTP, Operation: op,
 			IdempotencyKey: r.Header.Get("Idempotency-Key"),
 			ExpirySeconds:  r.Header.Get("Idempotency-Expiry-Seconds"),
-		}, executor.AwaitInProgress(a.cfg.InProgressWait))
+		})
 		a.startReply(w)
 		a.respond(w, r, op, out)
 	}
+}
+
+// execute runs a command. A duplicate of one running elsewhere waits, up to
+// InProgressWait, until that run's record is decided or its claim is let
+// go, then runs again, which answers the recorded result or runs the
+// command: parallel identical requests all get the one result instead of
+// 409. Begin still decides each run; the record only says when to ask.
+// Only the last run is the request's answer (the others are
+// executor.Provisional).
+func (a *api) execute(ctx context.Context, op command.Operation, tenantName string, in command.Input) executor.Outcome {
+	if a.cfg.Records == nil {
+		return a.cfg.Executor.Execute(ctx, in)
+	}
+	out := a.cfg.Executor.Execute(ctx, in, executor.Provisional())
+	deadline := time.Now().Add(a.cfg.InProgressWait)
+	for backoff := 5 * time.Millisecond; out.Kind == outcome.InProgress && out.Key != ""; backoff = min(2*backoff, 250*time.Millisecond) {
+		if !time.Now().Before(deadline) {
+			return a.cfg.Executor.Execute(ctx, in)
+		}
+		select {
+		case <-ctx.Done():
+			return a.cfg.Executor.Execute(ctx, in)
+		case <-time.After(min(backoff, time.Until(deadline))):
+		}
+		rec, found, err := a.cfg.Records.Inspect(ctx, string(op), tenantName, out.Key)
+		if err == nil && found && rec.Status == idempotency.StatusInProgress && rec.LeaseExpiresAt.After(time.Now()) {
+			continue
+		}
+		out = a.cfg.Executor.Execute(ctx, in, executor.Provisional())
+	}
+	return out
 }
 
 // respond answers out, an outcome of an op command, as problems.For says:

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/httpapi"
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/idempotency/memory"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 const produceBody = `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"},"batch":{"count":2,"messageSizeBytes":16}}`
@@ -127,4 +129,68 @@ func TestGeneratedTestIDIsMarked(t *testing.T) {
 			t.Errorf("POST /tests with key %q: %d %v %s, want 202 with Idempotency-Key-Generated %q", key, rec.Code, rec.Header(), rec.Body, want)
 		}
 	}
+}
+
+// TestDuplicateWaitsForTheRunningCommand: a duplicate of a command running
+// elsewhere waits (InProgressWait) until that run lets go of it, then gets
+// the command's own answer, and counts once, by that answer.
+func TestDuplicateWaitsForTheRunningCommand(t *testing.T) {
+	store := memory.New()
+	cfg := apiOver(t, store)
+	records, err := idempotency.New(store, idempotency.Config{Lease: time.Minute}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	watched := &inspectCounting{Records: records}
+	cfg.Records, cfg.InProgressWait = watched, time.Minute
+	h := httpapi.Handler(cfg)
+	const depth = `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"}}`
+	decoder, err := command.NewDecoder(command.DecoderConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := decoder.Decode(command.Input{Body: []byte(depth), Transport: command.TransportHTTP, Operation: command.Depth, IdempotencyKey: "waits-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer, err := idempotency.New(store, idempotency.Config{Lease: time.Minute}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim, err := peer.Begin(context.Background(), idempotency.Request{OperationType: string(command.Depth), IdempotencyKey: "waits-1",
+		RequestHash: dec.RequestHash})
+	if err != nil || claim.Outcome != idempotency.Acquired {
+		t.Fatalf("peer's claim: %v %v", claim.Outcome, err)
+	}
+	answered := make(chan *httptest.ResponseRecorder)
+	go func() { answered <- post(t, h, "/queue/depth", "waits-1", depth) }()
+	if !testenv.Until(10*time.Second, func() bool { return watched.inspects.Load() >= 2 }) {
+		t.Fatal("the duplicate is not waiting on the record")
+	}
+	select {
+	case rec := <-answered:
+		t.Fatalf("answered while the peer still runs the command: %d %s", rec.Code, rec.Body)
+	default:
+	}
+	if err := peer.Release(context.Background(), claim.Lease); err != nil {
+		t.Fatal(err)
+	}
+	rec := <-answered
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"currentDepth":0`) {
+		t.Errorf("after the peer let go: %d %s, want 200 with the depth", rec.Code, rec.Body)
+	}
+	if counts := cfg.Executor.Counts(); len(counts) != 1 || counts["completed"] != 1 {
+		t.Errorf("outcome counts %v, want the one answer: completed 1", counts)
+	}
+}
+
+// inspectCounting counts the records the API inspects.
+type inspectCounting struct {
+	httpapi.Records
+	inspects atomic.Int32
+}
+
+func (c *inspectCounting) Inspect(ctx context.Context, operationType, tenant, key string) (idempotency.Record, bool, error) {
+	c.inspects.Add(1)
+	return c.Records.Inspect(ctx, operationType, tenant, key)
 }

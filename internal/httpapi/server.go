@@ -76,8 +76,9 @@ type Config struct {
 	// Tests and Stored serve /tests; nil Tests disables them.
 	Tests  TestService
 	Stored StoredResults
-	// Records serves /idempotency and GET /commands/{operationType}/{key};
-	// nil disables them. InFlight is the commands this instance executes,
+	// Records serves /idempotency and GET /commands/{operationType}/{key},
+	// and tells a duplicate when to ask again (InProgressWait); nil
+	// disables them, and a duplicate is answered 409 at once. InFlight is the commands this instance executes,
 	// for that route and GET /status; nil lists none.
 	Records  Records
 	InFlight *inflight.Registry
