@@ -318,12 +318,12 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 	}
 	return x.record(ctx, j, result.StatusCompleted, claim.Record.Attempt, complete, func(ctx context.Context, rec idempotency.Record) Outcome {
 		if refused != nil {
-			out := x.publish(ctx, data, outcome.Failed)
-			out.Body, out.ExpiresAt = refused, rec.ExpiresAt
+			out := x.publish(ctx, data, refused, outcome.Failed)
+			out.ExpiresAt = rec.ExpiresAt
 			return out
 		}
-		out := x.publish(ctx, data, outcome.Completed)
-		out.Body, out.ExpiresAt = payload, rec.ExpiresAt
+		out := x.publish(ctx, data, payload, outcome.Completed)
+		out.ExpiresAt = rec.ExpiresAt
 		return out
 	})
 }
@@ -395,7 +395,7 @@ func (x *Executor) progress(ctx context.Context, j *job, attempt int, res any) {
 	data := x.data(j, result.StatusInProgress, attempt)
 	var err error
 	if data.Result, err = json.Marshal(res); err == nil {
-		err = x.Publisher.Publish(ctx, x.event(ctx, data))
+		err = x.Publisher.Publish(ctx, x.event(ctx, data, nil))
 	}
 	if err != nil {
 		x.Log.Warn("progress event not published", "key", j.dec.IdempotencyKey, "error", err)
@@ -426,12 +426,12 @@ func (x *Executor) fail(ctx context.Context, j *job, lease *idempotency.Lease, u
 	}
 	return x.record(ctx, j, result.StatusFailed, data.Attempt, write, func(ctx context.Context, rec idempotency.Record) Outcome {
 		if data.Error.Transient {
-			ev := x.event(ctx, data)
+			ev := x.event(ctx, data, body)
 			return Outcome{Kind: outcome.FailedTransient, Event: &ev, RetryAfter: x.cfg.RetryDelay,
 				Body: body, ExpiresAt: rec.ExpiresAt, Err: cause}
 		}
-		out := x.publish(ctx, data, outcome.Failed)
-		out.Body, out.ExpiresAt = body, rec.ExpiresAt
+		out := x.publish(ctx, data, body, outcome.Failed)
+		out.ExpiresAt = rec.ExpiresAt
 		return out
 	})
 }
@@ -450,12 +450,10 @@ func (x *Executor) replay(ctx context.Context, j *job, rec idempotency.Record) O
 		body, _ = json.Marshal(data)
 	}
 	if x.cfg.Replay == ReplayDrop {
-		ev := x.event(ctx, data)
+		ev := x.event(ctx, data, body)
 		return Outcome{Kind: outcome.Replayed, Event: &ev, Body: body}
 	}
-	out := x.publish(ctx, data, outcome.Replayed)
-	out.Body = body
-	return out
+	return x.publish(ctx, data, body, outcome.Replayed)
 }
 
 // reject refuses a command before it acts; the message is never retried.
@@ -470,22 +468,24 @@ func (x *Executor) refuse(ctx context.Context, j *job, kind outcome.Kind, e *res
 	if e.Code != result.CodeKeyReused {
 		data.RawBody = capString(redactBody(j.in.Body), x.cfg.MaxRawBodyBytes)
 	}
-	return x.publish(ctx, data, kind)
+	return x.publish(ctx, data, nil, kind)
 }
 
-// event wraps data in a result event carrying ctx's trace context.
-func (x *Executor) event(ctx context.Context, data result.Data) result.Event {
-	ev := result.New(x.cfg.Source, data, time.Now())
+// event wraps data in a result event carrying ctx's trace context; encoded,
+// when not nil, is data's JSON as recorded.
+func (x *Executor) event(ctx context.Context, data result.Data, encoded []byte) result.Event {
+	ev := result.NewEncoded(x.cfg.Source, data, encoded, time.Now())
 	ev.TraceParent = telemetry.TraceParent(ctx)
 	return ev
 }
 
-// publish sends the event of a final outcome of kind. A failure whose
-// result cannot be published is retried like a transient one; any other
-// outcome stands, and a redelivery replays it to publish it.
-func (x *Executor) publish(ctx context.Context, data result.Data, kind outcome.Kind) Outcome {
-	ev := x.event(ctx, data)
-	out := Outcome{Kind: kind, Event: &ev}
+// publish sends the event of a final outcome of kind; encoded, when not
+// nil, is data as recorded, which the event and the answer's Body carry.
+// A failure whose result cannot be published is retried like a transient
+// one; any other outcome stands, and a redelivery replays it to publish it.
+func (x *Executor) publish(ctx context.Context, data result.Data, encoded []byte, kind outcome.Kind) Outcome {
+	ev := x.event(ctx, data, encoded)
+	out := Outcome{Kind: kind, Event: &ev, Body: encoded}
 	ctx, span := x.Tracer.Start(ctx, "publish results", trace.WithSpanKind(trace.SpanKindProducer),
 		trace.WithAttributes(telemetry.AttrMessagingOperationType.String("send"), telemetry.AttrMessagingDestination.String("results"),
 			telemetry.AttrMessagingMessageID.String(ev.ID), attribute.String("cloudevents.event_type", string(ev.Type))))

@@ -58,12 +58,41 @@ type Event struct {
 	// extension).
 	TraceParent string `json:"traceparent,omitempty"`
 	Data        Data   `json:"data"`
+	// encodedData is Data as encoded once already (NewEncoded), written
+	// as it is in place of encoding Data again.
+	encodedData json.RawMessage
 }
 
 // New wraps data in an event from source ("mqprobe/<instance>").
 func New(source string, data Data, now time.Time) Event {
 	return Event{SpecVersion: "1.0", ID: uuid.NewString(), Source: source, Type: TypeOf(data.Status),
 		Time: now.UTC(), DataContentType: "application/json", Data: data}
+}
+
+// NewEncoded is New for data already encoded: encoded is data's JSON (as
+// recorded, for a replay with its replay field turned true), or nil to
+// encode Data when the event is. The event's JSON carries those bytes as
+// they are, so a result is encoded once, and a replay publishes what the
+// first execution recorded.
+func NewEncoded(source string, data Data, encoded []byte, now time.Time) Event {
+	e := New(source, data, now)
+	e.encodedData = encoded
+	return e
+}
+
+// MarshalJSON encodes the envelope, with the data as NewEncoded was given
+// it, else encoded from Data.
+func (e Event) MarshalJSON() ([]byte, error) {
+	type fields Event // Event's fields, without this method
+	if e.encodedData == nil {
+		return json.Marshal(fields(e))
+	}
+	// The outer data field hides the embedded one; it comes last, as in
+	// Event.
+	return json.Marshal(struct {
+		fields
+		Data json.RawMessage `json:"data"`
+	}{fields(e), e.encodedData})
 }
 
 // Data is the event's payload, and the body of HTTP responses.

@@ -29,6 +29,7 @@ func Encode(e Event, limit int) ([]byte, error) {
 		res["messages"], _ = json.Marshal(msgs[:n])
 		cut := e
 		cut.Data.Result, _ = json.Marshal(res)
+		cut.encodedData = nil // the data changed
 		return json.Marshal(cut)
 	}
 	// The largest prefix of the list that fits.
