@@ -41,20 +41,20 @@ type Item struct {
 // groups lists what `make bench` runs, in order. The IBM MQ case of
 // BenchmarkProduceOverhead exists only with -tags ibmmq (the client stub).
 // The daemon's benchmarks that need the local AWS emulators (DynamoDB
-// records, SQS) are in internal/daemon/awsmode, the others in
+// records, SQS) are in internal/daemon/e2e, the others in
 // internal/daemon.
 var groups = []Group{
 	{Name: "probe overhead", Pkg: "./internal/daemon", Bench: "^BenchmarkProduceOverhead$", Tags: "ibmmq", Benchtime: "3x"},
 	{Name: "store round trips (sqlite, postgres)", Pkg: "./internal/idempotency/sqlstore", Bench: "^Benchmark(SQLite|Postgres)$", Benchtime: "300x"},
 	{Name: "store round trips (dynamodb)", Pkg: "./internal/idempotency/dynamodb", Bench: "^BenchmarkDynamoDB$", Benchtime: "300x"},
-	{Name: "DEPTH with and without idempotency", Pkg: "./internal/daemon/awsmode", Bench: "^BenchmarkDepthCommands$", Benchtime: "1s"},
+	{Name: "DEPTH with and without idempotency", Pkg: "./internal/daemon/e2e", Bench: "^BenchmarkDepthCommands$", Benchtime: "1s"},
 	{Name: "pacing, TEST probe", Pkg: "./internal/probe", Bench: "^BenchmarkProbePacing$", Benchtime: "1x"},
 	{Name: "pacing, PRODUCE", Pkg: "./internal/daemon", Bench: "^BenchmarkProducePacing$", Benchtime: "1x"},
 	{Name: "package initialisers", Pkg: "./internal/daemon", Bench: "^BenchmarkInitAllocations$", Benchtime: "1x"},
 	{Name: "peak RSS", Pkg: "./internal/daemon", Bench: "^BenchmarkPeakRSS$", Benchtime: "1x"},
 	{Name: "end to end, embedded", Pkg: "./internal/daemon", Bench: "^BenchmarkEndToEndEmbedded$", Benchtime: "1s"},
 	{Name: "end to end, embedded, against the baseline commit", Pkg: "./internal/daemon", Bench: "^BenchmarkEndToEndBaseline$", Benchtime: "3x"},
-	{Name: "end to end, goaws + dynalite", Pkg: "./internal/daemon/awsmode", Bench: "^BenchmarkEndToEndAWS$", Benchtime: "3s"},
+	{Name: "end to end, goaws + dynalite", Pkg: "./internal/daemon/e2e", Bench: "^BenchmarkEndToEndAWS$", Benchtime: "3s"},
 	{Name: "start-up", Pkg: "./internal/daemon", Bench: "^BenchmarkStartup$", Benchtime: "1x", Count: 10},
 	{Name: "CPU per PRODUCE message", Pkg: "./internal/daemon", Bench: "^BenchmarkProduceCPU$", Tags: "ibmmq", Benchtime: "1x"},
 }

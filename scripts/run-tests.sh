@@ -20,7 +20,7 @@ test_flags=(-race -count=1 -v -timeout 30m)
 # AWS_SHARED_CREDENTIALS_FILE, HTTP_PROXY, HTTPS_PROXY, NO_PROXY, ALL_PROXY
 # (either case) and every other AWS_* variable; the same set as
 # testenv.IsMachineVariable, which the TestMains of internal/daemon,
-# internal/daemon/awsmode, internal/awsbus and internal/idempotency/dynamodb
+# internal/daemon/e2e, internal/awsbus and internal/idempotency/dynamodb
 # also clear — and no shared AWS config or credentials file. Modules are
 # fetched first, while a proxy the machine needs still applies.
 go mod download
@@ -53,11 +53,11 @@ run ./...
 # The ibmmq build tag adds the IBM MQ adapter, its probe runs and the
 # daemon's ibmmq backend (its tests in internal/daemon; the MQ fault tests
 # through the client library and a queue manager server in the test process,
-# in internal/daemon and, over SQS, internal/daemon/awsmode); the daemon's
+# in internal/daemon and, over SQS, internal/daemon/e2e); the daemon's
 # other tests would only repeat.
 if [ -n "${CGO_LDFLAGS:-}" ]; then
   run -tags ibmmq ./internal/mq/... ./internal/probe/...
-  run -tags ibmmq -run 'IBMMQ|Stub' ./internal/daemon/ ./internal/daemon/awsmode/
+  run -tags ibmmq -run 'IBMMQ|Stub' ./internal/daemon/ ./internal/daemon/e2e/
   # The same suite and daemon test against a queue manager in another
   # process, as make test-ibmmq-real runs them against a real one: the
   # project's server, started by the script.

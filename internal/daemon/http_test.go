@@ -23,7 +23,7 @@ import (
 // and reuse the key for another body.
 func TestReadmeWalkthrough(t *testing.T) {
 	h := daemontest.Start(t)
-	first := h.Post("/messages/produce", produceBody(1000, ""), "Idempotency-Key", "order-42")
+	first := h.Post("/messages/produce", daemontest.ProduceBody(1000, ""), "Idempotency-Key", "order-42")
 	if first.Status != http.StatusCreated || first.Header.Get("Idempotent-Replay") != "" {
 		t.Fatalf("produce: %d replay=%q %s", first.Status, first.Header.Get("Idempotent-Replay"), first.Body)
 	}
@@ -34,7 +34,7 @@ func TestReadmeWalkthrough(t *testing.T) {
 	if d := h.Depth("DEV.QUEUE.1"); d != 1000 {
 		t.Fatalf("depth %d, want 1000", d)
 	}
-	again := h.Post("/messages/produce", produceBody(1000, ""), "Idempotency-Key", "order-42")
+	again := h.Post("/messages/produce", daemontest.ProduceBody(1000, ""), "Idempotency-Key", "order-42")
 	replayed := strings.Replace(string(first.Body), `"replay":false`, `"replay":true`, 1)
 	if again.Status != http.StatusCreated || again.Header.Get("Idempotent-Replay") != "true" || string(again.Body) != replayed {
 		t.Fatalf("repeat: %d replay=%q, body the first with replay true=%v", again.Status, again.Header.Get("Idempotent-Replay"), string(again.Body) == replayed)
@@ -46,7 +46,7 @@ func TestReadmeWalkthrough(t *testing.T) {
 	if consumed.Status != http.StatusOK || consumed.JSON(t)["result"].(map[string]any)["received"].(float64) != 10 {
 		t.Fatalf("consume: %d %s", consumed.Status, consumed.Body)
 	}
-	conflict := h.Post("/messages/produce", produceBody(5, ""), "Idempotency-Key", "order-42")
+	conflict := h.Post("/messages/produce", daemontest.ProduceBody(5, ""), "Idempotency-Key", "order-42")
 	p := conflict.JSON(t)
 	if conflict.Status != http.StatusConflict || p["title"] != "Idempotency key reused with different request" ||
 		!strings.HasPrefix(conflict.Header.Get("Content-Type"), "application/problem+json") {
@@ -67,7 +67,7 @@ func TestParallelIdenticalRequestsRunOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			responses[i] = h.Post("/messages/produce", produceBody(500, ""), "Idempotency-Key", "parallel-1")
+			responses[i] = h.Post("/messages/produce", daemontest.ProduceBody(500, ""), "Idempotency-Key", "parallel-1")
 		}()
 	}
 	wg.Wait()
@@ -117,7 +117,7 @@ func TestProduceThenConsumeInPriorityOrder(t *testing.T) {
 // the problem, is never claimed, and touches no queue.
 func TestBadInputHasNoMQSideEffect(t *testing.T) {
 	h := daemontest.Start(t)
-	huge := produceBody(1, `,"tags":{"pad":"`+strings.Repeat("x", 262144)+`"}`)
+	huge := daemontest.ProduceBody(1, `,"tags":{"pad":"`+strings.Repeat("x", 262144)+`"}`)
 	for _, tc := range []struct {
 		name, path, body string
 		headers          []string
@@ -126,12 +126,12 @@ func TestBadInputHasNoMQSideEffect(t *testing.T) {
 	}{
 		{"malformed JSON", "/messages/produce", `{"target":`, nil, 400, "MALFORMED_JSON", ""},
 		{"unknown operation", "/messages/produce", `{"operationType":"EXPLODE",` + daemontest.Target + `,"batch":{"count":1}}`, nil, 422, "SCHEMA_VIOLATION", "/operationType"},
-		{"count 0", "/messages/produce", produceBody(0, ""), nil, 422, "SCHEMA_VIOLATION", "/batch/count"},
-		{"priority 10", "/messages/produce", produceBody(1, `,"mqProps":{"priority":10}`), nil, 422, "SCHEMA_VIOLATION", "/mqProps/priority"},
+		{"count 0", "/messages/produce", daemontest.ProduceBody(0, ""), nil, 422, "SCHEMA_VIOLATION", "/batch/count"},
+		{"priority 10", "/messages/produce", daemontest.ProduceBody(1, `,"mqProps":{"priority":10}`), nil, 422, "SCHEMA_VIOLATION", "/mqProps/priority"},
 		{"waitSeconds 61", "/messages/consume", `{` + daemontest.Target + `,"waitSeconds":61}`, nil, 422, "SCHEMA_VIOLATION", "/waitSeconds"},
-		{"invalid base64", "/messages/produce", produceBody(1, `,"payload":{"mode":"fixed","fixedBase64":"@@not base64@@"}`), nil, 422, "SCHEMA_VIOLATION", "/payload/fixedBase64"},
+		{"invalid base64", "/messages/produce", daemontest.ProduceBody(1, `,"payload":{"mode":"fixed","fixedBase64":"@@not base64@@"}`), nil, 422, "SCHEMA_VIOLATION", "/payload/fixedBase64"},
 		{"body over 256 KiB", "/messages/produce", huge, nil, 413, "TOO_LARGE", ""},
-		{"256-character key", "/messages/produce", produceBody(1, ""), []string{"Idempotency-Key", strings.Repeat("k", 256)}, 400, "INVALID_KEY", ""},
+		{"256-character key", "/messages/produce", daemontest.ProduceBody(1, ""), []string{"Idempotency-Key", strings.Repeat("k", 256)}, 400, "INVALID_KEY", ""},
 		{"unknown targetRef", "/queue/depth", `{"targetRef":"nowhere"}`, nil, 422, "TARGET_NOT_FOUND", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -183,13 +183,13 @@ func TestHTTPOutcomeRows(t *testing.T) {
 
 	t.Run("transient MQ failure answers 502 and a retry runs again", func(t *testing.T) {
 		h.Backend.Faults().FailNth(mq.VerbPut, 1, mq.ReasonQMgrQuiescing)
-		r := h.Post("/messages/produce", produceBody(4, ""), "Idempotency-Key", "transient-1")
+		r := h.Post("/messages/produce", daemontest.ProduceBody(4, ""), "Idempotency-Key", "transient-1")
 		d := r.JSON(t)
 		e, _ := d["error"].(map[string]any)
 		if r.Status != http.StatusBadGateway || d["status"] != "FAILED" || e["reason"] != float64(2161) || e["transient"] != true || r.Header.Get("Retry-After") == "" {
 			t.Fatalf("transient failure: %d %s", r.Status, r.Body)
 		}
-		retry := h.Post("/messages/produce", produceBody(4, ""), "Idempotency-Key", "transient-1")
+		retry := h.Post("/messages/produce", daemontest.ProduceBody(4, ""), "Idempotency-Key", "transient-1")
 		if retry.Status != http.StatusCreated || retry.JSON(t)["attempt"] != float64(2) {
 			t.Fatalf("retry: %d %s", retry.Status, retry.Body)
 		}
@@ -338,11 +338,11 @@ func TestBusOutcomeRows(t *testing.T) {
 // connection (a restart), the next commands reconnect instead of failing.
 func TestBrokenPooledConnectionIsReplaced(t *testing.T) {
 	h := daemontest.Start(t)
-	if r := h.Post("/messages/produce", produceBody(3, "")); r.Status != http.StatusCreated {
+	if r := h.Post("/messages/produce", daemontest.ProduceBody(3, "")); r.Status != http.StatusCreated {
 		t.Fatalf("produce: %d %s", r.Status, r.Body)
 	}
 	h.Backend.Faults().BreakConnections()
-	if r := h.Post("/messages/produce", produceBody(2, "")); r.Status != http.StatusCreated {
+	if r := h.Post("/messages/produce", daemontest.ProduceBody(2, "")); r.Status != http.StatusCreated {
 		t.Fatalf("produce after the break: %d %s", r.Status, r.Body)
 	}
 	h.Backend.Faults().BreakConnections()

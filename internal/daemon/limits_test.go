@@ -262,7 +262,7 @@ func TestRepliesHaveAWriteDeadline(t *testing.T) {
 		t.Fatalf("the CONSUME results hold %d bytes; the test needs a reply larger than socket buffers", full)
 	}
 
-	c, err := (&net.Dialer{Control: smallReceiveBuffer}).Dial("tcp", strings.TrimPrefix(h.Base, "http://"))
+	c, err := (&net.Dialer{Control: daemontest.SmallReceiveBuffer}).Dial("tcp", strings.TrimPrefix(h.Base, "http://"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func TestTracesReachAnOTLPReceiver(t *testing.T) {
 			t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", tc.protocol)
 			t.Setenv("OTEL_EXPORTER_OTLP_INSECURE", "true")
 			h := daemontest.Start(t)
-			r := h.Post("/messages/produce", produceBody(10, ""), "traceparent", "00-"+tc.traceID+"-00f067aa0ba902b7-01")
+			r := h.Post("/messages/produce", daemontest.ProduceBody(10, ""), "traceparent", "00-"+tc.traceID+"-00f067aa0ba902b7-01")
 			if r.Status != http.StatusCreated {
 				t.Fatalf("produce: %d %s", r.Status, r.Body)
 			}

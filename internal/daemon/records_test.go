@@ -36,14 +36,14 @@ func TestIdempotencyExpiryHeaderIsTheRecordsExpiresAt(t *testing.T) {
 	}
 
 	before := time.Now()
-	first := h.Post("/messages/produce", produceBody(3, ""), "Idempotency-Key", "expiry-1", "Idempotency-Expiry-Seconds", "600")
+	first := h.Post("/messages/produce", daemontest.ProduceBody(3, ""), "Idempotency-Key", "expiry-1", "Idempotency-Expiry-Seconds", "600")
 	rec := stored("PRODUCE#expiry-1")
 	expect("executed", first, http.StatusCreated, rec)
 	if ttl := rec.ExpiresAt.Sub(before); ttl < 599*time.Second || ttl > 601*time.Second {
 		t.Errorf("expiresAt %s is %s after the request, want the 600 s asked for", rec.ExpiresAt, ttl)
 	}
-	expect("replayed", h.Post("/messages/produce", produceBody(3, ""), "Idempotency-Key", "expiry-1"), http.StatusCreated, rec)
-	expect("key reused", h.Post("/messages/produce", produceBody(4, ""), "Idempotency-Key", "expiry-1"), http.StatusConflict, rec)
+	expect("replayed", h.Post("/messages/produce", daemontest.ProduceBody(3, ""), "Idempotency-Key", "expiry-1"), http.StatusCreated, rec)
+	expect("key reused", h.Post("/messages/produce", daemontest.ProduceBody(4, ""), "Idempotency-Key", "expiry-1"), http.StatusConflict, rec)
 
 	failed := h.Post("/messages/produce", `{"target":{"queueManager":"QM1","queue":"NO.SUCH.QUEUE"},"batch":{"count":1}}`, "Idempotency-Key", "expiry-2")
 	expect("failed", failed, http.StatusBadGateway, stored("PRODUCE#expiry-2"))
@@ -58,7 +58,7 @@ func TestIdempotencyExpiryHeaderIsTheRecordsExpiresAt(t *testing.T) {
 		t.Fatalf("DELETE record: %v %v", resp, err)
 	}
 	resp.Body.Close()
-	again := h.Post("/messages/produce", produceBody(3, ""), "Idempotency-Key", "expiry-1")
+	again := h.Post("/messages/produce", daemontest.ProduceBody(3, ""), "Idempotency-Key", "expiry-1")
 	if again.Status != http.StatusCreated || again.Header.Get("Idempotent-Replay") != "" {
 		t.Errorf("after eviction: %d replay=%q, want a fresh execution", again.Status, again.Header.Get("Idempotent-Replay"))
 	}

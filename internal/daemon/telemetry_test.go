@@ -107,7 +107,7 @@ func TestTraceOfAProduceOverHTTP(t *testing.T) {
 func TestTraceOfAReplayHasNoMQSpans(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	h := daemontest.Start(t, daemontest.Recording(rec))
-	body := produceBody(5, "")
+	body := daemontest.ProduceBody(5, "")
 	h.Post("/messages/produce", body, "Idempotency-Key", "traced-replay")
 	before := len(rec.Ended())
 	r := h.Post("/messages/produce", body, "Idempotency-Key", "traced-replay", "traceparent", daemontest.CallerTraceParent)
@@ -130,11 +130,11 @@ func TestTraceOfAReplayHasNoMQSpans(t *testing.T) {
 
 func TestMetricsAfterKnownTraffic(t *testing.T) {
 	h := daemontest.Start(t)
-	body := produceBody(40, "")
+	body := daemontest.ProduceBody(40, "")
 	h.Post("/messages/produce", body, "Idempotency-Key", "m-1")
-	h.Post("/messages/produce", body, "Idempotency-Key", "m-1")               // replay
-	h.Post("/messages/produce", produceBody(3, ""), "Idempotency-Key", "m-1") // conflict
-	h.Post("/messages/produce", produceBody(0, ""))                           // rejected
+	h.Post("/messages/produce", body, "Idempotency-Key", "m-1")                          // replay
+	h.Post("/messages/produce", daemontest.ProduceBody(3, ""), "Idempotency-Key", "m-1") // conflict
+	h.Post("/messages/produce", daemontest.ProduceBody(0, ""))                           // rejected
 	h.Post("/messages/consume", fmt.Sprintf(`{%s,"maxMessages":15,"waitSeconds":0}`, daemontest.Target))
 	h.Post("/queue/depth", `{"target":{"queueManager":"QM1","queue":"NO.SUCH.QUEUE"}}`) // failed
 	h.Depth("DEV.QUEUE.1")

@@ -53,7 +53,7 @@ func TestTraceContextWithoutAnExporter(t *testing.T) {
 			if caller != "" {
 				headers = append(headers, "traceparent", caller)
 			}
-			if r := h.Post("/messages/produce", produceBody(5, ""), headers...); r.Status != http.StatusCreated {
+			if r := h.Post("/messages/produce", daemontest.ProduceBody(5, ""), headers...); r.Status != http.StatusCreated {
 				t.Fatalf("produce: %d %s", r.Status, r.Body)
 			}
 			evs := h.Results("untraced-1")

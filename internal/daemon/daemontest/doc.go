@@ -1,6 +1,6 @@
 // Package daemontest holds what the end-to-end tests of internal/daemon
-// (embedded mode) and internal/daemon/awsmode (aws mode, on local AWS
-// emulators) share, and nothing either uses alone: a daemon running
+// (embedded mode, in-process) and internal/daemon/e2e (the daemon as a
+// process, and aws mode on local AWS emulators) share, and nothing either uses alone: a daemon running
 // in-process (Start, Harness), `mqprobe run` processes (Binary, Process,
 // StartProcess), the fault-injection suite's figures and MQ probes
 // (FaultFigures, ReportFault, FaultProduce, QueueDepth), trace-tree

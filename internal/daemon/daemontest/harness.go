@@ -241,3 +241,9 @@ func Summary(evs []result.Event) map[string]int {
 	}
 	return out
 }
+
+// ProduceBody is a PRODUCE of count 2 KiB messages on QM1/DEV.QUEUE.1, with
+// extra (`,"member":…`) appended to the command.
+func ProduceBody(count int, extra string) string {
+	return fmt.Sprintf(`{%s,"batch":{"count":%d,"messageSizeBytes":2048}%s}`, Target, count, extra)
+}

@@ -357,3 +357,15 @@ func (p *Process) Memory() (rss, peak float64, err error) {
 	}
 	return rss, peak, nil
 }
+
+// SmallReceiveBuffer shrinks a client socket's receive buffer, so a reader
+// that never reads pushes back on the server at once.
+func SmallReceiveBuffer(_, _ string, c syscall.RawConn) error {
+	var err error
+	if cerr := c.Control(func(fd uintptr) {
+		err = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096)
+	}); cerr != nil {
+		return cerr
+	}
+	return err
+}

@@ -1,4 +1,4 @@
-package daemon_test
+package e2e_test
 
 import (
 	"bufio"
@@ -27,7 +27,7 @@ func TestFaultDataDirRemoved(t *testing.T) {
 	client := &http.Client{Timeout: time.Minute}
 	produce := func(key string) (int, string) {
 		t.Helper()
-		req, err := http.NewRequest(http.MethodPost, p.Base+"/messages/produce", strings.NewReader(produceBody(count, "")))
+		req, err := http.NewRequest(http.MethodPost, p.Base+"/messages/produce", strings.NewReader(daemontest.ProduceBody(count, "")))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,6 @@
 //go:build ibmmq
 
-package awsmode_test
+package e2e_test
 
 import (
 	"encoding/json"

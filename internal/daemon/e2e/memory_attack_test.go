@@ -1,4 +1,4 @@
-package daemon_test
+package e2e_test
 
 import (
 	"encoding/base64"
@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -123,7 +122,7 @@ func TestMemoryAttacksStayWithinTheBound(t *testing.T) {
 		}
 		var conns []net.Conn
 		for range 40 {
-			c, err := (&net.Dialer{Control: smallReceiveBuffer}).Dial("tcp", strings.TrimPrefix(p.Base, "http://"))
+			c, err := (&net.Dialer{Control: daemontest.SmallReceiveBuffer}).Dial("tcp", strings.TrimPrefix(p.Base, "http://"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,16 +148,4 @@ func TestMemoryAttacksStayWithinTheBound(t *testing.T) {
 	if d := time.Duration(slowest.Load()); d > liveBound || liveFailures.Load() > 0 {
 		t.Errorf("/health/live: slowest %s, %d failures; want every answer within %s", d, liveFailures.Load(), liveBound)
 	}
-}
-
-// smallReceiveBuffer shrinks a client socket's receive buffer, so a reader
-// that never reads pushes back on the server at once.
-func smallReceiveBuffer(_, _ string, c syscall.RawConn) error {
-	var err error
-	if cerr := c.Control(func(fd uintptr) {
-		err = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096)
-	}); cerr != nil {
-		return cerr
-	}
-	return err
 }
