@@ -1,0 +1,228 @@
+//go:build ibmmq
+
+package ibmmq
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/mqsim/mqserver"
+	"github.com/mqprobe/mqprobe/internal/mqsim/mqsimtest"
+)
+
+// TestTLSChannels connects through the adapter's TLS settings (CipherSpec,
+// key repository and its password, certificate label, peer name) over a
+// TCP proxy to mqserver, and checks each outcome against IBM MQ's: the
+// connection works over TLS, or fails with the reason IBM's client gives.
+func TestTLSChannels(t *testing.T) {
+	srv, pki := mqsimtest.StartTLS(t)
+	proxy := startTLSProxy(t, srv.Addr().String())
+	dir := t.TempDir()
+	const password = "repo-passw0rd"
+	p12 := filepath.Join(dir, "client.p12")
+	pki.KeyRepository(t, p12, password, false, true)
+	kdbStem := filepath.Join(dir, "stashed")
+	pki.KeyRepository(t, kdbStem+".kdb", password, false, true)
+	withCert := filepath.Join(dir, "withcert.p12")
+	pki.KeyRepository(t, withCert, password, true, false)
+	cms := filepath.Join(dir, "cms")
+	if err := os.WriteFile(cms+".kdb", []byte("\x00\x01not PKCS #12: a CMS key database"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mqsimtest.WriteStash(t, cms+".sth", password)
+	untrusted := filepath.Join(dir, "untrusted.p12")
+	mqsimtest.NewPKI(t).KeyRepository(t, untrusted, password, false, false)
+
+	target := func(channel, cipher, repo, repoPassword string) mq.Target {
+		return mq.Target{QueueManager: "QM1", Channel: channel, ConnName: proxy.connName, User: mqsimtest.User,
+			TLS: mq.TLS{CipherSpec: cipher, KeyRepository: repo, KeyRepositoryPassword: repoPassword}}
+	}
+	withPeer := func(tg mq.Target, peer string) mq.Target { tg.TLS.PeerName = peer; return tg }
+	withLabel := func(tg mq.Target, label string) mq.Target { tg.TLS.CertLabel = label; return tg }
+	tlsChannel := mqserver.TLSChannel
+	cases := []struct {
+		name   string
+		target mq.Target
+		want   mq.Reason // ReasonNone: connects, puts and gets
+	}{
+		{"PKCS #12 file with its password", target(tlsChannel, "ANY_TLS12_OR_HIGHER", p12, password), mq.ReasonNone},
+		{"stem of a .kdb holding PKCS #12, password stashed", target(tlsChannel, "TLS_RSA_WITH_AES_128_CBC_SHA256", kdbStem, ""), mq.ReasonNone},
+		{".p12 named in full, password stashed", target(mqsimtest.TLS13Channel, "TLS_AES_256_GCM_SHA384", p12, ""), mq.ReasonNone},
+		{"TLS 1.2 named CipherSpec", target(tlsChannel, "ECDHE_RSA_AES_256_GCM_SHA384", p12, password), mq.ReasonNone},
+		{"TLS 1.3 alias", target(tlsChannel, "ANY_TLS13", p12, password), mq.ReasonNone},
+		{"wrong password", target(tlsChannel, "ANY_TLS12_OR_HIGHER", p12, "wrong"), 2381},
+		{"no password and no stash", target(tlsChannel, "ANY_TLS12_OR_HIGHER", withCert, ""), 2381},
+		{"a CMS .kdb", target(tlsChannel, "ANY_TLS12_OR_HIGHER", cms, ""), 2381},
+		{"no key repository there", target(tlsChannel, "ANY_TLS12_OR_HIGHER", filepath.Join(dir, "nothing"), ""), 2381},
+		{"server certificate not signed by a CA in the repository", target(tlsChannel, "ANY_TLS12_OR_HIGHER", untrusted, password), 2393},
+		{"CipherSpec other than the channel's", target(mqsimtest.TLS13Channel, "TLS_AES_128_GCM_SHA256", p12, password), 2393},
+		{"TLS 1.2 on a TLS 1.3 channel", target(mqsimtest.TLS13Channel, "ANY_TLS12", p12, password), 2393},
+		{"unknown CipherSpec", target(tlsChannel, "TLS_NOT_A_CIPHERSPEC", p12, password), 2393},
+		{"peer name matching the server's DN", withPeer(target(tlsChannel, "ANY_TLS12_OR_HIGHER", p12, password), "CN=QM1, OU=Simulator"), mq.ReasonNone},
+		{"peer name pattern", withPeer(target(tlsChannel, "ANY_TLS12_OR_HIGHER", p12, password), "cn=qm*;O=MQPROBE"), mq.ReasonNone},
+		{"peer name not matching", withPeer(target(tlsChannel, "ANY_TLS12_OR_HIGHER", p12, password), "CN=QM2"), 2398},
+		{"malformed peer name", withPeer(target(tlsChannel, "ANY_TLS12_OR_HIGHER", p12, password), "QM1"), 2399},
+		{"SSLCAUTH(REQUIRED) with the labelled client certificate", withLabel(target(mqsimtest.ClientAuthChannel, "ANY_TLS12_OR_HIGHER", withCert, password), mqsimtest.ClientLabel), mq.ReasonNone},
+		{"SSLCAUTH(REQUIRED) over TLS 1.2", withLabel(target(mqsimtest.ClientAuthChannel, "ECDHE_RSA_AES_128_GCM_SHA256", withCert, password), mqsimtest.ClientLabel), mq.ReasonNone},
+		{"SSLCAUTH(REQUIRED) without a certificate", target(mqsimtest.ClientAuthChannel, "ANY_TLS12_OR_HIGHER", p12, password), 2393},
+		{"SSLCAUTH(REQUIRED), the default label ibmwebspheremq<user> not in the repository", target(mqsimtest.ClientAuthChannel, "ANY_TLS12_OR_HIGHER", withCert, password), 2393},
+		{"a certificate label the repository does not hold", withLabel(target(tlsChannel, "ANY_TLS12_OR_HIGHER", withCert, password), "no-such-label"), 2393},
+		{"client certificate not matching the channel's SSLPEER", withLabel(target(mqsimtest.WrongPeerChannel, "ANY_TLS12_OR_HIGHER", withCert, password), mqsimtest.ClientLabel), 2059},
+		{"plain TCP on a TLS channel", target(tlsChannel, "", "", ""), 2059},
+		{"TLS on a channel without a CipherSpec", target(mqserver.AppChannel, "ANY_TLS12_OR_HIGHER", p12, password), 2393},
+	}
+	backend := New()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := proxy.connections()
+			conn, err := backend.Connect(context.Background(), c.target)
+			if c.want != mq.ReasonNone {
+				if err == nil {
+					conn.Close()
+				}
+				if got := mq.ReasonOf(err); got != c.want {
+					t.Fatalf("connect: %v (reason %d), want reason %d", err, got, c.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("connect: %v", err)
+			}
+			defer conn.Close()
+			putAndGet(t, conn)
+			// Every connection the client made spoke TLS from its first byte.
+			if firsts := proxy.connections()[len(before):]; len(firsts) == 0 {
+				t.Fatal("the proxy saw no connection")
+			} else {
+				for _, first := range firsts {
+					if c.target.TLS.CipherSpec != "" && (len(first) < 3 || first[0] != 0x16 || first[1] != 0x03) {
+						t.Errorf("first bytes %x, want a TLS handshake record (16 03 ..)", first)
+					}
+				}
+			}
+		})
+	}
+}
+
+// putAndGet proves a connection carries MQI calls: a message put to
+// DEV.QUEUE.1 comes back.
+func putAndGet(t *testing.T, conn mq.Conn) {
+	t.Helper()
+	ctx := context.Background()
+	q, err := conn.OpenQueue(ctx, "DEV.QUEUE.1", mq.OpenOutput|mq.OpenInputShared)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	defer q.Close()
+	body := []byte("over TLS")
+	if _, err := q.Put(ctx, &mq.Message{Payload: body}, mq.PutOptions{}); err != nil {
+		t.Fatalf("put: %v", err)
+	}
+	var got mq.Message
+	if err := q.Get(ctx, &got, mq.GetOptions{}); err != nil || string(got.Payload) != string(body) {
+		t.Fatalf("get: %v %q, want %q", err, got.Payload, body)
+	}
+}
+
+// tlsProxy forwards TCP connections to a server and keeps each
+// connection's first bytes from the client.
+type tlsProxy struct {
+	connName string
+	mu       sync.Mutex
+	firsts   [][]byte
+}
+
+func startTLSProxy(t *testing.T, server string) *tlsProxy {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("proxy: %v", err)
+	}
+	addr := l.Addr().(*net.TCPAddr)
+	p := &tlsProxy{connName: "127.0.0.1(" + strconv.Itoa(addr.Port) + ")"}
+	var wg sync.WaitGroup
+	var connsMu sync.Mutex
+	var conns []net.Conn
+	track := func(c net.Conn) {
+		connsMu.Lock()
+		conns = append(conns, c)
+		connsMu.Unlock()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			client, err := l.Accept()
+			if err != nil {
+				return
+			}
+			upstream, err := net.Dial("tcp", server)
+			if err != nil {
+				client.Close()
+				continue
+			}
+			track(client)
+			track(upstream)
+			index := p.add()
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				defer upstream.Close()
+				first := make([]byte, 3)
+				n, err := io.ReadFull(client, first)
+				p.set(index, first[:n])
+				if err == nil {
+					if _, err = upstream.Write(first); err == nil {
+						_, err = io.Copy(upstream, client)
+					}
+				}
+				if err != nil && !errors.Is(err, net.ErrClosed) {
+					t.Logf("proxy client->server: %v", err)
+				}
+			}()
+			go func() {
+				defer wg.Done()
+				defer client.Close()
+				io.Copy(client, upstream) // ends when either side closes
+			}()
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		connsMu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		connsMu.Unlock()
+		wg.Wait()
+	})
+	return p
+}
+
+func (p *tlsProxy) add() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.firsts = append(p.firsts, nil)
+	return len(p.firsts) - 1
+}
+
+func (p *tlsProxy) set(i int, b []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.firsts[i] = append([]byte(nil), b...)
+}
+
+// connections are the first bytes of every connection so far.
+func (p *tlsProxy) connections() [][]byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([][]byte(nil), p.firsts...)
+}
