@@ -25,7 +25,7 @@ import (
 func TestIBMSampleAmqsconntls(t *testing.T) {
 	bin := buildSamples(t, "amqsconntls")
 	srv, pki := mqsimtest.StartTLS(t)
-	proxy := startTLSProxy(t, srv.Addr().String())
+	proxy := mqsimtest.StartProxy(t, srv.Addr().String())
 	verdicts := sampleVerdicts(t)
 	const password = "mykey-passw0rd"
 
@@ -36,7 +36,7 @@ func TestIBMSampleAmqsconntls(t *testing.T) {
 		prepare(dir)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, filepath.Join(bin, "amqsconntls"), "QM1", mqserver.TLSChannel, proxy.connName)
+		cmd := exec.CommandContext(ctx, filepath.Join(bin, "amqsconntls"), "QM1", mqserver.TLSChannel, proxy.ConnName)
 		cmd.Dir = dir
 		// Nothing but the program's own settings: no MQSSLKEYR, no
 		// MQSAMP_USER_ID (which would ask for a password on stdin).
@@ -86,7 +86,7 @@ func TestIBMSampleAmqsconntls(t *testing.T) {
 		}
 	})
 	t.Run("correct repository", func(t *testing.T) {
-		before := len(proxy.connections())
+		before := len(proxy.FirstBytes())
 		out, code := run(t, func(dir string) {
 			pki.KeyRepository(t, filepath.Join(dir, "mykey.kdb"), password, false, true)
 		})
@@ -94,7 +94,7 @@ func TestIBMSampleAmqsconntls(t *testing.T) {
 		if code != 0 {
 			t.Errorf("exit code %d, want 0", code)
 		}
-		firsts := proxy.connections()[before:]
+		firsts := proxy.FirstBytes()[before:]
 		if len(firsts) != 1 || len(firsts[0]) < 3 || firsts[0][0] != 0x16 || firsts[0][1] != 0x03 {
 			t.Errorf("the proxy saw connections starting %x, want one TLS handshake record (16 03 ..)", firsts)
 		}

@@ -4,13 +4,8 @@ package ibmmq
 
 import (
 	"context"
-	"errors"
-	"io"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
-	"sync"
 	"testing"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
@@ -24,7 +19,7 @@ import (
 // connection works over TLS, or fails with the reason IBM's client gives.
 func TestTLSChannels(t *testing.T) {
 	srv, pki := mqsimtest.StartTLS(t)
-	proxy := startTLSProxy(t, srv.Addr().String())
+	proxy := mqsimtest.StartProxy(t, srv.Addr().String())
 	dir := t.TempDir()
 	const password = "repo-passw0rd"
 	p12 := filepath.Join(dir, "client.p12")
@@ -42,7 +37,7 @@ func TestTLSChannels(t *testing.T) {
 	mqsimtest.NewPKI(t).KeyRepository(t, untrusted, password, false, false)
 
 	target := func(channel, cipher, repo, repoPassword string) mq.Target {
-		return mq.Target{QueueManager: "QM1", Channel: channel, ConnName: proxy.connName, User: mqsimtest.User,
+		return mq.Target{QueueManager: "QM1", Channel: channel, ConnName: proxy.ConnName, User: mqsimtest.User,
 			TLS: mq.TLS{CipherSpec: cipher, KeyRepository: repo, KeyRepositoryPassword: repoPassword}}
 	}
 	withPeer := func(tg mq.Target, peer string) mq.Target { tg.TLS.PeerName = peer; return tg }
@@ -82,7 +77,7 @@ func TestTLSChannels(t *testing.T) {
 	backend := New()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			before := proxy.connections()
+			before := proxy.FirstBytes()
 			conn, err := backend.Connect(context.Background(), c.target)
 			if c.want != mq.ReasonNone {
 				if err == nil {
@@ -99,7 +94,7 @@ func TestTLSChannels(t *testing.T) {
 			defer conn.Close()
 			putAndGet(t, conn)
 			// Every connection the client made spoke TLS from its first byte.
-			if firsts := proxy.connections()[len(before):]; len(firsts) == 0 {
+			if firsts := proxy.FirstBytes()[len(before):]; len(firsts) == 0 {
 				t.Fatal("the proxy saw no connection")
 			} else {
 				for _, first := range firsts {
@@ -130,99 +125,4 @@ func putAndGet(t *testing.T, conn mq.Conn) {
 	if err := q.Get(ctx, &got, mq.GetOptions{}); err != nil || string(got.Payload) != string(body) {
 		t.Fatalf("get: %v %q, want %q", err, got.Payload, body)
 	}
-}
-
-// tlsProxy forwards TCP connections to a server and keeps each
-// connection's first bytes from the client.
-type tlsProxy struct {
-	connName string
-	mu       sync.Mutex
-	firsts   [][]byte
-}
-
-func startTLSProxy(t *testing.T, server string) *tlsProxy {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("proxy: %v", err)
-	}
-	addr := l.Addr().(*net.TCPAddr)
-	p := &tlsProxy{connName: "127.0.0.1(" + strconv.Itoa(addr.Port) + ")"}
-	var wg sync.WaitGroup
-	var connsMu sync.Mutex
-	var conns []net.Conn
-	track := func(c net.Conn) {
-		connsMu.Lock()
-		conns = append(conns, c)
-		connsMu.Unlock()
-	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			client, err := l.Accept()
-			if err != nil {
-				return
-			}
-			upstream, err := net.Dial("tcp", server)
-			if err != nil {
-				client.Close()
-				continue
-			}
-			track(client)
-			track(upstream)
-			index := p.add()
-			wg.Add(2)
-			go func() {
-				defer wg.Done()
-				defer upstream.Close()
-				first := make([]byte, 3)
-				n, err := io.ReadFull(client, first)
-				p.set(index, first[:n])
-				if err == nil {
-					if _, err = upstream.Write(first); err == nil {
-						_, err = io.Copy(upstream, client)
-					}
-				}
-				if err != nil && !errors.Is(err, net.ErrClosed) {
-					t.Logf("proxy client->server: %v", err)
-				}
-			}()
-			go func() {
-				defer wg.Done()
-				defer client.Close()
-				io.Copy(client, upstream) // ends when either side closes
-			}()
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		connsMu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		connsMu.Unlock()
-		wg.Wait()
-	})
-	return p
-}
-
-func (p *tlsProxy) add() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.firsts = append(p.firsts, nil)
-	return len(p.firsts) - 1
-}
-
-func (p *tlsProxy) set(i int, b []byte) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.firsts[i] = append([]byte(nil), b...)
-}
-
-// connections are the first bytes of every connection so far.
-func (p *tlsProxy) connections() [][]byte {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([][]byte(nil), p.firsts...)
 }
