@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
 	"github.com/mqprobe/mqprobe/internal/mqsim/mqserver"
 	"github.com/mqprobe/mqprobe/internal/mqsim/mqsimtest"
 )
@@ -105,6 +106,18 @@ func TestTLSChannels(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBackendSuiteOverTLS runs the backend conformance suite, waits,
+// units of work and broken connections included, over TLS.
+func TestBackendSuiteOverTLS(t *testing.T) {
+	pki := mqsimtest.NewPKI(t)
+	repo := filepath.Join(t.TempDir(), "suite.p12")
+	pki.KeyRepository(t, repo, "suite-passw0rd", false, true)
+	mqtest.RunBackendSuite(t, mqtest.HarnessFunc(func(tb testing.TB) mqtest.Env {
+		srv := mqsimtest.StartWithPKI(tb, pki)
+		return mqtest.Env{Backend: New(), Target: srv.TLSTarget(repo, ""), Faults: srv.Faults()}
+	}))
 }
 
 // putAndGet proves a connection carries MQI calls: a message put to

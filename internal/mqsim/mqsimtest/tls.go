@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mqsim/mqserver"
 )
 
@@ -172,11 +173,28 @@ const (
 func StartTLS(tb testing.TB) (*Server, *PKI) {
 	tb.Helper()
 	pki := NewPKI(tb)
+	return StartWithPKI(tb, pki), pki
+}
+
+// StartWithPKI is StartTLS with the certificates of pki, which may serve
+// several servers.
+func StartWithPKI(tb testing.TB, pki *PKI) *Server {
+	tb.Helper()
 	channels := append(mqserver.DefaultChannels(),
 		mqserver.Channel{Name: TLS13Channel, Users: []string{mqserver.AppUser}, CipherSpec: "TLS_AES_256_GCM_SHA384"},
 		mqserver.Channel{Name: ClientAuthChannel, Users: []string{mqserver.AppUser}, CipherSpec: "ANY_TLS12_OR_HIGHER",
 			ClientAuthRequired: true, PeerName: "CN=mqprobe-*, OU=Tests"},
 		mqserver.Channel{Name: WrongPeerChannel, Users: []string{mqserver.AppUser}, CipherSpec: "ANY_TLS12_OR_HIGHER",
 			ClientAuthRequired: true, PeerName: "CN=someone-else"})
-	return start(tb, channels, pki.ServerTLS()), pki
+	return start(tb, channels, pki.ServerTLS())
+}
+
+// TLSTarget is QM1 on the server through DEV.TLS.SVRCONN as User, with
+// CipherSpec ANY_TLS12_OR_HIGHER and the key repository keyRepository
+// (opened by its stash or password).
+func (s *Server) TLSTarget(keyRepository, password string) mq.Target {
+	t := s.Target()
+	t.Channel = mqserver.TLSChannel
+	t.TLS = mq.TLS{CipherSpec: mqserver.TLSChannelCipherSpec, KeyRepository: keyRepository, KeyRepositoryPassword: password}
+	return t
 }
