@@ -4,6 +4,7 @@ package ibmmq
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -37,13 +38,29 @@ func TestTLSChannels(t *testing.T) {
 	untrusted := filepath.Join(dir, "untrusted.p12")
 	mqsimtest.NewPKI(t).KeyRepository(t, untrusted, password, false, false)
 
+	const tlsChannel = mqserver.TLSChannel
 	target := func(channel, cipher, repo, repoPassword string) mq.Target {
 		return mq.Target{QueueManager: "QM1", Channel: channel, ConnName: proxy.ConnName, User: mqsimtest.User,
 			TLS: mq.TLS{CipherSpec: cipher, KeyRepository: repo, KeyRepositoryPassword: repoPassword}}
 	}
 	withPeer := func(tg mq.Target, peer string) mq.Target { tg.TLS.PeerName = peer; return tg }
+	// A JSON CCDT's channel carries its own TLS settings; the target's
+	// CipherSpec only makes the adapter pass the key repository (MQSCO).
+	ccdt := func(name, security string) mq.Target {
+		eps, err := mq.ParseConnName(proxy.ConnName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name+".json")
+		table := fmt.Sprintf(`{"channel":[{"name":%q,"type":"clientConnection","clientConnection":{"connection":[{"host":%q,"port":%d}],"queueManager":"QM1"},"transmissionSecurity":%s}]}`,
+			tlsChannel, eps[0].Host, eps[0].Port, security)
+		if err := os.WriteFile(path, []byte(table), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return mq.Target{QueueManager: "QM1", CCDTURL: "file://" + path, User: mqsimtest.User,
+			TLS: mq.TLS{CipherSpec: "ANY_TLS13", KeyRepository: p12, KeyRepositoryPassword: password}}
+	}
 	withLabel := func(tg mq.Target, label string) mq.Target { tg.TLS.CertLabel = label; return tg }
-	tlsChannel := mqserver.TLSChannel
 	cases := []struct {
 		name   string
 		target mq.Target
@@ -72,6 +89,9 @@ func TestTLSChannels(t *testing.T) {
 		{"SSLCAUTH(REQUIRED), the default label ibmwebspheremq<user> not in the repository", target(mqsimtest.ClientAuthChannel, "ANY_TLS12_OR_HIGHER", withCert, password), 2393},
 		{"a certificate label the repository does not hold", withLabel(target(tlsChannel, "ANY_TLS12_OR_HIGHER", withCert, password), "no-such-label"), 2393},
 		{"client certificate not matching the channel's SSLPEER", withLabel(target(mqsimtest.WrongPeerChannel, "ANY_TLS12_OR_HIGHER", withCert, password), mqsimtest.ClientLabel), 2059},
+		{"CCDT with cipherSpecification and certificatePeerName", ccdt("ccdt-good", `{"cipherSpecification":"ANY_TLS13","certificatePeerName":"CN=QM1"}`), mq.ReasonNone},
+		{"CCDT whose certificatePeerName the server does not match", ccdt("ccdt-peer", `{"cipherSpecification":"ANY_TLS13","certificatePeerName":"CN=QM2"}`), 2398},
+		{"CCDT with a certificateLabel the repository lacks", ccdt("ccdt-label", `{"cipherSpecification":"ANY_TLS13","certificateLabel":"no-such-label"}`), 2393},
 		{"plain TCP on a TLS channel", target(tlsChannel, "", "", ""), 2059},
 		{"TLS on a channel without a CipherSpec", target(mqserver.AppChannel, "ANY_TLS12_OR_HIGHER", p12, password), 2393},
 	}

@@ -1,7 +1,6 @@
 package mqsimtest
 
 import (
-	"errors"
 	"io"
 	"net"
 	"strconv"
@@ -32,10 +31,16 @@ func StartProxy(t testing.TB, server string) *Proxy {
 	var wg sync.WaitGroup
 	var connsMu sync.Mutex
 	var conns []net.Conn
+	closed := false
+	// track keeps c to close at cleanup, or closes it when that has begun.
 	track := func(c net.Conn) {
 		connsMu.Lock()
+		defer connsMu.Unlock()
+		if closed {
+			c.Close()
+			return
+		}
 		conns = append(conns, c)
-		connsMu.Unlock()
 	}
 	wg.Add(1)
 	go func() {
@@ -61,12 +66,9 @@ func StartProxy(t testing.TB, server string) *Proxy {
 				n, err := io.ReadFull(client, first)
 				p.set(index, first[:n])
 				if err == nil {
-					if _, err = upstream.Write(first); err == nil {
-						_, err = io.Copy(upstream, client)
+					if _, err := upstream.Write(first); err == nil {
+						io.Copy(upstream, client) // ends when either side closes
 					}
-				}
-				if err != nil && !errors.Is(err, net.ErrClosed) {
-					t.Logf("proxy client->server: %v", err)
 				}
 			}()
 			go func() {
@@ -79,6 +81,7 @@ func StartProxy(t testing.TB, server string) *Proxy {
 	t.Cleanup(func() {
 		l.Close()
 		connsMu.Lock()
+		closed = true
 		for _, c := range conns {
 			c.Close()
 		}
