@@ -31,17 +31,18 @@ esac
 
 log() { if [ "$mode" != env ]; then echo "$@" >&2; fi; }
 
-# The library speaks TLS with OpenSSL: Debian's libssl-dev, installed when
-# its headers are missing.
+# The library speaks TLS with OpenSSL: Debian's libssl-dev, and the openssl
+# command with which the TLS tests write PKCS #12 key repositories, both
+# installed when missing.
 ensure_libssl() {
-  [ -f /usr/include/openssl/ssl.h ] && return 0
+  [ -f /usr/include/openssl/ssl.h ] && command -v openssl >/dev/null && return 0
   if [ "$(id -u)" != 0 ]; then
-    echo "mqstub: OpenSSL's headers are missing and installing them needs root: run 'apt-get install libssl-dev'" >&2
+    echo "mqstub: OpenSSL is missing and installing it needs root: run 'apt-get install libssl-dev openssl'" >&2
     exit 1
   fi
-  log "mqstub: installing libssl-dev from Debian's packages"
+  log "mqstub: installing libssl-dev and openssl from Debian's packages"
   export DEBIAN_FRONTEND=noninteractive
-  { apt-get update -qq && apt-get install -y -qq --no-install-recommends libssl-dev; } >&2
+  { apt-get update -qq && apt-get install -y -qq --no-install-recommends libssl-dev openssl; } >&2
 }
 
 hash="$( (cd "$src" && cat include/*.h src/*.c src/*.h test/*.c; cat "$self"; echo "$cc ${cflags[*]}") | sha256sum | cut -d' ' -f1)"
