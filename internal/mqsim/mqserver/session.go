@@ -61,7 +61,9 @@ func (s *session) run() {
 	defer s.srv.wg.Done()
 	defer s.end()
 	if err := s.startTLS(); err != nil {
-		s.srv.log.Warn("mqserver: dropping connection", "remote", s.nc.RemoteAddr().String(), "err", err)
+		if !isClosedConn(err) {
+			s.srv.log.Warn("mqserver: dropping connection", "remote", s.nc.RemoteAddr().String(), "err", err)
+		}
 		return
 	}
 	for {
