@@ -31,19 +31,34 @@ esac
 
 log() { if [ "$mode" != env ]; then echo "$@" >&2; fi; }
 
+# The library speaks TLS with OpenSSL: Debian's libssl-dev, and the openssl
+# command with which the TLS tests write PKCS #12 key repositories, both
+# installed when missing.
+ensure_libssl() {
+  [ -f /usr/include/openssl/ssl.h ] && command -v openssl >/dev/null && return 0
+  if [ "$(id -u)" != 0 ]; then
+    echo "mqstub: OpenSSL is missing and installing it needs root: run 'apt-get install libssl-dev openssl'" >&2
+    exit 1
+  fi
+  log "mqstub: installing libssl-dev and openssl from Debian's packages"
+  export DEBIAN_FRONTEND=noninteractive
+  { apt-get update -qq && apt-get install -y -qq --no-install-recommends libssl-dev openssl; } >&2
+}
+
 hash="$( (cd "$src" && cat include/*.h src/*.c src/*.h test/*.c; cat "$self"; echo "$cc ${cflags[*]}") | sha256sum | cut -d' ' -f1)"
 stamp="$out/.stamp"
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ] && [ -f "$out/lib64/libmqm_r.so" ]; then
   log "mqstub: up to date in $out"
 else
+  ensure_libssl
   log "mqstub: building into $out"
   mkdir -p "$out/inc" "$out/lib64" "$out/bin"
   rm -f "$stamp"
   cp "$src"/include/*.h "$out/inc/"
   tmp="$out/lib64/.libmqm_r.so.$$"
   "$cc" -shared -fPIC -fvisibility=hidden "${cflags[@]}" -I"$src/include" \
-    -Wl,-soname,libmqm_r.so -o "$tmp" "$src"/src/*.c
+    -Wl,-soname,libmqm_r.so -o "$tmp" "$src"/src/*.c -lssl -lcrypto
   mv -f "$tmp" "$out/lib64/libmqm_r.so"
   # Every test program: the self-test, the initial values of the
   # structures, and a program written the way IBM's samples are.

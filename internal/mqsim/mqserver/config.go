@@ -27,6 +27,9 @@ type Config struct {
 	Channels []Channel
 	// Users are the users channels name; empty means DefaultUsers.
 	Users []User
+	// TLS is the certificate of channels with a CipherSpec; without one,
+	// TLS connections are refused.
+	TLS TLSConfig
 	// Logger receives connection events (never a password); nil discards
 	// them.
 	Logger *slog.Logger
@@ -47,6 +50,17 @@ type Channel struct {
 	// for only when the user has one configured, as in IBM's developer
 	// image without MQ_APP_PASSWORD.
 	PasswordRequired bool
+	// CipherSpec is the channel's SSLCIPH: an IBM CipherSpec name
+	// (ANY_TLS12_OR_HIGHER, TLS_AES_128_GCM_SHA256, ...); "" means plain
+	// TCP. A channel with one accepts only TLS, one without only plain TCP.
+	CipherSpec string
+	// ClientAuthRequired is SSLCAUTH(REQUIRED): the client must send a
+	// certificate the server trusts (TLSConfig.TrustFile). Otherwise
+	// (OPTIONAL) one is verified only when sent.
+	ClientAuthRequired bool
+	// PeerName is SSLPEER: a distinguished-name pattern the client
+	// certificate's subject must match ("CN=app*, O=Example").
+	PeerName string
 }
 
 // User is a user a channel may admit.
@@ -63,6 +77,7 @@ const DefaultChannelMaxMsgLength = 4 * 1024 * 1024
 const (
 	AppChannel   = "DEV.APP.SVRCONN"
 	AdminChannel = "DEV.ADMIN.SVRCONN"
+	TLSChannel   = "DEV.TLS.SVRCONN"
 	AppUser      = "app"
 	AdminUser    = "admin"
 )
@@ -89,12 +104,20 @@ func DefaultQueueManagers() []embedded.QueueManagerConfig {
 	}}
 }
 
+// TLSChannelCipherSpec is DEV.TLS.SVRCONN's SSLCIPH. It admits
+// TLS_RSA_WITH_AES_128_CBC_SHA256 too, the CipherSpec IBM's amqsconntls
+// sample asks for.
+const TLSChannelCipherSpec = "ANY_TLS12_OR_HIGHER"
+
 // DefaultChannels returns DEV.APP.SVRCONN (user app, a password only when
-// app has one) and DEV.ADMIN.SVRCONN (user admin, always a password).
+// app has one), DEV.ADMIN.SVRCONN (user admin, always a password) and
+// DEV.TLS.SVRCONN (as DEV.APP.SVRCONN, over TLS 1.2 or 1.3 with
+// SSLCAUTH(OPTIONAL); usable once Config.TLS names a certificate).
 func DefaultChannels() []Channel {
 	return []Channel{
 		{Name: AppChannel, Users: []string{AppUser}},
 		{Name: AdminChannel, Users: []string{AdminUser}, PasswordRequired: true},
+		{Name: TLSChannel, Users: []string{AppUser}, CipherSpec: TLSChannelCipherSpec},
 	}
 }
 
@@ -168,6 +191,7 @@ func (c Config) Validate() error {
 				errs = append(errs, fmt.Errorf("%s.users[%d]: %q is not one of users", at, j, u))
 			}
 		}
+		errs = append(errs, ch.validateTLS(at)...)
 	}
 	return errors.Join(errs...)
 }
@@ -177,13 +201,23 @@ type fileConfig struct {
 	QueueManagers []embedded.QueueManagerConfig `yaml:"queueManagers"`
 	Channels      []fileChannel                 `yaml:"channels"`
 	Users         []fileUser                    `yaml:"users"`
+	TLS           fileTLS                       `yaml:"tls"`
+}
+
+type fileTLS struct {
+	CertificateFile string `yaml:"certificateFile"`
+	KeyFile         string `yaml:"keyFile"`
+	TrustFile       string `yaml:"trustFile"`
 }
 
 type fileChannel struct {
-	Name             string   `yaml:"name"`
-	MaxMsgLength     int      `yaml:"maxMsgLength"`
-	Users            []string `yaml:"users"`
-	PasswordRequired bool     `yaml:"passwordRequired"`
+	Name               string   `yaml:"name"`
+	MaxMsgLength       int      `yaml:"maxMsgLength"`
+	Users              []string `yaml:"users"`
+	PasswordRequired   bool     `yaml:"passwordRequired"`
+	CipherSpec         string   `yaml:"cipherSpec"`
+	ClientAuthRequired bool     `yaml:"clientAuthRequired"`
+	PeerName           string   `yaml:"peerName"`
 }
 
 type fileUser struct {
@@ -219,7 +253,7 @@ func parseConfig(r io.Reader) (Config, error) {
 	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
 		return Config{}, err
 	}
-	cfg := Config{QueueManagers: f.QueueManagers}
+	cfg := Config{QueueManagers: f.QueueManagers, TLS: TLSConfig(f.TLS)}
 	for _, ch := range f.Channels {
 		cfg.Channels = append(cfg.Channels, Channel(ch))
 	}

@@ -6,7 +6,8 @@
 // meet one queue manager that several processes can share.
 //
 // The package owns what sits between the wire and the queue manager:
-// frames and their size bound, channels, users and passwords, the
+// frames and their size bound, channels and their TLS (CipherSpecs,
+// SSLCAUTH, SSLPEER; tls.go), users and passwords, the
 // negotiated message length (2010), and the MQI's rules for options and
 // descriptors (MQOO, MQPMO, MQGMO, MQMD, MQINQ selectors) with their reason
 // codes. Queue semantics (ordering, units of work, browse cursors, expiry,

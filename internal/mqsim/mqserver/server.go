@@ -2,6 +2,7 @@ package mqserver
 
 import (
 	"bufio"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -17,11 +18,12 @@ import (
 // Server serves the queue managers of an embedded.Backend to MQI clients
 // over TCP. Its methods are safe for concurrent use.
 type Server struct {
-	backend  *embedded.Backend
-	channels map[string]Channel
-	users    map[string]User
-	log      *slog.Logger
-	started  time.Time // creation date and time of every queue
+	backend   *embedded.Backend
+	channels  map[string]Channel
+	users     map[string]User
+	tlsConfig *tls.Config // nil: no certificate, no TLS
+	log       *slog.Logger
+	started   time.Time // creation date and time of every queue
 
 	mu        sync.Mutex
 	listeners map[net.Listener]struct{}
@@ -52,8 +54,13 @@ func New(cfg Config) (*Server, error) {
 			return nil, err
 		}
 	}
+	tlsConfig, err := cfg.TLS.serverTLS()
+	if err != nil {
+		return nil, fmt.Errorf("mqserver config: %w", err)
+	}
 	s := &Server{
 		backend:   b,
+		tlsConfig: tlsConfig,
 		channels:  make(map[string]Channel, len(cfg.Channels)),
 		users:     make(map[string]User, len(cfg.Users)),
 		log:       cfg.Logger,

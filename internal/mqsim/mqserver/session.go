@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/subtle"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -29,7 +30,8 @@ type session struct {
 	in  []byte  // request body buffer
 	out encoder // reply body
 
-	conn         *embedded.MQIConn // nil before CONNECT
+	tls          *tls.ConnectionState // nil: plain TCP
+	conn         *embedded.MQIConn    // nil before CONNECT
 	qmgr         embedded.QueueManagerAttributes
 	user         string
 	applName     string
@@ -58,6 +60,12 @@ func (s *session) run() {
 	defer close(s.done)
 	defer s.srv.wg.Done()
 	defer s.end()
+	if err := s.startTLS(); err != nil {
+		if !isClosedConn(err) {
+			s.srv.log.Warn("mqserver: dropping connection", "remote", s.nc.RemoteAddr().String(), "err", err)
+		}
+		return
+	}
 	for {
 		op, body, buf, err := readFrame(s.r, s.in)
 		if err != nil {
@@ -202,6 +210,9 @@ func (s *session) connect(d *decoder) (cc, rc int32, err error) {
 	ch, ok := s.srv.channels[channel]
 	if !ok {
 		return fail(rcUnknownChannelName, "no such channel")
+	}
+	if rc, why := checkChannelTLS(ch, s.tls); rc != 0 {
+		return fail(rc, why)
 	}
 	name := strings.TrimPrefix(qmgrName, "*") // "*QM1": any member of a group; ours are single
 	if !s.srv.backend.HasQueueManager(name) {

@@ -40,6 +40,11 @@ type Server struct {
 // fresh queue manager.
 func Start(tb testing.TB) *Server {
 	tb.Helper()
+	return start(tb, mqserver.DefaultChannels(), mqserver.TLSConfig{})
+}
+
+func start(tb testing.TB, channels []mqserver.Channel, tlsConfig mqserver.TLSConfig) *Server {
+	tb.Helper()
 	qmgrs := mqserver.DefaultQueueManagers()
 	for i := range qmgrs {
 		qmgrs[i].MaxMsgLength = outerMaxMsgLength
@@ -48,7 +53,6 @@ func Start(tb testing.TB) *Server {
 	if err != nil {
 		tb.Fatalf("mqsimtest: queue manager: %v", err)
 	}
-	channels := mqserver.DefaultChannels()
 	for i := range channels {
 		channels[i].MaxMsgLength = outerMaxMsgLength
 	}
@@ -58,6 +62,7 @@ func Start(tb testing.TB) *Server {
 		// Explicit users: the passwords of the machine's environment
 		// (MQ_APP_PASSWORD) must not leak into tests.
 		Users: []mqserver.User{{Name: mqserver.AppUser}, {Name: mqserver.AdminUser, Password: "admin-password"}},
+		TLS:   tlsConfig,
 	})
 	if err != nil {
 		tb.Fatalf("mqsimtest: %v", err)

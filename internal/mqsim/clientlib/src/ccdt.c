@@ -4,7 +4,8 @@
  * Read: channel[].name, .type ("clientConnection" or absent),
  * .clientConnection.queueManager, .clientConnection.connection[].host/.port,
  * .connectionManagement.heartbeatInterval / .keepAliveInterval,
- * .general.maximumMessageLength, .transmissionSecurity.cipherSpecification.
+ * .general.maximumMessageLength, .transmissionSecurity.cipherSpecification,
+ * .certificateLabel and .certificatePeerName.
  * Other keys are ignored. Channels serving the queue manager the application
  * named are tried in alphabetical order of name, as IBM's client does: a
  * name "QM1" or "*QM1" selects QMNAME QM1, a blank name or "*" a blank
@@ -323,9 +324,16 @@ static int channel_from_json(const jval *ch, mqs_channel *out)
   out->hbint = (MQLONG)member_long(cm, "heartbeatInterval", MQS_SERVER_HBINT);
   out->keepalive = (MQLONG)member_long(cm, "keepAliveInterval", -1);
   out->max_msg_length = (MQLONG)member_long(member(ch, "general"), "maximumMessageLength", 0);
-  const char *cipher = member_str(member(ch, "transmissionSecurity"), "cipherSpecification");
+  const jval *security = member(ch, "transmissionSecurity");
+  const char *cipher = member_str(security, "cipherSpecification");
+  const char *label = member_str(security, "certificateLabel");
+  const char *peer = member_str(security, "certificatePeerName");
   if (cipher)
     snprintf(out->cipher, sizeof out->cipher, "%s", cipher);
+  if (label)
+    snprintf(out->cert_label, sizeof out->cert_label, "%s", label);
+  if (peer)
+    snprintf(out->peer_name, sizeof out->peer_name, "%s", peer);
   return 1;
 }
 

@@ -3,10 +3,8 @@
  * (MQCD, CCDT URL, MQSERVER, MQCCDTURL, in IBM's order of precedence), the
  * user and password (MQCSP), and the TLS configuration (MQSCO).
  *
- * The library speaks no TLS. Like IBM's client it still checks the TLS
- * configuration of a channel with a CipherSpec before connecting -- a key
- * repository stem with stem.kdb and stem.sth, or stem.p12 with its password
- * through MQSCO -- and then connects in plain TCP.
+ * A channel with a CipherSpec is spoken over TLS (tls.c): its key
+ * repository is read before anything is connected, as IBM's client does.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -14,14 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "internal.h"
 
 #define CSP_MAX_USER_LENGTH     1024  /* MQ_CLIENT_USER_ID_LENGTH */
 #define CSP_MAX_PASSWORD_LENGTH 256   /* MQ_CSP_PASSWORD_LENGTH */
-#define KEY_REPO_MAX_PASSWORD   256
 
 void mqs_channels_free(mqs_channel *c, int n)
 {
@@ -33,6 +28,7 @@ void mqs_channels_free(mqs_channel *c, int n)
 void mqs_connect_params_free(mqs_connect_params *p)
 {
   mqs_channels_free(p->channels, p->nchannels);
+  mqs_tls_free(p->tls);
   if (p->password)
     memset(p->password, 0, strlen(p->password));
   free(p->user);
@@ -126,8 +122,15 @@ static MQLONG channel_from_mqcd(const MQCD *cd, mqs_channel **out, int *n)
   ch->max_msg_length = cd->MaxMsgLength > 0 ? cd->MaxMsgLength : 0;
   ch->hbint = cd->Version >= MQCD_VERSION_4 ? cd->HeartbeatInterval : MQS_SERVER_HBINT;
   ch->keepalive = cd->Version >= MQCD_VERSION_7 ? cd->KeepAliveInterval : -1;
-  if (cd->Version >= MQCD_VERSION_7)
+  if (cd->Version >= MQCD_VERSION_7) {
     mqs_fixed_to_c(ch->cipher, sizeof ch->cipher, cd->SSLCipherSpec, MQ_SSL_CIPHER_SPEC_LENGTH);
+    if (cd->SSLPeerNameLength < 0 || cd->SSLPeerNameLength > MQS_MAX_PEER_NAME)
+      return MQRC_SSL_PEER_NAME_ERROR;
+    if (cd->SSLPeerNamePtr && cd->SSLPeerNameLength > 0)
+      mqs_fixed_to_c(ch->peer_name, sizeof ch->peer_name, (const char *)cd->SSLPeerNamePtr, (size_t)cd->SSLPeerNameLength);
+  }
+  if (cd->Version >= MQCD_VERSION_11)
+    mqs_fixed_to_c(ch->cert_label, sizeof ch->cert_label, cd->CertificateLabel, MQ_CERT_LABEL_LENGTH);
   return MQRC_NONE;
 }
 
@@ -217,44 +220,6 @@ static MQLONG read_csp(const MQCSP *csp, mqs_connect_params *p)
   return rc;
 }
 
-/* ---- MQSCO and the key repository ------------------------------------ */
-
-static int readable_file(const char *stem, const char *ext)
-{
-  char path[MQ_SSL_KEY_REPOSITORY_LENGTH + 8];
-  struct stat st;
-  snprintf(path, sizeof path, "%s%s", stem, ext);
-  return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
-}
-
-/* A CipherSpec needs a key repository: stem.kdb with its stash stem.sth,
- * or stem.p12 with its password. Anything else is 2381, as from IBM's
- * client when it cannot open the repository. */
-static MQLONG check_tls(const MQSCO *sco)
-{
-  char stem[MQ_SSL_KEY_REPOSITORY_LENGTH + 1] = "";
-  int has_password = 0;
-  if (sco) {
-    mqs_fixed_to_c(stem, sizeof stem, sco->KeyRepository, MQ_SSL_KEY_REPOSITORY_LENGTH);
-    if (sco->Version >= MQSCO_VERSION_6 && sco->KeyRepoPasswordLength > 0 &&
-        sco->KeyRepoPasswordLength <= KEY_REPO_MAX_PASSWORD &&
-        mqs_ptr_or_offset(sco, sco->KeyRepoPasswordPtr, sco->KeyRepoPasswordOffset))
-      has_password = 1;
-  }
-  if (!stem[0]) {
-    const char *env = getenv("MQSSLKEYR");
-    if (env)
-      snprintf(stem, sizeof stem, "%s", env);
-  }
-  if (!stem[0])
-    return MQRC_KEY_REPOSITORY_ERROR;
-  if (readable_file(stem, ".kdb") && readable_file(stem, ".sth"))
-    return MQRC_NONE;
-  if (readable_file(stem, ".p12") && has_password)
-    return MQRC_NONE;
-  return MQRC_KEY_REPOSITORY_ERROR;
-}
-
 /* ---- MQCONNX's parameters -------------------------------------------- */
 
 MQLONG mqs_connect_params_read(PMQCHAR qmgr, const MQCNO *cno, mqs_connect_params *p)
@@ -308,8 +273,14 @@ MQLONG mqs_connect_params_read(PMQCHAR qmgr, const MQCNO *cno, mqs_connect_param
   if (rc)
     return rc;
 
-  for (int i = 0; i < p->nchannels; i++)
-    if (p->channels[i].cipher[0] && (rc = check_tls(sco)) != MQRC_NONE)
+  /* A CipherSpec needs the key repository, read once for every channel. */
+  for (int i = 0; i < p->nchannels; i++) {
+    if (!p->channels[i].cipher[0])
+      continue;
+    if ((rc = mqs_tls_check_channel(&p->channels[i])) != MQRC_NONE)
       return rc;
+    if (!p->tls && (rc = mqs_tls_load(sco, &p->tls)) != MQRC_NONE)
+      return rc;
+  }
   return MQRC_NONE;
 }

@@ -27,6 +27,7 @@ static MQHCONN g_next_hconn = 0x01000001;   /* never reused: stale handles fail 
 
 static void conn_free(mqs_conn *c)
 {
+  mqs_tls_close(c->ssl);
   if (c->fd >= 0)
     close(c->fd);
   pthread_mutex_destroy(&c->mu);
@@ -90,6 +91,8 @@ void mqs_conn_leave(mqs_conn *c)
 void mqs_conn_break(mqs_conn *c)
 {
   c->broken = 1;
+  mqs_tls_close(c->ssl);
+  c->ssl = NULL;
   if (c->fd >= 0) {
     shutdown(c->fd, SHUT_RDWR);
     close(c->fd);
@@ -98,7 +101,7 @@ void mqs_conn_break(mqs_conn *c)
 }
 
 /* One exchange on fd: send b, receive the reply to the same op. */
-static int exchange(int fd, mqs_buf *b, int timeout_ms, unsigned char **reply, mqs_rd *r,
+static int exchange(int fd, void *ssl, mqs_buf *b, int timeout_ms, unsigned char **reply, mqs_rd *r,
                     MQLONG *cc, MQLONG *rc)
 {
   *reply = NULL;
@@ -113,11 +116,11 @@ static int exchange(int fd, mqs_buf *b, int timeout_ms, unsigned char **reply, m
   /* Sending is bounded even when the reply may take forever (an MQGET
    * waiting without limit): a server that reads nothing is not alive. */
   int send_timeout = timeout_ms >= 0 ? timeout_ms : CONNECT_REPLY_TIMEOUT_MS;
-  if (mqs_net_send(fd, b->p, b->len, send_timeout) != 0)
+  if (mqs_net_send(fd, ssl, b->p, b->len, send_timeout) != 0)
     return -1;
   uint16_t rop;
   size_t n;
-  if (mqs_net_recv_frame(fd, timeout_ms, &rop, reply, &n) != 0)
+  if (mqs_net_recv_frame(fd, ssl, timeout_ms, &rop, reply, &n) != 0)
     return -1;
   memset(r, 0, sizeof *r);
   r->p = *reply;
@@ -140,7 +143,7 @@ MQLONG mqs_call(mqs_conn *c, mqs_buf *b, int timeout_ms, unsigned char **reply, 
     mqs_buf_free(b);
     return MQRC_STORAGE_NOT_AVAILABLE;
   }
-  int failed = exchange(c->fd, b, timeout_ms, reply, r, cc, rc) != 0;
+  int failed = exchange(c->fd, c->ssl, b, timeout_ms, reply, r, cc, rc) != 0;
   mqs_buf_free(b);
   if (failed) {
     mqs_conn_break(c);
@@ -163,6 +166,7 @@ static int reply_timeout_ms(MQLONG hbint)
 
 typedef struct {
   int    fd;
+  void  *ssl;
   char   qmgr[MQ_Q_MGR_NAME_LENGTH + 1];
   MQBYTE connid[MQ_CONNECTION_ID_LENGTH];
   MQLONG max_msg_length;
@@ -177,6 +181,14 @@ static MQLONG connect_endpoint(const mqs_connect_params *p, const mqs_channel *c
   int fd = mqs_net_connect(e, ch->keepalive);
   if (fd < 0)
     return MQRC_HOST_NOT_AVAILABLE;
+  void *ssl = NULL;
+  if (ch->cipher[0]) {
+    MQLONG tls_rc = mqs_tls_start(p->tls, ch, fd, CONNECT_REPLY_TIMEOUT_MS, &ssl);
+    if (tls_rc) {
+      close(fd);
+      return tls_rc;
+    }
+  }
   mqs_buf b;
   mqs_buf_init(&b, MQS_OP_CONNECT);
   mqs_put_i32(&b, MQS_PROTOCOL_VERSION);
@@ -189,14 +201,18 @@ static MQLONG connect_endpoint(const mqs_connect_params *p, const mqs_channel *c
   mqs_put_i32(&b, ch->max_msg_length);
   unsigned char *reply = NULL;
   mqs_rd r;
-  int failed = exchange(fd, &b, CONNECT_REPLY_TIMEOUT_MS, &reply, &r, cc, rc);
+  int failed = exchange(fd, ssl, &b, CONNECT_REPLY_TIMEOUT_MS, &reply, &r, cc, rc);
   /* The frame held the password: clear it before it goes back to malloc. */
   if (b.p)
     memset(b.p, 0, b.len);
   mqs_buf_free(&b);
   if (failed) {
+    /* A TLS 1.3 server refuses a client certificate after the client has
+     * finished its handshake: the refusal arrives here, as an alert. */
+    MQLONG reason = mqs_tls_failed(ssl) ? MQRC_SSL_INITIALIZATION_ERROR : MQRC_CONNECTION_BROKEN;
+    mqs_tls_close(ssl);
     close(fd);
-    return MQRC_CONNECTION_BROKEN;
+    return reason;
   }
   memset(out, 0, sizeof *out);
   char qmgr[MQ_Q_MGR_NAME_LENGTH];
@@ -212,15 +228,13 @@ static MQLONG connect_endpoint(const mqs_connect_params *p, const mqs_channel *c
   out->server_hbint = r.off < r.len ? mqs_get_i32(&r) : MQS_SERVER_HBINT;
   int bad = r.bad;
   free(reply);
-  if (bad) {
+  if (bad || *cc == MQCC_FAILED) {
+    mqs_tls_close(ssl);
     close(fd);
-    return MQRC_CONNECTION_BROKEN;
-  }
-  if (*cc == MQCC_FAILED) {
-    close(fd);
-    return MQRC_NONE;
+    return bad ? MQRC_CONNECTION_BROKEN : MQRC_NONE;
   }
   out->fd = fd;
+  out->ssl = ssl;
   return MQRC_NONE;
 }
 
@@ -268,6 +282,7 @@ MQS_EXPORT void MQCONNX(PMQCHAR pQMgrName, PMQCNO pConnectOpts, PMQHCONN pHconn,
   MQLONG cc = MQCC_FAILED;
   memset(&res, 0, sizeof res);
   res.fd = -1;
+  res.ssl = NULL;
   if (!rc)
     rc = connect_any(&p, &res, &ch, &cc);
   MQLONG cno_options = p.cno_options;
@@ -280,12 +295,14 @@ MQS_EXPORT void MQCONNX(PMQCHAR pQMgrName, PMQCNO pConnectOpts, PMQHCONN pHconn,
 
   mqs_conn *c = calloc(1, sizeof *c);
   if (!c) {
+    mqs_tls_close(res.ssl);
     close(res.fd);
     mqs_set(pCompCode, pReason, MQCC_FAILED, MQRC_STORAGE_NOT_AVAILABLE);
     return;
   }
   pthread_mutex_init(&c->mu, NULL);
   c->fd = res.fd;
+  c->ssl = res.ssl;
   c->cno_options = cno_options;
   c->max_msg_length = res.max_msg_length;
   /* The agreed heartbeat interval is the larger of the two sides'. */

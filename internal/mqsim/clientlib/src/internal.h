@@ -101,6 +101,8 @@ typedef struct {
   int    port;
 } mqs_endpoint;
 
+#define MQS_MAX_PEER_NAME 1024   /* SSLPEER's longest value */
+
 typedef struct mqs_channel {
   char          name[MQ_CHANNEL_NAME_LENGTH + 1];
   mqs_endpoint *endpoints;     /* ConnectionName entries, tried in order */
@@ -109,6 +111,8 @@ typedef struct mqs_channel {
   MQLONG        hbint;          /* seconds; 0 none */
   MQLONG        keepalive;      /* KeepAliveInterval, seconds; <= 0 the library's */
   char          cipher[MQ_SSL_CIPHER_SPEC_LENGTH + 1]; /* "" without TLS */
+  char          cert_label[MQ_CERT_LABEL_LENGTH + 1];   /* MQCD CertificateLabel */
+  char          peer_name[MQS_MAX_PEER_NAME + 1];       /* MQCD SSLPeerName (SSLPEER) */
 } mqs_channel;
 
 /* What MQCONNX sends and how it reaches the server. */
@@ -119,6 +123,7 @@ typedef struct {
   char        *user, *password; /* from the MQCSP; NULL without one */
   char         appl[MQ_APPL_NAME_LENGTH + 1];
   MQLONG       cno_options;
+  struct mqs_tls *tls;         /* the key repository; NULL when no channel has a CipherSpec */
 } mqs_connect_params;
 
 /* Read the MQCNO and its MQCD/MQSCO/MQCSP, or the MQSERVER variable, or a
@@ -134,6 +139,32 @@ int    mqs_parse_conname(const char *s, mqs_endpoint **out, int *n);
 MQLONG mqs_ccdt_channels(const char *url, const char *qmgr, mqs_channel **out, int *n);
 void   mqs_channels_free(mqs_channel *c, int n);
 
+/* ---- TLS (tls.c) ------------------------------------------------------ */
+typedef struct mqs_tls mqs_tls;
+
+/* Read the key repository of MQSCO KeyRepository (else MQSSLKEYR): 2381
+ * when it is missing, not PKCS #12 or its password is wrong or absent. */
+MQLONG mqs_tls_load(const MQSCO *sco, mqs_tls **out);
+void   mqs_tls_free(mqs_tls *t);
+/* A channel's CipherSpec (2393 unknown) and SSLPEER (2399 malformed). */
+MQLONG mqs_tls_check_channel(const mqs_channel *ch);
+/* The TLS handshake on a connected socket (made non-blocking) for ch:
+ * *ssl on success; 2393 when it fails (no common CipherSpec, an untrusted
+ * server certificate, a certificate label the repository lacks), 2398
+ * when the server's certificate does not match the channel's SSLPEER. */
+MQLONG mqs_tls_start(mqs_tls *t, const mqs_channel *ch, int fd, int timeout_ms, void **ssl);
+/* Move bytes through the TLS connection: > 0 bytes moved, 0 the peer
+ * closed, -1 failed, or MQS_TLS_WANT_* to wait for the socket and retry. */
+#define MQS_TLS_WANT_READ  (-2)
+#define MQS_TLS_WANT_WRITE (-3)
+long   mqs_tls_read(void *ssl, void *p, size_t n);
+long   mqs_tls_write(void *ssl, const void *p, size_t n);
+/* Whether decrypted bytes wait to be read (the socket may be quiet). */
+int    mqs_tls_pending(void *ssl);
+/* Whether the TLS layer itself failed (an alert from the server). */
+int    mqs_tls_failed(void *ssl);
+void   mqs_tls_close(void *ssl);
+
 /* ---- connections (conn.c, net.c) ------------------------------------- */
 typedef struct mqs_conn {
   struct mqs_conn *next;
@@ -143,6 +174,7 @@ typedef struct mqs_conn {
   int              closed;     /* MQDISC done: the handle is stale */
   int              broken;     /* the connection was lost: 2009 until MQDISC */
   int              fd;
+  void            *ssl;        /* the TLS connection (an OpenSSL SSL); NULL: plain TCP */
   MQLONG           cno_options;
   MQLONG           max_msg_length; /* negotiated on CONNECT; 0 unknown */
   int              reply_timeout_ms;
@@ -169,9 +201,10 @@ void   mqs_conn_break(mqs_conn *c);
 /* Open a TCP connection to e within MQS_CONNECT_TIMEOUT_MS, with keepalive.
  * Returns the socket or -1. */
 int  mqs_net_connect(const mqs_endpoint *e, MQLONG keepalive_s);
-/* Write a whole frame / read one (body into a malloc'd buffer). 0 or -1. */
-int  mqs_net_send(int fd, const unsigned char *p, size_t n, int timeout_ms);
-int  mqs_net_recv_frame(int fd, int timeout_ms, uint16_t *op, unsigned char **body, size_t *n);
+/* Write a whole frame / read one (body into a malloc'd buffer), through
+ * ssl when it is not NULL. 0 or -1. */
+int  mqs_net_send(int fd, void *ssl, const unsigned char *p, size_t n, int timeout_ms);
+int  mqs_net_recv_frame(int fd, void *ssl, int timeout_ms, uint16_t *op, unsigned char **body, size_t *n);
 
 /* ---- utilities (util.c) ---------------------------------------------- */
 void    mqs_set(PMQLONG cc, PMQLONG rc, MQLONG ccv, MQLONG rcv);

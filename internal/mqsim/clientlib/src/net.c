@@ -1,6 +1,6 @@
 /*
  * net.c -- TCP: connecting to one ConnectionName entry, and reading and
- * writing whole frames within a deadline.
+ * writing whole frames within a deadline, in clear or through TLS (tls.c).
  *
  * Every wait is a poll() with the time left, so a peer that stops answering
  * costs at most the call's bound. Keepalive is on, so a peer that vanished
@@ -120,50 +120,77 @@ int mqs_net_connect(const mqs_endpoint *e, MQLONG keepalive_s)
   return fd;
 }
 
-int mqs_net_send(int fd, const unsigned char *p, size_t n, int timeout_ms)
+int mqs_net_send(int fd, void *ssl, const unsigned char *p, size_t n, int timeout_ms)
 {
   int64_t deadline = deadline_after(timeout_ms);
+  short want = POLLOUT;
   while (n > 0) {
-    if (wait_fd(fd, POLLOUT, deadline) != 0)
+    if (wait_fd(fd, want, deadline) != 0)
       return -1;
-    ssize_t w = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (w < 0) {
-      if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+    ssize_t w;
+    if (ssl) {
+      w = mqs_tls_write(ssl, p, n);
+      if (w == MQS_TLS_WANT_READ || w == MQS_TLS_WANT_WRITE) {
+        want = w == MQS_TLS_WANT_READ ? POLLIN : POLLOUT;
         continue;
-      return -1;
+      }
+      if (w <= 0)
+        return -1;
+    } else {
+      w = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (w < 0) {
+        if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+          continue;
+        return -1;
+      }
     }
+    want = POLLOUT;
     p += w;
     n -= (size_t)w;
   }
   return 0;
 }
 
-static int recv_all(int fd, unsigned char *p, size_t n, int64_t deadline)
+static int recv_all(int fd, void *ssl, unsigned char *p, size_t n, int64_t deadline)
 {
+  short want = POLLIN;
   while (n > 0) {
-    if (wait_fd(fd, POLLIN, deadline) != 0)
+    /* TLS may hold decrypted bytes while the socket is quiet. */
+    if (!(ssl && want == POLLIN && mqs_tls_pending(ssl)) && wait_fd(fd, want, deadline) != 0)
       return -1;
-    ssize_t got = recv(fd, p, n, MSG_DONTWAIT);
-    if (got == 0)
-      return -1;            /* the server closed the connection */
-    if (got < 0) {
-      if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+    ssize_t got;
+    if (ssl) {
+      got = mqs_tls_read(ssl, p, n);
+      if (got == MQS_TLS_WANT_READ || got == MQS_TLS_WANT_WRITE) {
+        want = got == MQS_TLS_WANT_READ ? POLLIN : POLLOUT;
         continue;
-      return -1;
+      }
+      if (got <= 0)
+        return -1;            /* closed, or the TLS connection failed */
+    } else {
+      got = recv(fd, p, n, MSG_DONTWAIT);
+      if (got == 0)
+        return -1;            /* the server closed the connection */
+      if (got < 0) {
+        if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+          continue;
+        return -1;
+      }
     }
+    want = POLLIN;
     p += got;
     n -= (size_t)got;
   }
   return 0;
 }
 
-int mqs_net_recv_frame(int fd, int timeout_ms, uint16_t *op, unsigned char **body, size_t *n)
+int mqs_net_recv_frame(int fd, void *ssl, int timeout_ms, uint16_t *op, unsigned char **body, size_t *n)
 {
   int64_t deadline = deadline_after(timeout_ms);
   unsigned char hdr[8];
   *body = NULL;
   *n = 0;
-  if (recv_all(fd, hdr, sizeof hdr, deadline) != 0)
+  if (recv_all(fd, ssl, hdr, sizeof hdr, deadline) != 0)
     return -1;
   uint32_t length = (uint32_t)hdr[0] | (uint32_t)hdr[1] << 8 | (uint32_t)hdr[2] << 16 |
                     (uint32_t)hdr[3] << 24;
@@ -175,7 +202,7 @@ int mqs_net_recv_frame(int fd, int timeout_ms, uint16_t *op, unsigned char **bod
   unsigned char *p = malloc(len ? len : 1);
   if (!p)
     return -1;
-  if (recv_all(fd, p, len, deadline) != 0) {
+  if (recv_all(fd, ssl, p, len, deadline) != 0) {
     free(p);
     return -1;
   }
