@@ -223,7 +223,7 @@ func (s *Server) forget(sess *session) {
 // newSession wraps an accepted connection.
 func newSession(s *Server, nc net.Conn) *session {
 	return &session{srv: s, nc: nc, r: bufio.NewReaderSize(nc, 64*1024), w: bufio.NewWriterSize(nc, 64*1024),
-		done: make(chan struct{}), objects: make(map[int32]*object), nextHobj: 101}
+		done: make(chan struct{}), objects: make(map[int32]*object), nextHobj: firstHobj}
 }
 
 // isClosedConn reports whether err means the peer or Close ended the
