@@ -128,6 +128,7 @@ static MQLONG channel_from_mqcd(const MQCD *cd, mqs_channel **out, int *n)
   ch->keepalive = cd->Version >= MQCD_VERSION_7 ? cd->KeepAliveInterval : -1;
   if (cd->Version >= MQCD_VERSION_7)
     mqs_fixed_to_c(ch->cipher, sizeof ch->cipher, cd->SSLCipherSpec, MQ_SSL_CIPHER_SPEC_LENGTH);
+  ch->def_reconnect = cd->Version >= MQCD_VERSION_10 ? cd->DefReconnect : MQRCN_NO;
   return MQRC_NONE;
 }
 

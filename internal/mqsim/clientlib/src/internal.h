@@ -33,6 +33,7 @@
 enum {
   MQS_OP_CONNECT = 1, MQS_OP_DISC, MQS_OP_OPEN, MQS_OP_CLOSE, MQS_OP_PUT, MQS_OP_PUT1,
   MQS_OP_GET, MQS_OP_INQ, MQS_OP_CMIT, MQS_OP_BACK,
+  MQS_OP_REOPEN = 16,
 };
 #define MQS_REPLY_BIT        0x8000u
 #define MQS_PROTOCOL_VERSION 1
@@ -109,6 +110,7 @@ typedef struct mqs_channel {
   MQLONG        hbint;          /* seconds; 0 none */
   MQLONG        keepalive;      /* KeepAliveInterval, seconds; <= 0 the library's */
   char          cipher[MQ_SSL_CIPHER_SPEC_LENGTH + 1]; /* "" without TLS */
+  MQLONG        def_reconnect;  /* MQCD DefReconnect, MQRCN_* */
 } mqs_channel;
 
 /* What MQCONNX sends and how it reaches the server. */
@@ -134,7 +136,9 @@ int    mqs_parse_conname(const char *s, mqs_endpoint **out, int *n);
 MQLONG mqs_ccdt_channels(const char *url, const char *qmgr, mqs_channel **out, int *n);
 void   mqs_channels_free(mqs_channel *c, int n);
 
-/* ---- connections (conn.c, net.c) ------------------------------------- */
+/* ---- connections (conn.c, net.c, reconnect.c) ------------------------- */
+typedef struct mqs_reconnect mqs_reconnect;
+
 typedef struct mqs_conn {
   struct mqs_conn *next;
   MQHCONN          id;
@@ -146,6 +150,10 @@ typedef struct mqs_conn {
   MQLONG           cno_options;
   MQLONG           max_msg_length; /* negotiated on CONNECT; 0 unknown */
   int              reply_timeout_ms;
+  mqs_reconnect   *recon;      /* NULL unless reconnectable (reconnect.c) */
+  int              in_uow;     /* a put or get under syncpoint since the last MQCMIT/MQBACK */
+  int              uow_lost;   /* that unit of work went with a reconnection */
+  int              call_syncpoint; /* set by MQPUT/MQPUT1/MQGET for mqs_call: under syncpoint */
 } mqs_conn;
 
 /* Start an MQI call on Hconn: returns the connection with its mutex held,
@@ -165,6 +173,24 @@ MQLONG mqs_call(mqs_conn *c, mqs_buf *b, int timeout_ms, unsigned char **reply, 
                 MQLONG *cc, MQLONG *rc);
 /* Mark c broken and close its socket. */
 void   mqs_conn_break(mqs_conn *c);
+/* One request/reply on fd, nothing else: 0, or -1 when it failed. */
+int    mqs_exchange(int fd, mqs_buf *b, int timeout_ms, unsigned char **reply, mqs_rd *r,
+                    MQLONG *cc, MQLONG *rc);
+/* CONNECT c again with p (reconnection); on success c has its new socket,
+ * limits and the queue manager's name in qmgr. Returns a reason code. */
+MQLONG mqs_conn_redial(mqs_conn *c, const mqs_connect_params *p, char *qmgr, size_t qmgrsz);
+
+/* Automatic reconnection (reconnect.c). setup makes c reconnectable when
+ * its options and configuration say so, taking p over (p is then empty);
+ * -1 when out of memory. */
+int    mqs_reconnect_setup(mqs_conn *c, mqs_connect_params *p, const mqs_channel *used, const char *qmgr);
+void   mqs_reconnect_free(mqs_reconnect *r);
+/* Record / forget an object handle to reopen after a reconnection. */
+void   mqs_reconnect_opened(mqs_conn *c, MQHOBJ hobj, const MQOD *od, MQLONG options);
+void   mqs_reconnect_closed(mqs_conn *c, MQHOBJ hobj);
+/* Reconnect a reconnectable c when its connection is lost. Returns a
+ * reason code (2556, 2548, 2546) when that fails. */
+MQLONG mqs_reconnect_ensure(mqs_conn *c);
 
 /* Open a TCP connection to e within MQS_CONNECT_TIMEOUT_MS, with keepalive.
  * Returns the socket or -1. */
