@@ -5,14 +5,18 @@ package ibmmq
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // TestPersistentMessagesSurviveAServerRestart kills an mqserver process
@@ -88,17 +92,52 @@ func TestPersistentMessagesSurviveAServerRestart(t *testing.T) {
 type serverProcess struct {
 	bin, port, data string
 	cmd             *exec.Cmd
-	stderr          strings.Builder
+	stderr          testenv.Buffer
 }
 
-// startServerProcess builds cmd/mqserver and starts it with data as its
+// serverBinary is cmd/mqserver, built once per test binary.
+var serverBinary struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// buildServer builds cmd/mqserver into .build/test/mqserver (where the
+// daemon's tests build it too): a temporary file renamed into place, so
+// concurrent runs never execute a half-written binary.
+func buildServer() (string, error) {
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(root, ".build", "test")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	tmp := filepath.Join(dir, fmt.Sprintf("mqserver.tmp.%d", os.Getpid()))
+	build := exec.Command("go", "build", "-o", tmp, "./cmd/mqserver")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("go build ./cmd/mqserver: %w\n%s", err, out)
+	}
+	final := filepath.Join(dir, "mqserver")
+	if err := os.Rename(tmp, final); err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	return final, nil
+}
+
+// startServerProcess builds cmd/mqserver (once) and starts it with data as its
 // data directory; it is killed when t ends.
 func startServerProcess(t *testing.T, data string) *serverProcess {
 	t.Helper()
-	s := &serverProcess{bin: filepath.Join(t.TempDir(), "mqserver"), data: data}
-	if out, err := exec.Command("go", "build", "-o", s.bin, "github.com/mqprobe/mqprobe/cmd/mqserver").CombinedOutput(); err != nil {
-		t.Fatalf("building mqserver: %v\n%s", err, out)
+	serverBinary.once.Do(func() { serverBinary.path, serverBinary.err = buildServer() })
+	if serverBinary.err != nil {
+		t.Fatalf("building mqserver: %v", serverBinary.err)
 	}
+	s := &serverProcess{bin: serverBinary.path, data: data}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

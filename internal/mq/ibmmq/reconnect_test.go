@@ -139,3 +139,40 @@ func TestReconnectTimesOut(t *testing.T) {
 		t.Errorf("gave up after %v, before the 2 s MQReconnectTimeout", took)
 	}
 }
+
+// TestReconnectRestartsAGetWait: an MQGET waiting when the server dies is
+// issued again on the new connection and gets a message put after the
+// restart.
+func TestReconnectRestartsAGetWait(t *testing.T) {
+	noClientIni(t)
+	srv := startServerProcess(t, filepath.Join(t.TempDir(), "data"))
+	_, waiting := connectTo(t, srv.ConnName(), mqi.MQCNO_RECONNECT, mqi.MQRCN_NO)
+	type result struct {
+		text string
+		err  error
+	}
+	got := make(chan result, 1)
+	go func() {
+		gmo := mqi.NewMQGMO()
+		gmo.Options = mqi.MQGMO_NO_SYNCPOINT | mqi.MQGMO_WAIT
+		gmo.WaitInterval = 120 * 1000
+		buf := make([]byte, 1024)
+		n, err := waiting.Get(mqi.NewMQMD(), gmo, buf)
+		got <- result{string(buf[:n]), err}
+	}()
+	// Nothing outside the server shows the get waiting; it almost always
+	// is by the time the kill lands, and a get the kill beats finds the
+	// connection lost as it starts, and reconnects as any call does.
+	srv.Down(t)
+	srv.Up(t)
+	_, putter := connectTo(t, srv.ConnName(), mqi.MQCNO_RECONNECT_DISABLED, mqi.MQRCN_NO)
+	wantReason(t, "put after the restart", putText(putter, "for the waiting get", mqi.MQPMO_NO_SYNCPOINT), 0)
+	select {
+	case r := <-got:
+		if r.err != nil || r.text != "for the waiting get" {
+			t.Fatalf("waiting get = %q, %v; want the message put after the restart", r.text, r.err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the waiting get did not return within 60 s of the restart")
+	}
+}
