@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -43,7 +45,7 @@ type queueManager struct {
 	queues         map[string]*queue
 	aliases        map[string]string             // alias name → TARGET
 	remotes        map[string]*RemoteQueueConfig // remote definition name → definition
-	identifier     string                        // QMID: name_creation time in hex, as IBM MQ makes it
+	identifier     string                        // QMID: name_creation time (nanoseconds, hex), unique to each creation as IBM MQ's is
 	idPrefix       [16]byte                      // "AMQ " + name, as in IBM-generated MsgIds
 	idSeq          atomic.Uint64
 	bodyBytes      atomic.Int64 // held against maxBytes, see storage.go
@@ -84,7 +86,7 @@ func build(cfg Config, dataDir string) (*Backend, error) {
 			queues:         make(map[string]*queue, len(qc.Queues)),
 			aliases:        make(map[string]string, len(qc.Aliases)),
 			remotes:        make(map[string]*RemoteQueueConfig, len(qc.Remotes)),
-			identifier:     fmt.Sprintf("%s_%08x", qc.Name, time.Now().Unix()),
+			identifier:     fmt.Sprintf("%s_%x", qc.Name, time.Now().UnixNano()),
 		}
 		copy(qm.idPrefix[:], "AMQ "+qc.Name+"            ")
 		qm.idSeq.Store(uint64(time.Now().UnixNano())) // distinct ids across restarts
@@ -155,6 +157,10 @@ func (qm *queueManager) recover(path string) error {
 	if err != nil {
 		return err
 	}
+	if qm.identifier, err = keepIdentifier(filepath.Join(filepath.Dir(path), "qmid"), qm.identifier); err != nil {
+		j.close()
+		return err
+	}
 	qm.journal = j
 	for _, rec := range msgs {
 		q := qm.queues[rec.queue]
@@ -168,6 +174,32 @@ func (qm *queueManager) recover(path string) error {
 		q.mu.Unlock()
 	}
 	return nil
+}
+
+// keepIdentifier returns the QMID stored at path, storing fresh there
+// first when there is none: a queue manager keeps its QMID across restarts,
+// as IBM MQ's does (a reconnecting MQCNO_RECONNECT_Q_MGR client compares it).
+func keepIdentifier(path, fresh string) (string, error) {
+	if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
+		return string(b), nil
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("queue manager identifier: %w", err)
+	}
+	tmp := path + ".tmp"
+	err := os.WriteFile(tmp, []byte(fresh), 0o640)
+	if err == nil {
+		err = syncFile(tmp)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err == nil {
+		err = syncDir(filepath.Dir(path))
+	}
+	if err != nil {
+		return "", fmt.Errorf("queue manager identifier: %w", err)
+	}
+	return fresh, nil
 }
 
 // Close closes the journals of a backend made by NewDurable, after which

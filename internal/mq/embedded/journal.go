@@ -231,6 +231,15 @@ func (j *journal) copyLive(out io.Writer) (int64, error) {
 	return size, w.Flush()
 }
 
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {

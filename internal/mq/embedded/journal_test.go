@@ -227,8 +227,13 @@ func TestJournalIsCompactedAndATornTailIgnored(t *testing.T) {
 	if got := restart(t, dir).drain("DEV.QUEUE.1"); !equalStrings(got, []string{"kept"}) {
 		t.Fatalf("after a restart DEV.QUEUE.1 holds %q, want [kept]", got)
 	}
-	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
-		t.Fatalf("data directory holds %d files, want only the journal", len(entries))
+	var names []string
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !equalStrings(names, []string{"messages.log", "qmid"}) {
+		t.Fatalf("data directory holds %q, want the journal and the QMID only", names)
 	}
 }
 
@@ -245,5 +250,16 @@ func mustLastID(t *testing.T, b *Backend) mq.ID {
 func TestNewDurableNeedsADirectory(t *testing.T) {
 	if _, err := NewDurable(Config{}, ""); err == nil {
 		t.Fatal("NewDurable without a directory succeeded")
+	}
+}
+
+func TestQueueManagerKeepsItsIdentifierInItsDataDirectory(t *testing.T) {
+	dir := t.TempDir()
+	first := restart(t, dir).b.defaultQM.identifier
+	if again := restart(t, dir).b.defaultQM.identifier; again != first {
+		t.Errorf("QMID after a restart = %q, want %q", again, first)
+	}
+	if other := restart(t, t.TempDir()).b.defaultQM.identifier; other == "" {
+		t.Error("a new data directory gave an empty QMID")
 	}
 }

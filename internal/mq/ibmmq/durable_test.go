@@ -130,7 +130,7 @@ func buildServer() (string, error) {
 }
 
 // startServerProcess builds cmd/mqserver (once) and starts it with data as its
-// data directory; it is killed when t ends.
+// data directory ("" for none: memory only); it is killed when t ends.
 func startServerProcess(t *testing.T, data string) *serverProcess {
 	t.Helper()
 	serverBinary.once.Do(func() { serverBinary.path, serverBinary.err = buildServer() })
@@ -159,7 +159,11 @@ func (s *serverProcess) ConnName() string { return "127.0.0.1(" + s.port + ")" }
 // Up starts the server and returns once it listens.
 func (s *serverProcess) Up(t *testing.T) {
 	t.Helper()
-	s.cmd = exec.Command(s.bin, "-listen", "127.0.0.1:"+s.port, "-data", s.data)
+	args := []string{"-listen", "127.0.0.1:" + s.port}
+	if s.data != "" {
+		args = append(args, "-data", s.data)
+	}
+	s.cmd = exec.Command(s.bin, args...)
 	s.cmd.Stderr = &s.stderr
 	stdout, err := s.cmd.StdoutPipe()
 	if err != nil {

@@ -176,3 +176,18 @@ func TestReconnectRestartsAGetWait(t *testing.T) {
 		t.Fatal("the waiting get did not return within 60 s of the restart")
 	}
 }
+
+// TestReconnectQMgrWantsTheSameQueueManager: a server without a data
+// directory comes back as a new queue manager (a new QMID), which an
+// MQCNO_RECONNECT_Q_MGR connection refuses with 2546 and an
+// MQCNO_RECONNECT one accepts.
+func TestReconnectQMgrWantsTheSameQueueManager(t *testing.T) {
+	noClientIni(t)
+	srv := startServerProcess(t, "")
+	_, sameQMgr := connectTo(t, srv.ConnName(), mqi.MQCNO_RECONNECT_Q_MGR, mqi.MQRCN_NO)
+	_, anyQMgr := connectTo(t, srv.ConnName(), mqi.MQCNO_RECONNECT, mqi.MQRCN_NO)
+	srv.Down(t)
+	srv.Up(t)
+	wantReason(t, "MQCNO_RECONNECT_Q_MGR to a new queue manager", putText(sameQMgr, "x", mqi.MQPMO_NO_SYNCPOINT), mqi.MQRC_RECONNECT_QMID_MISMATCH)
+	wantReason(t, "MQCNO_RECONNECT to a new queue manager", putText(anyQMgr, "x", mqi.MQPMO_NO_SYNCPOINT), 0)
+}

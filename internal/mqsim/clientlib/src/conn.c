@@ -232,6 +232,7 @@ typedef struct {
   int    fd;
   char   qmgr[MQ_Q_MGR_NAME_LENGTH + 1];
   MQBYTE connid[MQ_CONNECTION_ID_LENGTH];
+  char   qmid[MQ_Q_MGR_IDENTIFIER_LENGTH + 1];
   MQLONG max_msg_length;
   MQLONG server_hbint;
 } connect_result;
@@ -273,7 +274,9 @@ static MQLONG connect_endpoint(const mqs_connect_params *p, const mqs_channel *c
   const unsigned char *id = mqs_get_bytes(&r, &n);
   if (id)
     memcpy(out->connid, id, n < sizeof out->connid ? n : sizeof out->connid);
-  (void)mqs_get_bytes(&r, &n);                  /* qmgrIdentifier: MQINQ answers it */
+  const unsigned char *qmid = mqs_get_bytes(&r, &n);  /* for reconnection; MQINQ answers it */
+  if (qmid)
+    memcpy(out->qmid, qmid, n < sizeof out->qmid - 1 ? n : sizeof out->qmid - 1);
   out->max_msg_length = mqs_get_i32(&r);
   /* heartbeatInterval is optional: older servers end the reply here. */
   out->server_hbint = r.off < r.len ? mqs_get_i32(&r) : MQS_SERVER_HBINT;
@@ -320,7 +323,7 @@ static MQLONG connect_any(const mqs_connect_params *p, connect_result *res, cons
   return last;
 }
 
-MQLONG mqs_conn_redial(mqs_conn *c, const mqs_connect_params *p, char *qmgr, size_t qmgrsz)
+MQLONG mqs_conn_redial(mqs_conn *c, const mqs_connect_params *p, char *qmid, size_t qmidsz)
 {
   connect_result res;
   const mqs_channel *ch = NULL;
@@ -333,7 +336,7 @@ MQLONG mqs_conn_redial(mqs_conn *c, const mqs_connect_params *p, char *qmgr, siz
   c->fd = res.fd;
   c->max_msg_length = res.max_msg_length;
   c->reply_timeout_ms = reply_timeout_ms(ch->hbint > res.server_hbint ? ch->hbint : res.server_hbint);
-  snprintf(qmgr, qmgrsz, "%s", res.qmgr);
+  snprintf(qmid, qmidsz, "%s", res.qmid);
   return MQRC_NONE;
 }
 
@@ -363,7 +366,7 @@ MQS_EXPORT void MQCONNX(PMQCHAR pQMgrName, PMQCNO pConnectOpts, PMQHCONN pHconn,
   }
 
   mqs_conn *c = calloc(1, sizeof *c);
-  if (!c || mqs_reconnect_setup(c, &p, ch, res.qmgr) != 0) {
+  if (!c || mqs_reconnect_setup(c, &p, ch, res.qmid) != 0) {
     free(c);
     mqs_connect_params_free(&p);
     close(res.fd);

@@ -176,14 +176,14 @@ void   mqs_conn_break(mqs_conn *c);
 /* One request/reply on fd, nothing else: 0, or -1 when it failed. */
 int    mqs_exchange(int fd, mqs_buf *b, int timeout_ms, unsigned char **reply, mqs_rd *r,
                     MQLONG *cc, MQLONG *rc);
-/* CONNECT c again with p (reconnection); on success c has its new socket,
- * limits and the queue manager's name in qmgr. Returns a reason code. */
-MQLONG mqs_conn_redial(mqs_conn *c, const mqs_connect_params *p, char *qmgr, size_t qmgrsz);
+/* CONNECT c again with p (reconnection); on success c has its new socket
+ * and limits, and qmid the queue manager's QMID. Returns a reason code. */
+MQLONG mqs_conn_redial(mqs_conn *c, const mqs_connect_params *p, char *qmid, size_t qmidsz);
 
 /* Automatic reconnection (reconnect.c). setup makes c reconnectable when
  * its options and configuration say so, taking p over (p is then empty);
  * -1 when out of memory. */
-int    mqs_reconnect_setup(mqs_conn *c, mqs_connect_params *p, const mqs_channel *used, const char *qmgr);
+int    mqs_reconnect_setup(mqs_conn *c, mqs_connect_params *p, const mqs_channel *used, const char *qmid);
 void   mqs_reconnect_free(mqs_reconnect *r);
 /* Record / forget an object handle to reopen after a reconnection. */
 void   mqs_reconnect_opened(mqs_conn *c, MQHOBJ hobj, const MQOD *od, MQLONG options);

@@ -14,8 +14,8 @@
  *     MQReconnectTimeout (mqclient.ini CHANNELS stanza, default 1800 s);
  *     then MQRC_RECONNECT_TIMED_OUT (2556). A refusal that retrying cannot
  *     cure (2035, 2540, ...) is MQRC_RECONNECT_FAILED (2548); another
- *     queue manager answering an MQCNO_RECONNECT_Q_MGR connection is
- *     MQRC_RECONNECT_QMID_MISMATCH (2546).
+ *     queue manager (another QMID) answering an MQCNO_RECONNECT_Q_MGR
+ *     connection is MQRC_RECONNECT_QMID_MISMATCH (2546).
  *   - the object handles open at the break are reopened with the same
  *     numbers (REOPEN, PROTOCOL.md); browse cursors start again.
  *   - a unit of work in flight is gone with the old connection: its
@@ -53,7 +53,7 @@ typedef struct mqs_open_rec {
 struct mqs_reconnect {
   mqs_connect_params params;   /* MQCONNX's, to connect again */
   int                same_qmgr; /* MQCNO_RECONNECT_Q_MGR */
-  char               qmgr[MQ_Q_MGR_NAME_LENGTH + 1]; /* the queue manager first connected to */
+  char               qmid[MQ_Q_MGR_IDENTIFIER_LENGTH + 1]; /* the queue manager first connected to */
   long               timeout_ms;
   mqs_open_rec      *objects;
 };
@@ -152,7 +152,7 @@ static MQLONG reconnect_mode(MQLONG cno_options, MQLONG channel_default, MQLONG 
   return channel_default;
 }
 
-int mqs_reconnect_setup(mqs_conn *c, mqs_connect_params *p, const mqs_channel *used, const char *qmgr)
+int mqs_reconnect_setup(mqs_conn *c, mqs_connect_params *p, const mqs_channel *used, const char *qmid)
 {
   ini_settings ini = read_ini();
   MQLONG mode = reconnect_mode(p->cno_options, used ? used->def_reconnect : MQRCN_NO, ini.def_recon);
@@ -164,7 +164,7 @@ int mqs_reconnect_setup(mqs_conn *c, mqs_connect_params *p, const mqs_channel *u
   r->params = *p;                  /* the connection owns them now */
   memset(p, 0, sizeof *p);
   r->same_qmgr = mode == MQRCN_Q_MGR;
-  snprintf(r->qmgr, sizeof r->qmgr, "%s", qmgr);
+  snprintf(r->qmid, sizeof r->qmid, "%s", qmid);
   r->timeout_ms = 1000L * (ini.timeout_s >= 0 ? ini.timeout_s : DEFAULT_RECONNECT_TIMEOUT_S);
   c->recon = r;
   return 0;
@@ -290,10 +290,10 @@ MQLONG mqs_reconnect_ensure(mqs_conn *c)
   mqs_reconnect *r = c->recon;
   long deadline = now_ms() + r->timeout_ms;
   for (int attempt = 0;; attempt++) {
-    char qmgr[MQ_Q_MGR_NAME_LENGTH + 1] = "";
-    MQLONG rc = mqs_conn_redial(c, &r->params, qmgr, sizeof qmgr);
+    char qmid[MQ_Q_MGR_IDENTIFIER_LENGTH + 1] = "";
+    MQLONG rc = mqs_conn_redial(c, &r->params, qmid, sizeof qmid);
     if (rc == MQRC_NONE) {
-      if (r->same_qmgr && strcmp(qmgr, r->qmgr) != 0) {
+      if (r->same_qmgr && strcmp(qmid, r->qmid) != 0) {
         mqs_conn_break(c);
         return MQRC_RECONNECT_QMID_MISMATCH;
       }
