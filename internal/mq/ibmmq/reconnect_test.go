@@ -3,13 +3,18 @@
 package ibmmq
 
 import (
+	"bufio"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	mqi "github.com/ibm-messaging/mq-golang/v5/ibmmq"
+
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // Automatic client reconnection through IBM's Go binding and the client
@@ -20,6 +25,12 @@ import (
 // MQCNO options and MQCD DefReconnect given, and opens DEV.QUEUE.1 for
 // output and input.
 func connectTo(t *testing.T, connName string, cnoOptions, defReconnect int32) (mqi.MQQueueManager, mqi.MQObject) {
+	t.Helper()
+	return connectOpen(t, connName, cnoOptions, defReconnect, mqi.MQOO_OUTPUT|mqi.MQOO_INPUT_SHARED)
+}
+
+// connectOpen is connectTo opening DEV.QUEUE.1 with openOptions.
+func connectOpen(t *testing.T, connName string, cnoOptions, defReconnect, openOptions int32) (mqi.MQQueueManager, mqi.MQObject) {
 	t.Helper()
 	cno := mqi.NewMQCNO()
 	cno.Options = mqi.MQCNO_CLIENT_BINDING | cnoOptions
@@ -35,7 +46,7 @@ func connectTo(t *testing.T, connName string, cnoOptions, defReconnect int32) (m
 	t.Cleanup(func() { qm.Disc() })
 	od := mqi.NewMQOD()
 	od.ObjectName = "DEV.QUEUE.1"
-	q, err := qm.Open(od, mqi.MQOO_OUTPUT|mqi.MQOO_INPUT_SHARED)
+	q, err := qm.Open(od, openOptions)
 	if err != nil {
 		t.Fatalf("MQOPEN: %v", err)
 	}
@@ -190,4 +201,83 @@ func TestReconnectQMgrWantsTheSameQueueManager(t *testing.T) {
 	srv.Up(t)
 	wantReason(t, "MQCNO_RECONNECT_Q_MGR to a new queue manager", putText(sameQMgr, "x", mqi.MQPMO_NO_SYNCPOINT), mqi.MQRC_RECONNECT_QMID_MISMATCH)
 	wantReason(t, "MQCNO_RECONNECT to a new queue manager", putText(anyQMgr, "x", mqi.MQPMO_NO_SYNCPOINT), 0)
+}
+
+// TestAmqsgetReconnectsWithDefRecon: IBM's amqsget, unchanged, becomes
+// reconnectable through DefRecon=YES in mqclient.ini, as IBM documents for
+// existing programs: the server is killed and restarted while it waits for
+// a second message, and it gets the message put after the restart.
+func TestAmqsgetReconnectsWithDefRecon(t *testing.T) {
+	bin := buildSamples(t, "amqsget")
+	verdicts := sampleVerdicts(t)
+	ini := filepath.Join(t.TempDir(), "mqclient.ini")
+	if err := os.WriteFile(ini, []byte("CHANNELS:\n  DefRecon=YES\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MQCLNTCF", ini)
+	srv := startServerProcess(t, filepath.Join(t.TempDir(), "data"))
+	// amqsget opens for exclusive input.
+	_, putter := connectOpen(t, srv.ConnName(), mqi.MQCNO_RECONNECT, mqi.MQRCN_NO, mqi.MQOO_OUTPUT)
+	wantReason(t, "first put", putText(putter, "before the restart", mqi.MQPMO_NO_SYNCPOINT), 0)
+
+	verdicts.ran(t, "amqsget")
+	cmd := exec.Command(filepath.Join(bin, "amqsget"), "DEV.QUEUE.1", "QM1")
+	cmd.Env = sampleEnv(srv.ConnName())
+	var stderr testenv.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 64)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	var out []string
+	next := func() (string, bool) {
+		select {
+		case line, ok := <-lines:
+			if ok {
+				out = append(out, line)
+			}
+			return line, ok
+		case <-time.After(60 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("amqsget printed nothing for 60 s; so far:\n%s", strings.Join(out, "\n"))
+			return "", false
+		}
+	}
+	// Once it has the first message it waits (3 s) for another.
+	for line, ok := next(); !strings.HasSuffix(line, ": before the restart"); line, ok = next() {
+		if !ok {
+			t.Fatalf("amqsget ended before getting the first message:\n%s\n%s", strings.Join(out, "\n"), stderr.String())
+		}
+	}
+	srv.Down(t)
+	srv.Up(t)
+	wantReason(t, "put after the restart", putText(putter, "after the restart", mqi.MQPMO_NO_SYNCPOINT), 0)
+	for _, ok := next(); ok; _, ok = next() {
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("amqsget: %v\n%s\n%s", err, strings.Join(out, "\n"), stderr.String())
+	}
+	expectLines(t, "amqsget across a restart", out, []string{
+		"Sample AMQSGET.GO start",
+		"Connected to queue manager QM1",
+		"Opened queue DEV.QUEUE.1",
+		"Got message of length 18: before the restart",
+		lineWithPrefix(t, out, "Message was put "),
+		"Got message of length 17: after the restart",
+		out[6],
+		noMessage,
+		"Closed queue",
+		"Disconnected from queue manager QM1",
+	})
 }

@@ -288,15 +288,7 @@ func runSampleAt(connName, program string, args ...string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, program, args...)
-	env := []string{fmt.Sprintf("MQSERVER=%s/TCP/%s", mqserver.AppChannel, connName)}
-	for _, kv := range os.Environ() {
-		// The samples take their queue and queue manager from these when set.
-		if !strings.HasPrefix(kv, "MQSERVER=") && !strings.HasPrefix(kv, "QMGR=") &&
-			!strings.HasPrefix(kv, "QUEUE=") {
-			env = append(env, kv)
-		}
-	}
-	cmd.Env = env
+	cmd.Env = sampleEnv(connName)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -305,6 +297,20 @@ func runSampleAt(connName, program string, args ...string) ([]string, error) {
 		return lines, fmt.Errorf("%w (stderr: %q)", err, stderr.String())
 	}
 	return lines, nil
+}
+
+// sampleEnv is this process's environment for a sample reaching the
+// server at connName through MQSERVER.
+func sampleEnv(connName string) []string {
+	env := []string{fmt.Sprintf("MQSERVER=%s/TCP/%s", mqserver.AppChannel, connName)}
+	for _, kv := range os.Environ() {
+		// The samples take their queue and queue manager from these when set.
+		if !strings.HasPrefix(kv, "MQSERVER=") && !strings.HasPrefix(kv, "QMGR=") &&
+			!strings.HasPrefix(kv, "QUEUE=") {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 func lineWithPrefix(t *testing.T, lines []string, prefix string) string {
