@@ -18,9 +18,10 @@
 #
 # MQ_APP_PASSWORD and MQ_ADMIN_PASSWORD, when set at start or up, are the
 # passwords of the users app and admin, as in IBM's developer container; the
-# export lines refer to $MQ_APP_PASSWORD rather than print it. Messages live
-# in the server's memory: down and up lose them, as a queue manager losing
-# non-persistent messages does.
+# export lines refer to $MQ_APP_PASSWORD rather than print it. Committed
+# persistent messages are kept in DIR/data: down and up keep them, and lose
+# the others, as a queue manager restarting does; start and stop begin and
+# end with an empty DIR.
 set -euo pipefail
 
 cmd=${1:-}
@@ -57,7 +58,7 @@ EOF
 # launch starts the server of $dir on port $1 and waits until it listens.
 launch() {
   local port=$1 pid
-  "$dir/mqserver" -listen "127.0.0.1:$port" >"$dir/server.log" 2>&1 </dev/null &
+  "$dir/mqserver" -listen "127.0.0.1:$port" -data "$dir/data" >"$dir/server.log" 2>&1 </dev/null &
   pid=$!
   echo "$pid" >"$dir/pid"
   if wait_ready "$pid" 15 "mqserver on port $port" announced; then

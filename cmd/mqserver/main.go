@@ -4,7 +4,11 @@
 // linked against it. It prints the address it listens on and stops cleanly
 // on SIGTERM or SIGINT.
 //
-//	mqserver [-listen 127.0.0.1:1414] [-config configs/mqserver.yaml]
+//	mqserver [-listen 127.0.0.1:1414] [-config configs/mqserver.yaml] [-data DIR]
+//
+// With a data directory (-data, or dataDir in the configuration file),
+// committed persistent messages survive a restart of the server; without
+// one every message lives in memory.
 //
 // Passwords of the users app and admin come from MQ_APP_PASSWORD and
 // MQ_ADMIN_PASSWORD, as in IBM's MQ developer container.
@@ -39,6 +43,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", "127.0.0.1:1414", "`host:port` to listen on (port 0 picks a free one)")
 	configPath := fs.String("config", "", "configuration `file` (default: QM1 with IBM's developer objects, see configs/mqserver.yaml)")
+	dataDir := fs.String("data", "", "`directory` keeping committed persistent messages across restarts (overrides the file's dataDir; default: the file's, else memory only)")
 	verbose := fs.Bool("v", false, "log every connection")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -52,6 +57,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if cfg, err = mqserver.LoadConfig(*configPath); err != nil {
 			return err
 		}
+	}
+	if *dataDir != "" {
+		cfg.DataDir = *dataDir
 	}
 	level := slog.LevelInfo
 	if *verbose {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -66,5 +68,16 @@ func TestRunRejectsABadConfig(t *testing.T) {
 	err := run(t.Context(), []string{"-config", "no/such/file.yaml"}, &bytes.Buffer{}, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "no/such/file.yaml") {
 		t.Errorf("run with a missing config: %v", err)
+	}
+}
+
+func TestRunRejectsAnUnusableDataDirectory(t *testing.T) {
+	notADir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notADir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := run(t.Context(), []string{"-listen", "127.0.0.1:0", "-data", notADir}, &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), notADir) {
+		t.Errorf("run with a file as its data directory: %v", err)
 	}
 }

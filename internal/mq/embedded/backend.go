@@ -3,8 +3,11 @@ package embedded
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -42,15 +45,30 @@ type queueManager struct {
 	queues         map[string]*queue
 	aliases        map[string]string             // alias name → TARGET
 	remotes        map[string]*RemoteQueueConfig // remote definition name → definition
-	identifier     string                        // QMID: name_creation time in hex, as IBM MQ makes it
+	identifier     string                        // QMID: name_creation time (nanoseconds, hex), unique to each creation as IBM MQ's is
 	idPrefix       [16]byte                      // "AMQ " + name, as in IBM-generated MsgIds
 	idSeq          atomic.Uint64
 	bodyBytes      atomic.Int64 // held against maxBytes, see storage.go
+	journal        *journal     // committed persistent messages on disk; nil keeps them in memory only
 }
 
 // New builds the queue managers cfg describes (QM1 with the DEV queues when
-// cfg is empty).
-func New(cfg Config) (*Backend, error) {
+// cfg is empty). Their messages live in memory only.
+func New(cfg Config) (*Backend, error) { return build(cfg, "") }
+
+// NewDurable builds the queue managers cfg describes with their committed
+// persistent messages kept in dataDir (created when missing; one journal
+// per queue manager, see journal.go), and recovers the messages a previous
+// backend on dataDir committed. Non-persistent messages live in memory
+// only, as on IBM MQ. Close it to release the files.
+func NewDurable(cfg Config, dataDir string) (*Backend, error) {
+	if dataDir == "" {
+		return nil, fmt.Errorf("embedded queue manager: no data directory")
+	}
+	return build(cfg, dataDir)
+}
+
+func build(cfg Config, dataDir string) (*Backend, error) {
 	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("embedded queue manager config: %w", err)
@@ -68,7 +86,7 @@ func New(cfg Config) (*Backend, error) {
 			queues:         make(map[string]*queue, len(qc.Queues)),
 			aliases:        make(map[string]string, len(qc.Aliases)),
 			remotes:        make(map[string]*RemoteQueueConfig, len(qc.Remotes)),
-			identifier:     fmt.Sprintf("%s_%08x", qc.Name, time.Now().Unix()),
+			identifier:     fmt.Sprintf("%s_%x", qc.Name, time.Now().UnixNano()),
 		}
 		copy(qm.idPrefix[:], "AMQ "+qc.Name+"            ")
 		qm.idSeq.Store(uint64(time.Now().UnixNano())) // distinct ids across restarts
@@ -82,6 +100,12 @@ func New(cfg Config) (*Backend, error) {
 			qm.remotes[r.Name] = &r
 		}
 		b.qmgrs[qc.Name] = qm
+		if dataDir != "" {
+			if err := qm.recover(journalFile(dataDir, qc.Name)); err != nil {
+				b.Close()
+				return nil, fmt.Errorf("embedded queue manager %s: %w", qc.Name, err)
+			}
+		}
 		if b.defaultQM == nil {
 			b.defaultQM = qm
 		}
@@ -123,6 +147,71 @@ func (b *Backend) Connect(ctx context.Context, t mq.Target) (mq.Conn, error) {
 	b.conns[c] = struct{}{}
 	b.mu.Unlock()
 	return c, nil
+}
+
+// recover opens the queue manager's journal at path and puts the messages
+// it holds back on their queues. Those of a queue no longer configured
+// stay in the journal, for when it is defined again.
+func (qm *queueManager) recover(path string) error {
+	j, msgs, err := openJournal(path)
+	if err != nil {
+		return err
+	}
+	if qm.identifier, err = keepIdentifier(filepath.Join(filepath.Dir(path), "qmid"), qm.identifier); err != nil {
+		j.close()
+		return err
+	}
+	qm.journal = j
+	for _, rec := range msgs {
+		q := qm.queues[rec.queue]
+		if q == nil {
+			continue
+		}
+		rec.m.logID = rec.id
+		qm.bodyBytes.Add(int64(len(rec.m.payload)))
+		q.mu.Lock()
+		q.appendLocked(rec.m)
+		q.mu.Unlock()
+	}
+	return nil
+}
+
+// keepIdentifier returns the QMID stored at path, storing fresh there
+// first when there is none: a queue manager keeps its QMID across restarts,
+// as IBM MQ's does (a reconnecting MQCNO_RECONNECT_Q_MGR client compares it).
+func keepIdentifier(path, fresh string) (string, error) {
+	if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
+		return string(b), nil
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("queue manager identifier: %w", err)
+	}
+	tmp := path + ".tmp"
+	err := os.WriteFile(tmp, []byte(fresh), 0o640)
+	if err == nil {
+		err = syncFile(tmp)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err == nil {
+		err = syncDir(filepath.Dir(path))
+	}
+	if err != nil {
+		return "", fmt.Errorf("queue manager identifier: %w", err)
+	}
+	return fresh, nil
+}
+
+// Close closes the journals of a backend made by NewDurable, after which
+// it keeps nothing more on disk; it does nothing for one made by New.
+func (b *Backend) Close() error {
+	var errs []error
+	for _, qm := range b.qmgrs {
+		if qm.journal != nil {
+			errs = append(errs, qm.journal.close())
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // MessagesOutliveProcess is false: the queue managers live in this

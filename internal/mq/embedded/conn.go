@@ -128,7 +128,7 @@ func (c *conn) Commit(context.Context) error {
 		return mq.NewError(mq.VerbCommit, "", rc)
 	}
 	c.commitLocked()
-	return nil
+	return c.qm.syncJournal(mq.VerbCommit, "")
 }
 
 func (c *conn) Backout(context.Context) error {
@@ -190,6 +190,7 @@ func (c *conn) commitLocked() {
 			}
 		default:
 			e.m.uncommitted = false
+			locked.hardenLocked(e.m)
 			if e.m.fault == putDup {
 				e.m.fault = putNormal
 				locked.appendCopyLocked(e.m)

@@ -8,10 +8,13 @@
 // backed-out gets return to their original position with BackoutCount+1;
 // disconnect backs out), browse cursors per handle, msgId/correlId
 // selection, get-wait woken by puts, open counts, and IBM's reason codes
-// (2033, 2053, 2085, 2058, 2030, 2042, ...). Messages live in memory only:
-// persistence is recorded, not made durable, and a byte limit per queue
-// manager (QueueManagerConfig.MaxBytes) bounds that memory, a put over it
-// failing with 2056 as when a real queue's storage is exhausted.
+// (2033, 2053, 2085, 2058, 2030, 2042, ...). Messages live in memory: New
+// records persistence without making it durable (the daemon's embedded
+// mode); NewDurable also keeps committed persistent messages in a journal
+// in a data directory, so they survive a restart (journal.go; the
+// simulator's mqserver -data). A byte limit per queue manager
+// (QueueManagerConfig.MaxBytes) bounds the memory, a put over it failing
+// with 2056 as when a real queue's storage is exhausted.
 //
 // Alias queues resolve to their target for put, get and browse; remote
 // queue definitions put to their transmission queue and cannot be read

@@ -92,6 +92,11 @@ func (h *handle) put(msg *mq.Message, req putRequest) (putDone, error) {
 	if err := h.validatePut(msg); err != nil {
 		return putDone{}, err
 	}
+	if msg.Persistent {
+		if err := c.qm.journalFailed(mq.VerbPut, h.name); err != nil {
+			return putDone{}, err
+		}
+	}
 	props, err := h.freezeProperties(msg.Properties)
 	if err != nil {
 		return putDone{}, err
@@ -145,6 +150,8 @@ func (h *handle) put(msg *mq.Message, req putRequest) (putDone, error) {
 	q.mu.Unlock()
 	if req.syncpoint {
 		c.uow = append(c.uow, uowEntry{q: q, m: m})
+	} else if msg.Persistent {
+		return done, c.qm.syncJournal(mq.VerbPut, h.name)
 	}
 	return done, nil
 }
@@ -377,8 +384,13 @@ func (h *handle) take(msg *mq.Message, done *getDone, req getRequest, browse boo
 		if req.syncpoint || req.syncpointIfPersistent && m.persistent {
 			c.uow = append(c.uow, uowEntry{q: q, m: m, got: true})
 		} else {
+			journaled := m.logID != 0
 			c.qm.discard(m) // done keeps m.propOrder: the pool never writes to it
-
+			if journaled {
+				if err := c.qm.syncJournal(mq.VerbGet, h.name); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	if truncated {

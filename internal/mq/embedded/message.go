@@ -29,6 +29,7 @@ type message struct {
 	propOrder    []string    // property names in the order an MQI client put them; never written after the put
 	uncommitted  bool        // put under syncpoint, not yet committed: invisible to gets
 	fault        putFault    // injected, applied at commit (see Faults.DropNth)
+	logID        uint64      // its put record in the journal; 0 = not journaled
 }
 
 // maxPooledPayload bounds the buffers kept for reuse, so one huge message
@@ -82,6 +83,7 @@ func (m *message) clone() *message {
 	*c = *m
 	c.payload = payload
 	c.fault = putNormal
+	c.logID = 0
 	return c
 }
 

@@ -133,6 +133,9 @@ func (mc *MQIConn) Disconnect() {
 	defer c.mu.Unlock()
 	if c.state == stateOpen {
 		c.commitLocked()
+		// MQDISC succeeds whatever the journal says; a failed journal
+		// fails the next persistent put and commit.
+		_ = c.qm.syncJournal(mq.VerbDisconnect, "")
 		c.endLocked(stateClosed)
 		c.qm.backend.forget(c)
 	}

@@ -211,7 +211,17 @@ func (q *queue) appendLocked(m *message) {
 // hold back a fault. Callers hold q.mu.
 func (q *queue) appendCopyLocked(m *message) {
 	q.qm.bodyBytes.Add(int64(len(m.payload)))
-	q.appendLocked(m.clone())
+	c := m.clone()
+	q.appendLocked(c)
+	q.hardenLocked(c)
+}
+
+// hardenLocked journals m, now committed on q, when it is persistent and
+// the queue manager keeps a journal. Callers hold q.mu.
+func (q *queue) hardenLocked(m *message) {
+	if q.qm.journal != nil && m.persistent && m.logID == 0 {
+		q.qm.journal.logPut(q.name, m)
+	}
 }
 
 // deliverLocked makes a put visible, applying its injected fault: a
@@ -223,6 +233,7 @@ func (q *queue) deliverLocked(m *message, f putFault) {
 		return
 	}
 	q.appendLocked(m)
+	q.hardenLocked(m)
 	if f == putDup {
 		q.appendCopyLocked(m)
 	}
@@ -262,6 +273,9 @@ func (q *queue) clear() {
 	for p := range q.levels {
 		for _, m := range q.levels[p].live() {
 			q.qm.bodyBytes.Add(-int64(len(m.payload)))
+			if m.logID != 0 {
+				q.qm.journal.logDelete(m.logID)
+			}
 		}
 		q.levels[p] = level{}
 	}

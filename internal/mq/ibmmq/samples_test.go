@@ -276,22 +276,19 @@ func startSampleServer(t *testing.T) *mqserver.Server {
 // lines, and an error, with the program's standard error, if it did not
 // exit 0.
 func runSample(srv *mqserver.Server, program string, args ...string) ([]string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, program, args...)
 	host, port, err := net.SplitHostPort(srv.Addr().String())
 	if err != nil {
 		return nil, fmt.Errorf("server address: %w", err)
 	}
-	env := []string{fmt.Sprintf("MQSERVER=%s/TCP/%s(%s)", mqserver.AppChannel, host, port)}
-	for _, kv := range os.Environ() {
-		// The samples take their queue and queue manager from these when set.
-		if !strings.HasPrefix(kv, "MQSERVER=") && !strings.HasPrefix(kv, "QMGR=") &&
-			!strings.HasPrefix(kv, "QUEUE=") {
-			env = append(env, kv)
-		}
-	}
-	cmd.Env = env
+	return runSampleAt(fmt.Sprintf("%s(%s)", host, port), program, args...)
+}
+
+// runSampleAt is runSample for the server at connName, host(port).
+func runSampleAt(connName, program string, args ...string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, program, args...)
+	cmd.Env = sampleEnv(connName)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -300,6 +297,20 @@ func runSample(srv *mqserver.Server, program string, args ...string) ([]string, 
 		return lines, fmt.Errorf("%w (stderr: %q)", err, stderr.String())
 	}
 	return lines, nil
+}
+
+// sampleEnv is this process's environment for a sample reaching the
+// server at connName through MQSERVER.
+func sampleEnv(connName string) []string {
+	env := []string{fmt.Sprintf("MQSERVER=%s/TCP/%s", mqserver.AppChannel, connName)}
+	for _, kv := range os.Environ() {
+		// The samples take their queue and queue manager from these when set.
+		if !strings.HasPrefix(kv, "MQSERVER=") && !strings.HasPrefix(kv, "QMGR=") &&
+			!strings.HasPrefix(kv, "QUEUE=") {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 func lineWithPrefix(t *testing.T, lines []string, prefix string) string {

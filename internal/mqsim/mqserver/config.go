@@ -23,6 +23,11 @@ type Config struct {
 	// QueueManagers are built into a Backend when Backend is nil; empty
 	// means DefaultQueueManagers.
 	QueueManagers []embedded.QueueManagerConfig
+	// DataDir, when set and Backend is nil, is where the queue managers
+	// keep their committed persistent messages (embedded.NewDurable), so
+	// that they survive a restart of the server. Empty keeps every message
+	// in memory only.
+	DataDir string
 	// Channels are the SVRCONN channels; empty means DefaultChannels.
 	Channels []Channel
 	// Users are the users channels name; empty means DefaultUsers.
@@ -199,6 +204,7 @@ func (c Config) Validate() error {
 // fileConfig is the configuration file (configs/mqserver.yaml).
 type fileConfig struct {
 	QueueManagers []embedded.QueueManagerConfig `yaml:"queueManagers"`
+	DataDir       string                        `yaml:"dataDir"`
 	Channels      []fileChannel                 `yaml:"channels"`
 	Users         []fileUser                    `yaml:"users"`
 	TLS           fileTLS                       `yaml:"tls"`
@@ -253,7 +259,7 @@ func parseConfig(r io.Reader) (Config, error) {
 	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
 		return Config{}, err
 	}
-	cfg := Config{QueueManagers: f.QueueManagers, TLS: TLSConfig(f.TLS)}
+	cfg := Config{QueueManagers: f.QueueManagers, TLS: TLSConfig(f.TLS), DataDir: f.DataDir}
 	for _, ch := range f.Channels {
 		cfg.Channels = append(cfg.Channels, Channel(ch))
 	}

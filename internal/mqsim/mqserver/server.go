@@ -18,12 +18,13 @@ import (
 // Server serves the queue managers of an embedded.Backend to MQI clients
 // over TCP. Its methods are safe for concurrent use.
 type Server struct {
-	backend   *embedded.Backend
-	channels  map[string]Channel
-	users     map[string]User
-	tlsConfig *tls.Config // nil: no certificate, no TLS
-	log       *slog.Logger
-	started   time.Time // creation date and time of every queue
+	backend    *embedded.Backend
+	ownBackend bool // built from the config: Close closes it
+	channels   map[string]Channel
+	users      map[string]User
+	tlsConfig  *tls.Config // nil: no certificate, no TLS
+	log        *slog.Logger
+	started    time.Time // creation date and time of every queue
 
 	mu        sync.Mutex
 	listeners map[net.Listener]struct{}
@@ -49,24 +50,34 @@ func New(cfg Config) (*Server, error) {
 	}
 	b := cfg.Backend
 	if b == nil {
+		qmgrs := embedded.Config{QueueManagers: cfg.QueueManagers}
 		var err error
-		if b, err = embedded.New(embedded.Config{QueueManagers: cfg.QueueManagers}); err != nil {
+		if cfg.DataDir != "" {
+			b, err = embedded.NewDurable(qmgrs, cfg.DataDir)
+		} else {
+			b, err = embedded.New(qmgrs)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
 	tlsConfig, err := cfg.TLS.serverTLS()
 	if err != nil {
+		if cfg.Backend == nil {
+			b.Close() //nolint:errcheck // the config error is the one to report
+		}
 		return nil, fmt.Errorf("mqserver config: %w", err)
 	}
 	s := &Server{
-		backend:   b,
-		tlsConfig: tlsConfig,
-		channels:  make(map[string]Channel, len(cfg.Channels)),
-		users:     make(map[string]User, len(cfg.Users)),
-		log:       cfg.Logger,
-		started:   time.Now(),
-		listeners: make(map[net.Listener]struct{}),
-		sessions:  make(map[*session]struct{}),
+		backend:    b,
+		ownBackend: cfg.Backend == nil,
+		tlsConfig:  tlsConfig,
+		channels:   make(map[string]Channel, len(cfg.Channels)),
+		users:      make(map[string]User, len(cfg.Users)),
+		log:        cfg.Logger,
+		started:    time.Now(),
+		listeners:  make(map[net.Listener]struct{}),
+		sessions:   make(map[*session]struct{}),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -89,6 +100,7 @@ func Listen(addr string, cfg Config) (*Server, error) {
 	}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
+		s.Close()
 		return nil, fmt.Errorf("mqserver: listen: %w", err)
 	}
 	if err := s.track(l); err != nil {
@@ -162,7 +174,8 @@ func (s *Server) Addr() net.Addr {
 
 // Close stops listening, drops every connection (their units of work are
 // backed out, as for any lost connection) and waits until every goroutine
-// the server started has returned. The backend stays usable.
+// the server started has returned. A backend passed in Config stays
+// usable; one the server built (with a DataDir: its journals) is closed.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	s.closed = true
@@ -174,6 +187,9 @@ func (s *Server) Close() error {
 	}
 	s.mu.Unlock()
 	s.wg.Wait()
+	if s.ownBackend {
+		return s.backend.Close()
+	}
 	return nil
 }
 
@@ -217,7 +233,7 @@ func (s *Server) forget(sess *session) {
 // newSession wraps an accepted connection.
 func newSession(s *Server, nc net.Conn) *session {
 	return &session{srv: s, nc: nc, r: bufio.NewReaderSize(nc, 64*1024), w: bufio.NewWriterSize(nc, 64*1024),
-		done: make(chan struct{}), objects: make(map[int32]*object), nextHobj: 101}
+		done: make(chan struct{}), objects: make(map[int32]*object), nextHobj: firstHobj}
 }
 
 // isClosedConn reports whether err means the peer or Close ended the

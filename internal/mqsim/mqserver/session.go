@@ -140,6 +140,8 @@ func (s *session) dispatch(op uint16, body []byte) (keepOpen bool, err error) {
 		cc, rc, err = s.get(d)
 	case op == opInq:
 		cc, rc, err = s.inq(d)
+	case op == opReopen:
+		cc, rc, err = s.reopen(d)
 	case op == opCmit, op == opBack:
 		if err = d.end(); err == nil {
 			if op == opCmit {

@@ -131,6 +131,7 @@ static MQLONG channel_from_mqcd(const MQCD *cd, mqs_channel **out, int *n)
   }
   if (cd->Version >= MQCD_VERSION_11)
     mqs_fixed_to_c(ch->cert_label, sizeof ch->cert_label, cd->CertificateLabel, MQ_CERT_LABEL_LENGTH);
+  ch->def_reconnect = cd->Version >= MQCD_VERSION_10 ? cd->DefReconnect : MQRCN_NO;
   return MQRC_NONE;
 }
 

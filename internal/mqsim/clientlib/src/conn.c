@@ -30,6 +30,7 @@ static void conn_free(mqs_conn *c)
   mqs_tls_close(c->ssl);
   if (c->fd >= 0)
     close(c->fd);
+  mqs_reconnect_free(c->recon);
   pthread_mutex_destroy(&c->mu);
   free(c);
 }
@@ -72,7 +73,7 @@ mqs_conn *mqs_conn_enter(MQHCONN h, PMQLONG cc, PMQLONG rc, int allow_broken)
   MQLONG reason = MQRC_NONE;
   if (c->closed)
     reason = MQRC_HCONN_ERROR;
-  else if (c->broken && !allow_broken)
+  else if (c->broken && !allow_broken && !c->recon)   /* a reconnectable one reconnects in mqs_call */
     reason = MQRC_CONNECTION_BROKEN;
   if (reason) {
     mqs_conn_leave(c);
@@ -135,21 +136,87 @@ static int exchange(int fd, void *ssl, mqs_buf *b, int timeout_ms, unsigned char
   return 0;
 }
 
+int mqs_exchange(int fd, void *ssl, mqs_buf *b, int timeout_ms, unsigned char **reply, mqs_rd *r,
+                 MQLONG *cc, MQLONG *rc)
+{
+  return exchange(fd, ssl, b, timeout_ms, reply, r, cc, rc);
+}
+
+/* After a reconnection lost the unit of work: MQCMIT fails 2003 and ends
+ * it, MQBACK ends it, and a put or get under syncpoint fails 2003 until
+ * then (reconnect.c). */
+static MQLONG lost_uow_answer(mqs_conn *c, uint16_t op, int syncpoint)
+{
+  if (op == MQS_OP_CMIT || op == MQS_OP_BACK) {
+    c->uow_lost = 0;
+    return op == MQS_OP_CMIT ? MQRC_BACKED_OUT : MQRC_NONE;
+  }
+  return syncpoint ? MQRC_BACKED_OUT : MQRC_NONE;
+}
+
+/* Calls a reconnection may issue again when the break interrupted them;
+ * the others' outcome is unknown (MQRC_CALL_INTERRUPTED). */
+static int reissuable(uint16_t op)
+{
+  return op == MQS_OP_GET || op == MQS_OP_OPEN || op == MQS_OP_CLOSE || op == MQS_OP_INQ ||
+         op == MQS_OP_BACK;
+}
+
+/* The exchange of a reconnectable connection: reconnect first when the
+ * connection is gone, and after a break during the call. */
+static MQLONG reconnecting_exchange(mqs_conn *c, mqs_buf *b, uint16_t op, int syncpoint, int timeout_ms,
+                                    unsigned char **reply, mqs_rd *r, MQLONG *cc, MQLONG *rc)
+{
+  MQLONG result = mqs_reconnect_ensure(c);
+  if (!result && c->uow_lost)
+    result = lost_uow_answer(c, op, syncpoint);
+  if (result)
+    return result;
+  if (exchange(c->fd, c->ssl, b, timeout_ms, reply, r, cc, rc) == 0)
+    return MQRC_NONE;
+  mqs_conn_break(c);
+  if ((result = mqs_reconnect_ensure(c)) != MQRC_NONE)
+    return result;
+  if (op == MQS_OP_CMIT)
+    c->uow_lost = 0;            /* it ended, one way or the other */
+  if (!reissuable(op))
+    return MQRC_CALL_INTERRUPTED;
+  if (c->uow_lost && (result = lost_uow_answer(c, op, syncpoint)) != MQRC_NONE)
+    return result;
+  if (exchange(c->fd, c->ssl, b, timeout_ms, reply, r, cc, rc) == 0)
+    return MQRC_NONE;
+  mqs_conn_break(c);              /* the next call reconnects */
+  return MQRC_CONNECTION_BROKEN;
+}
+
 MQLONG mqs_call(mqs_conn *c, mqs_buf *b, int timeout_ms, unsigned char **reply, mqs_rd *r,
                 MQLONG *cc, MQLONG *rc)
 {
   *reply = NULL;
+  int syncpoint = c->call_syncpoint;
+  c->call_syncpoint = 0;
   if (b->oom) {               /* nothing was sent: the connection is fine */
     mqs_buf_free(b);
     return MQRC_STORAGE_NOT_AVAILABLE;
   }
-  int failed = exchange(c->fd, c->ssl, b, timeout_ms, reply, r, cc, rc) != 0;
-  mqs_buf_free(b);
-  if (failed) {
+  uint16_t op = (uint16_t)(b->p[4] | b->p[5] << 8);
+  MQLONG result;
+  if (c->recon && op != MQS_OP_DISC) {
+    result = reconnecting_exchange(c, b, op, syncpoint, timeout_ms, reply, r, cc, rc);
+  } else if (exchange(c->fd, c->ssl, b, timeout_ms, reply, r, cc, rc) != 0) {
     mqs_conn_break(c);
-    return MQRC_CONNECTION_BROKEN;
+    result = MQRC_CONNECTION_BROKEN;
+  } else {
+    result = MQRC_NONE;
   }
-  return MQRC_NONE;
+  mqs_buf_free(b);
+  if (result == MQRC_NONE && *cc != MQCC_FAILED) {
+    if (op == MQS_OP_CMIT || op == MQS_OP_BACK)
+      c->in_uow = 0;
+    else if (syncpoint)
+      c->in_uow = 1;
+  }
+  return result;
 }
 
 /* IBM's receive timeout for a negotiated heartbeat interval: twice the
@@ -169,6 +236,7 @@ typedef struct {
   void  *ssl;
   char   qmgr[MQ_Q_MGR_NAME_LENGTH + 1];
   MQBYTE connid[MQ_CONNECTION_ID_LENGTH];
+  char   qmid[MQ_Q_MGR_IDENTIFIER_LENGTH + 1];
   MQLONG max_msg_length;
   MQLONG server_hbint;
 } connect_result;
@@ -222,7 +290,9 @@ static MQLONG connect_endpoint(const mqs_connect_params *p, const mqs_channel *c
   const unsigned char *id = mqs_get_bytes(&r, &n);
   if (id)
     memcpy(out->connid, id, n < sizeof out->connid ? n : sizeof out->connid);
-  (void)mqs_get_bytes(&r, &n);                  /* qmgrIdentifier: MQINQ answers it */
+  const unsigned char *qmid = mqs_get_bytes(&r, &n);  /* for reconnection; MQINQ answers it */
+  if (qmid)
+    memcpy(out->qmid, qmid, n < sizeof out->qmid - 1 ? n : sizeof out->qmid - 1);
   out->max_msg_length = mqs_get_i32(&r);
   /* heartbeatInterval is optional: older servers end the reply here. */
   out->server_hbint = r.off < r.len ? mqs_get_i32(&r) : MQS_SERVER_HBINT;
@@ -267,6 +337,24 @@ static MQLONG connect_any(const mqs_connect_params *p, connect_result *res, cons
   return last;
 }
 
+MQLONG mqs_conn_redial(mqs_conn *c, const mqs_connect_params *p, char *qmid, size_t qmidsz)
+{
+  connect_result res;
+  const mqs_channel *ch = NULL;
+  MQLONG cc = MQCC_FAILED;
+  memset(&res, 0, sizeof res);
+  res.fd = -1;
+  MQLONG rc = connect_any(p, &res, &ch, &cc);
+  if (cc == MQCC_FAILED)
+    return rc ? rc : MQRC_UNEXPECTED_ERROR;
+  c->fd = res.fd;
+  c->ssl = res.ssl;
+  c->max_msg_length = res.max_msg_length;
+  c->reply_timeout_ms = reply_timeout_ms(ch->hbint > res.server_hbint ? ch->hbint : res.server_hbint);
+  snprintf(qmid, qmidsz, "%s", res.qmid);
+  return MQRC_NONE;
+}
+
 MQS_EXPORT void MQCONNX(PMQCHAR pQMgrName, PMQCNO pConnectOpts, PMQHCONN pHconn,
                         PMQLONG pCompCode, PMQLONG pReason)
 {
@@ -287,19 +375,22 @@ MQS_EXPORT void MQCONNX(PMQCHAR pQMgrName, PMQCNO pConnectOpts, PMQHCONN pHconn,
     rc = connect_any(&p, &res, &ch, &cc);
   MQLONG cno_options = p.cno_options;
   MQLONG client_hbint = ch ? ch->hbint : 0;
-  mqs_connect_params_free(&p);
   if (cc == MQCC_FAILED) {
+    mqs_connect_params_free(&p);
     mqs_set(pCompCode, pReason, MQCC_FAILED, rc ? rc : MQRC_UNEXPECTED_ERROR);
     return;
   }
 
   mqs_conn *c = calloc(1, sizeof *c);
-  if (!c) {
+  if (!c || mqs_reconnect_setup(c, &p, ch, res.qmid) != 0) {
+    free(c);
+    mqs_connect_params_free(&p);
     mqs_tls_close(res.ssl);
     close(res.fd);
     mqs_set(pCompCode, pReason, MQCC_FAILED, MQRC_STORAGE_NOT_AVAILABLE);
     return;
   }
+  mqs_connect_params_free(&p);   /* empty when the connection took them over */
   pthread_mutex_init(&c->mu, NULL);
   c->fd = res.fd;
   c->ssl = res.ssl;

@@ -33,6 +33,7 @@
 enum {
   MQS_OP_CONNECT = 1, MQS_OP_DISC, MQS_OP_OPEN, MQS_OP_CLOSE, MQS_OP_PUT, MQS_OP_PUT1,
   MQS_OP_GET, MQS_OP_INQ, MQS_OP_CMIT, MQS_OP_BACK,
+  MQS_OP_REOPEN = 16,
 };
 #define MQS_REPLY_BIT        0x8000u
 #define MQS_PROTOCOL_VERSION 1
@@ -113,6 +114,7 @@ typedef struct mqs_channel {
   char          cipher[MQ_SSL_CIPHER_SPEC_LENGTH + 1]; /* "" without TLS */
   char          cert_label[MQ_CERT_LABEL_LENGTH + 1];   /* MQCD CertificateLabel */
   char          peer_name[MQS_MAX_PEER_NAME + 1];       /* MQCD SSLPeerName (SSLPEER) */
+  MQLONG        def_reconnect;  /* MQCD DefReconnect, MQRCN_* */
 } mqs_channel;
 
 /* What MQCONNX sends and how it reaches the server. */
@@ -165,7 +167,9 @@ int    mqs_tls_pending(void *ssl);
 int    mqs_tls_failed(void *ssl);
 void   mqs_tls_close(void *ssl);
 
-/* ---- connections (conn.c, net.c) ------------------------------------- */
+/* ---- connections (conn.c, net.c, reconnect.c) ------------------------- */
+typedef struct mqs_reconnect mqs_reconnect;
+
 typedef struct mqs_conn {
   struct mqs_conn *next;
   MQHCONN          id;
@@ -178,6 +182,10 @@ typedef struct mqs_conn {
   MQLONG           cno_options;
   MQLONG           max_msg_length; /* negotiated on CONNECT; 0 unknown */
   int              reply_timeout_ms;
+  mqs_reconnect   *recon;      /* NULL unless reconnectable (reconnect.c) */
+  int              in_uow;     /* a put or get under syncpoint since the last MQCMIT/MQBACK */
+  int              uow_lost;   /* that unit of work went with a reconnection */
+  int              call_syncpoint; /* set by MQPUT/MQPUT1/MQGET for mqs_call: under syncpoint */
 } mqs_conn;
 
 /* Start an MQI call on Hconn: returns the connection with its mutex held,
@@ -197,6 +205,24 @@ MQLONG mqs_call(mqs_conn *c, mqs_buf *b, int timeout_ms, unsigned char **reply, 
                 MQLONG *cc, MQLONG *rc);
 /* Mark c broken and close its socket. */
 void   mqs_conn_break(mqs_conn *c);
+/* One request/reply on fd, nothing else: 0, or -1 when it failed. */
+int    mqs_exchange(int fd, void *ssl, mqs_buf *b, int timeout_ms, unsigned char **reply, mqs_rd *r,
+                    MQLONG *cc, MQLONG *rc);
+/* CONNECT c again with p (reconnection); on success c has its new socket
+ * and limits, and qmid the queue manager's QMID. Returns a reason code. */
+MQLONG mqs_conn_redial(mqs_conn *c, const mqs_connect_params *p, char *qmid, size_t qmidsz);
+
+/* Automatic reconnection (reconnect.c). setup makes c reconnectable when
+ * its options and configuration say so, taking p over (p is then empty);
+ * -1 when out of memory. */
+int    mqs_reconnect_setup(mqs_conn *c, mqs_connect_params *p, const mqs_channel *used, const char *qmid);
+void   mqs_reconnect_free(mqs_reconnect *r);
+/* Record / forget an object handle to reopen after a reconnection. */
+void   mqs_reconnect_opened(mqs_conn *c, MQHOBJ hobj, const MQOD *od, MQLONG options);
+void   mqs_reconnect_closed(mqs_conn *c, MQHOBJ hobj);
+/* Reconnect a reconnectable c when its connection is lost. Returns a
+ * reason code (2556, 2548, 2546) when that fails. */
+MQLONG mqs_reconnect_ensure(mqs_conn *c);
 
 /* Open a TCP connection to e within MQS_CONNECT_TIMEOUT_MS, with keepalive.
  * Returns the socket or -1. */

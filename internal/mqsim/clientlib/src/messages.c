@@ -106,6 +106,7 @@ static void put_call(mqs_conn *c, mqs_buf *b, MQMD *md, MQPMO *pmo, MQOD *od, MQ
   unsigned char *reply = NULL;
   mqs_rd r;
   MQLONG cc = MQCC_FAILED;
+  c->call_syncpoint = (pmo->Options & MQPMO_SYNCPOINT) != 0;
   MQLONG failed = mqs_call(c, b, c->reply_timeout_ms, &reply, &r, &cc, &rc);
   if (!failed) {
     decode_put_reply(&r, md, pmo, od, cc != MQCC_FAILED);
@@ -244,6 +245,7 @@ MQS_EXPORT void MQGET(MQHCONN Hconn, MQHOBJ Hobj, PMQVOID pMsgDesc, PMQVOID pGet
   unsigned char *reply = NULL;
   mqs_rd r;
   MQLONG cc = MQCC_FAILED;
+  c->call_syncpoint = (gmo->Options & (MQGMO_SYNCPOINT | MQGMO_SYNCPOINT_IF_PERSISTENT)) != 0;
   MQLONG failed = mqs_call(c, &b, get_timeout_ms(c, gmo), &reply, &r, &cc, &rc);
   if (!failed) {
     MQMD got;

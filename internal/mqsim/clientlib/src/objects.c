@@ -49,6 +49,7 @@ MQS_EXPORT void MQOPEN(MQHCONN Hconn, PMQVOID pObjDesc, MQLONG Options, PMQHOBJ 
       broken = MQRC_CONNECTION_BROKEN;
     } else if (cc != MQCC_FAILED) {
       *pHobj = h;
+      mqs_reconnect_opened(c, h, od, Options);
       if (od->Version >= MQOD_VERSION_3) {
         memcpy(od->ResolvedQName, qname, sizeof qname);
         memcpy(od->ResolvedQMgrName, qmname, sizeof qmname);
@@ -87,6 +88,8 @@ MQS_EXPORT void MQCLOSE(MQHCONN Hconn, PMQHOBJ pHobj, MQLONG Options,
   MQLONG cc = MQCC_FAILED, rc;
   MQLONG broken = mqs_call(c, &b, c->reply_timeout_ms, &reply, &r, &cc, &rc);
   free(reply);
+  if (!broken && cc != MQCC_FAILED)
+    mqs_reconnect_closed(c, *pHobj);
   mqs_conn_leave(c);
   if (broken) {
     mqs_set(pCompCode, pReason, MQCC_FAILED, broken);
