@@ -34,7 +34,7 @@ log() { if [ "$mode" != env ]; then echo "$@" >&2; fi; }
 hash="$( (cd "$src" && cat include/*.h src/*.c src/*.h test/*.c; cat "$self"; echo "$cc ${cflags[*]}") | sha256sum | cut -d' ' -f1)"
 stamp="$out/.stamp"
 
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ] && [ -f "$out/lib64/libmqm_r.so" ]; then
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ] && [ -f "$out/lib64/libmqm_r.so" ] && [ -L "$out/lib64/libmqic_r.so" ]; then
   log "mqstub: up to date in $out"
 else
   log "mqstub: building into $out"
@@ -45,6 +45,12 @@ else
   "$cc" -shared -fPIC -fvisibility=hidden "${cflags[@]}" -I"$src/include" \
     -Wl,-soname,libmqm_r.so -o "$tmp" "$src"/src/*.c
   mv -f "$tmp" "$out/lib64/libmqm_r.so"
+  # The other names IBM's installations give the MQI library in lib64, which
+  # programs link or dlopen: libmqic_r.so is what a client-mode program such
+  # as IBM's mq-cph loads. One library here, so they are links to it.
+  for name in libmqm.so libmqic.so libmqic_r.so; do
+    ln -sfn libmqm_r.so "$out/lib64/$name"
+  done
   # Every test program: the self-test, the initial values of the
   # structures, and a program written the way IBM's samples are.
   for prog in "$src"/test/*.c; do

@@ -38,6 +38,12 @@ type session struct {
 	objects      map[int32]*object
 	nextHobj     int32
 	msg          mq.Message // reused by every GET
+	// Asynchronous puts (async.go): their outcomes since the last MQSTAT,
+	// the target of the put under way, and whether a failed one spoiled
+	// the unit of work.
+	async      asyncStatus
+	lastPut    putTarget
+	uowSpoiled bool
 }
 
 // object is an open object handle.
@@ -45,6 +51,8 @@ type object struct {
 	queue    *embedded.MQIQueue // nil for the queue manager object and namelists
 	namelist string             // a namelist's name; "" for the other objects
 	options  int32
+	// The names MQOPEN was given, for MQSTAT.
+	name, qmgrName string
 }
 
 // maxKeptBuffer bounds the request and reply buffers a session keeps
@@ -59,7 +67,7 @@ func (s *session) run() {
 	defer s.srv.wg.Done()
 	defer s.end()
 	for {
-		op, body, buf, err := readFrame(s.r, s.in)
+		op, flags, body, buf, err := readFrameFlags(s.r, s.in)
 		if err != nil {
 			if !isClosedConn(err) {
 				s.srv.log.Warn("mqserver: dropping connection", "remote", s.nc.RemoteAddr().String(), "err", err)
@@ -67,7 +75,7 @@ func (s *session) run() {
 			return
 		}
 		s.in = buf
-		keepOpen, err := s.dispatch(op, body)
+		keepOpen, err := s.dispatch(op, flags, body)
 		if cap(s.in) > maxKeptBuffer {
 			s.in = nil
 		}
@@ -97,9 +105,9 @@ func (s *session) end() {
 	s.srv.forget(s)
 }
 
-// dispatch runs one call and writes its reply. keepOpen is false after a
-// DISC or a failed CONNECT.
-func (s *session) dispatch(op uint16, body []byte) (keepOpen bool, err error) {
+// dispatch runs one call and writes its reply (none for an asynchronous
+// put). keepOpen is false after a DISC or a failed CONNECT.
+func (s *session) dispatch(op, flags uint16, body []byte) (keepOpen bool, err error) {
 	d := &decoder{b: body}
 	s.out.buf = s.out.buf[:0]
 	s.out.i32(0) // compCode and reason, set below
@@ -109,11 +117,16 @@ func (s *session) dispatch(op uint16, body []byte) (keepOpen bool, err error) {
 	switch {
 	case s.conn == nil && op != opConnect, s.conn != nil && op == opConnect:
 		return false, fmt.Errorf("%w: op %d %s CONNECT", errProtocol, op, map[bool]string{true: "after", false: "before"}[s.conn != nil])
+	case flags&^flagNoReply != 0, flags&flagNoReply != 0 && op != opPut && op != opPut1:
+		return false, fmt.Errorf("%w: op %d with flags %#x", errProtocol, op, flags)
 	case op == opConnect:
 		cc, rc, err = s.connect(d)
 		keepOpen = cc != ccFailed
 	case op == opDisc:
 		if err = d.end(); err == nil {
+			if s.uowSpoiled {
+				_ = s.conn.Backout() // what MQDISC would commit cannot be
+			}
 			s.conn.Disconnect()
 			s.srv.handles.Add(-int64(len(s.objects)))
 			clear(s.objects)
@@ -135,16 +148,26 @@ func (s *session) dispatch(op uint16, body []byte) (keepOpen bool, err error) {
 	case op == opCmit, op == opBack:
 		if err = d.end(); err == nil {
 			if op == opCmit {
-				cc, rc = reasonOf(s.conn.Commit())
+				cc, rc = s.commit()
 			} else {
+				s.uowSpoiled = false
 				cc, rc = reasonOf(s.conn.Backout())
 			}
 		}
+	case op == opStat:
+		cc, rc, err = s.stat(d)
 	default:
 		cc, rc = ccFailed, rcFunctionNotSupported
 	}
 	if err != nil {
 		return false, err
+	}
+	if flags&flagNoReply != 0 {
+		s.asyncPutDone(cc, rc)
+		if rc == rcConnectionBroken {
+			return false, errBroken
+		}
+		return keepOpen, nil
 	}
 	binary.LittleEndian.PutUint32(s.out.buf[0:], uint32(cc))
 	binary.LittleEndian.PutUint32(s.out.buf[4:], uint32(rc))
@@ -370,7 +393,7 @@ func (s *session) open(d *decoder) (cc, rc int32, err error) {
 	if rc != rcNone {
 		return fail(rc)
 	}
-	s.out.i32(s.addObject(&object{queue: q, options: options}))
+	s.out.i32(s.addObject(&object{queue: q, options: options, name: name, qmgrName: qmgrName}))
 	rq, rqm := q.Resolved()
 	s.out.str(rq)
 	s.out.str(rqm)
@@ -430,12 +453,15 @@ func (s *session) put(d *decoder) (cc, rc int32, err error) {
 		return 0, 0, err
 	}
 	o := s.objects[hobj]
+	s.lastPut = putTarget{objectType: otQ}
 	switch {
 	case o == nil:
 		return s.putFailed(rcHobjError)
 	case o.queue == nil:
+		s.lastPut.name, s.lastPut.qmgrName = o.name, o.qmgrName
 		return s.putFailed(rcNotOpenForOutput)
 	}
+	s.lastPut.name, s.lastPut.qmgrName = o.name, o.qmgrName
 	return s.putMessage(o.queue, &p)
 }
 
@@ -446,6 +472,7 @@ func (s *session) put1(d *decoder) (cc, rc int32, err error) {
 	if err := d.end(); err != nil {
 		return 0, 0, err
 	}
+	s.lastPut = putTarget{objectType: objectType, name: name, qmgrName: qmgrName}
 	if objectType == otQMgr {
 		return s.putFailed(rcObjectTypeError)
 	}
@@ -472,12 +499,15 @@ func (s *session) putMessage(q *embedded.MQIQueue, p *putRequest) (cc, rc int32,
 	o := p.options
 	context := o & pmoContext
 	warn := rcNone
+	s.lastPut.resolvedName, s.lastPut.resolvedQMgr = q.Resolved()
+	s.lastPut.persistentInSyncpoint = o&pmoSyncpoint != 0 && in.Persistence == perPersistent
 	switch {
 	case len(p.data) > s.maxMsgLength:
 		return s.putFailed(rcDataLengthError) // the channel's limit, before the queue manager sees it
 	case string(in.StrucID[:]) != "MD  " || in.Version < mdVersion1 || in.Version > mdVersion2:
 		return s.putFailed(rcMDError)
-	case o&^pmoKnown != 0, o&pmoSyncpoint != 0 && o&pmoNoSyncpoint != 0, context&(context-1) != 0:
+	case o&^pmoKnown != 0, o&pmoSyncpoint != 0 && o&pmoNoSyncpoint != 0, context&(context-1) != 0,
+		o&pmoAsyncResponse != 0 && o&pmoSyncResponse != 0:
 		return s.putFailed(rcOptionsError)
 	case len(p.data) > s.qmgr.MaxMsgLength:
 		return s.putFailed(rcMsgTooBigForQMgr)
@@ -543,9 +573,13 @@ func (s *session) putMessage(q *embedded.MQIQueue, p *putRequest) (cc, rc int32,
 		}
 	}
 	st.MsgID, st.CorrelID = res.MsgID, res.CorrelID
+	rq, rqm := q.Resolved()
+	if reportCOA.requested(st.Report) && rqm == s.qmgr.Name {
+		// Arrived on its destination (not a transmission queue's).
+		s.report(reportCOA, &st, p.data, o&pmoSyncpoint != 0)
+	}
 	st.Version = in.Version
 	s.out.md(&st)
-	rq, rqm := q.Resolved()
 	s.out.str(rq)
 	s.out.str(rqm)
 	if warn != rcNone {
@@ -638,6 +672,11 @@ func (s *session) get(d *decoder) (cc, rc int32, err error) {
 		BufferLength:          int(bufferLength),
 		AcceptTruncated:       g&gmoAcceptTruncated != 0,
 	}
+	// No more than the channel's negotiated MAXMSGL flows: a longer message
+	// stays where it is and the get fails 2010, as with IBM's client.
+	if opts.BufferLength > s.maxMsgLength {
+		opts.BufferLength, opts.AcceptTruncated = s.maxMsgLength, false
+	}
 	switch {
 	case g&gmoBrowseFirst != 0:
 		opts.Browse = mq.BrowseFirst
@@ -666,6 +705,9 @@ func (s *session) get(d *decoder) (cc, rc int32, err error) {
 		return 0, 0, err
 	}
 	cc, rc = reasonOf(err)
+	if rc == rcTruncatedMsgFailed && res.DataLength > s.maxMsgLength {
+		cc, rc = ccFailed, rcDataLengthError
+	}
 	if cc == ccFailed {
 		s.gotReply(nil, nil, 0, nil, "")
 		return cc, rc, nil
@@ -676,6 +718,9 @@ func (s *session) get(d *decoder) (cc, rc int32, err error) {
 	}
 	rq, _ := o.queue.Resolved()
 	m := gotMD(&s.msg, &res.Descriptor, qmgrCCSID)
+	if g&gmoBrowse == 0 && reportCOD.requested(m.Report) {
+		s.report(reportCOD, &m, s.msg.Payload, opts.Syncpoint || opts.SyncpointIfPersistent && s.msg.Persistent)
+	}
 	m.Version = in.Version
 	s.gotReply(&m, gotProps, res.DataLength, res.PropertyOrder, rq)
 	return cc, rc, nil

@@ -22,12 +22,6 @@ MQS_EXPORT void MQBEGIN(MQHCONN Hconn, PMQVOID pBeginOptions, PMQLONG pCompCode,
   NOT_SUPPORTED(pCompCode, pReason);
 }
 
-MQS_EXPORT void MQSTAT(MQHCONN Hconn, MQLONG Type, PMQVOID pStatus, PMQLONG pCompCode, PMQLONG pReason)
-{
-  (void)Hconn; (void)Type; (void)pStatus;
-  NOT_SUPPORTED(pCompCode, pReason);
-}
-
 MQS_EXPORT void MQSUB(MQHCONN Hconn, PMQVOID pSubDesc, PMQHOBJ pHobj, PMQHOBJ pHsub,
                       PMQLONG pCompCode, PMQLONG pReason)
 {
