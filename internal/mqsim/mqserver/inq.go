@@ -127,6 +127,7 @@ var queueIntAttrs = map[int32]queueIntAttr{
 	iaBackoutThreshold:    {forLocal, constant(0)},
 	iaHardenGetBackout:    {forLocal, constant(1)}, // MQQA_BACKOUT_HARDENED
 	iaUsage:               {forLocal, constant(0)}, // MQUS_NORMAL
+	iaDistLists:           {forLocal, constant(0)}, // MQDL_NOT_SUPPORTED
 	iaTriggerControl:      {forLocal, constant(0)}, // MQTC_OFF
 	iaTriggerType:         {forLocal, constant(1)}, // MQTT_FIRST
 	iaTriggerDepth:        {forLocal, constant(1)},
@@ -348,6 +349,8 @@ func (s *session) inq(d *decoder) (cc, rc int32, err error) {
 			} else if a := queueIntAttrs[sel]; a.types&typ == 0 {
 				v = iavNotApplicable
 				warnOnce(rcSelectorNotForType)
+			} else if set, ok := s.settableIntAttr(sel, o.queue.Name()); ok {
+				v = set // MQSET's (set.go)
 			} else {
 				v = a.value(&info)
 			}
@@ -367,6 +370,9 @@ func (s *session) inq(d *decoder) (cc, rc int32, err error) {
 		} else {
 			a := queueCharAttrs[sel]
 			length, value = a.length, s.queueCharAttr(sel, &info)
+			if set, ok := s.settableCharAttr(sel, o.queue.Name()); ok {
+				value = set
+			}
 			if a.types&typ == 0 {
 				value = strings.Repeat("*", length)
 				warnOnce(rcSelectorNotForType)

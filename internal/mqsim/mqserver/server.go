@@ -29,6 +29,8 @@ type Server struct {
 	closed    bool
 	wg        sync.WaitGroup // Serve loops and sessions
 
+	settings settingsStore // queue attributes MQSET changed (set.go)
+
 	handles atomic.Int64  // open object handles, all sessions
 	connSeq atomic.Uint64 // ConnectionId suffixes
 }

@@ -156,6 +156,8 @@ func (s *session) dispatch(op, flags uint16, body []byte) (keepOpen bool, err er
 		}
 	case op == opStat:
 		cc, rc, err = s.stat(d)
+	case op == opSet:
+		cc, rc, err = s.set(d)
 	default:
 		cc, rc = ccFailed, rcFunctionNotSupported
 	}
@@ -319,7 +321,7 @@ func (s *session) openQueue(objectType int32, name, qmgrName string, options int
 		opts |= mq.OpenOutput
 	}
 	if options&(ooInquire|ooSet) != 0 {
-		opts |= mq.OpenInquire // MQSET is not implemented; MQOO_SET opens as inquire does
+		opts |= mq.OpenInquire // MQSET changes the server's settings (set.go), not the queue
 	}
 	q, err := s.conn.Open(name, opts)
 	if err != nil {
@@ -523,6 +525,8 @@ func (s *session) putMessage(q *embedded.MQIQueue, p *putRequest) (cc, rc int32,
 		return s.putFailed(rcExpiryError)
 	case p.propsRC != rcNone:
 		return s.putFailed(p.propsRC)
+	case s.inhibited(q, true):
+		return s.putFailed(rcPutInhibited)
 	}
 	st := *in // the stored descriptor
 	st.Version = mdVersion2
@@ -659,6 +663,8 @@ func (s *session) get(d *decoder) (cc, rc int32, err error) {
 		rc = rcMatchOptionsError
 	case bufferLength < 0:
 		rc = rcBufferLengthError
+	case s.inhibited(o.queue, false):
+		rc = rcGetInhibited
 	}
 	if rc != rcNone {
 		s.gotReply(nil, nil, 0, nil, "")

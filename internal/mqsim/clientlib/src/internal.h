@@ -32,7 +32,7 @@
 /* ---- protocol (PROTOCOL.md) --------------------------------------- */
 enum {
   MQS_OP_CONNECT = 1, MQS_OP_DISC, MQS_OP_OPEN, MQS_OP_CLOSE, MQS_OP_PUT, MQS_OP_PUT1,
-  MQS_OP_GET, MQS_OP_INQ, MQS_OP_CMIT, MQS_OP_BACK, MQS_OP_STAT,
+  MQS_OP_GET, MQS_OP_INQ, MQS_OP_CMIT, MQS_OP_BACK, MQS_OP_STAT, MQS_OP_SET,
 };
 #define MQS_REPLY_BIT        0x8000u
 #define MQS_FLAG_NO_REPLY    0x0001u   /* an asynchronous put: the server sends no reply */
