@@ -170,6 +170,7 @@ func (q *queue) find(sel match, after *position, now int64) (lvl, idx int, m *me
 			case msg.expired(now):
 				l.removeAt(i)
 				q.depth--
+				q.expired(msg)
 				q.qm.discard(msg)
 			case sel.matches(msg):
 				return p, i, msg
@@ -189,6 +190,7 @@ func (q *queue) purgeExpired(now int64) {
 			if m := l.msgs[l.head+i]; !m.uncommitted && m.expired(now) {
 				l.removeAt(i)
 				q.depth--
+				q.expired(m)
 				q.qm.discard(m)
 				continue
 			}

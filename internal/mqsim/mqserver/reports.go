@@ -1,6 +1,8 @@
 package mqserver
 
 import (
+	"bytes"
+	"log/slog"
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
@@ -11,7 +13,8 @@ import (
 // its local destination queue, confirm on delivery (COD) when an
 // application gets it destructively, each put to the message's ReplyToQ as
 // MQMD.Report asks, in the unit of work of the put or get that caused it
-// (so a backout takes the report back and a commit makes it visible).
+// (so a backout takes the report back and a commit makes it visible); and
+// expiration reports when the queue manager discards an expired message.
 
 // Report options (MQRO_*) and feedback codes (MQFB_*).
 const (
@@ -21,11 +24,15 @@ const (
 	roCOD                  int32 = 0x00000800
 	roCODWithData          int32 = 0x00001800
 	roCODWithFullData      int32 = 0x00003800
+	roExpiration           int32 = 0x00200000
+	roExpirationWithData   int32 = 0x00600000
+	roExpirationFullData   int32 = 0x00E00000
 	roPassCorrelID         int32 = 0x00000040
 	roPassMsgID            int32 = 0x00000080
 	roPassDiscardAndExpiry int32 = 0x00004000
 	roDiscardMsg           int32 = 0x08000000
 	mtReport               int32 = 4
+	fbExpiration           int32 = 258
 	fbCOA                  int32 = 259
 	fbCOD                  int32 = 260
 	atQMgr                 int32 = 7
@@ -41,7 +48,12 @@ type reportKind struct {
 var (
 	reportCOA = reportKind{roCOA, roCOAWithData, roCOAWithFullData, fbCOA}
 	reportCOD = reportKind{roCOD, roCODWithData, roCODWithFullData, fbCOD}
+	reportExp = reportKind{roExpiration, roExpirationWithData, roExpirationFullData, fbExpiration}
 )
+
+// maxExpiryReportsInFlight bounds the expiration reports being put at once;
+// beyond it one is dropped and logged.
+const maxExpiryReportsInFlight = 64
 
 // requested reports whether report options ask for this kind.
 func (k reportKind) requested(report int32) bool { return report&k.plain != 0 }
@@ -59,20 +71,53 @@ func (k reportKind) reportData(report int32, data []byte) []byte {
 }
 
 // report puts a report of kind about the message orig (its stored MQMD,
-// its data) to orig's ReplyToQ, in the unit of work when syncpoint. A
-// report that cannot be delivered (no such queue here, another queue
-// manager's, full) is dropped and logged: there is no dead-letter
-// handling.
+// its data) to orig's ReplyToQ, in the unit of work when syncpoint.
 func (s *session) report(kind reportKind, orig *md, data []byte, syncpoint bool) {
+	putReport(s.conn, s.qmgr.Name, s.srv.log, kind, orig, data, syncpoint)
+}
+
+// reportExpiry is the backend's expiry observer (embedded.OnExpiry): it
+// copies what an expiration report needs and puts it on a connection of
+// its own, outside the queue's lock.
+func (srv *Server) reportExpiry(e *embedded.ExpiredMessage) {
+	if !reportExp.requested(e.Descriptor.Report) || e.Message.ReplyToQ == "" {
+		return
+	}
+	if srv.expiryReports.Add(1) > maxExpiryReportsInFlight {
+		srv.expiryReports.Add(-1)
+		srv.log.Warn("mqserver: expiration report dropped: too many in flight", "queue", e.Queue)
+		return
+	}
+	qmgr := e.QueueManager
+	orig := gotMD(&e.Message, &e.Descriptor, qmgrCCSID)
+	data := bytes.Clone(reportExp.reportData(e.Descriptor.Report, e.Message.Payload))
+	go func() {
+		defer srv.expiryReports.Add(-1)
+		conn, err := srv.backend.ConnectMQI(qmgr)
+		if err != nil {
+			srv.log.Warn("mqserver: expiration report not delivered", "queueManager", qmgr, "err", err)
+			return
+		}
+		defer conn.Disconnect()
+		putReport(conn, qmgr, srv.log, reportExp, &orig, data, false)
+	}()
+}
+
+// putReport puts a report of kind about orig through conn, a connection to
+// qmgrName. A report that cannot be delivered (no such queue here, another
+// queue manager's, full) is dropped and logged: there is no dead-letter
+// handling.
+func putReport(conn *embedded.MQIConn, qmgrName string, log *slog.Logger, kind reportKind, orig *md, data []byte,
+	syncpoint bool) {
 	replyQ, replyQMgr := trimmed(orig.ReplyToQ[:]), trimmed(orig.ReplyToQMgr[:])
 	if replyQ == "" {
 		return // IBM MQ requires a ReplyToQ with report options; none: nowhere to go
 	}
 	undelivered := func(why string, err error) {
-		s.srv.log.Debug("mqserver: report not delivered", "feedback", kind.feedback, "replyToQ", replyQ,
+		log.Debug("mqserver: report not delivered", "feedback", kind.feedback, "replyToQ", replyQ,
 			"replyToQMgr", replyQMgr, "why", why, "err", err)
 	}
-	if replyQMgr != "" && replyQMgr != s.qmgr.Name {
+	if replyQMgr != "" && replyQMgr != qmgrName {
 		undelivered("no channels to other queue managers", nil)
 		return
 	}
@@ -94,15 +139,15 @@ func (s *session) report(kind reportKind, orig *md, data []byte, syncpoint bool)
 	if orig.Report&roPassCorrelID != 0 {
 		rep.CorrelID = orig.CorrelID
 	}
-	fixed(rep.ReplyToQMgr[:], s.qmgr.Name)
+	fixed(rep.ReplyToQMgr[:], qmgrName)
 	// The queue manager's context, on behalf of the original's user.
 	rep.UserIdentifier, rep.AccountingToken, rep.ApplIdentityData = orig.UserIdentifier, orig.AccountingToken, orig.ApplIdentityData
 	rep.PutApplType = atQMgr
-	fixed(rep.PutApplName[:], applNameField(s.qmgr.Name))
+	fixed(rep.PutApplName[:], applNameField(qmgrName))
 	now := time.Now()
 	putDateTime(now, &rep.PutDate, &rep.PutTime)
 
-	q, err := s.conn.Open(replyQ, mq.OpenOutput)
+	q, err := conn.Open(replyQ, mq.OpenOutput)
 	if err != nil {
 		undelivered("opening the reply-to queue", err)
 		return
@@ -114,7 +159,7 @@ func (s *session) report(kind reportKind, orig *md, data []byte, syncpoint bool)
 		Format:      trimmed(rep.Format[:]),
 		Persistent:  rep.Persistence == perPersistent,
 		Priority:    min(rep.Priority, maxPriority),
-		ReplyToQMgr: s.qmgr.Name,
+		ReplyToQMgr: qmgrName,
 		Payload:     body,
 	}
 	if rep.Expiry > 0 {

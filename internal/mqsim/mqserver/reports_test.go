@@ -126,3 +126,28 @@ func TestGetLongerThanChannelMaxMsgLength(t *testing.T) {
 		t.Fatalf("got %d bytes, want the 64 left on the queue", len(got.data))
 	}
 }
+
+func TestExpirationReportWhenDiscarded(t *testing.T) {
+	s := newServer(t, Config{})
+	c := appClient(t, s)
+	out := c.mustOpen("DEV.QUEUE.1", ooOutput)
+	browse := c.mustOpen("DEV.QUEUE.1", ooBrowse)
+	sent := requestingReports(roExpirationWithData)
+	sent.Expiry = 1 // a tenth of a second
+	r, put := c.put(out, pmoNoSyncpoint|pmoNewMsgID, sent, nil, bytes.Repeat([]byte("e"), 120))
+	wantRC(t, "put", r, ccOK, rcNone)
+	// The queue manager discards it when a get (a browse here) meets it
+	// expired, and the report follows on a connection of the server's own.
+	eventually(t, "an expiration report", func() bool {
+		r, _ := c.get(browse, getArgs{gmo: gmoBrowseFirst, bufferLength: 1000})
+		return r.rc == rcNoMsgAvailableForTest && c.depth("DEV.QUEUE.2") == 1
+	})
+	rep := c.mustGet(c.mustOpen("DEV.QUEUE.2", ooInputShared), gmoNoSyncpoint)
+	if rep.md.Feedback != fbExpiration || rep.md.CorrelID != put.md.MsgID || len(rep.data) != 100 {
+		t.Fatalf("report Feedback %d CorrelId %x, %d bytes: want %d, the message's MsgId, 100 bytes",
+			rep.md.Feedback, rep.md.CorrelID, len(rep.data), fbExpiration)
+	}
+}
+
+// rcNoMsgAvailableForTest is MQRC_NO_MSG_AVAILABLE, the queue manager's.
+const rcNoMsgAvailableForTest int32 = 2033

@@ -31,8 +31,9 @@ type Server struct {
 
 	settings settingsStore // queue attributes MQSET changed (set.go)
 
-	handles atomic.Int64  // open object handles, all sessions
-	connSeq atomic.Uint64 // ConnectionId suffixes
+	expiryReports atomic.Int64  // expiration reports being put (reports.go)
+	handles       atomic.Int64  // open object handles, all sessions
+	connSeq       atomic.Uint64 // ConnectionId suffixes
 }
 
 // Stats counts what the server holds open.
@@ -66,6 +67,7 @@ func New(cfg Config) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	b.OnExpiry(s.reportExpiry)
 	for _, ch := range cfg.Channels {
 		s.channels[ch.Name] = ch
 	}
@@ -169,6 +171,7 @@ func (s *Server) Close() error {
 	}
 	s.mu.Unlock()
 	s.wg.Wait()
+	s.backend.OnExpiry(nil)
 	return nil
 }
 
