@@ -174,6 +174,15 @@ func (q *MQIQueue) Resolved() (queue, queueManager string) {
 	return q.h.q.name, q.h.c.qm.name
 }
 
+// Backout is the local queue's BOTHRESH and BOQNAME (0 and "" for a
+// remote definition).
+func (q *MQIQueue) Backout() (threshold int, requeueQueue string) {
+	if q.h.q == nil {
+		return 0, ""
+	}
+	return q.h.q.backoutThreshold, q.h.q.backoutRequeueQueue
+}
+
 // PutOptions are the MQPMO options and MQMD fields an MQI put passes
 // beyond mq.Message.
 type PutOptions struct {

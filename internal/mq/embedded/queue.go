@@ -16,6 +16,9 @@ type queue struct {
 	name         string
 	maxDepth     int
 	maxMsgLength int
+	// BOTHRESH and BOQNAME: only inquired (MQIQueue.Backout).
+	backoutThreshold    int
+	backoutRequeueQueue string
 
 	mu     sync.Mutex
 	levels [priorityLevels]level
@@ -33,6 +36,7 @@ type queue struct {
 
 func newQueue(qm *queueManager, cfg QueueConfig) *queue {
 	return &queue{qm: qm, name: cfg.Name, maxDepth: cfg.MaxDepth, maxMsgLength: cfg.MaxMsgLength,
+		backoutThreshold: cfg.BackoutThreshold, backoutRequeueQueue: cfg.BackoutRequeueQueue,
 		wake: make(chan struct{})}
 }
 

@@ -124,7 +124,7 @@ var queueIntAttrs = map[int32]queueIntAttr{
 	iaDefInputOpenOption:  {forLocal, constant(ooInputShared)},
 	iaShareability:        {forLocal, constant(1)}, // MQQA_SHAREABLE
 	iaMsgDeliverySequence: {forLocal, constant(0)}, // MQMDS_PRIORITY
-	iaBackoutThreshold:    {forLocal, constant(0)},
+	iaBackoutThreshold:    {forLocal, constant(0)}, // BOTHRESH: the queue's (set.go)
 	iaHardenGetBackout:    {forLocal, constant(1)}, // MQQA_BACKOUT_HARDENED
 	iaUsage:               {forLocal, constant(0)}, // MQUS_NORMAL
 	iaDistLists:           {forLocal, constant(0)}, // MQDL_NOT_SUPPORTED
@@ -349,8 +349,8 @@ func (s *session) inq(d *decoder) (cc, rc int32, err error) {
 			} else if a := queueIntAttrs[sel]; a.types&typ == 0 {
 				v = iavNotApplicable
 				warnOnce(rcSelectorNotForType)
-			} else if set, ok := s.settableIntAttr(sel, o.queue.Name()); ok {
-				v = set // MQSET's (set.go)
+			} else if set, ok := s.storedIntAttr(sel, o.queue); ok {
+				v = set // MQSET's or BOTHRESH (set.go)
 			} else {
 				v = a.value(&info)
 			}
@@ -370,7 +370,7 @@ func (s *session) inq(d *decoder) (cc, rc int32, err error) {
 		} else {
 			a := queueCharAttrs[sel]
 			length, value = a.length, s.queueCharAttr(sel, &info)
-			if set, ok := s.settableCharAttr(sel, o.queue.Name()); ok {
+			if set, ok := s.storedCharAttr(sel, o.queue); ok {
 				value = set
 			}
 			if a.types&typ == 0 {

@@ -151,11 +151,15 @@ func (qs *queueSettings) setInt(sel, v int32, typ int) int32 {
 	return rcSelectorError
 }
 
-// settableIntAttr is MQINQ's answer for an integer attribute MQSET
-// changes; ok is false for the others.
-func (s *session) settableIntAttr(sel int32, queue string) (v int32, ok bool) {
-	qs := s.srv.settings.get(s.qmgr.Name, queue)
+// storedIntAttr is MQINQ's answer for an integer attribute that
+// mq.QueueInfo does not carry — those MQSET changes and BOTHRESH; ok is
+// false for the others.
+func (s *session) storedIntAttr(sel int32, q *embedded.MQIQueue) (v int32, ok bool) {
+	qs := s.srv.settings.get(s.qmgr.Name, q.Name())
 	switch sel {
+	case iaBackoutThreshold:
+		threshold, _ := q.Backout()
+		return int32(threshold), true
 	case iaInhibitGet:
 		return qs.inhibitGet, true
 	case iaInhibitPut:
@@ -174,12 +178,16 @@ func (s *session) settableIntAttr(sel int32, queue string) (v int32, ok bool) {
 	return 0, false
 }
 
-// settableCharAttr is settableIntAttr for MQCA_TRIGGER_DATA.
-func (s *session) settableCharAttr(sel int32, queue string) (string, bool) {
-	if sel != caTriggerData {
-		return "", false
+// storedCharAttr is storedIntAttr for MQCA_TRIGGER_DATA and BOQNAME.
+func (s *session) storedCharAttr(sel int32, q *embedded.MQIQueue) (string, bool) {
+	switch sel {
+	case caTriggerData:
+		return s.srv.settings.get(s.qmgr.Name, q.Name()).triggerData, true
+	case caBackoutReqQName:
+		_, requeue := q.Backout()
+		return requeue, true
 	}
-	return s.srv.settings.get(s.qmgr.Name, queue).triggerData, true
+	return "", false
 }
 
 // inhibited reports whether the queue q was opened as, or the local queue

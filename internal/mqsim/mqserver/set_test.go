@@ -1,6 +1,7 @@
 package mqserver
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -100,4 +101,33 @@ func TestSetRefusesWhatIBMRefuses(t *testing.T) {
 	wantRC(t, "half-valid MQSET", r, ccFailed, rcTriggerDepthError)
 	out := c.mustOpen("DEV.QUEUE.1", ooOutput)
 	c.mustPut(out, pmoNoSyncpoint, "still allowed")
+}
+
+func TestBackoutAttributesFromTheConfiguration(t *testing.T) {
+	cfg, err := parseConfig(strings.NewReader(`
+queueManagers:
+  - name: QM1
+    queues:
+      - name: APP.IN
+        backoutThreshold: 3
+        backoutRequeueQueue: APP.BACKOUT
+      - APP.BACKOUT
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newServer(t, cfg)
+	c := appClient(t, s)
+	h := c.mustOpen("APP.IN", ooInquire)
+	r, ints, chars := c.inq(h, []int32{iaBackoutThreshold, caBackoutReqQName}, 1, 48)
+	wantRC(t, "inquire", r, ccOK, rcNone)
+	if ints[0] != 3 || trimmed(chars) != "APP.BACKOUT" {
+		t.Fatalf("BOTHRESH %d BOQNAME %q, want 3 and APP.BACKOUT", ints[0], chars)
+	}
+	other := c.mustOpen("APP.BACKOUT", ooInquire)
+	r, ints, chars = c.inq(other, []int32{iaBackoutThreshold, caBackoutReqQName}, 1, 48)
+	wantRC(t, "inquire", r, ccOK, rcNone)
+	if ints[0] != 0 || trimmed(chars) != "" {
+		t.Fatalf("a queue without them: BOTHRESH %d BOQNAME %q, want 0 and blank", ints[0], chars)
+	}
 }
