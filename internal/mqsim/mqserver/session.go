@@ -548,26 +548,42 @@ func (s *session) putMessage(q *embedded.MQIQueue, p *putRequest) (cc, rc int32,
 	}
 	now := time.Now()
 	s.setContext(&st, context, now)
-	msg := mq.Message{
-		MsgID:       st.MsgID,
-		CorrelID:    st.CorrelID,
-		Format:      trimmed(st.Format[:]),
-		Persistent:  st.Persistence == perPersistent,
-		Priority:    deliverAt,
-		ReplyToQ:    trimmed(st.ReplyToQ[:]),
-		ReplyToQMgr: trimmed(st.ReplyToQMgr[:]),
-		Properties:  p.props,
-		Payload:     p.data,
+	rq, rqm := q.Resolved()
+	stored, data := &st, p.data
+	newMsgID, newCorrelID := o&pmoNewMsgID != 0, o&pmoNewCorrelID != 0
+	if rqm != s.qmgr.Name {
+		// For another queue manager: on the transmission queue behind an
+		// MQXQH, which carries the identifiers, so they are made first.
+		if newMsgID || st.MsgID.IsZero() {
+			st.MsgID = s.conn.NewMsgID()
+		}
+		if newCorrelID {
+			st.CorrelID = s.conn.NewMsgID()
+		}
+		newMsgID, newCorrelID = false, false
+		xmit, xmitData := xmitMessage(&st, rq, rqm, p.data)
+		stored, data = &xmit, xmitData
 	}
-	if st.Expiry > 0 {
-		msg.Expiry = time.Duration(st.Expiry) * 100 * time.Millisecond
+	msg := mq.Message{
+		MsgID:       stored.MsgID,
+		CorrelID:    stored.CorrelID,
+		Format:      trimmed(stored.Format[:]),
+		Persistent:  stored.Persistence == perPersistent,
+		Priority:    deliverAt,
+		ReplyToQ:    trimmed(stored.ReplyToQ[:]),
+		ReplyToQMgr: trimmed(stored.ReplyToQMgr[:]),
+		Properties:  p.props,
+		Payload:     data,
+	}
+	if stored.Expiry > 0 {
+		msg.Expiry = time.Duration(stored.Expiry) * 100 * time.Millisecond
 	}
 	res, err := q.Put(&msg, embedded.PutOptions{
 		Syncpoint:     o&pmoSyncpoint != 0,
-		NewMsgID:      o&pmoNewMsgID != 0,
-		NewCorrelID:   o&pmoNewCorrelID != 0,
+		NewMsgID:      newMsgID,
+		NewCorrelID:   newCorrelID,
 		PutTime:       now,
-		Descriptor:    st.descriptor(),
+		Descriptor:    stored.descriptor(),
 		PropertyOrder: p.order,
 	})
 	if err != nil {
@@ -577,7 +593,6 @@ func (s *session) putMessage(q *embedded.MQIQueue, p *putRequest) (cc, rc int32,
 		}
 	}
 	st.MsgID, st.CorrelID = res.MsgID, res.CorrelID
-	rq, rqm := q.Resolved()
 	if reportCOA.requested(st.Report) && rqm == s.qmgr.Name {
 		// Arrived on its destination (not a transmission queue's).
 		s.report(reportCOA, &st, p.data, o&pmoSyncpoint != 0)
