@@ -131,3 +131,19 @@ func TestAsyncFlagOnlyOnPuts(t *testing.T) {
 	}
 	wantClosed(t, c)
 }
+
+func TestQueuesPutSynchronouslyByDefault(t *testing.T) {
+	s := newServer(t, Config{})
+	c := appClient(t, s)
+	h := c.mustOpen("DEV.QUEUE.1", ooInquire)
+	r, ints, _ := c.inq(h, []int32{iaDefPutResponseType}, 1, 0)
+	wantRC(t, "inquire DEFPRESP", r, ccOK, rcNone)
+	if ints[0] != 1 {
+		t.Fatalf("DEFPRESP %d, want 1 (MQPRT_SYNC_RESPONSE)", ints[0])
+	}
+	// Both response options: an options error, answered (the client sends
+	// such a put synchronously).
+	out := c.mustOpen("DEV.QUEUE.1", ooOutput)
+	r, _ = c.put(out, pmoNoSyncpoint|pmoAsyncResponse|pmoSyncResponse, defaultMD(), nil, []byte("x"))
+	wantRC(t, "put with both response options", r, ccFailed, rcOptionsError)
+}

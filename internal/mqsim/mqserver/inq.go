@@ -45,6 +45,7 @@ const (
 	iaQDepthLowLimit      int32 = 41
 	iaScope               int32 = 45
 	iaDefBind             int32 = 61
+	iaDefPutResponseType  int32 = 184
 	iaPropertyControl     int32 = 190
 	iaBaseType            int32 = 193
 	iaNameCount           int32 = 19
@@ -111,6 +112,7 @@ var queueIntAttrs = map[int32]queueIntAttr{
 	iaDefPriority:         {forQueues, constant(defaultQueuePriority)},
 	iaInhibitPut:          {forQueues, constant(0)}, // MQQA_PUT_ALLOWED
 	iaDefBind:             {forQueues, constant(0)}, // MQBND_BIND_ON_OPEN
+	iaDefPutResponseType:  {forQueues, constant(1)}, // DEFPRESP(SYNC): MQPMO_RESPONSE_AS_Q_DEF puts synchronously
 	iaScope:               {forQueues, constant(1)}, // MQSCO_Q_MGR
 	iaInhibitGet:          {forLocal | forAlias, constant(0)},
 	iaPropertyControl:     {forLocal | forAlias, constant(0)}, // MQPROP_COMPATIBILITY
