@@ -1096,6 +1096,39 @@ static void test_async_put(void)
   disc(&h);
 }
 
+/* MQSET of what IBM allows, seen by MQINQ and enforced on MQPUT. */
+static void test_set(void)
+{
+  MQHCONN h = conn();
+  MQHOBJ o = open_ok(h, "DEV.QUEUE.3", MQOO_SET | MQOO_INQUIRE | MQOO_OUTPUT);
+  MQLONG cc, rc;
+  MQLONG sel[3] = {MQIA_INHIBIT_PUT, MQCA_TRIGGER_DATA, MQIA_TRIGGER_DEPTH};
+  MQLONG ints[2] = {MQQA_PUT_INHIBITED, 5};
+  MQCHAR data[MQ_TRIGGER_DATA_LENGTH];
+  fixed(data, sizeof data, "stubtest");
+  MQSET(h, o, 3, sel, 2, ints, sizeof data, data, &cc, &rc);
+  CHECK_RC(MQRC_NONE, rc, "MQSET");
+  CHECK_RC(MQRC_PUT_INHIBITED, put_msg(h, o, "refused", 0, 0, NULL), "put to a put-inhibited queue");
+  MQLONG got[2] = {0, 0};
+  MQCHAR gotData[MQ_TRIGGER_DATA_LENGTH];
+  MQINQ(h, o, 3, sel, 2, got, sizeof gotData, gotData, &cc, &rc);
+  CHECK(rc == MQRC_NONE && got[0] == MQQA_PUT_INHIBITED && got[1] == 5 &&
+        memcmp(gotData, data, sizeof data) == 0, "MQINQ after MQSET (%d %d %d)", (int)rc, (int)got[0], (int)got[1]);
+  ints[0] = MQQA_PUT_ALLOWED;
+  MQSET(h, o, 1, sel, 1, ints, 0, NULL, &cc, &rc);
+  CHECK_RC(MQRC_NONE, put_msg(h, o, "allowed", 0, 0, NULL), "put after MQSET allowed it");
+  MQSET(h, o, -1, sel, 1, ints, 0, NULL, &cc, &rc);
+  CHECK_RC(MQRC_SELECTOR_COUNT_ERROR, rc, "MQSET SelectorCount -1");
+  MQLONG maxdepth = MQIA_MAX_Q_DEPTH;
+  MQSET(h, o, 1, &maxdepth, 1, ints, 0, NULL, &cc, &rc);
+  CHECK_RC(MQRC_SELECTOR_ERROR, rc, "MQSET of MAXDEPTH");
+  MQHOBJ inq = open_ok(h, "DEV.QUEUE.3", MQOO_INQUIRE | MQOO_INPUT_SHARED);
+  MQSET(h, inq, 1, sel, 1, ints, 0, NULL, &cc, &rc);
+  CHECK_RC(MQRC_NOT_OPEN_FOR_SET, rc, "MQSET without MQOO_SET");
+  drain(h, inq);
+  disc(&h);
+}
+
 struct worker { int id; int n; int errors; };
 
 static void *worker(void *arg)
@@ -1159,6 +1192,7 @@ int main(void)
   test_properties();
   test_unsupported();
   test_async_put();
+  test_set();
   test_concurrency();
   if (failures) {
     fprintf(stderr, "stubtest: %d of %d checks FAILED\n", failures, checks);
