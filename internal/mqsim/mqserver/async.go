@@ -16,7 +16,7 @@ const (
 	statTypeReconnectionError int32 = 2
 	rcBackedOut               int32 = 2003
 	rcStatTypeError           int32 = 2430
-	otUnknownForStat          int32 = 0
+	otNone                    int32 = 0 // MQSTS ObjectType when there was no error
 	maxAsyncCount             int32 = 1<<31 - 1
 )
 
@@ -75,7 +75,7 @@ func (s *session) stat(d *decoder) (cc, rc int32, err error) {
 	s.out.i32(st.failures)
 	objectType := st.first.objectType
 	if st.cc == ccOK {
-		objectType = otUnknownForStat
+		objectType = otNone
 	}
 	s.out.i32(objectType)
 	s.out.str(st.first.name)

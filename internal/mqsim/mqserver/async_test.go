@@ -147,3 +147,18 @@ func TestQueuesPutSynchronouslyByDefault(t *testing.T) {
 	r, _ = c.put(out, pmoNoSyncpoint|pmoAsyncResponse|pmoSyncResponse, defaultMD(), nil, []byte("x"))
 	wantRC(t, "put with both response options", r, ccFailed, rcOptionsError)
 }
+
+func TestDisconnectWithSpoiledUnitOfWorkBacksOut(t *testing.T) {
+	s := newServer(t, Config{})
+	c := appClient(t, s)
+	h := c.mustOpen(MaxDepth25Queue, ooOutput)
+	persistent := defaultMD()
+	persistent.Persistence = perPersistent
+	for range 26 {
+		c.asyncPut(h, pmoSyncpoint, persistent, "in the unit of work")
+	}
+	wantRC(t, "MQDISC after a failed persistent async put", c.simple(opDisc), ccWarning, rcBackedOut)
+	if d := appClient(t, s).depth(MaxDepth25Queue); d != 0 {
+		t.Fatalf("depth %d after MQDISC backed out, want 0", d)
+	}
+}

@@ -125,7 +125,10 @@ func (s *session) dispatch(op, flags uint16, body []byte) (keepOpen bool, err er
 	case op == opDisc:
 		if err = d.end(); err == nil {
 			if s.uowSpoiled {
-				_ = s.conn.Backout() // what MQDISC would commit cannot be
+				// What MQDISC would commit cannot be: backed out, 2003.
+				if cc, rc = reasonOf(s.conn.Backout()); cc == ccOK {
+					cc, rc = ccWarning, rcBackedOut
+				}
 			}
 			s.conn.Disconnect()
 			s.srv.handles.Add(-int64(len(s.objects)))
@@ -456,14 +459,15 @@ func (s *session) put(d *decoder) (cc, rc int32, err error) {
 	}
 	o := s.objects[hobj]
 	s.lastPut = putTarget{objectType: otQ}
+	if o != nil {
+		s.lastPut.name, s.lastPut.qmgrName = o.name, o.qmgrName
+	}
 	switch {
 	case o == nil:
 		return s.putFailed(rcHobjError)
 	case o.queue == nil:
-		s.lastPut.name, s.lastPut.qmgrName = o.name, o.qmgrName
 		return s.putFailed(rcNotOpenForOutput)
 	}
-	s.lastPut.name, s.lastPut.qmgrName = o.name, o.qmgrName
 	return s.putMessage(o.queue, &p)
 }
 
