@@ -88,10 +88,19 @@ func (srv *Server) reportExpiry(e *embedded.ExpiredMessage) {
 		srv.log.Warn("mqserver: expiration report dropped: too many in flight", "queue", e.Queue)
 		return
 	}
+	srv.mu.Lock()
+	if srv.closed {
+		srv.mu.Unlock()
+		srv.expiryReports.Add(-1)
+		return
+	}
+	srv.wg.Add(1) // Close waits for the report
+	srv.mu.Unlock()
 	qmgr := e.QueueManager
 	orig := gotMD(&e.Message, &e.Descriptor, qmgrCCSID)
 	data := bytes.Clone(reportExp.reportData(e.Descriptor.Report, e.Message.Payload))
 	go func() {
+		defer srv.wg.Done()
 		defer srv.expiryReports.Add(-1)
 		conn, err := srv.backend.ConnectMQI(qmgr)
 		if err != nil {
