@@ -101,6 +101,13 @@ if [ "$mode" = check ]; then
   log "mqstub: running the IBM-style program against mqserver"
   env -u MQCCDTURL -u MQCHLLIB -u MQCHLTAB -u MQSSLKEYR -u MQ_APP_PASSWORD -u MQ_ADMIN_PASSWORD \
     MQSERVER="DEV.APP.SVRCONN/TCP/${addr%:*}(${addr##*:})" "$out/bin/ibmstyle"
+  # Programs built for IBM's client library names: the same program linked
+  # as a client-mode program (-lmqic_r, as IBM's mq-cph loads it) runs too.
+  log "mqstub: running the IBM-style program linked with -lmqic_r"
+  "$cc" "${cflags[@]}" -I"$out/inc" -o "$work/ibmstyle-mqic" "$src/test/ibmstyle.c" \
+    -L"$out/lib64" -Wl,-rpath,"$out/lib64" -lmqic_r
+  env -u MQCCDTURL -u MQCHLLIB -u MQCHLTAB -u MQSSLKEYR -u MQ_APP_PASSWORD -u MQ_ADMIN_PASSWORD \
+    MQSERVER="DEV.APP.SVRCONN/TCP/${addr%:*}(${addr##*:})" "$work/ibmstyle-mqic"
 fi
 
 if [ "$mode" = env ]; then
