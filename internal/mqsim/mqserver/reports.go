@@ -59,15 +59,16 @@ const maxExpiryReportsInFlight = 64
 func (k reportKind) requested(report int32) bool { return report&k.plain != 0 }
 
 // reportData is the part of the message's data a report of this kind
-// carries: none, the first 100 bytes, or all of it.
-func (k reportKind) reportData(report int32, data []byte) []byte {
+// carries — none, the first 100 bytes, or all of it — and whether the
+// options ask for data at all.
+func (k reportKind) reportData(report int32, data []byte) ([]byte, bool) {
 	switch {
 	case report&k.withFullData == k.withFullData:
-		return data
+		return data, true
 	case report&k.withData == k.withData:
-		return data[:min(len(data), reportDataLength)]
+		return data[:min(len(data), reportDataLength)], true
 	}
-	return nil
+	return nil, false
 }
 
 // report puts a report of kind about the message orig (its stored MQMD,
@@ -98,7 +99,8 @@ func (srv *Server) reportExpiry(e *embedded.ExpiredMessage) {
 	srv.mu.Unlock()
 	qmgr := e.QueueManager
 	orig := gotMD(&e.Message, &e.Descriptor, qmgrCCSID)
-	data := bytes.Clone(reportExp.reportData(e.Descriptor.Report, e.Message.Payload))
+	carried, _ := reportExp.reportData(e.Descriptor.Report, e.Message.Payload)
+	data := bytes.Clone(carried) // the payload is the queue manager's only during the call
 	go func() {
 		defer srv.wg.Done()
 		defer srv.expiryReports.Add(-1)
@@ -123,7 +125,7 @@ func putReport(conn *embedded.MQIConn, qmgrName string, log *slog.Logger, kind r
 		return // IBM MQ requires a ReplyToQ with report options; none: nowhere to go
 	}
 	undelivered := func(why string, err error) {
-		log.Debug("mqserver: report not delivered", "feedback", kind.feedback, "replyToQ", replyQ,
+		log.Info("mqserver: report not delivered", "feedback", kind.feedback, "replyToQ", replyQ,
 			"replyToQMgr", replyQMgr, "why", why, "err", err)
 	}
 	if replyQMgr != "" && replyQMgr != qmgrName {
@@ -132,11 +134,10 @@ func putReport(conn *embedded.MQIConn, qmgrName string, log *slog.Logger, kind r
 	}
 	rep := defaultMD()
 	rep.MsgType, rep.Feedback = mtReport, kind.feedback
-	rep.Report = 0
 	rep.Encoding, rep.CodedCharSetID = orig.Encoding, orig.CodedCharSetID
 	rep.Priority, rep.Persistence = orig.Priority, orig.Persistence
-	body := kind.reportData(orig.Report, data)
-	if body != nil {
+	body, withData := kind.reportData(orig.Report, data)
+	if withData {
 		rep.Format = orig.Format
 	}
 	if orig.Report&roPassDiscardAndExpiry != 0 {
