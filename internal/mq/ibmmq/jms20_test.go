@@ -100,6 +100,7 @@ func buildJMSSuite(t *testing.T) string {
 	src := os.Getenv(jms20DirEnv)
 	if src == "" {
 		download := exec.Command("go", "mod", "download", "-json", jms20Module)
+		download.Dir = t.TempDir() // outside this module, whose go.sum it must not touch
 		download.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
 		out, _ := download.Output() // a refusal is in the JSON's Error
 		var mod struct{ Dir, Error string }
