@@ -117,8 +117,8 @@ func (s *session) dispatch(op, flags uint16, body []byte) (keepOpen bool, err er
 	switch {
 	case s.conn == nil && op != opConnect, s.conn != nil && op == opConnect:
 		return false, fmt.Errorf("%w: op %d %s CONNECT", errProtocol, op, map[bool]string{true: "after", false: "before"}[s.conn != nil])
-	case flags&^flagNoReply != 0, flags&flagNoReply != 0 && op != opPut && op != opPut1:
-		return false, fmt.Errorf("%w: op %d with flags %#x", errProtocol, op, flags)
+	case flags&flagNoReply != 0 && op != opPut && op != opPut1:
+		return false, fmt.Errorf("%w: op %d without a reply", errProtocol, op)
 	case op == opConnect:
 		cc, rc, err = s.connect(d)
 		keepOpen = cc != ccFailed
