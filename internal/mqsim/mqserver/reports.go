@@ -115,9 +115,10 @@ func (srv *Server) reportExpiry(e *embedded.ExpiredMessage) {
 }
 
 // putReport puts a report of kind about orig through conn, a connection to
-// qmgrName. A report that cannot be delivered (no such queue here, another
-// queue manager's, full) is dropped and logged: there is no dead-letter
-// handling.
+// qmgrName. A ReplyToQMgr other than qmgrName is reached, as IBM MQ
+// resolves it by default, through the local transmission queue named like
+// it, behind an MQXQH. A report that cannot be delivered (no such queue,
+// full) is dropped and logged: there is no dead-letter handling.
 func putReport(conn *embedded.MQIConn, qmgrName string, log *slog.Logger, kind reportKind, orig *md, data []byte,
 	syncpoint bool) {
 	replyQ, replyQMgr := trimmed(orig.ReplyToQ[:]), trimmed(orig.ReplyToQMgr[:])
@@ -127,10 +128,6 @@ func putReport(conn *embedded.MQIConn, qmgrName string, log *slog.Logger, kind r
 	undelivered := func(why string, err error) {
 		log.Info("mqserver: report not delivered", "feedback", kind.feedback, "replyToQ", replyQ,
 			"replyToQMgr", replyQMgr, "why", why, "err", err)
-	}
-	if replyQMgr != "" && replyQMgr != qmgrName {
-		undelivered("no channels to other queue managers", nil)
-		return
 	}
 	rep := defaultMD()
 	rep.MsgType, rep.Feedback = mtReport, kind.feedback
@@ -157,29 +154,38 @@ func putReport(conn *embedded.MQIConn, qmgrName string, log *slog.Logger, kind r
 	now := time.Now()
 	putDateTime(now, &rep.PutDate, &rep.PutTime)
 
-	q, err := conn.Open(replyQ, mq.OpenOutput)
+	newMsgID := orig.Report&roPassMsgID == 0 // MQRO_NEW_MSG_ID, the default
+	target, stored := replyQ, &rep
+	if replyQMgr != "" && replyQMgr != qmgrName {
+		if newMsgID {
+			rep.MsgID, newMsgID = conn.NewMsgID(), false // the MQXQH carries it
+		}
+		xmit, xmitData := xmitMessage(&rep, replyQ, replyQMgr, body)
+		target, stored, body = replyQMgr, &xmit, xmitData
+	}
+	q, err := conn.Open(target, mq.OpenOutput)
 	if err != nil {
-		undelivered("opening the reply-to queue", err)
+		undelivered("opening the reply-to queue or its transmission queue", err)
 		return
 	}
 	defer q.Close()
 	msg := mq.Message{
-		MsgID:       rep.MsgID,
-		CorrelID:    rep.CorrelID,
-		Format:      trimmed(rep.Format[:]),
-		Persistent:  rep.Persistence == perPersistent,
-		Priority:    min(rep.Priority, maxPriority),
+		MsgID:       stored.MsgID,
+		CorrelID:    stored.CorrelID,
+		Format:      trimmed(stored.Format[:]),
+		Persistent:  stored.Persistence == perPersistent,
+		Priority:    min(stored.Priority, maxPriority),
 		ReplyToQMgr: qmgrName,
 		Payload:     body,
 	}
-	if rep.Expiry > 0 {
-		msg.Expiry = time.Duration(rep.Expiry) * 100 * time.Millisecond
+	if stored.Expiry > 0 {
+		msg.Expiry = time.Duration(stored.Expiry) * 100 * time.Millisecond
 	}
 	if _, err := q.Put(&msg, embedded.PutOptions{
 		Syncpoint:  syncpoint,
-		NewMsgID:   orig.Report&roPassMsgID == 0, // MQRO_NEW_MSG_ID, the default
+		NewMsgID:   newMsgID,
 		PutTime:    now,
-		Descriptor: rep.descriptor(),
+		Descriptor: stored.descriptor(),
 	}); err != nil {
 		undelivered("putting the report", err)
 	}

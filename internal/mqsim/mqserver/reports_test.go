@@ -2,6 +2,7 @@ package mqserver
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strings"
 	"testing"
 )
@@ -151,3 +152,27 @@ func TestExpirationReportWhenDiscarded(t *testing.T) {
 
 // rcNoMsgAvailableForTest is MQRC_NO_MSG_AVAILABLE, the queue manager's.
 const rcNoMsgAvailableForTest int32 = 2033
+
+func TestReportForAnotherQueueManagerGoesToItsTransmissionQueue(t *testing.T) {
+	s := newServer(t, Config{})
+	c := appClient(t, s)
+	out := c.mustOpen("DEV.QUEUE.1", ooOutput)
+	sent := requestingReports(roCOA)
+	fixed(sent.ReplyToQMgr[:], "QM2")
+	r, put := c.put(out, pmoNoSyncpoint|pmoNewMsgID, sent, nil, []byte("body"))
+	wantRC(t, "put", r, ccOK, rcNone)
+	got := c.mustGet(c.mustOpen("QM2", ooInputShared), gmoNoSyncpoint)
+	if trimmed(got.md.Format[:]) != fmtXmitQHdr || len(got.data) != xqhLength {
+		t.Fatalf("on the transmission queue: Format %q, %d bytes; want an MQXQH alone", got.md.Format, len(got.data))
+	}
+	if trimmed(got.data[8:56]) != "DEV.QUEUE.2" || trimmed(got.data[56:104]) != "QM2" {
+		t.Fatalf("MQXQH names %q at %q, want DEV.QUEUE.2 at QM2", got.data[8:56], got.data[56:104])
+	}
+	var inner md
+	if _, err := binary.Decode(append(bytes.Clone(got.data[104:]), make([]byte, mdLength-mdLength1)...), binary.LittleEndian, &inner); err != nil {
+		t.Fatal(err)
+	}
+	if inner.MsgType != mtReport || inner.Feedback != fbCOA || inner.CorrelID != put.md.MsgID || inner.MsgID != got.md.MsgID {
+		t.Fatalf("the report in the MQXQH: %+v", inner)
+	}
+}
