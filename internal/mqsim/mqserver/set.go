@@ -14,8 +14,6 @@ import (
 // stored and inquired only.
 
 const (
-	opSet uint16 = 12
-
 	rcGetInhibited          int32 = 2016
 	rcInhibitValueError     int32 = 2020
 	rcNotOpenForSet         int32 = 2040

@@ -22,7 +22,8 @@ const (
 	opInq     uint16 = 8
 	opCmit    uint16 = 9
 	opBack    uint16 = 10
-	opStat    uint16 = 11
+	opStat    uint16 = 11 // async.go
+	opSet     uint16 = 12 // set.go
 	opReply   uint16 = 1 << 15
 )
 
