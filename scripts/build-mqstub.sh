@@ -48,7 +48,7 @@ ensure_libssl() {
 hash="$( (cd "$src" && cat include/*.h src/*.c src/*.h test/*.c; cat "$self"; echo "$cc ${cflags[*]}") | sha256sum | cut -d' ' -f1)"
 stamp="$out/.stamp"
 
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ] && [ -f "$out/lib64/libmqm_r.so" ]; then
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ] && [ -f "$out/lib64/libmqm_r.so" ] && [ -L "$out/lib64/libmqic_r.so" ]; then
   log "mqstub: up to date in $out"
 else
   ensure_libssl
@@ -60,6 +60,12 @@ else
   "$cc" -shared -fPIC -fvisibility=hidden "${cflags[@]}" -I"$src/include" \
     -Wl,-soname,libmqm_r.so -o "$tmp" "$src"/src/*.c -lssl -lcrypto
   mv -f "$tmp" "$out/lib64/libmqm_r.so"
+  # The other names IBM's installations give the MQI library in lib64, which
+  # programs link or dlopen: libmqic_r.so is what a client-mode program such
+  # as IBM's mq-cph loads. One library here, so they are links to it.
+  for name in libmqm.so libmqic.so libmqic_r.so; do
+    ln -sfn libmqm_r.so "$out/lib64/$name"
+  done
   # Every test program: the self-test, the initial values of the
   # structures, and a program written the way IBM's samples are.
   for prog in "$src"/test/*.c; do
@@ -110,6 +116,13 @@ if [ "$mode" = check ]; then
   log "mqstub: running the IBM-style program against mqserver"
   env -u MQCCDTURL -u MQCHLLIB -u MQCHLTAB -u MQSSLKEYR -u MQ_APP_PASSWORD -u MQ_ADMIN_PASSWORD \
     MQSERVER="DEV.APP.SVRCONN/TCP/${addr%:*}(${addr##*:})" "$out/bin/ibmstyle"
+  # Programs built for IBM's client library names: the same program linked
+  # as a client-mode program (-lmqic_r, as IBM's mq-cph loads it) runs too.
+  log "mqstub: running the IBM-style program linked with -lmqic_r"
+  "$cc" "${cflags[@]}" -I"$out/inc" -o "$work/ibmstyle-mqic" "$src/test/ibmstyle.c" \
+    -L"$out/lib64" -Wl,-rpath,"$out/lib64" -lmqic_r
+  env -u MQCCDTURL -u MQCHLLIB -u MQCHLTAB -u MQSSLKEYR -u MQ_APP_PASSWORD -u MQ_ADMIN_PASSWORD \
+    MQSERVER="DEV.APP.SVRCONN/TCP/${addr%:*}(${addr##*:})" "$work/ibmstyle-mqic"
 fi
 
 if [ "$mode" = env ]; then

@@ -26,6 +26,8 @@ type Backend struct {
 
 	mu    sync.Mutex
 	conns map[*conn]struct{} // live connections, for BreakConnections
+
+	onExpiry atomic.Pointer[expiryObserver] // see OnExpiry
 }
 
 var (

@@ -93,6 +93,10 @@ type QueueConfig struct {
 	Name         string
 	MaxDepth     int // MAXDEPTH
 	MaxMsgLength int // MAXMSGL
+	// BOTHRESH and BOQNAME, for applications to inquire: as on IBM MQ, the
+	// queue manager itself requeues nothing.
+	BackoutThreshold    int
+	BackoutRequeueQueue string
 }
 
 // DefaultQueueManagerConfig is QM1 with DefaultQueues and every limit at
@@ -136,10 +140,11 @@ func (c *QueueManagerConfig) SetDefaults() {
 // IBM MQ's limits, so that bad values fail at start and not at the first
 // command.
 const (
-	maxNameLength      = 48
-	maxMsgLengthLimit  = 104857600 // 100 MiB, the largest MAXMSGL
-	maxDepthLimit      = 999999999 // the largest MAXDEPTH
-	maxUncommittedMsgs = 999999999 // the largest MAXUMSGS
+	maxNameLength       = 48
+	maxMsgLengthLimit   = 104857600 // 100 MiB, the largest MAXMSGL
+	maxDepthLimit       = 999999999 // the largest MAXDEPTH
+	maxBackoutThreshold = 999999999 // the largest BOTHRESH
+	maxUncommittedMsgs  = 999999999 // the largest MAXUMSGS
 )
 
 // Validate reports every invalid setting, a limit left 0 counting as its
@@ -188,6 +193,10 @@ func (qm QueueManagerConfig) validate(v *configcheck.Errors, at string) {
 		}
 		if q.MaxMsgLength != 0 {
 			v.Between(qat+".maxMsgLength", q.MaxMsgLength, 1, maxMsgLengthLimit)
+		}
+		v.Between(qat+".backoutThreshold", q.BackoutThreshold, 0, maxBackoutThreshold)
+		if q.BackoutRequeueQueue != "" {
+			v.MQName(qat+".backoutRequeueQueue", q.BackoutRequeueQueue, maxNameLength)
 		}
 	}
 	remotes := map[string]bool{}

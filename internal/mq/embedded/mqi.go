@@ -106,6 +106,10 @@ func (mc *MQIConn) QueueManager() QueueManagerAttributes {
 	return a
 }
 
+// NewMsgID makes a MsgId as the queue manager's puts do, for an MQI server
+// that must know it before the put (a transmission header carries it).
+func (mc *MQIConn) NewMsgID() mq.ID { return mc.c.qm.newMsgID() }
+
 // Open opens a queue as mq.Conn.OpenQueue does: an alias resolves to its
 // target; a remote definition to its transmission queue, and only for
 // output and inquire (else MQRC_OPTION_NOT_VALID_FOR_TYPE, 2045).
@@ -175,6 +179,15 @@ func (q *MQIQueue) Resolved() (queue, queueManager string) {
 		return r.RemoteQueue, r.RemoteQueueManager
 	}
 	return q.h.q.name, q.h.c.qm.name
+}
+
+// Backout is the local queue's BOTHRESH and BOQNAME (0 and "" for a
+// remote definition).
+func (q *MQIQueue) Backout() (threshold int, requeueQueue string) {
+	if q.h.q == nil {
+		return 0, ""
+	}
+	return q.h.q.backoutThreshold, q.h.q.backoutRequeueQueue
 }
 
 // PutOptions are the MQPMO options and MQMD fields an MQI put passes

@@ -16,6 +16,9 @@ type queue struct {
 	name         string
 	maxDepth     int
 	maxMsgLength int
+	// BOTHRESH and BOQNAME: only inquired (MQIQueue.Backout).
+	backoutThreshold    int
+	backoutRequeueQueue string
 
 	mu     sync.Mutex
 	levels [priorityLevels]level
@@ -33,6 +36,7 @@ type queue struct {
 
 func newQueue(qm *queueManager, cfg QueueConfig) *queue {
 	return &queue{qm: qm, name: cfg.Name, maxDepth: cfg.MaxDepth, maxMsgLength: cfg.MaxMsgLength,
+		backoutThreshold: cfg.BackoutThreshold, backoutRequeueQueue: cfg.BackoutRequeueQueue,
 		wake: make(chan struct{})}
 }
 
@@ -170,6 +174,7 @@ func (q *queue) find(sel match, after *position, now int64) (lvl, idx int, m *me
 			case msg.expired(now):
 				l.removeAt(i)
 				q.depth--
+				q.expired(msg)
 				q.qm.discard(msg)
 			case sel.matches(msg):
 				return p, i, msg
@@ -189,6 +194,7 @@ func (q *queue) purgeExpired(now int64) {
 			if m := l.msgs[l.head+i]; !m.uncommitted && m.expired(now) {
 				l.removeAt(i)
 				q.depth--
+				q.expired(m)
 				q.qm.discard(m)
 				continue
 			}

@@ -69,8 +69,13 @@ func (q *QueueConfig) UnmarshalYAML(n *yaml.Node) error {
 				err = vn.Decode(&q.MaxDepth)
 			case "maxMsgLength":
 				err = vn.Decode(&q.MaxMsgLength)
+			case "backoutThreshold":
+				err = vn.Decode(&q.BackoutThreshold)
+			case "backoutRequeueQueue":
+				err = vn.Decode(&q.BackoutRequeueQueue)
 			default:
-				return fmt.Errorf("line %d: unknown queue key %q (want name, maxDepth or maxMsgLength)", kn.Line, kn.Value)
+				return fmt.Errorf("line %d: unknown queue key %q (want name, maxDepth, maxMsgLength, "+
+					"backoutThreshold or backoutRequeueQueue)", kn.Line, kn.Value)
 			}
 			if err != nil {
 				return fmt.Errorf("line %d: queue %s: %w", vn.Line, kn.Value, err)
@@ -83,12 +88,14 @@ func (q *QueueConfig) UnmarshalYAML(n *yaml.Node) error {
 
 // MarshalYAML writes a queue with no limits of its own as its name.
 func (q QueueConfig) MarshalYAML() (any, error) {
-	if q.MaxDepth == 0 && q.MaxMsgLength == 0 {
+	if q == (QueueConfig{Name: q.Name}) {
 		return q.Name, nil
 	}
 	return struct {
-		Name         string `yaml:"name"`
-		MaxDepth     int    `yaml:"maxDepth,omitempty"`
-		MaxMsgLength int    `yaml:"maxMsgLength,omitempty"`
-	}{q.Name, q.MaxDepth, q.MaxMsgLength}, nil
+		Name                string `yaml:"name"`
+		MaxDepth            int    `yaml:"maxDepth,omitempty"`
+		MaxMsgLength        int    `yaml:"maxMsgLength,omitempty"`
+		BackoutThreshold    int    `yaml:"backoutThreshold,omitempty"`
+		BackoutRequeueQueue string `yaml:"backoutRequeueQueue,omitempty"`
+	}{q.Name, q.MaxDepth, q.MaxMsgLength, q.BackoutThreshold, q.BackoutRequeueQueue}, nil
 }

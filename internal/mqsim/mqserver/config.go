@@ -85,13 +85,16 @@ const (
 	TLSChannel   = "DEV.TLS.SVRCONN"
 	AppUser      = "app"
 	AdminUser    = "admin"
+	// MaxDepth25Queue is a local queue whose MAXDEPTH is 25, as IBM's JMS
+	// test suite expects one.
+	MaxDepth25Queue = "DEV.MAXDEPTH25"
 )
 
 // DefaultQueueManagers returns IBM's developer queue manager QM1 (local
-// queues DEV.QUEUE.1-3 and DEV.DEAD.LETTER.QUEUE) plus an alias queue
-// DEV.ALIAS.1 → DEV.QUEUE.1 and a remote definition DEV.REMOTE.1 (RNAME
-// DEV.QUEUE.1, RQMNAME QM2) whose messages wait on the transmission queue
-// QM2.
+// queues DEV.QUEUE.1-3 and DEV.DEAD.LETTER.QUEUE) plus DEV.MAXDEPTH25 (a
+// local queue of MAXDEPTH 25), an alias queue DEV.ALIAS.1 → DEV.QUEUE.1
+// and a remote definition DEV.REMOTE.1 (RNAME DEV.QUEUE.1, RQMNAME QM2)
+// whose messages wait on the transmission queue QM2.
 func DefaultQueueManagers() []embedded.QueueManagerConfig {
 	var queues []embedded.QueueConfig
 	for _, name := range append(append([]string{}, embedded.DefaultQueues...), "QM2") {
@@ -99,6 +102,9 @@ func DefaultQueueManagers() []embedded.QueueManagerConfig {
 		// manager's, which a caller may raise.
 		queues = append(queues, embedded.QueueConfig{Name: name, MaxMsgLength: embedded.DefaultMaxMsgLength})
 	}
+	// IBM's JMS test suite (mq-golang-jms20) fills this queue to test
+	// asynchronous put failures (2053).
+	queues = append(queues, embedded.QueueConfig{Name: MaxDepth25Queue, MaxDepth: 25, MaxMsgLength: embedded.DefaultMaxMsgLength})
 	return []embedded.QueueManagerConfig{{
 		Name:               embedded.DefaultQueueManager,
 		MaxUncommittedMsgs: embedded.DefaultMaxUncommittedMsgs,

@@ -45,6 +45,7 @@ const (
 	iaQDepthLowLimit      int32 = 41
 	iaScope               int32 = 45
 	iaDefBind             int32 = 61
+	iaDefPutResponseType  int32 = 184
 	iaPropertyControl     int32 = 190
 	iaBaseType            int32 = 193
 	iaNameCount           int32 = 19
@@ -111,6 +112,7 @@ var queueIntAttrs = map[int32]queueIntAttr{
 	iaDefPriority:         {forQueues, constant(defaultQueuePriority)},
 	iaInhibitPut:          {forQueues, constant(0)}, // MQQA_PUT_ALLOWED
 	iaDefBind:             {forQueues, constant(0)}, // MQBND_BIND_ON_OPEN
+	iaDefPutResponseType:  {forQueues, constant(1)}, // DEFPRESP(SYNC): MQPMO_RESPONSE_AS_Q_DEF puts synchronously
 	iaScope:               {forQueues, constant(1)}, // MQSCO_Q_MGR
 	iaInhibitGet:          {forLocal | forAlias, constant(0)},
 	iaPropertyControl:     {forLocal | forAlias, constant(0)}, // MQPROP_COMPATIBILITY
@@ -124,9 +126,10 @@ var queueIntAttrs = map[int32]queueIntAttr{
 	iaDefInputOpenOption:  {forLocal, constant(ooInputShared)},
 	iaShareability:        {forLocal, constant(1)}, // MQQA_SHAREABLE
 	iaMsgDeliverySequence: {forLocal, constant(0)}, // MQMDS_PRIORITY
-	iaBackoutThreshold:    {forLocal, constant(0)},
+	iaBackoutThreshold:    {forLocal, constant(0)}, // BOTHRESH: the queue's (set.go)
 	iaHardenGetBackout:    {forLocal, constant(1)}, // MQQA_BACKOUT_HARDENED
 	iaUsage:               {forLocal, constant(0)}, // MQUS_NORMAL
+	iaDistLists:           {forLocal, constant(0)}, // MQDL_NOT_SUPPORTED
 	iaTriggerControl:      {forLocal, constant(0)}, // MQTC_OFF
 	iaTriggerType:         {forLocal, constant(1)}, // MQTT_FIRST
 	iaTriggerDepth:        {forLocal, constant(1)},
@@ -348,6 +351,8 @@ func (s *session) inq(d *decoder) (cc, rc int32, err error) {
 			} else if a := queueIntAttrs[sel]; a.types&typ == 0 {
 				v = iavNotApplicable
 				warnOnce(rcSelectorNotForType)
+			} else if set, ok := s.storedIntAttr(sel, o.queue); ok {
+				v = set // MQSET's or BOTHRESH (set.go)
 			} else {
 				v = a.value(&info)
 			}
@@ -367,6 +372,9 @@ func (s *session) inq(d *decoder) (cc, rc int32, err error) {
 		} else {
 			a := queueCharAttrs[sel]
 			length, value = a.length, s.queueCharAttr(sel, &info)
+			if set, ok := s.storedCharAttr(sel, o.queue); ok {
+				value = set
+			}
 			if a.types&typ == 0 {
 				value = strings.Repeat("*", length)
 				warnOnce(rcSelectorNotForType)

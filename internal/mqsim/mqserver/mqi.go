@@ -41,6 +41,7 @@ const (
 	rcSelectorCountError    int32 = 2065
 	rcSelectorError         int32 = 2067
 	rcSelectorNotForType    int32 = 2068
+	rcTruncatedMsgFailed    int32 = 2080
 	rcUnknownObjectName     int32 = 2085
 	rcUnknownRemoteQMgr     int32 = 2087
 	rcWaitIntervalError     int32 = 2090

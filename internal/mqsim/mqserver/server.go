@@ -32,8 +32,11 @@ type Server struct {
 	closed    bool
 	wg        sync.WaitGroup // Serve loops and sessions
 
-	handles atomic.Int64  // open object handles, all sessions
-	connSeq atomic.Uint64 // ConnectionId suffixes
+	settings settingsStore // queue attributes MQSET changed (set.go)
+
+	expiryReports atomic.Int64  // expiration reports being put (reports.go)
+	handles       atomic.Int64  // open object handles, all sessions
+	connSeq       atomic.Uint64 // ConnectionId suffixes
 }
 
 // Stats counts what the server holds open.
@@ -82,6 +85,7 @@ func New(cfg Config) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
+	b.OnExpiry(s.reportExpiry)
 	for _, ch := range cfg.Channels {
 		s.channels[ch.Name] = ch
 	}
@@ -187,6 +191,7 @@ func (s *Server) Close() error {
 	}
 	s.mu.Unlock()
 	s.wg.Wait()
+	s.backend.OnExpiry(nil)
 	if s.ownBackend {
 		return s.backend.Close()
 	}

@@ -1039,7 +1039,8 @@ func TestShippedConfigIsTheDefault(t *testing.T) {
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("configs/mqserver.yaml reads as\n%+v\nthe defaults are\n%+v", cfg, want)
 	}
-	if q := cfg.QueueManagers[0].Queues; len(q) != 5 || q[0].MaxDepth != 5000 || q[1].Name != "DEV.QUEUE.2" {
+	if q := cfg.QueueManagers[0].Queues; len(q) != 6 || q[0].MaxDepth != 5000 || q[1].Name != "DEV.QUEUE.2" ||
+		q[5].Name != MaxDepth25Queue || q[5].MaxDepth != 25 {
 		t.Errorf("queues %+v", q)
 	}
 }

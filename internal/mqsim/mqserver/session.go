@@ -40,6 +40,12 @@ type session struct {
 	objects      map[int32]*object
 	nextHobj     int32
 	msg          mq.Message // reused by every GET
+	// Asynchronous puts (async.go): their outcomes since the last MQSTAT,
+	// the target of the put under way, and whether a failed one spoiled
+	// the unit of work.
+	async      asyncStatus
+	lastPut    putTarget
+	uowSpoiled bool
 }
 
 // object is an open object handle.
@@ -47,6 +53,8 @@ type object struct {
 	queue    *embedded.MQIQueue // nil for the queue manager object and namelists
 	namelist string             // a namelist's name; "" for the other objects
 	options  int32
+	// The names MQOPEN was given, for MQSTAT.
+	name, qmgrName string
 }
 
 // maxKeptBuffer bounds the request and reply buffers a session keeps
@@ -67,7 +75,7 @@ func (s *session) run() {
 		return
 	}
 	for {
-		op, body, buf, err := readFrame(s.r, s.in)
+		op, flags, body, buf, err := readFrameFlags(s.r, s.in)
 		if err != nil {
 			if !isClosedConn(err) {
 				s.srv.log.Warn("mqserver: dropping connection", "remote", s.nc.RemoteAddr().String(), "err", err)
@@ -75,7 +83,7 @@ func (s *session) run() {
 			return
 		}
 		s.in = buf
-		keepOpen, err := s.dispatch(op, body)
+		keepOpen, err := s.dispatch(op, flags, body)
 		if cap(s.in) > maxKeptBuffer {
 			s.in = nil
 		}
@@ -105,9 +113,9 @@ func (s *session) end() {
 	s.srv.forget(s)
 }
 
-// dispatch runs one call and writes its reply. keepOpen is false after a
-// DISC or a failed CONNECT.
-func (s *session) dispatch(op uint16, body []byte) (keepOpen bool, err error) {
+// dispatch runs one call and writes its reply (none for an asynchronous
+// put). keepOpen is false after a DISC or a failed CONNECT.
+func (s *session) dispatch(op, flags uint16, body []byte) (keepOpen bool, err error) {
 	d := &decoder{b: body}
 	s.out.buf = s.out.buf[:0]
 	s.out.i32(0) // compCode and reason, set below
@@ -117,11 +125,19 @@ func (s *session) dispatch(op uint16, body []byte) (keepOpen bool, err error) {
 	switch {
 	case s.conn == nil && op != opConnect, s.conn != nil && op == opConnect:
 		return false, fmt.Errorf("%w: op %d %s CONNECT", errProtocol, op, map[bool]string{true: "after", false: "before"}[s.conn != nil])
+	case flags&flagNoReply != 0 && op != opPut && op != opPut1:
+		return false, fmt.Errorf("%w: op %d without a reply", errProtocol, op)
 	case op == opConnect:
 		cc, rc, err = s.connect(d)
 		keepOpen = cc != ccFailed
 	case op == opDisc:
 		if err = d.end(); err == nil {
+			if s.uowSpoiled {
+				// What MQDISC would commit cannot be: backed out, 2003.
+				if cc, rc = reasonOf(s.conn.Backout()); cc == ccOK {
+					cc, rc = ccWarning, rcBackedOut
+				}
+			}
 			s.conn.Disconnect()
 			s.srv.handles.Add(-int64(len(s.objects)))
 			clear(s.objects)
@@ -145,16 +161,28 @@ func (s *session) dispatch(op uint16, body []byte) (keepOpen bool, err error) {
 	case op == opCmit, op == opBack:
 		if err = d.end(); err == nil {
 			if op == opCmit {
-				cc, rc = reasonOf(s.conn.Commit())
+				cc, rc = s.commit()
 			} else {
+				s.uowSpoiled = false
 				cc, rc = reasonOf(s.conn.Backout())
 			}
 		}
+	case op == opStat:
+		cc, rc, err = s.stat(d)
+	case op == opSet:
+		cc, rc, err = s.set(d)
 	default:
 		cc, rc = ccFailed, rcFunctionNotSupported
 	}
 	if err != nil {
 		return false, err
+	}
+	if flags&flagNoReply != 0 {
+		s.asyncPutDone(cc, rc)
+		if rc == rcConnectionBroken {
+			return false, errBroken
+		}
+		return keepOpen, nil
 	}
 	binary.LittleEndian.PutUint32(s.out.buf[0:], uint32(cc))
 	binary.LittleEndian.PutUint32(s.out.buf[4:], uint32(rc))
@@ -309,7 +337,7 @@ func (s *session) openQueue(objectType int32, name, qmgrName string, options int
 		opts |= mq.OpenOutput
 	}
 	if options&(ooInquire|ooSet) != 0 {
-		opts |= mq.OpenInquire // MQSET is not implemented; MQOO_SET opens as inquire does
+		opts |= mq.OpenInquire // MQSET changes the server's settings (set.go), not the queue
 	}
 	q, err := s.conn.Open(name, opts)
 	if err != nil {
@@ -383,7 +411,7 @@ func (s *session) open(d *decoder) (cc, rc int32, err error) {
 	if rc != rcNone {
 		return fail(rc)
 	}
-	s.out.i32(s.addObject(&object{queue: q, options: options}))
+	s.out.i32(s.addObject(&object{queue: q, options: options, name: name, qmgrName: qmgrName}))
 	rq, rqm := q.Resolved()
 	s.out.str(rq)
 	s.out.str(rqm)
@@ -443,6 +471,10 @@ func (s *session) put(d *decoder) (cc, rc int32, err error) {
 		return 0, 0, err
 	}
 	o := s.objects[hobj]
+	s.lastPut = putTarget{objectType: otQ}
+	if o != nil {
+		s.lastPut.name, s.lastPut.qmgrName = o.name, o.qmgrName
+	}
 	switch {
 	case o == nil:
 		return s.putFailed(rcHobjError)
@@ -459,6 +491,7 @@ func (s *session) put1(d *decoder) (cc, rc int32, err error) {
 	if err := d.end(); err != nil {
 		return 0, 0, err
 	}
+	s.lastPut = putTarget{objectType: objectType, name: name, qmgrName: qmgrName}
 	if objectType == otQMgr {
 		return s.putFailed(rcObjectTypeError)
 	}
@@ -485,12 +518,15 @@ func (s *session) putMessage(q *embedded.MQIQueue, p *putRequest) (cc, rc int32,
 	o := p.options
 	context := o & pmoContext
 	warn := rcNone
+	s.lastPut.resolvedName, s.lastPut.resolvedQMgr = q.Resolved()
+	s.lastPut.persistentInSyncpoint = o&pmoSyncpoint != 0 && in.Persistence == perPersistent
 	switch {
 	case len(p.data) > s.maxMsgLength:
 		return s.putFailed(rcDataLengthError) // the channel's limit, before the queue manager sees it
 	case string(in.StrucID[:]) != "MD  " || in.Version < mdVersion1 || in.Version > mdVersion2:
 		return s.putFailed(rcMDError)
-	case o&^pmoKnown != 0, o&pmoSyncpoint != 0 && o&pmoNoSyncpoint != 0, context&(context-1) != 0:
+	case o&^pmoKnown != 0, o&pmoSyncpoint != 0 && o&pmoNoSyncpoint != 0, context&(context-1) != 0,
+		o&pmoAsyncResponse != 0 && o&pmoSyncResponse != 0:
 		return s.putFailed(rcOptionsError)
 	case len(p.data) > s.qmgr.MaxMsgLength:
 		return s.putFailed(rcMsgTooBigForQMgr)
@@ -506,6 +542,8 @@ func (s *session) putMessage(q *embedded.MQIQueue, p *putRequest) (cc, rc int32,
 		return s.putFailed(rcExpiryError)
 	case p.propsRC != rcNone:
 		return s.putFailed(p.propsRC)
+	case s.inhibited(q, true):
+		return s.putFailed(rcPutInhibited)
 	}
 	st := *in // the stored descriptor
 	st.Version = mdVersion2
@@ -527,26 +565,42 @@ func (s *session) putMessage(q *embedded.MQIQueue, p *putRequest) (cc, rc int32,
 	}
 	now := time.Now()
 	s.setContext(&st, context, now)
-	msg := mq.Message{
-		MsgID:       st.MsgID,
-		CorrelID:    st.CorrelID,
-		Format:      trimmed(st.Format[:]),
-		Persistent:  st.Persistence == perPersistent,
-		Priority:    deliverAt,
-		ReplyToQ:    trimmed(st.ReplyToQ[:]),
-		ReplyToQMgr: trimmed(st.ReplyToQMgr[:]),
-		Properties:  p.props,
-		Payload:     p.data,
+	rq, rqm := q.Resolved()
+	stored, data := &st, p.data
+	newMsgID, newCorrelID := o&pmoNewMsgID != 0, o&pmoNewCorrelID != 0
+	if rqm != s.qmgr.Name {
+		// For another queue manager: on the transmission queue behind an
+		// MQXQH, which carries the identifiers, so they are made first.
+		if newMsgID || st.MsgID.IsZero() {
+			st.MsgID = s.conn.NewMsgID()
+		}
+		if newCorrelID {
+			st.CorrelID = s.conn.NewMsgID()
+		}
+		newMsgID, newCorrelID = false, false
+		xmit, xmitData := xmitMessage(&st, rq, rqm, p.data)
+		stored, data = &xmit, xmitData
 	}
-	if st.Expiry > 0 {
-		msg.Expiry = time.Duration(st.Expiry) * 100 * time.Millisecond
+	msg := mq.Message{
+		MsgID:       stored.MsgID,
+		CorrelID:    stored.CorrelID,
+		Format:      trimmed(stored.Format[:]),
+		Persistent:  stored.Persistence == perPersistent,
+		Priority:    deliverAt,
+		ReplyToQ:    trimmed(stored.ReplyToQ[:]),
+		ReplyToQMgr: trimmed(stored.ReplyToQMgr[:]),
+		Properties:  p.props,
+		Payload:     data,
+	}
+	if stored.Expiry > 0 {
+		msg.Expiry = time.Duration(stored.Expiry) * 100 * time.Millisecond
 	}
 	res, err := q.Put(&msg, embedded.PutOptions{
 		Syncpoint:     o&pmoSyncpoint != 0,
-		NewMsgID:      o&pmoNewMsgID != 0,
-		NewCorrelID:   o&pmoNewCorrelID != 0,
+		NewMsgID:      newMsgID,
+		NewCorrelID:   newCorrelID,
 		PutTime:       now,
-		Descriptor:    st.descriptor(),
+		Descriptor:    stored.descriptor(),
 		PropertyOrder: p.order,
 	})
 	if err != nil {
@@ -556,9 +610,12 @@ func (s *session) putMessage(q *embedded.MQIQueue, p *putRequest) (cc, rc int32,
 		}
 	}
 	st.MsgID, st.CorrelID = res.MsgID, res.CorrelID
+	if reportCOA.requested(st.Report) && rqm == s.qmgr.Name {
+		// Arrived on its destination (not a transmission queue's).
+		s.report(reportCOA, &st, p.data, o&pmoSyncpoint != 0)
+	}
 	st.Version = in.Version
 	s.out.md(&st)
-	rq, rqm := q.Resolved()
 	s.out.str(rq)
 	s.out.str(rqm)
 	if warn != rcNone {
@@ -638,6 +695,8 @@ func (s *session) get(d *decoder) (cc, rc int32, err error) {
 		rc = rcMatchOptionsError
 	case bufferLength < 0:
 		rc = rcBufferLengthError
+	case s.inhibited(o.queue, false):
+		rc = rcGetInhibited
 	}
 	if rc != rcNone {
 		s.gotReply(nil, nil, 0, nil, "")
@@ -650,6 +709,11 @@ func (s *session) get(d *decoder) (cc, rc int32, err error) {
 		MsgUnderCursor:        g&gmoMsgUnderCursor != 0,
 		BufferLength:          int(bufferLength),
 		AcceptTruncated:       g&gmoAcceptTruncated != 0,
+	}
+	// No more than the channel's negotiated MAXMSGL flows: a longer message
+	// stays where it is and the get fails 2010, as with IBM's client.
+	if opts.BufferLength > s.maxMsgLength {
+		opts.BufferLength, opts.AcceptTruncated = s.maxMsgLength, false
 	}
 	switch {
 	case g&gmoBrowseFirst != 0:
@@ -679,6 +743,9 @@ func (s *session) get(d *decoder) (cc, rc int32, err error) {
 		return 0, 0, err
 	}
 	cc, rc = reasonOf(err)
+	if rc == rcTruncatedMsgFailed && res.DataLength > s.maxMsgLength {
+		cc, rc = ccFailed, rcDataLengthError
+	}
 	if cc == ccFailed {
 		s.gotReply(nil, nil, 0, nil, "")
 		return cc, rc, nil
@@ -689,6 +756,9 @@ func (s *session) get(d *decoder) (cc, rc int32, err error) {
 	}
 	rq, _ := o.queue.Resolved()
 	m := gotMD(&s.msg, &res.Descriptor, qmgrCCSID)
+	if g&gmoBrowse == 0 && reportCOD.requested(m.Report) {
+		s.report(reportCOD, &m, s.msg.Payload, opts.Syncpoint || opts.SyncpointIfPersistent && s.msg.Persistent)
+	}
 	m.Version = in.Version
 	s.gotReply(&m, gotProps, res.DataLength, res.PropertyOrder, rq)
 	return cc, rc, nil

@@ -22,6 +22,8 @@ const (
 	opInq     uint16 = 8
 	opCmit    uint16 = 9
 	opBack    uint16 = 10
+	opStat    uint16 = 11 // async.go
+	opSet     uint16 = 12 // set.go
 	opReply   uint16 = 1 << 15
 )
 
@@ -39,24 +41,31 @@ var errProtocol = errors.New("mqserver: protocol error")
 // readFrame reads one frame into buf (grown as needed) and returns its op
 // and body.
 func readFrame(r *bufio.Reader, buf []byte) (op uint16, body, newBuf []byte, err error) {
+	op, _, body, newBuf, err = readFrameFlags(r, buf)
+	return op, body, newBuf, err
+}
+
+// readFrameFlags is readFrame with the frame's flags.
+func readFrameFlags(r *bufio.Reader, buf []byte) (op, flags uint16, body, newBuf []byte, err error) {
 	var hdr [8]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return 0, nil, buf, err
+		return 0, 0, nil, buf, err
 	}
 	length := binary.LittleEndian.Uint32(hdr[0:4])
 	if length < 4 || length-4 > MaxFrameBody {
-		return 0, nil, buf, fmt.Errorf("%w: frame length %d outside 4..%d", errProtocol, length, MaxFrameBody+4)
+		return 0, 0, nil, buf, fmt.Errorf("%w: frame length %d outside 4..%d", errProtocol, length, MaxFrameBody+4)
 	}
 	op = binary.LittleEndian.Uint16(hdr[4:6])
+	flags = binary.LittleEndian.Uint16(hdr[6:8])
 	n := int(length - 4)
 	if cap(buf) < n {
 		buf = make([]byte, n)
 	}
 	body = buf[:n]
 	if _, err := io.ReadFull(r, body); err != nil {
-		return 0, nil, buf, err
+		return 0, 0, nil, buf, err
 	}
-	return op, body, buf, nil
+	return op, flags, body, buf, nil
 }
 
 // writeFrame writes one frame and flushes it.

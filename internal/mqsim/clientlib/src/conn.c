@@ -396,6 +396,7 @@ MQS_EXPORT void MQCONNX(PMQCHAR pQMgrName, PMQCNO pConnectOpts, PMQHCONN pHconn,
   c->ssl = res.ssl;
   c->cno_options = cno_options;
   c->max_msg_length = res.max_msg_length;
+  memcpy(c->connid, res.connid, sizeof c->connid);
   /* The agreed heartbeat interval is the larger of the two sides'. */
   c->reply_timeout_ms = reply_timeout_ms(client_hbint > res.server_hbint ? client_hbint : res.server_hbint);
   pthread_mutex_lock(&g_table_mu);

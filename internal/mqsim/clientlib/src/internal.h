@@ -32,10 +32,11 @@
 /* ---- protocol (PROTOCOL.md) --------------------------------------- */
 enum {
   MQS_OP_CONNECT = 1, MQS_OP_DISC, MQS_OP_OPEN, MQS_OP_CLOSE, MQS_OP_PUT, MQS_OP_PUT1,
-  MQS_OP_GET, MQS_OP_INQ, MQS_OP_CMIT, MQS_OP_BACK,
+  MQS_OP_GET, MQS_OP_INQ, MQS_OP_CMIT, MQS_OP_BACK, MQS_OP_STAT, MQS_OP_SET,
   MQS_OP_REOPEN = 16,
 };
 #define MQS_REPLY_BIT        0x8000u
+#define MQS_FLAG_NO_REPLY    0x0001u   /* an asynchronous put: the server sends no reply */
 #define MQS_PROTOCOL_VERSION 1
 #define MQS_MAX_BODY         (104857600u + 65536u)  /* 100 MiB of data plus room */
 #define MQS_MD_WIRE_LENGTH   364                    /* MQMD version 2 */
@@ -186,6 +187,8 @@ typedef struct mqs_conn {
   int              in_uow;     /* a put or get under syncpoint since the last MQCMIT/MQBACK */
   int              uow_lost;   /* that unit of work went with a reconnection */
   int              call_syncpoint; /* set by MQPUT/MQPUT1/MQGET for mqs_call: under syncpoint */
+  MQBYTE           connid[MQ_CONNECTION_ID_LENGTH]; /* the server's ConnectionId */
+  uint32_t         async_seq;  /* MsgIds made for asynchronous puts (async.c) */
 } mqs_conn;
 
 /* Start an MQI call on Hconn: returns the connection with its mutex held,
@@ -223,6 +226,13 @@ void   mqs_reconnect_closed(mqs_conn *c, MQHOBJ hobj);
 /* Reconnect a reconnectable c when its connection is lost. Returns a
  * reason code (2556, 2548, 2546) when that fails. */
 MQLONG mqs_reconnect_ensure(mqs_conn *c);
+/* Send the request in b (consumed) with MQS_FLAG_NO_REPLY: no reply comes.
+ * Returns 0, or MQRC_CONNECTION_BROKEN / MQRC_STORAGE_NOT_AVAILABLE as
+ * mqs_call does (async.c). */
+MQLONG mqs_send_no_reply(mqs_conn *c, mqs_buf *b);
+/* A MsgId or CorrelId for an asynchronous put, made by the client as IBM's
+ * does: "AMQ ", the queue manager's name, a suffix unique to c and the put. */
+void   mqs_async_new_id(mqs_conn *c, MQBYTE24 id);
 
 /* Open a TCP connection to e within MQS_CONNECT_TIMEOUT_MS, with keepalive.
  * Returns the socket or -1. */

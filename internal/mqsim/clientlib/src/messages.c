@@ -50,9 +50,10 @@ static MQLONG check_put(const mqs_conn *c, const MQMD *md, const MQPMO *pmo, MQL
 
 /* The part of a put request after its target: options, MQMD, properties,
  * data. Returns a reason code. */
-static MQLONG encode_message(mqs_buf *b, const MQMD *md, const MQPMO *pmo, MQLONG len, const void *buf)
+static MQLONG encode_message(mqs_buf *b, const MQMD *md, const MQPMO *pmo, MQLONG options, MQLONG len,
+                             const void *buf)
 {
-  mqs_put_i32(b, pmo->Options);
+  mqs_put_i32(b, options);
   mqs_put_md(b, md);
   MQLONG rc = mqs_props_encode_for_put(b, pmo);
   if (rc)
@@ -93,11 +94,45 @@ static void decode_put_reply(mqs_rd *r, MQMD *md, MQPMO *pmo, MQOD *od, int ok)
   }
 }
 
+/* Whether a put is asynchronous: MQPMO_ASYNC_RESPONSE alone. With
+ * MQPMO_RESPONSE_AS_Q_DEF it is the queue's DEFPRESP, SYNC on every queue
+ * here; with both response options the server answers 2046. */
+static int put_is_async(const MQPMO *pmo)
+{
+  return (pmo->Options & MQPMO_ASYNC_RESPONSE) && !(pmo->Options & MQPMO_SYNC_RESPONSE);
+}
+
+/* An asynchronous put: the client makes the identifiers the queue manager
+ * would (IBM's client does so too), sends them as given, and waits for
+ * nothing; MQSTAT reports the outcome. */
+static void put_async(mqs_conn *c, mqs_buf *b, MQMD *md, MQPMO *pmo, MQLONG len, const void *buf,
+                      PMQLONG pCompCode, PMQLONG pReason)
+{
+  static const MQBYTE24 none = {0};
+  MQLONG options = pmo->Options & ~(MQPMO_NEW_MSG_ID | MQPMO_NEW_CORREL_ID);
+  if ((pmo->Options & MQPMO_NEW_MSG_ID) || memcmp(md->MsgId, none, sizeof none) == 0)
+    mqs_async_new_id(c, md->MsgId);
+  if (pmo->Options & MQPMO_NEW_CORREL_ID)
+    mqs_async_new_id(c, md->CorrelId);
+  MQLONG rc = encode_message(b, md, pmo, options, len, buf);
+  if (rc) {
+    mqs_buf_free(b);
+    mqs_set(pCompCode, pReason, MQCC_FAILED, rc);
+    return;
+  }
+  rc = mqs_send_no_reply(c, b);
+  mqs_set(pCompCode, pReason, rc ? MQCC_FAILED : MQCC_OK, rc);
+}
+
 /* Send a PUT or PUT1 request in b and decode its reply. */
 static void put_call(mqs_conn *c, mqs_buf *b, MQMD *md, MQPMO *pmo, MQOD *od, MQLONG len,
                      const void *buf, PMQLONG pCompCode, PMQLONG pReason)
 {
-  MQLONG rc = encode_message(b, md, pmo, len, buf);
+  if (put_is_async(pmo)) {
+    put_async(c, b, md, pmo, len, buf, pCompCode, pReason);
+    return;
+  }
+  MQLONG rc = encode_message(b, md, pmo, pmo->Options, len, buf);
   if (rc) {
     mqs_buf_free(b);
     mqs_set(pCompCode, pReason, MQCC_FAILED, rc);

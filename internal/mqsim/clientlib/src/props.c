@@ -101,9 +101,10 @@ static MQLONG charv_name(const MQCHARV *v, char **out)
   MQLONG len = v->VSLength;
   if (len == MQVL_NULL_TERMINATED)
     len = p ? (MQLONG)strlen(p) : 0;
-  if (len < 0 || len > 4095)
+  /* An empty name is a length error (2513), as IBM's MQINQMP and MQSETMP say. */
+  if (len <= 0 || len > 4095)
     return MQRC_PROPERTY_NAME_LENGTH_ERR;
-  if (len == 0 || !p)
+  if (!p)
     return MQRC_PROPERTY_NAME_ERROR;
   char *s = malloc((size_t)len + 1);
   if (!s)

@@ -7,24 +7,9 @@
 
 #define NOT_SUPPORTED(cc, rc) mqs_set((cc), (rc), MQCC_FAILED, MQRC_FUNCTION_NOT_SUPPORTED)
 
-MQS_EXPORT void MQSET(MQHCONN Hconn, MQHOBJ Hobj, MQLONG SelectorCount, PMQLONG pSelectors,
-                      MQLONG IntAttrCount, PMQLONG pIntAttrs, MQLONG CharAttrLength,
-                      PMQCHAR pCharAttrs, PMQLONG pCompCode, PMQLONG pReason)
-{
-  (void)Hconn; (void)Hobj; (void)SelectorCount; (void)pSelectors;
-  (void)IntAttrCount; (void)pIntAttrs; (void)CharAttrLength; (void)pCharAttrs;
-  NOT_SUPPORTED(pCompCode, pReason);
-}
-
 MQS_EXPORT void MQBEGIN(MQHCONN Hconn, PMQVOID pBeginOptions, PMQLONG pCompCode, PMQLONG pReason)
 {
   (void)Hconn; (void)pBeginOptions;
-  NOT_SUPPORTED(pCompCode, pReason);
-}
-
-MQS_EXPORT void MQSTAT(MQHCONN Hconn, MQLONG Type, PMQVOID pStatus, PMQLONG pCompCode, PMQLONG pReason)
-{
-  (void)Hconn; (void)Type; (void)pStatus;
   NOT_SUPPORTED(pCompCode, pReason);
 }
 

@@ -1029,6 +1029,9 @@ static void test_properties(void)
   impo.Options = MQIMPO_INQ_FIRST;
   MQINQMP(h, hg, &impo, &tn, &pd, &type, 3, value, &dlen, &cc, &rc);
   CHECK(rc == MQRC_PROPERTY_VALUE_TOO_BIG && dlen == 7, "value too big");
+  MQCHARV empty = charv("");
+  MQINQMP(h, hg, &impo, &empty, &pd, &type, sizeof value, value, &dlen, &cc, &rc);
+  CHECK_RC(MQRC_PROPERTY_NAME_LENGTH_ERR, rc, "MQINQMP of an empty name");
   MQDLTMH(h, &hg, &dmho, &cc, &rc);
   MQDLTMH(h, &hg, &dmho, &cc, &rc);
   CHECK_RC(MQRC_HMSG_ERROR, rc, "MQDLTMH twice");
@@ -1052,6 +1055,78 @@ static void test_unsupported(void)
   CHECK(strcmp(MQRC_STR(2085), "MQRC_UNKNOWN_OBJECT_NAME") == 0, "MQRC_STR");
   CHECK(strcmp(MQCC_STR(2), "MQCC_FAILED") == 0 && strcmp(MQRC_STR(1), "") == 0, "MQCC_STR / unknown");
   CHECK(strcmp(MQIA_STR(3), "MQIA_CURRENT_Q_DEPTH") == 0, "MQIA_STR");
+}
+
+/* MQPMO_ASYNC_RESPONSE: no reply per put; the client makes the MsgId;
+ * MQSTAT reports the counts and the first failure, then resets them. */
+static void test_async_put(void)
+{
+  MQHCONN h = conn();
+  MQHOBJ o = open_ok(h, "DEV.MAXDEPTH25", MQOO_OUTPUT | MQOO_INPUT_SHARED | MQOO_INQUIRE);
+  MQLONG cc, rc;
+  drain(h, o);
+  MQMD first;
+  CHECK_RC(MQRC_NONE, put_msg(h, o, "async", 0, MQPMO_ASYNC_RESPONSE | MQPMO_NEW_MSG_ID, &first),
+           "async put");
+  CHECK(memcmp(first.MsgId, "AMQ QM1         ", 16) == 0, "async put's MsgId made by the client");
+  for (int i = 1; i < 27; i++)
+    put_msg(h, o, "async", 0, MQPMO_ASYNC_RESPONSE, NULL);
+  MQSTS sts = {MQSTS_DEFAULT};
+  MQSTAT(h, MQSTAT_TYPE_ASYNC_ERROR, &sts, &cc, &rc);
+  CHECK_RC(MQRC_NONE, rc, "MQSTAT");
+  CHECK(sts.PutSuccessCount == 25 && sts.PutFailureCount == 2 && sts.PutWarningCount == 0,
+        "MQSTAT counts %d/%d/%d, want 25/0/2", (int)sts.PutSuccessCount, (int)sts.PutWarningCount,
+        (int)sts.PutFailureCount);
+  CHECK(sts.CompCode == MQCC_FAILED && sts.Reason == MQRC_Q_FULL &&
+        strncmp(sts.ObjectName, "DEV.MAXDEPTH25 ", 15) == 0, "MQSTAT first error %d %d %.20s",
+        (int)sts.CompCode, (int)sts.Reason, sts.ObjectName);
+  char buf[16];
+  MQMD got;
+  CHECK_RC(MQRC_NONE, get_msg(h, o, 0, 0, buf, sizeof buf, &got), "get the first async put");
+  CHECK(memcmp(got.MsgId, first.MsgId, sizeof got.MsgId) == 0, "stored under the client's MsgId");
+  MQSTAT(h, MQSTAT_TYPE_ASYNC_ERROR, &sts, &cc, &rc);
+  CHECK(rc == MQRC_NONE && sts.PutSuccessCount == 0 && sts.PutFailureCount == 0 && sts.Reason == MQRC_NONE,
+        "MQSTAT reset the status");
+  MQSTAT(h, 42, &sts, &cc, &rc);
+  CHECK_RC(MQRC_STAT_TYPE_ERROR, rc, "MQSTAT of an unknown type");
+  memcpy(sts.StrucId, "XXXX", 4);
+  MQSTAT(h, MQSTAT_TYPE_ASYNC_ERROR, &sts, &cc, &rc);
+  CHECK_RC(MQRC_STS_ERROR, rc, "MQSTAT with a bad MQSTS");
+  drain(h, o);
+  disc(&h);
+}
+
+/* MQSET of what IBM allows, seen by MQINQ and enforced on MQPUT. */
+static void test_set(void)
+{
+  MQHCONN h = conn();
+  MQHOBJ o = open_ok(h, "DEV.QUEUE.3", MQOO_SET | MQOO_INQUIRE | MQOO_OUTPUT);
+  MQLONG cc, rc;
+  MQLONG sel[3] = {MQIA_INHIBIT_PUT, MQCA_TRIGGER_DATA, MQIA_TRIGGER_DEPTH};
+  MQLONG ints[2] = {MQQA_PUT_INHIBITED, 5};
+  MQCHAR data[MQ_TRIGGER_DATA_LENGTH];
+  fixed(data, sizeof data, "stubtest");
+  MQSET(h, o, 3, sel, 2, ints, sizeof data, data, &cc, &rc);
+  CHECK_RC(MQRC_NONE, rc, "MQSET");
+  CHECK_RC(MQRC_PUT_INHIBITED, put_msg(h, o, "refused", 0, 0, NULL), "put to a put-inhibited queue");
+  MQLONG got[2] = {0, 0};
+  MQCHAR gotData[MQ_TRIGGER_DATA_LENGTH];
+  MQINQ(h, o, 3, sel, 2, got, sizeof gotData, gotData, &cc, &rc);
+  CHECK(rc == MQRC_NONE && got[0] == MQQA_PUT_INHIBITED && got[1] == 5 &&
+        memcmp(gotData, data, sizeof data) == 0, "MQINQ after MQSET (%d %d %d)", (int)rc, (int)got[0], (int)got[1]);
+  ints[0] = MQQA_PUT_ALLOWED;
+  MQSET(h, o, 1, sel, 1, ints, 0, NULL, &cc, &rc);
+  CHECK_RC(MQRC_NONE, put_msg(h, o, "allowed", 0, 0, NULL), "put after MQSET allowed it");
+  MQSET(h, o, -1, sel, 1, ints, 0, NULL, &cc, &rc);
+  CHECK_RC(MQRC_SELECTOR_COUNT_ERROR, rc, "MQSET SelectorCount -1");
+  MQLONG maxdepth = MQIA_MAX_Q_DEPTH;
+  MQSET(h, o, 1, &maxdepth, 1, ints, 0, NULL, &cc, &rc);
+  CHECK_RC(MQRC_SELECTOR_ERROR, rc, "MQSET of MAXDEPTH");
+  MQHOBJ inq = open_ok(h, "DEV.QUEUE.3", MQOO_INQUIRE | MQOO_INPUT_SHARED);
+  MQSET(h, inq, 1, sel, 1, ints, 0, NULL, &cc, &rc);
+  CHECK_RC(MQRC_NOT_OPEN_FOR_SET, rc, "MQSET without MQOO_SET");
+  drain(h, inq);
+  disc(&h);
 }
 
 struct worker { int id; int n; int errors; };
@@ -1116,6 +1191,8 @@ int main(void)
   test_inquire();
   test_properties();
   test_unsupported();
+  test_async_put();
+  test_set();
   test_concurrency();
   if (failures) {
     fprintf(stderr, "stubtest: %d of %d checks FAILED\n", failures, checks);
