@@ -31,9 +31,9 @@ func (qm *queueManager) discard(m *message) {
 // short of space does not fail for messages nobody can get any more.
 // Callers hold no queue's mutex.
 func (qm *queueManager) purgeExpired(now int64) {
-	for _, q := range qm.queues {
+	qm.eachQueue(func(q *queue) {
 		q.mu.Lock()
 		q.purgeExpired(now)
 		q.mu.Unlock()
-	}
+	})
 }

@@ -2,11 +2,13 @@ package mqserver
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,17 +22,24 @@ type Server struct {
 	backend  *embedded.Backend
 	channels map[string]Channel
 	users    map[string]User
-	log      *slog.Logger
-	started  time.Time // creation date and time of every queue
+	models   map[string]ModelQueue
+	// queueMonitoring is MONQ (MQMON_*).
+	queueMonitoring int32
+	log             *slog.Logger
+	started         time.Time // creation date and time of every queue
 
 	mu        sync.Mutex
 	listeners map[net.Listener]struct{}
 	sessions  map[*session]struct{}
 	closed    bool
-	wg        sync.WaitGroup // Serve loops and sessions
+	wg        sync.WaitGroup // Serve loops, sessions and command servers
 
-	handles atomic.Int64  // open object handles, all sessions
-	connSeq atomic.Uint64 // ConnectionId suffixes
+	stopCommands context.CancelFunc
+
+	handles    atomic.Int64  // open object handles, all sessions
+	connSeq    atomic.Uint64 // ConnectionId suffixes
+	dynamicSeq atomic.Uint64 // dynamic queue name suffixes
+	sessionSeq atomic.Uint64 // MCA job names
 }
 
 // Stats counts what the server holds open.
@@ -53,13 +62,15 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	s := &Server{
-		backend:   b,
-		channels:  make(map[string]Channel, len(cfg.Channels)),
-		users:     make(map[string]User, len(cfg.Users)),
-		log:       cfg.Logger,
-		started:   time.Now(),
-		listeners: make(map[net.Listener]struct{}),
-		sessions:  make(map[*session]struct{}),
+		backend:         b,
+		channels:        make(map[string]Channel, len(cfg.Channels)),
+		users:           make(map[string]User, len(cfg.Users)),
+		models:          make(map[string]ModelQueue, len(cfg.ModelQueues)),
+		queueMonitoring: monitoringLevels[cfg.QueueMonitoring],
+		log:             cfg.Logger,
+		started:         time.Now(),
+		listeners:       make(map[net.Listener]struct{}),
+		sessions:        make(map[*session]struct{}),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -69,6 +80,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	for _, u := range cfg.Users {
 		s.users[u.Name] = u
+	}
+	for _, m := range cfg.ModelQueues {
+		s.models[m.Name] = m
+	}
+	if err := s.startCommandServers(); err != nil {
+		return nil, fmt.Errorf("mqserver: command server: %w", err)
 	}
 	return s, nil
 }
@@ -159,6 +176,7 @@ func (s *Server) Addr() net.Addr {
 func (s *Server) Close() error {
 	s.mu.Lock()
 	s.closed = true
+	s.stopCommands()
 	for l := range s.listeners {
 		l.Close()
 	}
@@ -210,7 +228,8 @@ func (s *Server) forget(sess *session) {
 // newSession wraps an accepted connection.
 func newSession(s *Server, nc net.Conn) *session {
 	return &session{srv: s, nc: nc, r: bufio.NewReaderSize(nc, 64*1024), w: bufio.NewWriterSize(nc, 64*1024),
-		done: make(chan struct{}), objects: make(map[int32]*object), nextHobj: 101}
+		done: make(chan struct{}), objects: make(map[int32]*object), nextHobj: 101,
+		jobName: fmt.Sprintf("%08X%08X", os.Getpid(), uint32(s.sessionSeq.Add(1)))}
 }
 
 // isClosedConn reports whether err means the peer or Close ended the

@@ -38,6 +38,9 @@ type session struct {
 	objects      map[int32]*object
 	nextHobj     int32
 	msg          mq.Message // reused by every GET
+	status       channelCounters
+	identity     *identity // nil before CONNECT; written and read under srv.mu
+	jobName      string    // MCAJOB of its channel instance
 }
 
 // object is an open object handle.
@@ -45,6 +48,7 @@ type object struct {
 	queue    *embedded.MQIQueue // nil for the queue manager object and namelists
 	namelist string             // a namelist's name; "" for the other objects
 	options  int32
+	dynamic  string // the temporary dynamic queue this handle created, deleted at its close
 }
 
 // maxKeptBuffer bounds the request and reply buffers a session keeps
@@ -67,6 +71,7 @@ func (s *session) run() {
 			return
 		}
 		s.in = buf
+		s.status.received(len(body))
 		keepOpen, err := s.dispatch(op, body)
 		if cap(s.in) > maxKeptBuffer {
 			s.in = nil
@@ -89,9 +94,7 @@ func (s *session) run() {
 func (s *session) end() {
 	if s.conn != nil {
 		s.conn.Break()
-		s.srv.handles.Add(-int64(len(s.objects)))
-		clear(s.objects)
-		s.conn = nil
+		s.forgetObjects()
 	}
 	s.nc.Close()
 	s.srv.forget(s)
@@ -115,9 +118,7 @@ func (s *session) dispatch(op uint16, body []byte) (keepOpen bool, err error) {
 	case op == opDisc:
 		if err = d.end(); err == nil {
 			s.conn.Disconnect()
-			s.srv.handles.Add(-int64(len(s.objects)))
-			clear(s.objects)
-			s.conn = nil
+			s.forgetObjects()
 			keepOpen = false
 		}
 	case op == opOpen:
@@ -151,6 +152,7 @@ func (s *session) dispatch(op uint16, body []byte) (keepOpen bool, err error) {
 	if err := writeFrame(s.w, op|opReply, s.out.buf); err != nil {
 		return false, err
 	}
+	s.status.sent(len(s.out.buf))
 	if cap(s.out.buf) > maxKeptBuffer {
 		s.out.buf = nil
 	}
@@ -217,6 +219,7 @@ func (s *session) connect(d *decoder) (cc, rc int32, err error) {
 		return fail(rc, "refused by the queue manager")
 	}
 	s.conn = conn
+	s.status.start()
 	s.qmgr = conn.QueueManager()
 	s.user, s.applName = runAs, applName
 	s.maxMsgLength = ch.MaxMsgLength
@@ -226,6 +229,8 @@ func (s *session) connect(d *decoder) (cc, rc int32, err error) {
 	copy(s.connID[:], "MQCT")
 	copy(s.connID[4:16], s.qmgr.Name+"            ")
 	binary.BigEndian.PutUint64(s.connID[16:], s.srv.connSeq.Add(1)^uint64(s.srv.started.UnixNano()))
+	s.setIdentity(identity{channel: channel, qmgr: s.qmgr.Name, user: runAs, applName: applName,
+		maxMsgLength: s.maxMsgLength})
 	s.srv.log.Debug("mqserver: connected", "remote", remote, "channel", channel, "user", runAs, "queueManager", s.qmgr.Name)
 	s.out.str(s.qmgr.Name)
 	s.out.bytes(s.connID[:])
@@ -325,7 +330,7 @@ func (s *session) addObject(o *object) int32 {
 
 // open is MQOPEN.
 func (s *session) open(d *decoder) (cc, rc int32, err error) {
-	objectType, name, qmgrName, _, options := d.i32(), d.str(), d.str(), d.str(), d.i32()
+	objectType, name, qmgrName, dynamicQName, options := d.i32(), d.str(), d.str(), d.str(), d.i32()
 	if err := d.end(); err != nil {
 		return 0, 0, err
 	}
@@ -366,6 +371,17 @@ func (s *session) open(d *decoder) (cc, rc int32, err error) {
 		s.out.str(s.qmgr.Name)
 		return ccOK, rcNone, nil
 	}
+	if objectType == otQ && s.srv.isModelQueue(name) && (qmgrName == "" || qmgrName == s.qmgr.Name) {
+		o, rc := s.openModel(name, dynamicQName, options)
+		if rc != rcNone {
+			return fail(rc)
+		}
+		s.out.i32(s.addObject(o))
+		s.out.str(o.dynamic)
+		s.out.str(s.qmgr.Name)
+		s.out.str(o.dynamic) // the MQOD's ObjectName from now on
+		return ccOK, rcNone, nil
+	}
 	q, rc := s.openQueue(objectType, name, qmgrName, options)
 	if rc != rcNone {
 		return fail(rc)
@@ -387,9 +403,11 @@ func (s *session) close(d *decoder) (cc, rc int32, err error) {
 	switch {
 	case o == nil:
 		return ccFailed, rcHobjError, nil
-	case options&^coQuiesce != 0:
-		// DELETE and PURGE apply to dynamic queues, KEEP_SUB and REMOVE_SUB
-		// to subscriptions: none here.
+	case o.dynamic != "" && options&^(coQuiesce|coDelete|coDeletePurge) != 0,
+		o.dynamic == "" && options&^coQuiesce != 0:
+		// DELETE and PURGE apply to the handle that created a dynamic
+		// queue (which goes at its close whatever they say), KEEP_SUB and
+		// REMOVE_SUB to subscriptions: none here.
 		return ccFailed, rcOptionNotValidForType, nil
 	}
 	if o.queue != nil {
@@ -398,6 +416,7 @@ func (s *session) close(d *decoder) (cc, rc int32, err error) {
 			return cc, rc, nil
 		}
 	}
+	s.dropDynamic(o)
 	delete(s.objects, hobj)
 	s.srv.handles.Add(-1)
 	return ccOK, rcNone, nil
