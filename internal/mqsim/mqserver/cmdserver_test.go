@@ -416,3 +416,25 @@ func TestCommandServerIsNotFaulted(t *testing.T) {
 		t.Errorf("the application's first get: %d, want the armed 2009", r.rc)
 	}
 }
+
+// IBM's metrics collectors (mq-metric-samples v5.7.1, mqmetric) inquire
+// these of the queue manager; each must answer as a fresh queue manager
+// does.
+func TestInquireQueueManagerAsMetricsCollectorsDo(t *testing.T) {
+	s := newServer(t, Config{})
+	c := appClient(t, s)
+	h, r, _, _ := c.open(otQMgr, "", ooInquire)
+	wantRC(t, "open the queue manager", r, ccOK, rcNone)
+	defer c.close(h)
+	selectors := []int32{iaCommandLevel, iaPerformanceEvent, iaMaxHandles, iaPlatform, iaStatisticsMQI,
+		iaChannelAutoDef, iaInhibitEvent, iaActivityRecording, iaStatisticsQ, iaMonitoringQ, caQMgrName, caQMgrDesc, caCustom}
+	r, ints, chars := c.inq(h, selectors, 10, 48+64+128)
+	wantRC(t, "inquire", r, ccOK, rcNone)
+	want := []int32{940, 0, maxHandlesPerConn, platformUnix, 0, 0, 0, 1, 0, 0}
+	if !slices.Equal(ints, want) {
+		t.Errorf("integer attributes %v, want %v", ints, want)
+	}
+	if got := trimmed(chars[:48]); got != "QM1" || len(chars) != 48+64+128 {
+		t.Errorf("character attributes %q (%d bytes), want QM1 first and 240 bytes", got, len(chars))
+	}
+}
