@@ -48,7 +48,8 @@ type Stats struct {
 	Handles     int // open object handles (MQOPEN without MQCLOSE)
 }
 
-// New builds a server for cfg without listening; see Serve and Listen.
+// New builds a server for cfg without listening (see Serve and Listen) and
+// starts its queue managers' command servers; Close stops them.
 func New(cfg Config) (*Server, error) {
 	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -99,6 +100,7 @@ func Listen(addr string, cfg Config) (*Server, error) {
 	}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
+		s.Close()
 		return nil, fmt.Errorf("mqserver: listen: %w", err)
 	}
 	if err := s.track(l); err != nil {
