@@ -287,6 +287,12 @@ func TestCommandServerQueueStatus(t *testing.T) {
 		t.Errorf("queue times %v, want two figures of the got message", q)
 	}
 
+	// MQIACF_Q_STATUS_ATTRS narrows the response to what it names.
+	resp = c.mustCommand(cmdInquireQStatus, little().str(caQName, "DEV.QUEUE.1").integers(iacfQStatusAttrs, iaCurrentQDepth))
+	if p := resp[0].params; len(p) != 3 || p[iaCurrentQDepth] != int32(2) || p[iacfQStatusType] != iacfQStatus {
+		t.Errorf("INQUIRE_Q_STATUS of CURDEPTH: %v, want the name, status type and depth", p)
+	}
+
 	// RESET_Q_STATS counts the puts and gets since the last reset, then starts again.
 	resp = c.mustCommand(cmdResetQStats, little().str(caQName, "DEV.QUEUE.1"))
 	p = resp[0].params

@@ -245,6 +245,15 @@ func (r *pcfResponse) strs(id int32, ss []string, length int) {
 	r.params = append(r.params, pcfItem{typ: cftStringList, id: id, strs: ss, length: length})
 }
 
+// keep drops the parameters neither in want nor always; nil want keeps
+// them all.
+func (r *pcfResponse) keep(want map[int32]bool, always ...int32) {
+	if want == nil {
+		return
+	}
+	r.params = slices.DeleteFunc(r.params, func(p pcfItem) bool { return !want[p.id] && !slices.Contains(always, p.id) })
+}
+
 // message encodes the response with its MQCFH: command, control, and the
 // completion and reason codes.
 func (r *pcfResponse) message(order binary.AppendByteOrder, command, control, cc, rc int32) []byte {

@@ -29,6 +29,7 @@ const (
 	iacfAll             int32 = 1009
 	iacfChannelAttrs    int32 = 1015
 	iacfUncommittedMsgs int32 = 1027
+	iacfQStatusAttrs    int32 = 1026
 	iacfQStatusType     int32 = 1103
 	iacfQHandle         int32 = 1104
 	iacfQStatus         int32 = 1105
@@ -51,41 +52,42 @@ const (
 	cacfLastGetDate     int32 = 3130
 	cacfLastGetTime     int32 = 3131
 
-	cachChannelName         int32 = 3501
-	cachDesc                int32 = 3502
-	cachXmitQName           int32 = 3505
-	cachConnectionName      int32 = 3506
-	cachChannelNames        int32 = 3512
-	cachLocalAddress        int32 = 3520
-	cachLastMsgTime         int32 = 3524
-	cachLastMsgDate         int32 = 3525
-	cachMCAUserID           int32 = 3527
-	cachChannelStartTime    int32 = 3528
-	cachChannelStartDate    int32 = 3529
-	cachMCAJobName          int32 = 3530
-	cachSSLCipherSpec       int32 = 3544
-	cachSSLShortPeerName    int32 = 3547
-	cachRemoteApplTag       int32 = 3548
-	cachSSLCertIssuerName   int32 = 3550
-	iachXmitProtocolType    int32 = 1501
-	iachMaxMsgLength        int32 = 1510
-	iachChannelType         int32 = 1511
-	iachChannelInstanceType int32 = 1523
-	iachChannelStatus       int32 = 1527
-	iachMsgs                int32 = 1534
-	iachBytesSent           int32 = 1535
-	iachBytesReceived       int32 = 1536
-	iachBuffersSent         int32 = 1538
-	iachBuffersReceived     int32 = 1539
-	iachMCAStatus           int32 = 1542
-	iachStopRequested       int32 = 1543
-	iachHBInterval          int32 = 1563
-	iachChannelSubstate     int32 = 1609
-	iachSharingConversation int32 = 1615
-	iachCurrentSharingConvs int32 = 1617
-	iachMaxInstances        int32 = 1618
-	iachMaxInstsPerClient   int32 = 1619
-	iachChannelTypes        int32 = 1582
+	cachChannelName          int32 = 3501
+	cachDesc                 int32 = 3502
+	cachXmitQName            int32 = 3505
+	cachConnectionName       int32 = 3506
+	cachChannelNames         int32 = 3512
+	cachLocalAddress         int32 = 3520
+	cachLastMsgTime          int32 = 3524
+	cachLastMsgDate          int32 = 3525
+	cachMCAUserID            int32 = 3527
+	cachChannelStartTime     int32 = 3528
+	cachChannelStartDate     int32 = 3529
+	cachMCAJobName           int32 = 3530
+	cachSSLCipherSpec        int32 = 3544
+	cachSSLShortPeerName     int32 = 3547
+	cachRemoteApplTag        int32 = 3548
+	cachSSLCertIssuerName    int32 = 3550
+	iachXmitProtocolType     int32 = 1501
+	iachMaxMsgLength         int32 = 1510
+	iachChannelType          int32 = 1511
+	iachChannelInstanceType  int32 = 1523
+	iachChannelInstanceAttrs int32 = 1524
+	iachChannelStatus        int32 = 1527
+	iachMsgs                 int32 = 1534
+	iachBytesSent            int32 = 1535
+	iachBytesReceived        int32 = 1536
+	iachBuffersSent          int32 = 1538
+	iachBuffersReceived      int32 = 1539
+	iachMCAStatus            int32 = 1542
+	iachStopRequested        int32 = 1543
+	iachHBInterval           int32 = 1563
+	iachChannelSubstate      int32 = 1609
+	iachSharingConversation  int32 = 1615
+	iachCurrentSharingConvs  int32 = 1617
+	iachMaxInstances         int32 = 1618
+	iachMaxInstsPerClient    int32 = 1619
+	iachChannelTypes         int32 = 1582
 
 	qtLocal             int32 = 1
 	qtModel             int32 = 2
@@ -317,7 +319,8 @@ func (cs *commandServer) localQueues(cmd *pcfCommand) ([]queueEntry, int32) {
 }
 
 // inquireQStatus is INQUIRE_Q_STATUS of type MQIACF_Q_STATUS: one
-// response per local queue. The oldest message's age, the queue times and
+// response per local queue, with the attributes MQIACF_Q_STATUS_ATTRS
+// names (all without it) besides the name and status type. The oldest message's age, the queue times and
 // the last put and get are there only with queue monitoring on (MONQ), as
 // on IBM MQ.
 func (cs *commandServer) inquireQStatus(cmd *pcfCommand) ([]pcfReply, int32) {
@@ -332,6 +335,7 @@ func (cs *commandServer) inquireQStatus(cmd *pcfCommand) ([]pcfReply, int32) {
 		return nil, rc
 	}
 	monitoring := cs.srv.queueMonitoring != monOff
+	want := cmd.attrs(iacfQStatusAttrs)
 	now := time.Now()
 	var replies []pcfReply
 	for _, e := range entries {
@@ -366,6 +370,7 @@ func (cs *commandServer) inquireQStatus(cmd *pcfCommand) ([]pcfReply, int32) {
 		p.str(cacfLastGetTime, pcfTime(lastGet), timeLength)
 		p.str(cacfLastPutDate, pcfDate(lastPut), dateLength)
 		p.str(cacfLastPutTime, pcfTime(lastPut), timeLength)
+		p.keep(want, caQName, iacfQStatusType)
 		replies = append(replies, r)
 	}
 	if len(replies) == 0 {
@@ -476,7 +481,9 @@ func (cs *commandServer) inquireChannelNames(cmd *pcfCommand) ([]pcfReply, int32
 }
 
 // inquireChannelStatus is INQUIRE_CHANNEL_STATUS of current instances:
-// one response per connection through a matching channel. Saved status is
+// one response per connection through a matching channel, with the
+// attributes MQIACH_CHANNEL_INSTANCE_ATTRS names (all without it) besides
+// the name, type, instance type and connection name, which always come. Saved status is
 // kept for no SVRCONN, as on IBM MQ.
 func (cs *commandServer) inquireChannelStatus(cmd *pcfCommand) ([]pcfReply, int32) {
 	pattern, ok := cmd.str(cachChannelName)
@@ -489,6 +496,7 @@ func (cs *commandServer) inquireChannelStatus(cmd *pcfCommand) ([]pcfReply, int3
 		}
 		return nil, rccfParmValueError
 	}
+	want := cmd.attrs(iachChannelInstanceAttrs)
 	insts := cs.srv.channelInstances(cs.qmgr.Name)
 	slices.SortFunc(insts, func(a, b channelInstance) int { return strings.Compare(a.jobName, b.jobName) })
 	var replies []pcfReply
@@ -528,6 +536,7 @@ func (cs *commandServer) inquireChannelStatus(cmd *pcfCommand) ([]pcfReply, int3
 		p.str(cachSSLCipherSpec, "", cipherSpecLength)
 		p.str(cachSSLShortPeerName, "", peerNameLength)
 		p.str(cachSSLCertIssuerName, "", peerNameLength)
+		p.keep(want, cachChannelName, iachChannelType, iachChannelInstanceType, cachConnectionName)
 		replies = append(replies, r)
 	}
 	if len(replies) == 0 {
