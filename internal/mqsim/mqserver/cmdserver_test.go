@@ -102,6 +102,8 @@ func TestModelQueueDynamicNames(t *testing.T) {
 	wantRC(t, "the same name again", r, ccFailed, 2100) // MQRC_OBJECT_ALREADY_EXISTS
 	_, r, _ = c.openModel(AppModelQueue, "DEV.QUEUE.1", ooInputShared)
 	wantRC(t, "a predefined queue's name", r, ccFailed, 2100)
+	r, _ = c.put1(otQ, AppModelQueue, pmoNoSyncpoint, defaultMD(), nil, []byte("x"))
+	wantRC(t, "MQPUT1 to a model queue", r, ccFailed, rcQTypeError)
 	for _, bad := range []string{"", "A*B*", "ABCDEFGHIJABCDEFGHIJABCDEFGHIJABCD*"} {
 		_, r, _ = c.openModel(AppModelQueue, bad, ooInputShared)
 		wantRC(t, "DynamicQName "+bad, r, ccFailed, rcDynamicQNameError)

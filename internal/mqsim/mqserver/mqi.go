@@ -38,6 +38,7 @@ const (
 	rcPersistenceError      int32 = 2047
 	rcPriorityExceedsMax    int32 = 2049
 	rcPriorityError         int32 = 2050
+	rcQTypeError            int32 = 2057
 	rcQMgrNotAvailable      int32 = 2059
 	rcSelectorCountError    int32 = 2065
 	rcSelectorError         int32 = 2067

@@ -465,8 +465,11 @@ func (s *session) put1(d *decoder) (cc, rc int32, err error) {
 	if err := d.end(); err != nil {
 		return 0, 0, err
 	}
-	if objectType == otQMgr {
+	switch {
+	case objectType == otQMgr:
 		return s.putFailed(rcObjectTypeError)
+	case objectType == otQ && s.srv.isModelQueue(name):
+		return s.putFailed(rcQTypeError) // MQPUT1 takes no model queue
 	}
 	q, rc := s.openQueue(objectType, name, qmgrName, ooOutput)
 	if rc != rcNone {
