@@ -171,10 +171,11 @@ func (cs *commandServer) send(msg *mq.Message, d *embedded.Descriptor, command i
 	}
 	defer q.Close()
 	now := time.Now()
-	out := md{Report: 0, MsgType: mtReply, Encoding: d.Encoding, CodedCharSetID: qmgrCCSID,
-		Priority: d.Priority, PutApplType: atQMgr, MsgSeqNumber: 1, OriginalLength: olUndefined}
+	// The command's identity context, the command server's origin context.
+	out := md{MsgType: mtReply, Encoding: d.Encoding, CodedCharSetID: qmgrCCSID, Priority: d.Priority,
+		UserIdentifier: d.UserIdentifier, AccountingToken: d.AccountingToken, PutApplType: atQMgr,
+		MsgSeqNumber: 1, OriginalLength: olUndefined}
 	fixed(out.Format[:], fmtAdmin)
-	fixed(out.UserIdentifier[:], string(d.UserIdentifier[:]))
 	blank(out.ApplIdentityData[:])
 	blank(out.ApplOriginData[:])
 	fixed(out.PutApplName[:], commandServerID)
