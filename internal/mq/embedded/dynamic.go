@@ -19,11 +19,24 @@ const (
 	reasonObjectAlreadyExist mq.Reason = 2100 // MQRC_OBJECT_ALREADY_EXISTS
 )
 
+// DefinitionType is DEFTYPE of a local queue.
+type DefinitionType int
+
+// Definition types.
+const (
+	// Predefined (MQQDT_PREDEFINED): configured, or a system queue an MQI
+	// server defines for itself.
+	Predefined DefinitionType = iota
+	// TemporaryDynamic (MQQDT_TEMPORARY_DYNAMIC): made by MQOPEN of a
+	// model queue, gone when the handle that made it closes.
+	TemporaryDynamic
+)
+
 // DefineQueue defines a local queue of the queue manager qmgr ("" for the
 // default) at run time. A queue that sets no limits gets the queue
 // manager's. The name shares the namespace of local, alias and remote
 // queues: one already in use fails with MQRC_OBJECT_ALREADY_EXISTS (2100).
-func (b *Backend) DefineQueue(qmgr string, cfg QueueConfig) error {
+func (b *Backend) DefineQueue(qmgr string, cfg QueueConfig, defType DefinitionType) error {
 	qm, err := b.queueManager(qmgr, mq.VerbOpen, cfg.Name)
 	if err != nil {
 		return err
@@ -40,7 +53,9 @@ func (b *Backend) DefineQueue(qmgr string, cfg QueueConfig) error {
 	if qm.queues[cfg.Name] != nil || qm.dynamic[cfg.Name] != nil || alias || qm.remotes[cfg.Name] != nil {
 		return mq.NewError(mq.VerbOpen, cfg.Name, reasonObjectAlreadyExist)
 	}
-	qm.dynamic[cfg.Name] = newQueue(qm, cfg)
+	q := newQueue(qm, cfg)
+	q.defType = defType
+	qm.dynamic[cfg.Name] = q
 	return nil
 }
 
@@ -69,13 +84,12 @@ func (b *Backend) DeleteQueue(qmgr, name string) error {
 // QueueDefinition is one queue of a queue manager as DISPLAY QUEUE shows
 // its definition.
 type QueueDefinition struct {
-	Name string
-	Type mq.QueueType
-	// Dynamic is true for a local queue defined at run time.
-	Dynamic      bool
-	MaxDepth     int    // local queues
-	MaxMsgLength int    // local queues
-	Target       string // an alias's TARGET
+	Name           string
+	Type           mq.QueueType
+	DefinitionType DefinitionType // local queues
+	MaxDepth       int            // local queues
+	MaxMsgLength   int            // local queues
+	Target         string         // an alias's TARGET
 	// A remote definition's RNAME, RQMNAME and XMITQ (XMITQ as
 	// configured: "" names the queue named like RemoteQueueManager).
 	RemoteQueue, RemoteQueueManager, TransmissionQueue string
@@ -90,18 +104,10 @@ func (b *Backend) QueueDefinitions(qmgr string) ([]QueueDefinition, error) {
 		return nil, err
 	}
 	var defs []QueueDefinition
-	local := func(q *queue, dynamic bool) {
-		defs = append(defs, QueueDefinition{Name: q.name, Type: mq.QueueLocal, Dynamic: dynamic,
+	qm.eachQueue(func(q *queue) {
+		defs = append(defs, QueueDefinition{Name: q.name, Type: mq.QueueLocal, DefinitionType: q.defType,
 			MaxDepth: q.effectiveMaxDepth(), MaxMsgLength: q.maxMsgLength})
-	}
-	for _, q := range qm.queues {
-		local(q, false)
-	}
-	qm.dynMu.RLock()
-	for _, q := range qm.dynamic {
-		local(q, true)
-	}
-	qm.dynMu.RUnlock()
+	})
 	for name, target := range qm.aliases {
 		defs = append(defs, QueueDefinition{Name: name, Type: mq.QueueAlias, Target: target})
 	}

@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
@@ -17,10 +18,10 @@ func wantReason(t *testing.T, what string, err error, reason mq.Reason) {
 
 func TestDefinedQueueLifecycle(t *testing.T) {
 	b := NewDefault()
-	wantReason(t, "define", b.DefineQueue("", QueueConfig{Name: "AMQ.TEMP"}), 0)
-	wantReason(t, "define it again", b.DefineQueue("QM1", QueueConfig{Name: "AMQ.TEMP"}), reasonObjectAlreadyExist)
-	wantReason(t, "define over a configured queue", b.DefineQueue("QM1", QueueConfig{Name: "DEV.QUEUE.1"}), reasonObjectAlreadyExist)
-	wantReason(t, "define on an unknown queue manager", b.DefineQueue("QM9", QueueConfig{Name: "X"}), mq.ReasonQMgrNameError)
+	wantReason(t, "define", b.DefineQueue("", QueueConfig{Name: "AMQ.TEMP"}, TemporaryDynamic), 0)
+	wantReason(t, "define it again", b.DefineQueue("QM1", QueueConfig{Name: "AMQ.TEMP"}, TemporaryDynamic), reasonObjectAlreadyExist)
+	wantReason(t, "define over a configured queue", b.DefineQueue("QM1", QueueConfig{Name: "DEV.QUEUE.1"}, TemporaryDynamic), reasonObjectAlreadyExist)
+	wantReason(t, "define on an unknown queue manager", b.DefineQueue("QM9", QueueConfig{Name: "X"}, TemporaryDynamic), mq.ReasonQMgrNameError)
 
 	creator, err := b.ConnectMQI("QM1")
 	if err != nil {
@@ -41,8 +42,13 @@ func TestDefinedQueueLifecycle(t *testing.T) {
 	if _, err := q.Get(context.Background(), &msg, GetOptions{Syncpoint: true, BufferLength: 100}); err != nil {
 		t.Fatalf("get: %v", err)
 	}
+	defs, _ := b.QueueDefinitions("QM1")
+	if i := slices.IndexFunc(defs, func(d QueueDefinition) bool { return d.Name == "AMQ.TEMP" }); i < 0 ||
+		defs[i].DefinitionType != TemporaryDynamic || defs[i].Type != mq.QueueLocal {
+		t.Fatalf("definitions %+v: want AMQ.TEMP, local and temporary dynamic", defs)
+	}
 	st, err := b.QueueStatus("QM1", "AMQ.TEMP")
-	if err != nil || st.Depth != 1 || st.Uncommitted != 1 || !st.Defined || st.MaxDepth != DefaultMaxDepth ||
+	if err != nil || st.Depth != 1 || st.Uncommitted != 1 || st.MaxDepth != DefaultMaxDepth ||
 		st.OpenInputCount != 1 || st.OldestPut.IsZero() || st.LastGet.IsZero() || !st.QueueTimeKnown {
 		t.Fatalf("status %+v, %v", st, err)
 	}

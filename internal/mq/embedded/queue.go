@@ -32,6 +32,7 @@ type queue struct {
 	exclusive   bool // an MQOO_INPUT_EXCLUSIVE handle is open
 	waiters     int  // gets blocked on wake
 	wake        chan struct{}
+	defType     DefinitionType
 	deleted     atomic.Bool // a run-time queue DeleteQueue removed
 	stats       queueStats
 }

@@ -86,8 +86,6 @@ type QueueStatus struct {
 	// the first get.
 	QueueTimeShort, QueueTimeLong time.Duration
 	QueueTimeKnown                bool
-	// Defined is true for a queue defined at run time (DefineQueue).
-	Defined bool
 }
 
 // QueueStatistics are RESET_Q_STATS' figures since the previous reset.
@@ -101,7 +99,7 @@ type QueueStatistics struct {
 // qmgr ("" the default): MQRC_UNKNOWN_OBJECT_NAME (2085) for a name that
 // is no local queue.
 func (b *Backend) QueueStatus(qmgr, name string) (QueueStatus, error) {
-	q, defined, err := b.localQueue(qmgr, name)
+	q, err := b.localQueue(qmgr, name)
 	if err != nil {
 		return QueueStatus{}, err
 	}
@@ -115,7 +113,6 @@ func (b *Backend) QueueStatus(qmgr, name string) (QueueStatus, error) {
 		LastPut: q.stats.lastPut, LastGet: q.stats.lastGet, QueueTimeKnown: q.stats.qtimeKnown,
 		QueueTimeShort: time.Duration(q.stats.qtimeShort) * time.Microsecond,
 		QueueTimeLong:  time.Duration(q.stats.qtimeLong) * time.Microsecond,
-		Defined:        defined,
 	}
 	for p := range q.levels {
 		for _, m := range q.levels[p].live() {
@@ -133,7 +130,7 @@ func (b *Backend) QueueStatus(qmgr, name string) (QueueStatus, error) {
 // ResetQueueStatistics returns the local queue's statistics since the
 // previous reset and starts them again, as RESET QSTATS does.
 func (b *Backend) ResetQueueStatistics(qmgr, name string) (QueueStatistics, error) {
-	q, _, err := b.localQueue(qmgr, name)
+	q, err := b.localQueue(qmgr, name)
 	if err != nil {
 		return QueueStatistics{}, err
 	}
@@ -146,17 +143,14 @@ func (b *Backend) ResetQueueStatistics(qmgr, name string) (QueueStatistics, erro
 	return st, nil
 }
 
-// localQueue finds a local queue and whether it was defined at run time.
-func (b *Backend) localQueue(qmgr, name string) (*queue, bool, error) {
+// localQueue finds a local queue, configured or defined at run time.
+func (b *Backend) localQueue(qmgr, name string) (*queue, error) {
 	qm, err := b.queueManager(qmgr, mq.VerbInquire, name)
 	if err != nil {
-		return nil, false, err
-	}
-	if q := qm.queues[name]; q != nil {
-		return q, false, nil
+		return nil, err
 	}
 	if q := qm.queue(name); q != nil {
-		return q, true, nil
+		return q, nil
 	}
-	return nil, false, mq.NewError(mq.VerbInquire, name, mq.ReasonUnknownObjectName)
+	return nil, mq.NewError(mq.VerbInquire, name, mq.ReasonUnknownObjectName)
 }

@@ -38,7 +38,7 @@ func (srv *Server) startCommandServers() error {
 	ctx, cancel := context.WithCancel(context.Background())
 	srv.stopCommands = cancel
 	for _, qmgr := range srv.backend.QueueManagerNames() {
-		err := srv.backend.DefineQueue(qmgr, embedded.QueueConfig{Name: commandQueue})
+		err := srv.backend.DefineQueue(qmgr, embedded.QueueConfig{Name: commandQueue}, embedded.Predefined)
 		if e, ok := mq.AsError(err); err != nil && !(ok && e.Reason == reasonObjectAlreadyExists) {
 			cancel()
 			return err

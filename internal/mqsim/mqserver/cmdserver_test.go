@@ -345,6 +345,18 @@ func TestCommandServerListsAndErrors(t *testing.T) {
 		t.Errorf("INQUIRE_Q DEV.QUEUE.* MAXDEPTH: %+v", resp)
 	}
 
+	// The command queue is predefined; a model and its dynamic queues are
+	// DEFTYPE(TEMPDYN).
+	h, _, dynamic := c.openModel(AppModelQueue, "DYN.*", ooInputShared)
+	for name, want := range map[string]int32{commandQueue: qdtPredefined, AppModelQueue: qdtTemporaryDynamic,
+		dynamic: qdtTemporaryDynamic} {
+		resp = c.mustCommand(cmdInquireQ, little().str(caQName, name).integers(iacfQAttrs, iaDefinitionType))
+		if got := resp[0].params[iaDefinitionType]; got != want {
+			t.Errorf("INQUIRE_Q %s DEFTYPE %v, want %d", name, got, want)
+		}
+	}
+	c.close(h)
+
 	// Big-endian integers (MQENC_INTEGER_NORMAL) are read and answered so.
 	big := &pcfEncoder{order: binary.BigEndian}
 	big.str(caQName, "DEV.QUEUE.3")

@@ -74,7 +74,7 @@ func (s *session) openModel(model, dynamicQName string, options int32) (*object,
 		return nil, rcDynamicQNameError
 	}
 	cfg := embedded.QueueConfig{Name: name, MaxDepth: s.srv.models[model].MaxDepth}
-	if err := s.srv.backend.DefineQueue(s.qmgr.Name, cfg); err != nil {
+	if err := s.srv.backend.DefineQueue(s.qmgr.Name, cfg, embedded.TemporaryDynamic); err != nil {
 		_, rc := reasonOf(err)
 		return nil, rc
 	}
@@ -112,7 +112,7 @@ func (s *session) forgetObjects() {
 // definitionType is MQIA_DEFINITION_TYPE of a local queue.
 func (srv *Server) definitionType(qmgr, name string) int32 {
 	for _, d := range srv.queueDefinitions(qmgr) {
-		if d.Name == name && d.Dynamic {
+		if d.Name == name && d.DefinitionType == embedded.TemporaryDynamic {
 			return qdtTemporaryDynamic
 		}
 	}

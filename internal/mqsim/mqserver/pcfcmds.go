@@ -235,7 +235,7 @@ func (cs *commandServer) inquireQ(cmd *pcfCommand) ([]pcfReply, int32) {
 			}
 			v := a.value(&info)
 			switch {
-			case sel == iaDefinitionType && (e.Dynamic || e.qtype == qtModel):
+			case sel == iaDefinitionType && (e.DefinitionType == embedded.TemporaryDynamic || e.qtype == qtModel):
 				v = qdtTemporaryDynamic
 			case e.qtype == qtModel && (sel == iaCurrentQDepth || sel == iaOpenInputCount || sel == iaOpenOutputCount):
 				continue // a model queue holds no messages and has no handles
