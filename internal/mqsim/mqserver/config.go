@@ -205,11 +205,12 @@ func (c Config) Validate() error {
 
 // fileConfig is the configuration file (configs/mqserver.yaml).
 type fileConfig struct {
-	QueueManagers   []embedded.QueueManagerConfig `yaml:"queueManagers"`
-	Channels        []fileChannel                 `yaml:"channels"`
-	Users           []fileUser                    `yaml:"users"`
-	ModelQueues     []fileModelQueue              `yaml:"modelQueues"`
-	QueueMonitoring string                        `yaml:"queueMonitoring"`
+	QueueManagers []embedded.QueueManagerConfig `yaml:"queueManagers"`
+	Channels      []fileChannel                 `yaml:"channels"`
+	Users         []fileUser                    `yaml:"users"`
+
+	ModelQueues     []fileModelQueue `yaml:"modelQueues"`
+	QueueMonitoring string           `yaml:"queueMonitoring"`
 }
 
 type fileModelQueue struct {

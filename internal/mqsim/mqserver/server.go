@@ -22,11 +22,11 @@ type Server struct {
 	backend  *embedded.Backend
 	channels map[string]Channel
 	users    map[string]User
-	models   map[string]ModelQueue
-	// queueMonitoring is MONQ (MQMON_*).
-	queueMonitoring int32
-	log             *slog.Logger
-	started         time.Time // creation date and time of every queue
+	log      *slog.Logger
+	started  time.Time // creation date and time of every queue
+
+	models          map[string]ModelQueue
+	queueMonitoring int32 // MONQ (MQMON_*)
 
 	mu        sync.Mutex
 	listeners map[net.Listener]struct{}
@@ -36,8 +36,9 @@ type Server struct {
 
 	stopCommands context.CancelFunc
 
-	handles    atomic.Int64  // open object handles, all sessions
-	connSeq    atomic.Uint64 // ConnectionId suffixes
+	handles atomic.Int64  // open object handles, all sessions
+	connSeq atomic.Uint64 // ConnectionId suffixes
+
 	dynamicSeq atomic.Uint64 // dynamic queue name suffixes
 	sessionSeq atomic.Uint64 // MCA job names
 }
@@ -63,15 +64,13 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	s := &Server{
-		backend:         b,
-		channels:        make(map[string]Channel, len(cfg.Channels)),
-		users:           make(map[string]User, len(cfg.Users)),
-		models:          make(map[string]ModelQueue, len(cfg.ModelQueues)),
-		queueMonitoring: monitoringLevels[cfg.QueueMonitoring],
-		log:             cfg.Logger,
-		started:         time.Now(),
-		listeners:       make(map[net.Listener]struct{}),
-		sessions:        make(map[*session]struct{}),
+		backend:   b,
+		channels:  make(map[string]Channel, len(cfg.Channels)),
+		users:     make(map[string]User, len(cfg.Users)),
+		log:       cfg.Logger,
+		started:   time.Now(),
+		listeners: make(map[net.Listener]struct{}),
+		sessions:  make(map[*session]struct{}),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -82,9 +81,11 @@ func New(cfg Config) (*Server, error) {
 	for _, u := range cfg.Users {
 		s.users[u.Name] = u
 	}
+	s.models = make(map[string]ModelQueue, len(cfg.ModelQueues))
 	for _, m := range cfg.ModelQueues {
 		s.models[m.Name] = m
 	}
+	s.queueMonitoring = monitoringLevels[cfg.QueueMonitoring]
 	if err := s.startCommandServers(); err != nil {
 		return nil, fmt.Errorf("mqserver: command server: %w", err)
 	}
