@@ -58,6 +58,7 @@ type QueueManagerAttributes struct {
 	MaxMsgLength       int
 	MaxUncommittedMsgs int
 	DeadLetterQueue    string // "" when it has no DEV.DEAD.LETTER.QUEUE
+	MaxDepth           int    // MAXDEPTH of its queues that set none
 }
 
 // deadLetterQueue is the DEADQ every queue manager here has when it
@@ -109,7 +110,7 @@ type MQIConn struct{ c *conn }
 func (mc *MQIConn) QueueManager() QueueManagerAttributes {
 	qm := mc.c.qm
 	a := QueueManagerAttributes{Name: qm.name, Identifier: qm.identifier, CommandLevel: qm.commandLevel,
-		MaxMsgLength: qm.maxMsgLength, MaxUncommittedMsgs: qm.maxUncommitted}
+		MaxMsgLength: qm.maxMsgLength, MaxUncommittedMsgs: qm.maxUncommitted, MaxDepth: qm.maxDepth}
 	if qm.queues[deadLetterQueue] != nil {
 		a.DeadLetterQueue = deadLetterQueue
 	}

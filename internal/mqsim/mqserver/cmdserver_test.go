@@ -458,3 +458,25 @@ func TestInquireQueueManagerAsMetricsCollectorsDo(t *testing.T) {
 		t.Errorf("character attributes %q (%d bytes), want QM1 first and 240 bytes", got, len(chars))
 	}
 }
+
+// A model queue without a MAXDEPTH of its own shows, and gives its dynamic
+// queues, the queue manager's.
+func TestModelQueueDepthIsTheQueueManagers(t *testing.T) {
+	qmgrs := DefaultQueueManagers()
+	qmgrs[0].MaxDepth = 7
+	s := newServer(t, Config{QueueManagers: qmgrs, ModelQueues: []ModelQueue{{Name: DefaultModelQueue}, {Name: "M.OWN", MaxDepth: 3}}})
+	c := appClient(t, s)
+	for model, want := range map[string]int32{DefaultModelQueue: 7, "M.OWN": 3} {
+		resp := c.mustCommand(cmdInquireQ, little().str(caQName, model).integers(iacfQAttrs, iaMaxQDepth))
+		if got := resp[0].params[iaMaxQDepth]; got != want {
+			t.Errorf("INQUIRE_Q %s MAXDEPTH %v, want %d", model, got, want)
+		}
+		h, r, name := c.openModel(model, "D.*", ooInputShared|ooInquire)
+		wantRC(t, "open "+model, r, ccOK, rcNone)
+		r, ints, _ := c.inq(h, []int32{iaMaxQDepth}, 1, 0)
+		if r.rc != rcNone || ints[0] != want {
+			t.Errorf("MAXDEPTH of %s from %s: %v (rc %d), want %d", name, model, ints, r.rc, want)
+		}
+		c.close(h)
+	}
+}

@@ -265,7 +265,7 @@ func (cs *commandServer) queueInfo(e queueEntry) (mq.QueueInfo, int) {
 	case qtModel:
 		info.Type = mq.QueueLocal
 		if info.MaxDepth == 0 {
-			info.MaxDepth = embedded.DefaultMaxDepth
+			info.MaxDepth = cs.qmgr.MaxDepth
 		}
 		info.MaxMsgLength = cs.qmgr.MaxMsgLength
 	case qtLocal:
