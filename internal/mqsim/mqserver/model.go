@@ -98,9 +98,10 @@ func (s *session) dropDynamic(o *object) {
 	o.dynamic = ""
 }
 
-// forgetObjects drops every handle of a connection that has ended (its
-// queue manager closed them), deleting the dynamic queues they created.
-func (s *session) forgetObjects() {
+// endConnection forgets the MQI connection that has just ended and its
+// handles (the queue manager closed them), deleting the dynamic queues
+// they created.
+func (s *session) endConnection() {
 	for _, o := range s.objects {
 		s.dropDynamic(o)
 	}

@@ -94,7 +94,7 @@ func (s *session) run() {
 func (s *session) end() {
 	if s.conn != nil {
 		s.conn.Break()
-		s.forgetObjects()
+		s.endConnection()
 	}
 	s.nc.Close()
 	s.srv.forget(s)
@@ -118,7 +118,7 @@ func (s *session) dispatch(op uint16, body []byte) (keepOpen bool, err error) {
 	case op == opDisc:
 		if err = d.end(); err == nil {
 			s.conn.Disconnect()
-			s.forgetObjects()
+			s.endConnection()
 			keepOpen = false
 		}
 	case op == opOpen:
