@@ -149,10 +149,10 @@ func (s *session) dispatch(op uint16, body []byte) (keepOpen bool, err error) {
 	}
 	binary.LittleEndian.PutUint32(s.out.buf[0:], uint32(cc))
 	binary.LittleEndian.PutUint32(s.out.buf[4:], uint32(rc))
+	s.status.sent(len(s.out.buf)) // before the client can see the reply, so its status already counts it
 	if err := writeFrame(s.w, op|opReply, s.out.buf); err != nil {
 		return false, err
 	}
-	s.status.sent(len(s.out.buf))
 	if cap(s.out.buf) > maxKeptBuffer {
 		s.out.buf = nil
 	}
