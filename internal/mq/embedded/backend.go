@@ -35,12 +35,13 @@ var (
 	_ mq.ProcessBound = (*Backend)(nil)
 )
 
-// queueManager is immutable after New apart from its queues' contents and
-// the storage they hold.
+// queueManager is immutable after New apart from its queues' contents, the
+// storage they hold and the queues defined at run time (dynamic.go).
 type queueManager struct {
 	backend        *Backend
 	name           string
 	commandLevel   int
+	maxDepth       int // of a queue defined at run time
 	maxMsgLength   int
 	maxUncommitted int
 	maxBytes       int64
@@ -52,6 +53,9 @@ type queueManager struct {
 	idSeq          atomic.Uint64
 	bodyBytes      atomic.Int64 // held against maxBytes, see storage.go
 	journal        *journal     // committed persistent messages on disk; nil keeps them in memory only
+
+	dynMu   sync.RWMutex
+	dynamic map[string]*queue // local queues defined at run time
 }
 
 // New builds the queue managers cfg describes (QM1 with the DEV queues when
@@ -82,12 +86,14 @@ func build(cfg Config, dataDir string) (*Backend, error) {
 			backend:        b,
 			name:           qc.Name,
 			commandLevel:   qc.CommandLevel,
+			maxDepth:       qc.MaxDepth,
 			maxMsgLength:   qc.MaxMsgLength,
 			maxUncommitted: qc.MaxUncommittedMsgs,
 			maxBytes:       qc.MaxBytes,
 			queues:         make(map[string]*queue, len(qc.Queues)),
 			aliases:        make(map[string]string, len(qc.Aliases)),
 			remotes:        make(map[string]*RemoteQueueConfig, len(qc.Remotes)),
+			dynamic:        make(map[string]*queue),
 			identifier:     fmt.Sprintf("%s_%x", qc.Name, time.Now().UnixNano()),
 		}
 		copy(qm.idPrefix[:], "AMQ "+qc.Name+"            ")
@@ -252,9 +258,7 @@ func (b *Backend) breakConnections() {
 	}
 	// Blocked gets wake up, see the broken connection and fail.
 	for _, qm := range b.qmgrs {
-		for _, q := range qm.queues {
-			q.wakeAll()
-		}
+		qm.eachQueue((*queue).wakeAll)
 	}
 }
 

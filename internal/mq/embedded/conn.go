@@ -24,6 +24,10 @@ type conn struct {
 	state   connState
 	uow     []uowEntry
 	handles map[*handle]struct{}
+	// internal is the queue manager's own connection (an MQI server's
+	// command server): injected put, get and commit faults and refusals
+	// are for the applications under test, not for it.
+	internal bool
 }
 
 // uowEntry is one message put or got under syncpoint.
@@ -87,7 +91,7 @@ func (c *conn) open(name string, opts mq.OpenOption) (*handle, error) {
 		}
 		target = r.xmitq()
 	}
-	q := c.qm.queues[target]
+	q := c.qm.queue(target)
 	if q == nil {
 		return nil, mq.NewError(mq.VerbOpen, name, mq.ReasonUnknownObjectName)
 	}
@@ -123,7 +127,7 @@ func (c *conn) Commit(context.Context) error {
 	if err := c.check(mq.VerbCommit, ""); err != nil {
 		return err
 	}
-	if rc := c.qm.backend.faults.commit.hit(); rc != 0 {
+	if rc := c.commitFault(); rc != 0 {
 		c.backoutLocked()
 		return mq.NewError(mq.VerbCommit, "", rc)
 	}
@@ -178,9 +182,12 @@ func (c *conn) commitLocked() {
 			locked, wake = e.q, false
 			locked.mu.Lock()
 		}
+		locked.stats.settled()
 		switch {
 		case e.got:
 			c.qm.discard(e.m)
+		case locked.deleted.Load():
+			// DeleteQueue gave its messages' bodies back.
 		case e.m.fault == putDrop:
 			// Not on the queue any more only if a reset cleared it, which
 			// gave its body back.
@@ -219,7 +226,10 @@ func (c *conn) backoutLocked() {
 		q := e.q
 		q.mu.Lock()
 		l := &q.levels[e.m.priority]
-		if e.got {
+		q.stats.settled()
+		if e.got && q.deleted.Load() {
+			c.qm.discard(e.m)
+		} else if e.got {
 			e.m.backoutCount++
 			l.insert(e.m)
 			q.depth++
@@ -232,4 +242,21 @@ func (c *conn) backoutLocked() {
 	}
 	clear(c.uow)
 	c.uow = c.uow[:0]
+}
+
+// getFault and commitFault count a get or commit against the injected
+// faults and return the reason to fail it with, if any; never for the
+// queue manager's own connection.
+func (c *conn) getFault() mq.Reason {
+	if c.internal {
+		return 0
+	}
+	return c.qm.backend.faults.get.hit()
+}
+
+func (c *conn) commitFault() mq.Reason {
+	if c.internal {
+		return 0
+	}
+	return c.qm.backend.faults.commit.hit()
 }

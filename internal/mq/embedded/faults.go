@@ -147,8 +147,6 @@ func (f *Faults) Reset() {
 	f.dup.arm(0, 0)
 	f.backend.breakConnections()
 	for _, qm := range f.backend.qmgrs {
-		for _, q := range qm.queues {
-			q.clear()
-		}
+		qm.eachQueue((*queue).clear)
 	}
 }

@@ -45,6 +45,9 @@ func (h *handle) check(verb mq.Verb) error {
 	if h.closed {
 		return mq.NewError(verb, h.name, mq.ReasonHobjError)
 	}
+	if verb != mq.VerbClose && h.q.deleted.Load() {
+		return mq.NewError(verb, h.name, reasonQDeleted)
+	}
 	return nil
 }
 
@@ -85,7 +88,11 @@ func (h *handle) put(msg *mq.Message, req putRequest) (putDone, error) {
 		return putDone{}, h.fail(mq.VerbPut, mq.ReasonNotOpenForOutput)
 	}
 	faults := &c.qm.backend.faults
-	failRC, fault := faults.put.hit(), faults.takePut()
+	var failRC mq.Reason
+	fault := putNormal
+	if !c.internal {
+		failRC, fault = faults.put.hit(), faults.takePut()
+	}
 	if failRC != 0 {
 		return putDone{}, h.fail(mq.VerbPut, failRC)
 	}
@@ -277,7 +284,7 @@ func (h *handle) get(ctx context.Context, msg *mq.Message, done *getDone, req ge
 	case !browse && !h.opts.Input():
 		return h.fail(mq.VerbGet, mq.ReasonNotOpenForInput)
 	}
-	if rc := c.qm.backend.faults.get.hit(); rc != 0 {
+	if rc := c.getFault(); rc != 0 {
 		return h.fail(mq.VerbGet, rc)
 	}
 	if (req.syncpoint || req.syncpointIfPersistent) && len(c.uow) >= c.qm.maxUncommitted {
@@ -379,9 +386,11 @@ func (h *handle) take(msg *mq.Message, done *getDone, req getRequest, browse boo
 	} else {
 		q.levels[lvl].removeAt(idx)
 		q.depth--
+		inUOW := req.syncpoint || req.syncpointIfPersistent && m.persistent
+		q.stats.got(m, now, inUOW)
 		q.mu.Unlock()
 		m.copyTo(msg, now.UnixNano(), req.bufferLength)
-		if req.syncpoint || req.syncpointIfPersistent && m.persistent {
+		if inUOW {
 			c.uow = append(c.uow, uowEntry{q: q, m: m, got: true})
 		} else {
 			journaled := m.logID != 0

@@ -58,6 +58,7 @@ type QueueManagerAttributes struct {
 	MaxMsgLength       int
 	MaxUncommittedMsgs int
 	DeadLetterQueue    string // "" when it has no DEV.DEAD.LETTER.QUEUE
+	MaxDepth           int    // MAXDEPTH of its queues that set none
 }
 
 // deadLetterQueue is the DEADQ every queue manager here has when it
@@ -77,6 +78,16 @@ func (b *Backend) ConnectMQI(name string) (*MQIConn, error) {
 	if rc := mq.Reason(b.faults.refuse.Load()); rc != 0 {
 		return nil, mq.NewError(mq.VerbConnect, name, rc)
 	}
+	return b.connectMQI(name, false)
+}
+
+// ConnectInternal connects the queue manager's own work, such as an MQI
+// server's command server, to the queue manager name ("" the default):
+// injected faults (Faults) do not apply to it, though BreakConnections
+// breaks it like any other.
+func (b *Backend) ConnectInternal(name string) (*MQIConn, error) { return b.connectMQI(name, true) }
+
+func (b *Backend) connectMQI(name string, internal bool) (*MQIConn, error) {
 	qm := b.defaultQM
 	if name != "" {
 		qm = b.qmgrs[name]
@@ -84,7 +95,7 @@ func (b *Backend) ConnectMQI(name string) (*MQIConn, error) {
 	if qm == nil {
 		return nil, mq.NewError(mq.VerbConnect, name, mq.ReasonQMgrNameError)
 	}
-	c := &conn{qm: qm, handles: make(map[*handle]struct{})}
+	c := &conn{qm: qm, handles: make(map[*handle]struct{}), internal: internal}
 	b.mu.Lock()
 	b.conns[c] = struct{}{}
 	b.mu.Unlock()
@@ -99,7 +110,7 @@ type MQIConn struct{ c *conn }
 func (mc *MQIConn) QueueManager() QueueManagerAttributes {
 	qm := mc.c.qm
 	a := QueueManagerAttributes{Name: qm.name, Identifier: qm.identifier, CommandLevel: qm.commandLevel,
-		MaxMsgLength: qm.maxMsgLength, MaxUncommittedMsgs: qm.maxUncommitted}
+		MaxMsgLength: qm.maxMsgLength, MaxUncommittedMsgs: qm.maxUncommitted, MaxDepth: qm.maxDepth}
 	if qm.queues[deadLetterQueue] != nil {
 		a.DeadLetterQueue = deadLetterQueue
 	}
@@ -159,9 +170,7 @@ func (mc *MQIConn) Break() {
 	c.mu.Unlock()
 	if open {
 		c.qm.backend.forget(c)
-		for _, q := range c.qm.queues {
-			q.wakeAll()
-		}
+		c.qm.eachQueue((*queue).wakeAll)
 	}
 }
 

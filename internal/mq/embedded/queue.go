@@ -1,8 +1,11 @@
 package embedded
 
 import (
+	"time"
+
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
 )
@@ -32,12 +35,15 @@ type queue struct {
 	exclusive   bool // an MQOO_INPUT_EXCLUSIVE handle is open
 	waiters     int  // gets blocked on wake
 	wake        chan struct{}
+	defType     DefinitionType
+	deleted     atomic.Bool // a run-time queue DeleteQueue removed
+	stats       queueStats
 }
 
 func newQueue(qm *queueManager, cfg QueueConfig) *queue {
 	return &queue{qm: qm, name: cfg.Name, maxDepth: cfg.MaxDepth, maxMsgLength: cfg.MaxMsgLength,
 		backoutThreshold: cfg.BackoutThreshold, backoutRequeueQueue: cfg.BackoutRequeueQueue,
-		wake: make(chan struct{})}
+		wake: make(chan struct{}), stats: queueStats{resetAt: time.Now()}}
 }
 
 // level holds one priority's messages in seq order: msgs[head:] are live.
@@ -210,6 +216,7 @@ func (q *queue) appendLocked(m *message) {
 	m.seq = q.seq
 	q.levels[m.priority].push(m)
 	q.depth++
+	q.stats.put(m, q.depth)
 }
 
 // appendCopyLocked enqueues a copy of m (an injected duplicate). The copy's
@@ -286,6 +293,7 @@ func (q *queue) clear() {
 		q.levels[p] = level{}
 	}
 	q.depth = 0
+	q.stats.uncommitted = 0
 	q.inputCount, q.outputCount, q.exclusive = 0, 0, false
 	q.wakeLocked()
 }

@@ -66,9 +66,9 @@ func (qm *queueManager) journalFailed(verb mq.Verb, object string) error {
 // short of space does not fail for messages nobody can get any more.
 // Callers hold no queue's mutex.
 func (qm *queueManager) purgeExpired(now int64) {
-	for _, q := range qm.queues {
+	qm.eachQueue(func(q *queue) {
 		q.mu.Lock()
 		q.purgeExpired(now)
 		q.mu.Unlock()
-	}
+	})
 }

@@ -35,6 +35,14 @@ type Config struct {
 	// TLS is the certificate of channels with a CipherSpec; without one,
 	// TLS connections are refused.
 	TLS TLSConfig
+	// ModelQueues are the model queues of every queue manager served;
+	// empty means DefaultModelQueues.
+	ModelQueues []ModelQueue
+	// QueueMonitoring is the queue managers' MONQ: OFF (IBM's default,
+	// which the developer container keeps), LOW, MEDIUM or HIGH. Only
+	// with it on does INQUIRE_Q_STATUS report the oldest message's age,
+	// the queue times and the last put and get; "" means OFF.
+	QueueMonitoring string
 	// Logger receives connection events (never a password); nil discards
 	// them.
 	Logger *slog.Logger
@@ -156,6 +164,12 @@ func (c *Config) setDefaults() {
 	if len(c.Users) == 0 {
 		c.Users = DefaultUsers()
 	}
+	if c.QueueMonitoring == "" {
+		c.QueueMonitoring = "OFF"
+	}
+	if len(c.ModelQueues) == 0 {
+		c.ModelQueues = DefaultModelQueues()
+	}
 	for i := range c.Channels {
 		if c.Channels[i].MaxMsgLength == 0 {
 			c.Channels[i].MaxMsgLength = DefaultChannelMaxMsgLength
@@ -204,6 +218,23 @@ func (c Config) Validate() error {
 		}
 		errs = append(errs, ch.validateTLS(at)...)
 	}
+	if _, ok := monitoringLevels[c.QueueMonitoring]; !ok {
+		errs = append(errs, fmt.Errorf("queueMonitoring: must be OFF, LOW, MEDIUM or HIGH (got %q)", c.QueueMonitoring))
+	}
+	models := map[string]bool{}
+	for i, m := range c.ModelQueues {
+		at := fmt.Sprintf("modelQueues[%d]", i)
+		if m.Name == "" || len(m.Name) > maxQueueNameLength {
+			errs = append(errs, fmt.Errorf("%s.name: must be 1-48 characters, an MQ queue name (got %q)", at, m.Name))
+		}
+		if models[m.Name] {
+			errs = append(errs, fmt.Errorf("%s.name: duplicate model queue %q", at, m.Name))
+		}
+		models[m.Name] = true
+		if m.MaxDepth < 0 || m.MaxDepth > 999999999 {
+			errs = append(errs, fmt.Errorf("%s.maxDepth: must be 0 (the queue manager's) to 999999999 (got %d)", at, m.MaxDepth))
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -214,6 +245,13 @@ type fileConfig struct {
 	Channels      []fileChannel                 `yaml:"channels"`
 	Users         []fileUser                    `yaml:"users"`
 	TLS           fileTLS                       `yaml:"tls"`
+	ModelQueues     []fileModelQueue `yaml:"modelQueues"`
+	QueueMonitoring string           `yaml:"queueMonitoring"`
+}
+
+type fileModelQueue struct {
+	Name     string `yaml:"name"`
+	MaxDepth int    `yaml:"maxDepth"`
 }
 
 type fileTLS struct {
@@ -265,7 +303,10 @@ func parseConfig(r io.Reader) (Config, error) {
 	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
 		return Config{}, err
 	}
-	cfg := Config{QueueManagers: f.QueueManagers, TLS: TLSConfig(f.TLS), DataDir: f.DataDir}
+	cfg := Config{QueueManagers: f.QueueManagers, TLS: TLSConfig(f.TLS), DataDir: f.DataDir, QueueMonitoring: f.QueueMonitoring}
+	for _, m := range f.ModelQueues {
+		cfg.ModelQueues = append(cfg.ModelQueues, ModelQueue(m))
+	}
 	for _, ch := range f.Channels {
 		cfg.Channels = append(cfg.Channels, Channel(ch))
 	}
@@ -277,3 +318,6 @@ func parseConfig(r io.Reader) (Config, error) {
 	}
 	return cfg, nil
 }
+
+// monitoringLevels are MONQ's values (MQMON_*); "" is OFF.
+var monitoringLevels = map[string]int32{"": 0, "OFF": 0, "LOW": 17, "MEDIUM": 33, "HIGH": 65}

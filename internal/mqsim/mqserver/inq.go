@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/mq/embedded"
 )
 
 // Attribute selectors (MQIA_*, MQCA_*) and the values MQINQ answers with.
@@ -50,6 +51,42 @@ const (
 	iaBaseType            int32 = 193
 	iaNameCount           int32 = 19
 	iaNamelistType        int32 = 72
+	iaDefReadAhead        int32 = 188
+
+	iaAuthorityEvent         int32 = 47
+	iaInhibitEvent           int32 = 48
+	iaLocalEvent             int32 = 49
+	iaRemoteEvent            int32 = 50
+	iaConfigurationEvent     int32 = 51
+	iaStartStopEvent         int32 = 52
+	iaPerformanceEvent       int32 = 53
+	iaChannelAutoDef         int32 = 55
+	iaChannelAutoDefEvent    int32 = 56
+	iaMsgMarkBrowseInterval  int32 = 68
+	iaChannelEvent           int32 = 73
+	iaBridgeEvent            int32 = 74
+	iaSSLEvent               int32 = 75
+	iaLoggerEvent            int32 = 94
+	iaCommandEvent           int32 = 99
+	iaCmdServerControl       int32 = 120
+	iaMonitoringChannel      int32 = 122
+	iaMonitoringQ            int32 = 123
+	iaMonitoringAutoClussdr  int32 = 124
+	iaStatisticsMQI          int32 = 127
+	iaStatisticsQ            int32 = 128
+	iaStatisticsChannel      int32 = 129
+	iaStatisticsAutoClussdr  int32 = 130
+	iaStatisticsInterval     int32 = 131
+	iaAccountingMQI          int32 = 133
+	iaAccountingQ            int32 = 134
+	iaAccountingInterval     int32 = 135
+	iaAccountingConnOverride int32 = 136
+	iaTraceRouteRecording    int32 = 137
+	iaActivityRecording      int32 = 138
+	iaMaxPropertiesLength    int32 = 192
+	iaActivityConnOverride   int32 = 239
+	iaActivityTrace          int32 = 240
+	iaChlauthRecords         int32 = 248
 
 	caBaseQName         int32 = 2002
 	caCommandInputQName int32 = 2003
@@ -77,11 +114,14 @@ const (
 	caNamelistDesc      int32 = 2009
 	caNamelistName      int32 = 2010
 	caNames             int32 = 2020
+	caCustom            int32 = 2119
 
-	iavNotApplicable int32 = -1 // MQIAV_NOT_APPLICABLE
-	platformUnix     int32 = 3
-	qmgrVersion            = "09040000"
-	commandQueue           = "SYSTEM.ADMIN.COMMAND.QUEUE"
+	iavNotApplicable    int32 = -1 // MQIAV_NOT_APPLICABLE
+	qdtPredefined       int32 = 1  // MQQDT_PREDEFINED
+	qdtTemporaryDynamic int32 = 3  // MQQDT_TEMPORARY_DYNAMIC
+	platformUnix        int32 = 3
+	qmgrVersion               = "09040000"
+	commandQueue              = "SYSTEM.ADMIN.COMMAND.QUEUE"
 	// defaultNamelist is the one namelist, empty, as on every IBM queue
 	// manager; programs such as IBM's amqsinq sample inquire it.
 	defaultNamelist = "SYSTEM.DEFAULT.NAMELIST"
@@ -122,7 +162,8 @@ var queueIntAttrs = map[int32]queueIntAttr{
 	iaOpenInputCount:      {forLocal, func(i *mq.QueueInfo) int32 { return int32(i.OpenInputCount) }},
 	iaOpenOutputCount:     {forLocal, func(i *mq.QueueInfo) int32 { return int32(i.OpenOutputCount) }},
 	iaMaxMsgLength:        {forLocal, func(i *mq.QueueInfo) int32 { return int32(i.MaxMsgLength) }},
-	iaDefinitionType:      {forLocal, constant(1)}, // MQQDT_PREDEFINED
+	iaDefinitionType:      {forLocal, constant(qdtPredefined)}, // a dynamic queue's: see inq
+	iaDefReadAhead:        {forLocal | forAlias, constant(0)},  // MQREADA_NO
 	iaDefInputOpenOption:  {forLocal, constant(ooInputShared)},
 	iaShareability:        {forLocal, constant(1)}, // MQQA_SHAREABLE
 	iaMsgDeliverySequence: {forLocal, constant(0)}, // MQMDS_PRIORITY
@@ -167,7 +208,7 @@ var queueCharAttrs = map[int32]queueCharAttr{
 // qmgrCharLengths are the queue manager's character attributes.
 var qmgrCharLengths = map[int32]int{
 	caQMgrName: 48, caQMgrIdentifier: 48, caQMgrDesc: 64, caDeadLetterQName: 48,
-	caCommandInputQName: 48, caDefXmitQName: 48, caVersion: 8,
+	caCommandInputQName: 48, caDefXmitQName: 48, caVersion: 8, caCustom: 128,
 }
 
 // namelistCharLengths are a namelist's character attributes; MQCA_NAMES
@@ -201,51 +242,93 @@ func (s *session) namelistCharAttr(o *object, sel int32) string {
 }
 
 // qmgrIntAttr returns an integer attribute of the queue manager.
-func (s *session) qmgrIntAttr(sel int32) (int32, bool) {
+func (s *session) qmgrIntAttr(sel int32) (int32, bool) { return s.srv.qmgrIntAttr(&s.qmgr, sel) }
+
+func (s *session) qmgrCharAttr(sel int32) string { return qmgrCharAttr(&s.qmgr, sel) }
+
+// qmgrIntAttr returns an integer attribute of the queue manager qa.
+func (srv *Server) qmgrIntAttr(qa *embedded.QueueManagerAttributes, sel int32) (int32, bool) {
 	switch sel {
 	case iaCommandLevel:
-		return int32(s.qmgr.CommandLevel), true
-	case iaPlatform:
-		return platformUnix, true
-	case iaCodedCharSetID:
-		return qmgrCCSID, true
+		return int32(qa.CommandLevel), true
 	case iaMaxMsgLength:
-		return int32(s.qmgr.MaxMsgLength), true
-	case iaMaxPriority:
-		return maxPriority, true
-	case iaSyncpoint:
-		return 1, true // MQSP_AVAILABLE
-	case iaMaxHandles:
-		return maxHandlesPerConn, true
+		return int32(qa.MaxMsgLength), true
 	case iaMaxUncommittedMsgs:
-		return int32(s.qmgr.MaxUncommittedMsgs), true
-	case iaDistLists:
-		return 1, true // MQDL_SUPPORTED
-	case iaTriggerInterval:
-		return 999999999, true
+		return int32(qa.MaxUncommittedMsgs), true
+	case iaMonitoringQ:
+		return srv.queueMonitoring, true
 	}
-	return 0, false
+	v, ok := qmgrFixedIntAttrs[sel]
+	return v, ok
 }
 
-func (s *session) qmgrCharAttr(sel int32) string {
+// qmgrFixedIntAttrs are the queue manager's integer attributes that do not
+// depend on its configuration: a fresh IBM MQ 9.4 queue manager's, as the
+// developer container leaves them (events off but start/stop, activity and
+// trace-route recording to messages, no statistics or accounting).
+var qmgrFixedIntAttrs = map[int32]int32{
+	iaPlatform:               platformUnix,
+	iaCodedCharSetID:         qmgrCCSID,
+	iaMaxPriority:            maxPriority,
+	iaSyncpoint:              1, // MQSP_AVAILABLE
+	iaMaxHandles:             maxHandlesPerConn,
+	iaDistLists:              1, // MQDL_SUPPORTED
+	iaTriggerInterval:        999999999,
+	iaAuthorityEvent:         0, // MQEVR_DISABLED
+	iaInhibitEvent:           0,
+	iaLocalEvent:             0,
+	iaRemoteEvent:            0,
+	iaConfigurationEvent:     0,
+	iaStartStopEvent:         1, // MQEVR_ENABLED
+	iaPerformanceEvent:       0,
+	iaChannelAutoDef:         0, // MQCHAD_DISABLED
+	iaChannelAutoDefEvent:    0,
+	iaChannelEvent:           0,
+	iaBridgeEvent:            0,
+	iaSSLEvent:               0,
+	iaCommandEvent:           0,
+	iaLoggerEvent:            0,
+	iaActivityRecording:      1, // MQRECORDING_MSG
+	iaTraceRouteRecording:    1, // MQRECORDING_MSG
+	iaStatisticsMQI:          0, // MQMON_OFF
+	iaStatisticsQ:            0,
+	iaStatisticsChannel:      0,
+	iaStatisticsAutoClussdr:  -3, // MQMON_Q_MGR
+	iaStatisticsInterval:     1800,
+	iaAccountingMQI:          0,
+	iaAccountingQ:            0,
+	iaAccountingInterval:     1800,
+	iaAccountingConnOverride: 0,
+	iaMonitoringChannel:      0,
+	iaMonitoringAutoClussdr:  -3,
+	iaCmdServerControl:       0, // MQSVC_CONTROL_Q_MGR
+	iaChlauthRecords:         1, // MQCHLA_ENABLED
+	iaActivityTrace:          0,
+	iaActivityConnOverride:   0,
+	iaMaxPropertiesLength:    -1, // MQPROP_UNRESTRICTED_LENGTH
+	iaMsgMarkBrowseInterval:  5000,
+}
+
+// qmgrCharAttr returns a character attribute of the queue manager qa.
+func qmgrCharAttr(qa *embedded.QueueManagerAttributes, sel int32) string {
 	switch sel {
 	case caQMgrName:
-		return s.qmgr.Name
+		return qa.Name
 	case caQMgrIdentifier:
-		return s.qmgr.Identifier
+		return qa.Identifier
 	case caQMgrDesc:
 		return "mqprobe mqserver"
 	case caDeadLetterQName:
-		return s.qmgr.DeadLetterQueue
+		return qa.DeadLetterQueue
 	case caCommandInputQName:
 		return commandQueue
 	case caVersion:
 		return qmgrVersion
 	}
-	return "" // DEFXMITQ: none
+	return "" // DEFXMITQ: none; CUSTOM: empty
 }
 
-func (s *session) queueCharAttr(sel int32, info *mq.QueueInfo) string {
+func (srv *Server) queueCharAttr(sel int32, info *mq.QueueInfo) string {
 	switch sel {
 	case caQName:
 		return info.Name
@@ -258,9 +341,9 @@ func (s *session) queueCharAttr(sel int32, info *mq.QueueInfo) string {
 	case caXmitQName:
 		return info.TransmissionQueue
 	case caCreationDate, caAlterationDate:
-		return s.srv.started.UTC().Format("2006-01-02")
+		return srv.started.UTC().Format("2006-01-02")
 	case caCreationTime, caAlterationTime:
-		return s.srv.started.UTC().Format("15.04.05")
+		return srv.started.UTC().Format("15.04.05")
 	}
 	return ""
 }
@@ -355,6 +438,9 @@ func (s *session) inq(d *decoder) (cc, rc int32, err error) {
 				v = set // MQSET's or BOTHRESH (set.go)
 			} else {
 				v = a.value(&info)
+				if sel == iaDefinitionType {
+					v = s.srv.definitionType(s.qmgr.Name, info.Name)
+				}
 			}
 			if len(ints) < int(intCount) {
 				ints = append(ints, v)
@@ -371,7 +457,7 @@ func (s *session) inq(d *decoder) (cc, rc int32, err error) {
 			length, value = qmgrCharLengths[sel], s.qmgrCharAttr(sel)
 		} else {
 			a := queueCharAttrs[sel]
-			length, value = a.length, s.queueCharAttr(sel, &info)
+			length, value = a.length, s.srv.queueCharAttr(sel, &info)
 			if set, ok := s.storedCharAttr(sel, o.queue); ok {
 				value = set
 			}

@@ -18,6 +18,7 @@ const (
 	rcCharAttrsTooShort     int32 = 2008
 	rcConnectionBroken      int32 = 2009
 	rcDataLengthError       int32 = 2010
+	rcDynamicQNameError     int32 = 2011
 	rcExpiryError           int32 = 2013
 	rcHandleNotAvailable    int32 = 2017
 	rcHobjError             int32 = 2019
@@ -37,6 +38,7 @@ const (
 	rcPersistenceError      int32 = 2047
 	rcPriorityExceedsMax    int32 = 2049
 	rcPriorityError         int32 = 2050
+	rcQTypeError            int32 = 2057
 	rcQMgrNotAvailable      int32 = 2059
 	rcSelectorCountError    int32 = 2065
 	rcSelectorError         int32 = 2067
@@ -90,6 +92,8 @@ const (
 	ooKnown                    = ooAccess | ooSaveAllContext | ooPassIdentity | ooPassAll | ooSetIdentity | ooSetAll | ooAlternateUser | ooFailIfQuiescing | ooBindOnOpen | ooBindNotFixed | ooResolveNames | ooCoOp | ooResolveLocalQ | ooNoReadAhead | ooReadAhead | ooNoMulticast | ooBindOnGroup
 	ooQMgrAllowed              = ooInquire | ooSet | ooAlternateUser | ooFailIfQuiescing | ooResolveNames
 	coQuiesce            int32 = 32  // MQCO_QUIESCE, the one MQCLOSE option for a predefined queue
+	coDelete             int32 = 1   // MQCO_DELETE, for the handle that created a dynamic queue
+	coDeletePurge        int32 = 2   // MQCO_DELETE_PURGE
 	maxHandlesPerConn          = 256 // MAXHANDS
 	maxSelectors               = 256
 	defaultQueuePriority int32 = 0 // DEFPRTY

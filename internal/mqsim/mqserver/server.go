@@ -2,12 +2,14 @@ package mqserver
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,17 +28,24 @@ type Server struct {
 	log        *slog.Logger
 	started    time.Time // creation date and time of every queue
 
+	models          map[string]ModelQueue
+	queueMonitoring int32 // MONQ (MQMON_*)
+
 	mu        sync.Mutex
 	listeners map[net.Listener]struct{}
 	sessions  map[*session]struct{}
 	closed    bool
-	wg        sync.WaitGroup // Serve loops and sessions
+	wg        sync.WaitGroup // Serve loops, sessions and command servers
+
+	stopCommands context.CancelFunc
 
 	settings settingsStore // queue attributes MQSET changed (set.go)
 
 	expiryReports atomic.Int64  // expiration reports being put (reports.go)
 	handles       atomic.Int64  // open object handles, all sessions
 	connSeq       atomic.Uint64 // ConnectionId suffixes
+	dynamicSeq    atomic.Uint64 // dynamic queue name suffixes
+	sessionSeq    atomic.Uint64 // MCA job names
 }
 
 // Stats counts what the server holds open.
@@ -45,7 +54,8 @@ type Stats struct {
 	Handles     int // open object handles (MQOPEN without MQCLOSE)
 }
 
-// New builds a server for cfg without listening; see Serve and Listen.
+// New builds a server for cfg without listening (see Serve and Listen) and
+// starts its queue managers' command servers; Close stops them.
 func New(cfg Config) (*Server, error) {
 	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -91,6 +101,14 @@ func New(cfg Config) (*Server, error) {
 	}
 	for _, u := range cfg.Users {
 		s.users[u.Name] = u
+	}
+	s.models = make(map[string]ModelQueue, len(cfg.ModelQueues))
+	for _, m := range cfg.ModelQueues {
+		s.models[m.Name] = m
+	}
+	s.queueMonitoring = monitoringLevels[cfg.QueueMonitoring]
+	if err := s.startCommandServers(); err != nil {
+		return nil, fmt.Errorf("mqserver: command server: %w", err)
 	}
 	return s, nil
 }
@@ -183,6 +201,7 @@ func (s *Server) Addr() net.Addr {
 func (s *Server) Close() error {
 	s.mu.Lock()
 	s.closed = true
+	s.stopCommands()
 	for l := range s.listeners {
 		l.Close()
 	}
@@ -238,7 +257,8 @@ func (s *Server) forget(sess *session) {
 // newSession wraps an accepted connection.
 func newSession(s *Server, nc net.Conn) *session {
 	return &session{srv: s, nc: nc, r: bufio.NewReaderSize(nc, 64*1024), w: bufio.NewWriterSize(nc, 64*1024),
-		done: make(chan struct{}), objects: make(map[int32]*object), nextHobj: firstHobj}
+		done: make(chan struct{}), objects: make(map[int32]*object), nextHobj: firstHobj,
+		jobName: fmt.Sprintf("%08X%08X", os.Getpid(), uint32(s.sessionSeq.Add(1)))}
 }
 
 // isClosedConn reports whether err means the peer or Close ended the

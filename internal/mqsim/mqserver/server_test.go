@@ -1067,6 +1067,8 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 		{"queueManagers:\n  - name: QM1\n    aliases:\n      - {name: A, target: NOWHERE}\n", "queueManagers[0].aliases[0].target: \"NOWHERE\" must name a local queue or a remote definition"},
 		{"queueManagers:\n  - name: QM1\n    remotes:\n      - {name: R, remoteQueue: Q, remoteQueueManager: QM9}\n", "queueManagers[0].remotes[0].remoteQueueManager: transmission queue \"QM9\" must be a local queue"},
 		{"queueManagers:\n  - name: QM1\n    queues: [{name: Q}]\n    aliases: [{name: Q, target: Q}]\n", "queueManagers[0].aliases[0].name: duplicate queue \"Q\""},
+		{"queueMonitoring: SOMETIMES\n", "queueMonitoring: must be OFF, LOW, MEDIUM or HIGH"},
+		{"modelQueues:\n  - name: M\n  - name: M\n", "modelQueues[1].name: duplicate model queue \"M\""},
 	} {
 		path := filepath.Join(t.TempDir(), "mqserver.yaml")
 		if err := os.WriteFile(path, []byte(tc.yaml), 0o600); err != nil {

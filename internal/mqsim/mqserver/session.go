@@ -46,6 +46,9 @@ type session struct {
 	async      asyncStatus
 	lastPut    putTarget
 	uowSpoiled bool
+	status       channelCounters
+	identity     *identity // nil before CONNECT; written and read under srv.mu
+	jobName      string    // MCAJOB of its channel instance
 }
 
 // object is an open object handle.
@@ -55,6 +58,7 @@ type object struct {
 	options  int32
 	// The names MQOPEN was given, for MQSTAT.
 	name, qmgrName string
+	dynamic  string // the temporary dynamic queue this handle created, deleted at its close
 }
 
 // maxKeptBuffer bounds the request and reply buffers a session keeps
@@ -83,6 +87,7 @@ func (s *session) run() {
 			return
 		}
 		s.in = buf
+		s.status.received(len(body))
 		keepOpen, err := s.dispatch(op, flags, body)
 		if cap(s.in) > maxKeptBuffer {
 			s.in = nil
@@ -105,9 +110,7 @@ func (s *session) run() {
 func (s *session) end() {
 	if s.conn != nil {
 		s.conn.Break()
-		s.srv.handles.Add(-int64(len(s.objects)))
-		clear(s.objects)
-		s.conn = nil
+		s.endConnection()
 	}
 	s.nc.Close()
 	s.srv.forget(s)
@@ -139,9 +142,7 @@ func (s *session) dispatch(op, flags uint16, body []byte) (keepOpen bool, err er
 				}
 			}
 			s.conn.Disconnect()
-			s.srv.handles.Add(-int64(len(s.objects)))
-			clear(s.objects)
-			s.conn = nil
+			s.endConnection()
 			keepOpen = false
 		}
 	case op == opOpen:
@@ -186,6 +187,7 @@ func (s *session) dispatch(op, flags uint16, body []byte) (keepOpen bool, err er
 	}
 	binary.LittleEndian.PutUint32(s.out.buf[0:], uint32(cc))
 	binary.LittleEndian.PutUint32(s.out.buf[4:], uint32(rc))
+	s.status.sent(len(s.out.buf)) // before the client can see the reply, so its status already counts it
 	if err := writeFrame(s.w, op|opReply, s.out.buf); err != nil {
 		return false, err
 	}
@@ -258,6 +260,7 @@ func (s *session) connect(d *decoder) (cc, rc int32, err error) {
 		return fail(rc, "refused by the queue manager")
 	}
 	s.conn = conn
+	s.status.start()
 	s.qmgr = conn.QueueManager()
 	s.user, s.applName = runAs, applName
 	s.maxMsgLength = ch.MaxMsgLength
@@ -267,6 +270,8 @@ func (s *session) connect(d *decoder) (cc, rc int32, err error) {
 	copy(s.connID[:], "MQCT")
 	copy(s.connID[4:16], s.qmgr.Name+"            ")
 	binary.BigEndian.PutUint64(s.connID[16:], s.srv.connSeq.Add(1)^uint64(s.srv.started.UnixNano()))
+	s.setIdentity(identity{channel: channel, qmgr: s.qmgr.Name, user: runAs, applName: applName,
+		maxMsgLength: s.maxMsgLength})
 	s.srv.log.Debug("mqserver: connected", "remote", remote, "channel", channel, "user", runAs, "queueManager", s.qmgr.Name)
 	s.out.str(s.qmgr.Name)
 	s.out.bytes(s.connID[:])
@@ -366,7 +371,7 @@ func (s *session) addObject(o *object) int32 {
 
 // open is MQOPEN.
 func (s *session) open(d *decoder) (cc, rc int32, err error) {
-	objectType, name, qmgrName, _, options := d.i32(), d.str(), d.str(), d.str(), d.i32()
+	objectType, name, qmgrName, dynamicQName, options := d.i32(), d.str(), d.str(), d.str(), d.i32()
 	if err := d.end(); err != nil {
 		return 0, 0, err
 	}
@@ -407,6 +412,17 @@ func (s *session) open(d *decoder) (cc, rc int32, err error) {
 		s.out.str(s.qmgr.Name)
 		return ccOK, rcNone, nil
 	}
+	if objectType == otQ && s.srv.isModelQueue(name) && (qmgrName == "" || qmgrName == s.qmgr.Name) {
+		o, rc := s.openModel(name, dynamicQName, options)
+		if rc != rcNone {
+			return fail(rc)
+		}
+		s.out.i32(s.addObject(o))
+		s.out.str(o.dynamic)
+		s.out.str(s.qmgr.Name)
+		s.out.str(o.dynamic) // the MQOD's ObjectName from now on
+		return ccOK, rcNone, nil
+	}
 	q, rc := s.openQueue(objectType, name, qmgrName, options)
 	if rc != rcNone {
 		return fail(rc)
@@ -428,9 +444,11 @@ func (s *session) close(d *decoder) (cc, rc int32, err error) {
 	switch {
 	case o == nil:
 		return ccFailed, rcHobjError, nil
-	case options&^coQuiesce != 0:
-		// DELETE and PURGE apply to dynamic queues, KEEP_SUB and REMOVE_SUB
-		// to subscriptions: none here.
+	case o.dynamic != "" && options&^(coQuiesce|coDelete|coDeletePurge) != 0,
+		o.dynamic == "" && options&^coQuiesce != 0:
+		// DELETE and PURGE apply to the handle that created a dynamic
+		// queue (which goes at its close whatever they say), KEEP_SUB and
+		// REMOVE_SUB to subscriptions: none here.
 		return ccFailed, rcOptionNotValidForType, nil
 	}
 	if o.queue != nil {
@@ -439,6 +457,7 @@ func (s *session) close(d *decoder) (cc, rc int32, err error) {
 			return cc, rc, nil
 		}
 	}
+	s.dropDynamic(o)
 	delete(s.objects, hobj)
 	s.srv.handles.Add(-1)
 	return ccOK, rcNone, nil
@@ -492,8 +511,11 @@ func (s *session) put1(d *decoder) (cc, rc int32, err error) {
 		return 0, 0, err
 	}
 	s.lastPut = putTarget{objectType: objectType, name: name, qmgrName: qmgrName}
-	if objectType == otQMgr {
+	switch {
+	case objectType == otQMgr:
 		return s.putFailed(rcObjectTypeError)
+	case objectType == otQ && s.srv.isModelQueue(name):
+		return s.putFailed(rcQTypeError) // MQPUT1 takes no model queue
 	}
 	q, rc := s.openQueue(objectType, name, qmgrName, ooOutput)
 	if rc != rcNone {

@@ -70,6 +70,20 @@ var cipherSpecs = map[string]cipherSpec{
 	"TLS_RSA_WITH_AES_256_GCM_SHA384":      {tls.VersionTLS12, tls.VersionTLS12, tls.TLS_RSA_WITH_AES_256_GCM_SHA384},
 }
 
+// negotiatedCipherSpec is the CipherSpec name of the suite st
+// negotiated, as channel status shows it (SSLCIPH); "" for plain TCP.
+func negotiatedCipherSpec(st *tls.ConnectionState) string {
+	if st == nil {
+		return ""
+	}
+	for name, spec := range cipherSpecs {
+		if spec.suite == st.CipherSuite {
+			return name
+		}
+	}
+	return ""
+}
+
 // tls12Suites are the TLS 1.2 suites the handshake accepts: every one a
 // CipherSpec names. Go offers the TLS_RSA_* and CBC ones only when listed.
 func tls12Suites() []uint16 {

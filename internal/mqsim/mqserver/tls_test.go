@@ -180,3 +180,31 @@ func TestConfigRejectsBadTLSSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestChannelStatusShowsTLS: the command server shows a TLS channel's
+// CipherSpec in its definition, and the CipherSpec a connection
+// negotiated in its channel status, as IBM's SSLCIPH does; a plain
+// connection shows none.
+func TestChannelStatusShowsTLS(t *testing.T) {
+	addr := tlsTestServer(t)
+	c := dialTLS(t, addr, tls.VersionTLS12)
+	r, _ := c.connect(connectArgs{qmgr: "QM1", channel: TLSChannel})
+	wantRC(t, "connect", r, ccOK, rcNone)
+	plain := dial(t, addr)
+	r, _ = plain.connect(connectArgs{qmgr: "QM1", channel: AppChannel})
+	wantRC(t, "connect", r, ccOK, rcNone)
+
+	def := c.mustCommand(cmdInquireChannel, little().str(cachChannelName, TLSChannel))
+	if got := def[0].params[cachSSLCipherSpec]; got != TLSChannelCipherSpec {
+		t.Errorf("INQUIRE_CHANNEL %s SSLCIPH %q, want %q", TLSChannel, got, TLSChannelCipherSpec)
+	}
+	status := c.mustCommand(cmdInquireChannelStatus, little().str(cachChannelName, "DEV.*"))
+	ciphers := map[string]any{}
+	for _, s := range status {
+		ciphers[s.params[cachChannelName].(string)] = s.params[cachSSLCipherSpec]
+	}
+	// The server's certificate is ECDSA; TLS 1.2 settles on an ECDHE_ECDSA suite.
+	if got, _ := ciphers[TLSChannel].(string); !strings.HasPrefix(got, "ECDHE_ECDSA_") || ciphers[AppChannel] != "" {
+		t.Errorf("channel status SSLCIPH by channel %v, want an ECDHE_ECDSA CipherSpec for %s and none for %s", ciphers, TLSChannel, AppChannel)
+	}
+}

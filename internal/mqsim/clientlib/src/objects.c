@@ -44,12 +44,19 @@ MQS_EXPORT void MQOPEN(MQHCONN Hconn, PMQVOID pObjDesc, MQLONG Options, PMQHOBJ 
     char qname[MQ_Q_NAME_LENGTH], qmname[MQ_Q_MGR_NAME_LENGTH];
     mqs_get_fixed(&r, qname, sizeof qname);
     mqs_get_fixed(&r, qmname, sizeof qmname);
+    /* objectName is optional: the dynamic queue a model queue created;
+       older servers end the reply before it. */
+    char objname[MQ_OBJECT_NAME_LENGTH] = {0};
+    if (r.off < r.len)
+      mqs_get_fixed(&r, objname, sizeof objname);
     if (r.bad) {
       mqs_conn_break(c);
       broken = MQRC_CONNECTION_BROKEN;
     } else if (cc != MQCC_FAILED) {
       *pHobj = h;
       mqs_reconnect_opened(c, h, od, Options);
+      if (objname[0] != ' ' && objname[0] != '\0')
+        memcpy(od->ObjectName, objname, sizeof objname);
       if (od->Version >= MQOD_VERSION_3) {
         memcpy(od->ResolvedQName, qname, sizeof qname);
         memcpy(od->ResolvedQMgrName, qmname, sizeof qmname);

@@ -937,6 +937,38 @@ static void test_inquire(void)
   disc(&h);
 }
 
+/* MQOPEN of a model queue names the dynamic queue it created in the
+   MQOD's ObjectName (and ResolvedQName), and MQCLOSE deletes it. */
+static void test_model_queue(void)
+{
+  MQHCONN h = conn();
+  MQOD od = {MQOD_DEFAULT};
+  MQHOBJ o, w;
+  MQLONG cc, rc;
+  od.Version = MQOD_VERSION_3;
+  fixed(od.ObjectName, sizeof od.ObjectName, "DEV.APP.MODEL.QUEUE");
+  fixed(od.DynamicQName, sizeof od.DynamicQName, "STUB.*");
+  MQOPEN(h, &od, MQOO_INPUT_EXCLUSIVE, &o, &cc, &rc);
+  CHECK_RC(MQRC_NONE, rc, "open the model queue");
+  char name[MQ_Q_NAME_LENGTH + 1];
+  memcpy(name, od.ObjectName, MQ_Q_NAME_LENGTH);
+  name[MQ_Q_NAME_LENGTH] = '\0';
+  CHECK(memcmp(name, "STUB.", 5) == 0 && name[21] == ' ' && name[20] != ' ',
+        "ObjectName %.48s: want STUB. and 16 unique characters", name);
+  CHECK(memcmp(od.ResolvedQName, od.ObjectName, MQ_Q_NAME_LENGTH) == 0, "ResolvedQName is the dynamic queue");
+  name[21] = '\0';
+  w = open_ok(h, name, MQOO_OUTPUT);
+  CHECK_RC(MQRC_NONE, put_msg(h, w, "reply", 0, 0, NULL), "put to the dynamic queue");
+  char buf[16];
+  CHECK_RC(MQRC_NONE, get_msg(h, o, 0, 0, buf, sizeof buf, NULL), "get from the dynamic queue");
+  MQCLOSE(h, &o, MQCO_NONE, &cc, &rc);
+  CHECK_RC(MQRC_NONE, rc, "close the creating handle");
+  CHECK_RC(MQRC_Q_DELETED, put_msg(h, w, "late", 0, 0, NULL), "put after the queue was deleted");
+  MQCLOSE(h, &w, MQCO_NONE, &cc, &rc);
+  CHECK_RC(MQRC_UNKNOWN_OBJECT_NAME, open_q(h, name, MQOO_OUTPUT, &w), "open the deleted queue");
+  disc(&h);
+}
+
 static MQCHARV charv(const char *s)
 {
   MQCHARV v = {MQCHARV_DEFAULT};
@@ -1189,6 +1221,7 @@ int main(void)
   test_wait();
   test_browse_and_select();
   test_inquire();
+  test_model_queue();
   test_properties();
   test_unsupported();
   test_async_put();
