@@ -240,13 +240,13 @@ func (c Config) Validate() error {
 
 // fileConfig is the configuration file (configs/mqserver.yaml).
 type fileConfig struct {
-	QueueManagers []embedded.QueueManagerConfig `yaml:"queueManagers"`
-	DataDir       string                        `yaml:"dataDir"`
-	Channels      []fileChannel                 `yaml:"channels"`
-	Users         []fileUser                    `yaml:"users"`
-	TLS           fileTLS                       `yaml:"tls"`
-	ModelQueues     []fileModelQueue `yaml:"modelQueues"`
-	QueueMonitoring string           `yaml:"queueMonitoring"`
+	QueueManagers   []embedded.QueueManagerConfig `yaml:"queueManagers"`
+	DataDir         string                        `yaml:"dataDir"`
+	Channels        []fileChannel                 `yaml:"channels"`
+	Users           []fileUser                    `yaml:"users"`
+	TLS             fileTLS                       `yaml:"tls"`
+	ModelQueues     []fileModelQueue              `yaml:"modelQueues"`
+	QueueMonitoring string                        `yaml:"queueMonitoring"`
 }
 
 type fileModelQueue struct {

@@ -46,9 +46,9 @@ type session struct {
 	async      asyncStatus
 	lastPut    putTarget
 	uowSpoiled bool
-	status       channelCounters
-	identity     *identity // nil before CONNECT; written and read under srv.mu
-	jobName      string    // MCAJOB of its channel instance
+	status     channelCounters
+	identity   *identity // nil before CONNECT; written and read under srv.mu
+	jobName    string    // MCAJOB of its channel instance
 }
 
 // object is an open object handle.
@@ -58,7 +58,7 @@ type object struct {
 	options  int32
 	// The names MQOPEN was given, for MQSTAT.
 	name, qmgrName string
-	dynamic  string // the temporary dynamic queue this handle created, deleted at its close
+	dynamic        string // the temporary dynamic queue this handle created, deleted at its close
 }
 
 // maxKeptBuffer bounds the request and reply buffers a session keeps
