@@ -311,6 +311,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 	defer stop()
 	d.ran, d.stopRun = true, stop
 	d.mu.Unlock()
+	// Close, waiting on released, returns when Run does.
+	defer close(d.released)
 
 	routerErr := make(chan error, 1)
 	d.serving.Go(func() {
@@ -411,7 +413,6 @@ func (d *Daemon) shutdown() {
 	d.serving.Wait()
 	d.closeResources()
 	d.log.Info("mqprobe stopped")
-	close(d.released)
 }
 
 // recordPendingOutcomes waits, until the drain's deadline, for the known
