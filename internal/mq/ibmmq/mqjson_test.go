@@ -79,17 +79,7 @@ func TestIBMMetricsMQJSON(t *testing.T) {
 	})
 
 	// Three messages wait on DEV.QUEUE.1 and a handle holds it open for output.
-	cno := mqi.NewMQCNO()
-	cd := mqi.NewMQCD()
-	cd.ChannelName = mqserver.AppChannel
-	cd.ConnectionName = connName(t, srv)
-	cno.ClientConn = cd
-	cno.Options = mqi.MQCNO_CLIENT_BINDING
-	qmgr, err := mqi.Connx("QM1", cno)
-	if err != nil {
-		t.Fatalf("MQCONNX: %v", err)
-	}
-	defer qmgr.Disc()
+	qmgr := connectApp(t, srv)
 	od := mqi.NewMQOD()
 	od.ObjectName = "DEV.QUEUE.1"
 	q, err := qmgr.Open(od, mqi.MQOO_OUTPUT)

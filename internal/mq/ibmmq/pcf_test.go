@@ -138,21 +138,6 @@ func TestIBMMQModelQueueRequestReply(t *testing.T) {
 		}
 		mqsimtest.Verdict(t, "mq-golang-model-queue-request-reply", 1-failed, failed)
 	})
-	connect := func() mqi.MQQueueManager {
-		t.Helper()
-		cno := mqi.NewMQCNO()
-		cd := mqi.NewMQCD()
-		cd.ChannelName = mqserver.AppChannel
-		cd.ConnectionName = connName(t, srv)
-		cno.ClientConn = cd
-		cno.Options = mqi.MQCNO_CLIENT_BINDING
-		qmgr, err := mqi.Connx("QM1", cno)
-		if err != nil {
-			t.Fatalf("MQCONNX: %v", err)
-		}
-		t.Cleanup(func() { _ = qmgr.Disc() })
-		return qmgr
-	}
 	open := func(qmgr mqi.MQQueueManager, name string, options int32) mqi.MQObject {
 		t.Helper()
 		od := mqi.NewMQOD()
@@ -164,7 +149,7 @@ func TestIBMMQModelQueueRequestReply(t *testing.T) {
 		}
 		return obj
 	}
-	requester, responder := connect(), connect()
+	requester, responder := connectApp(t, srv), connectApp(t, srv)
 
 	replyQ := open(requester, mqserver.AppModelQueue, mqi.MQOO_INPUT_EXCLUSIVE|mqi.MQOO_INQUIRE)
 	if !regexp.MustCompile(`^APP\.REPLIES\.[0-9A-F]{16}$`).MatchString(replyQ.Name) {
@@ -238,6 +223,24 @@ func TestIBMMQModelQueueRequestReply(t *testing.T) {
 }
 
 // connName is srv's MQCD ConnectionName.
+// connectApp connects to QM1 on srv through DEV.APP.SVRCONN with IBM's
+// binding, disconnected when t ends.
+func connectApp(t *testing.T, srv *mqserver.Server) mqi.MQQueueManager {
+	t.Helper()
+	cno := mqi.NewMQCNO()
+	cd := mqi.NewMQCD()
+	cd.ChannelName = mqserver.AppChannel
+	cd.ConnectionName = connName(t, srv)
+	cno.ClientConn = cd
+	cno.Options = mqi.MQCNO_CLIENT_BINDING
+	qmgr, err := mqi.Connx("QM1", cno)
+	if err != nil {
+		t.Fatalf("MQCONNX: %v", err)
+	}
+	t.Cleanup(func() { _ = qmgr.Disc() })
+	return qmgr
+}
+
 func connName(t *testing.T, srv *mqserver.Server) string {
 	t.Helper()
 	host, port, err := net.SplitHostPort(srv.Addr().String())
