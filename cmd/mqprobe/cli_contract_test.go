@@ -516,3 +516,24 @@ func TestWaitPerOperationOverHTTP(t *testing.T) {
 		}
 	}
 }
+
+// TestSizeUnits: --size takes plain bytes or a size with a binary or
+// decimal unit; anything else is a usage error naming the flag and the forms.
+func TestSizeUnits(t *testing.T) {
+	addr := startDaemon(t)
+	for size, want := range map[string]int{"300": 600, "2KiB": 4096, "1KB": 2000, "1 MiB": 2 << 20} {
+		out, stderr, status := runCLI(t, context.Background(), "send", "produce", "--addr", addr, "--count", "2", "--size", size, "--output", "json")
+		var reply struct {
+			Result struct {
+				Bytes int `json:"bytes"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(out), &reply); status != 0 || err != nil || reply.Result.Bytes != want {
+			t.Errorf("--size %q: exit %d, %s %s; want %d bytes put", size, status, out, stderr, want)
+		}
+	}
+	_, stderr, status := runCLI(t, context.Background(), "send", "test", "--addr", addr, "--size", "2XB")
+	if want := `invalid argument "2XB" for "--size" flag: give bytes (1024) or a size with a unit: 2KiB, 1MiB (1024-based), 2KB, 1MB (1000-based)`; status != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("--size 2XB: exit %d, %s; want 2 and %q", status, stderr, want)
+	}
+}

@@ -92,7 +92,7 @@ type produceOptions struct {
 
 func (o *produceOptions) register(f *pflag.FlagSet) {
 	f.IntVar(&o.count, "count", 1, "messages to put")
-	f.IntVar(&o.size, "size", 1024, "message size in bytes")
+	sizeVar(f, &o.size, "size", 1024, "message size in bytes")
 	f.IntVar(&o.rate, "rate", 0, "messages per second (default: as fast as possible)")
 	f.IntVar(&o.txSize, "tx-size", 100, "messages per syncpoint transaction")
 	f.BoolVar(&o.noTx, "no-tx", false, "put outside syncpoint")
