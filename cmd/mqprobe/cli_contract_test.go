@@ -256,6 +256,7 @@ func TestHealth(t *testing.T) {
 		t.Errorf("healthy daemon: exit %d\n%s\n%s", status, out, stderr)
 	}
 	sick := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusServiceUnavailable)
 		fmt.Fprint(w, `{"status":"draining"}`)
 	}))
