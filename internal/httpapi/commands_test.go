@@ -194,3 +194,32 @@ func (c *inspectCounting) Inspect(ctx context.Context, operationType, tenant, ke
 	c.inspects.Add(1)
 	return c.Records.Inspect(ctx, operationType, tenant, key)
 }
+
+// TestWrongMethodIs405WithAllow: a known route asked with a method it does
+// not take answers 405 naming the methods it does in Allow; an unknown
+// path stays 404.
+func TestWrongMethodIs405WithAllow(t *testing.T) {
+	h := httpapi.Handler(api(t))
+	for _, tc := range []struct {
+		method, path string
+		code         int
+		allow        string
+	}{
+		{http.MethodGet, "/messages/produce", http.StatusMethodNotAllowed, "POST"},
+		{http.MethodDelete, "/health/live", http.StatusMethodNotAllowed, "GET, HEAD"},
+		{http.MethodPost, "/status", http.StatusMethodNotAllowed, "GET, HEAD"},
+		{http.MethodPut, "/commands", http.StatusMethodNotAllowed, "POST"},
+		{http.MethodGet, "/no/such/route", http.StatusNotFound, ""},
+		{http.MethodPost, "/messages/produce/extra", http.StatusNotFound, ""},
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(tc.method, "http://localhost"+tc.path, nil))
+		var p struct{ Status int }
+		err := json.Unmarshal(rec.Body.Bytes(), &p)
+		if rec.Code != tc.code || rec.Header().Get("Allow") != tc.allow || err != nil || p.Status != tc.code ||
+			rec.Header().Get("Content-Type") != "application/problem+json" {
+			t.Errorf("%s %s: %d Allow %q %s; want %d Allow %q and a problem", tc.method, tc.path, rec.Code,
+				rec.Header().Get("Allow"), rec.Body, tc.code, tc.allow)
+		}
+	}
+}
