@@ -538,3 +538,48 @@ func TestSizeUnits(t *testing.T) {
 		t.Errorf("--size 2XB: exit %d, %s; want 2 and %q", status, stderr, want)
 	}
 }
+
+// TestConsumePayloadsOnlyWhenAsked: the CLI's CONSUME leaves payloads out
+// of the result (ids and sizes stay) unless --include-payloads asks; over
+// HTTP a CONSUME without includePayloads still gets them.
+func TestConsumePayloadsOnlyWhenAsked(t *testing.T) {
+	addr := startDaemon(t)
+	if _, _, status := runCLI(t, context.Background(), "send", "produce", "--addr", addr, "--queue", "DEV.QUEUE.3", "--count", "3",
+		"--payload", "template", "--template", "hello {{seq}}"); status != 0 {
+		t.Fatalf("produce: exit %d", status)
+	}
+	type consumed struct {
+		Result struct {
+			Messages []struct {
+				MsgIDBase64   string
+				SizeBytes     int
+				PayloadBase64 string
+			}
+			PayloadsOmitted bool
+		}
+	}
+	for _, tc := range []struct {
+		flags   []string
+		payload string
+	}{{nil, ""}, {[]string{"--include-payloads"}, "aGVsbG8gMQ=="}} {
+		out, stderr, status := runCLI(t, context.Background(), append([]string{"send", "consume", "--addr", addr, "--queue", "DEV.QUEUE.3",
+			"--browse", "--wait-seconds", "0", "--output", "json"}, tc.flags...)...)
+		var r consumed
+		if err := json.Unmarshal([]byte(out), &r); status != 0 || err != nil || len(r.Result.Messages) != 1 ||
+			r.Result.Messages[0].MsgIDBase64 == "" || r.Result.Messages[0].SizeBytes != 7 ||
+			r.Result.Messages[0].PayloadBase64 != tc.payload || r.Result.PayloadsOmitted != (tc.payload == "") {
+			t.Errorf("consume %v: exit %d %s %s", tc.flags, status, out, stderr)
+		}
+	}
+	resp, err := http.Post("http://"+addr+"/messages/consume", "application/json",
+		strings.NewReader(`{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.3"},"browseOnly":true,"waitSeconds":0}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r consumed
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || len(r.Result.Messages) != 1 ||
+		r.Result.Messages[0].PayloadBase64 != "aGVsbG8gMQ==" || r.Result.PayloadsOmitted {
+		t.Errorf("HTTP CONSUME without includePayloads: %d %+v %v; want the payload", resp.StatusCode, r, err)
+	}
+}

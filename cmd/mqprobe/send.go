@@ -110,7 +110,7 @@ func (o *produceOptions) register(f *pflag.FlagSet) {
 // consumeOptions are send consume's flags.
 type consumeOptions struct {
 	maxMessages, waitSeconds int
-	browse                   bool
+	browse, includePayloads  bool
 	ack                      string
 	msgIDBase64              string
 	correlIDBase64           string
@@ -120,6 +120,7 @@ func (o *consumeOptions) register(f *pflag.FlagSet) {
 	f.IntVar(&o.maxMessages, "max-messages", 1, "most messages to get")
 	f.IntVar(&o.waitSeconds, "wait-seconds", 20, "seconds MQ waits for the first message (0-60; waitSeconds)")
 	f.BoolVar(&o.browse, "browse", false, "browse instead of getting")
+	f.BoolVar(&o.includePayloads, "include-payloads", false, "list the messages' payloads in the result (includePayloads; the CLI leaves them out unless this or --show-payloads asks)")
 	f.StringVar(&o.ack, "ack", "commit", "commit, rollback or none")
 	f.StringVar(&o.msgIDBase64, "msg-id-base64", "", "select by MsgId")
 	f.StringVar(&o.correlIDBase64, "correl-id-base64", "", "select by CorrelId")
@@ -489,6 +490,9 @@ func (o *consumeOptions) fill(flags *pflag.FlagSet, c map[string]any) {
 	given(flags, "wait-seconds", c, "waitSeconds", o.waitSeconds)
 	given(flags, "browse", c, "browseOnly", o.browse)
 	given(flags, "ack", c, "ack", o.ack)
+	// Unlike HTTP's default, the CLI asks for payloads only when shown.
+	show, _ := flags.GetBool("show-payloads")
+	c["includePayloads"] = o.includePayloads || show
 	sel := map[string]any{}
 	given(flags, "msg-id-base64", sel, "msgIdBase64", o.msgIDBase64)
 	given(flags, "correl-id-base64", sel, "correlIdBase64", o.correlIDBase64)
