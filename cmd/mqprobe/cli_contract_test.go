@@ -583,3 +583,12 @@ func TestConsumePayloadsOnlyWhenAsked(t *testing.T) {
 		t.Errorf("HTTP CONSUME without includePayloads: %d %+v %v; want the payload", resp.StatusCode, r, err)
 	}
 }
+
+// TestProduceHelpStatesTheCount: HTTP requires batch.count; the CLI's
+// help says what it sends when --count is not given.
+func TestProduceHelpStatesTheCount(t *testing.T) {
+	out, _, status := runCLI(t, context.Background(), "send", "produce", "--help")
+	if !regexp.MustCompile(`--count int +messages to put \(batch\.count, which HTTP requires; the CLI always sends it\) \(default 1\)`).MatchString(out) || status != 0 {
+		t.Errorf("send produce --help: exit %d\n%s", status, out)
+	}
+}

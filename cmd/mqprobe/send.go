@@ -91,7 +91,7 @@ type produceOptions struct {
 }
 
 func (o *produceOptions) register(f *pflag.FlagSet) {
-	f.IntVar(&o.count, "count", 1, "messages to put")
+	f.IntVar(&o.count, "count", 1, "messages to put (batch.count, which HTTP requires; the CLI always sends it)")
 	sizeVar(f, &o.size, "size", 1024, "message size in bytes")
 	f.IntVar(&o.rate, "rate", 0, "messages per second (default: as fast as possible)")
 	f.IntVar(&o.txSize, "tx-size", 100, "messages per syncpoint transaction")
