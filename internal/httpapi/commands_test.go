@@ -223,3 +223,24 @@ func TestWrongMethodIs405WithAllow(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyConflictIs422: an Idempotency-Key header and a different
+// idempotencyKey in the body are refused with a 422 problem naming both;
+// the same key in both is fine.
+func TestKeyConflictIs422(t *testing.T) {
+	h := httpapi.Handler(api(t))
+	body := `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"},"batch":{"count":1,"messageSizeBytes":16},"idempotencyKey":"body-key"}`
+	rec := post(t, h, "/messages/produce", "header-key", body)
+	var p struct {
+		Type, Code string
+		Errors     []struct{ Path, Rule, Message string }
+	}
+	want := `idempotencyKey "body-key" in the command disagrees with "header-key" in the Idempotency-Key header`
+	if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil || rec.Code != http.StatusUnprocessableEntity || p.Code != "KEY_CONFLICT" ||
+		len(p.Errors) != 1 || !strings.Contains(p.Errors[0].Message, want) {
+		t.Errorf("conflicting keys: %d %s; want 422 KEY_CONFLICT saying %q", rec.Code, rec.Body, want)
+	}
+	if rec := post(t, h, "/messages/produce", "body-key", body); rec.Code != http.StatusCreated {
+		t.Errorf("the same key in both: %d %s", rec.Code, rec.Body)
+	}
+}
