@@ -46,7 +46,9 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{[]string{"send", "depth", "extra"}, `unknown command "extra" for "mqprobe send depth"`, "mqprobe send depth"},
 		{[]string{"version", "extra"}, `unknown command "extra" for "mqprobe version"`, "mqprobe version"},
 		{[]string{"completion", "bas"}, `unknown command "bas" for "mqprobe completion"; did you mean bash?`, "mqprobe completion"},
-		{[]string{"send", "depth", "--output", "yaml"}, `--output "yaml": must be auto, json or table`, "mqprobe send depth"},
+		{[]string{"send", "depth", "--output", "xml"}, `--output "xml": must be auto, json, yaml or table`, "mqprobe send depth"},
+		{[]string{"send", "depth", "--query", "result.["}, `--query "result.[": not a JMESPath expression`, "mqprobe send depth"},
+		{[]string{"send", "depth", "-o", "table", "--query", "result"}, "--query prints JSON or YAML: it does not go with --output table", "mqprobe send depth"},
 		{[]string{"send", "depth", "--addr", "ftp://127.0.0.1:1"}, `--addr "ftp://127.0.0.1:1": scheme "ftp": use http or https`, "mqprobe send depth"},
 		{[]string{"send", "depth", "--addr", "127.0.0.1:1", "--cert-file", "c.pem"}, "--cert-file and --key-file go together", "mqprobe send depth"},
 		{[]string{"send", "depth", "--addr", "127.0.0.1:1", "--token-file", "/no/such/token"}, "--token-file: open /no/such/token", "mqprobe send depth"},
@@ -590,5 +592,32 @@ func TestProduceHelpStatesTheCount(t *testing.T) {
 	out, _, status := runCLI(t, context.Background(), "send", "produce", "--help")
 	if !regexp.MustCompile(`--count int +messages to put \(batch\.count, which HTTP requires; the CLI always sends it\) \(default 1\)`).MatchString(out) || status != 0 {
 		t.Errorf("send produce --help: exit %d\n%s", status, out)
+	}
+}
+
+// TestYAMLAndQuery: -o yaml prints the answer as block YAML in its key
+// order; --query narrows it with JMESPath, printed as JSON or YAML.
+func TestYAMLAndQuery(t *testing.T) {
+	addr := startDaemon(t)
+	out, stderr, status := runCLI(t, context.Background(), "send", "produce", "--addr", addr, "--count", "3", "--key", "yaml-1",
+		"--tag", "flag=true", "--tag", "n=007", "-o", "yaml")
+	for _, want := range []string{"operationType: PRODUCE\nidempotencyKey: yaml-1\nstatus: COMPLETED\n", "\n  enqueued: 3\n",
+		"\n  flag: \"true\"\n", "\n  n: \"007\"\n"} {
+		if status != 0 || !strings.Contains(out, want) {
+			t.Errorf("-o yaml: exit %d, %s%s; want %q", status, out, stderr, want)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--query", "result.result.enqueued"}, "3\n"},
+		{[]string{"--query", "{key: idempotencyKey, n: result.result.enqueued}"}, "{\n  \"key\": \"yaml-1\",\n  \"n\": 3\n}\n"},
+		{[]string{"--query", "{key: idempotencyKey}", "-o", "yaml"}, "key: yaml-1\n"},
+	} {
+		out, stderr, status := runCLI(t, context.Background(), append([]string{"send", "status", "PRODUCE", "yaml-1", "--addr", addr, "--query"}, tc.args[1:]...)...)
+		if status != 0 || out != tc.want {
+			t.Errorf("send status %v: exit %d, %q %s; want %q", tc.args, status, out, stderr, tc.want)
+		}
 	}
 }

@@ -12,8 +12,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/jmespath-community/go-jmespath"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"gopkg.in/yaml.v3"
 
 	"github.com/mqprobe/mqprobe/handlers"
 	"github.com/mqprobe/mqprobe/internal/probe"
@@ -23,6 +25,7 @@ import (
 const (
 	outputAuto  = "auto"
 	outputJSON  = "json"
+	outputYAML  = "yaml"
 	outputTable = "table"
 )
 
@@ -30,23 +33,41 @@ const (
 type outputOptions struct {
 	format       string
 	showPayloads bool
+	query        string
+	compiled     jmespath.JMESPath // query, once validated
 }
 
 func (o *outputOptions) register(f *pflag.FlagSet) {
-	f.StringVar(&o.format, "output", outputAuto, "auto (a summary table on a terminal, JSON otherwise), json (the full result) or table")
+	f.StringVarP(&o.format, "output", "o", outputAuto, "auto (a summary table on a terminal, JSON otherwise), json (the full result), yaml (the same as YAML) or table")
 	f.BoolVar(&o.showPayloads, "show-payloads", false, "table output: show CONSUME's message payloads")
+	f.StringVar(&o.query, "query", "", "JMESPath expression applied to the JSON answer before it is printed (as JSON, or YAML with -o yaml), e.g. result.enqueued")
 }
 
 func (o *outputOptions) validate(cmd *cobra.Command) error {
 	switch o.format {
-	case outputAuto, outputJSON, outputTable:
+	case outputAuto, outputJSON, outputYAML, outputTable:
+	default:
+		return usageErrorf(cmd, "--output %q: must be auto, json, yaml or table", o.format)
+	}
+	if o.query == "" {
 		return nil
 	}
-	return usageErrorf(cmd, "--output %q: must be auto, json or table", o.format)
+	if o.format == outputTable {
+		return usageErrorf(cmd, "--query prints JSON or YAML: it does not go with --output table")
+	}
+	compiled, err := jmespath.Compile(o.query)
+	if err != nil {
+		return usageErrorf(cmd, "--query %q: not a JMESPath expression: %v", o.query, err)
+	}
+	o.compiled = compiled
+	return nil
 }
 
 // table reports whether w gets the summary table rather than JSON.
 func (o *outputOptions) table(w io.Writer) bool {
+	if o.compiled != nil || o.format == outputYAML {
+		return false
+	}
 	return o.format == outputTable || (o.format == outputAuto && isTerminal(w))
 }
 
@@ -54,8 +75,7 @@ func (o *outputOptions) table(w io.Writer) bool {
 // the options ask.
 func (o *outputOptions) print(w io.Writer, data []byte) error {
 	if !o.table(w) {
-		_, err := fmt.Fprintln(w, indentJSON(data))
-		return err
+		return o.printDocument(w, data)
 	}
 	var buf bytes.Buffer
 	if !writeSummaryOf(&buf, data, o.showPayloads) {
@@ -64,6 +84,59 @@ func (o *outputOptions) print(w io.Writer, data []byte) error {
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// printDocument writes data, narrowed by --query, as JSON or YAML.
+func (o *outputOptions) printDocument(w io.Writer, data []byte) error {
+	if o.compiled != nil {
+		var doc any
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return fmt.Errorf("--query: the answer is not JSON: %w", err)
+		}
+		found, err := o.compiled.Search(doc)
+		if err != nil {
+			return fmt.Errorf("--query %q: %w", o.query, err)
+		}
+		if data, err = json.Marshal(found); err != nil {
+			return fmt.Errorf("--query %q: %w", o.query, err)
+		}
+	}
+	if o.format != outputYAML {
+		_, err := fmt.Fprintln(w, indentJSON(data))
+		return err
+	}
+	out, err := jsonToYAML(data)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(out)
+	return err
+}
+
+// jsonToYAML rewrites a JSON document as block-style YAML, keys in their
+// order.
+func jsonToYAML(data []byte) ([]byte, error) {
+	var node yaml.Node
+	if err := yaml.Unmarshal(data, &node); err != nil {
+		return nil, fmt.Errorf("answer as YAML: %w", err)
+	}
+	blockStyle(&node)
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&node); err != nil {
+		return nil, fmt.Errorf("answer as YAML: %w", err)
+	}
+	return buf.Bytes(), enc.Close()
+}
+
+// blockStyle undoes the flow style ({…}, […]) YAML's parser keeps from JSON
+// and the quoting of its strings, where plain scalars read the same.
+func blockStyle(n *yaml.Node) {
+	n.Style &^= yaml.FlowStyle | yaml.DoubleQuotedStyle
+	for _, c := range n.Content {
+		blockStyle(c)
+	}
 }
 
 // resultData is the part of result data the summaries show.
