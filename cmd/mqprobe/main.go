@@ -118,6 +118,7 @@ Exit status: 0 success (COMPLETED), 1 FAILED or the daemon unreachable,
 	// so it groups its shells like the others.
 	root.InitDefaultCompletionCmd()
 	requireSubcommands(root)
+	addExamples(root)
 	return root
 }
 
