@@ -621,3 +621,16 @@ func TestYAMLAndQuery(t *testing.T) {
 		}
 	}
 }
+
+// TestConsumeShowsItWaits: without --wait too, a CONSUME waiting on an
+// empty queue draws its live line on a terminal instead of waiting
+// silently.
+func TestConsumeShowsItWaits(t *testing.T) {
+	addr := startDaemon(t)
+	screen, stderr, status := runOnPTY(t, "send", "consume", "--addr", addr, "--queue", "DEV.QUEUE.3", "--max-messages", "4",
+		"--wait-seconds", "3", "--key", "cli-pty-consume-empty")
+	if status != 0 || !regexp.MustCompile(`\r\[-{20}\] [0-9.]+s +0%  got 0/4  committed 0[^0-9]`).MatchString(screen) ||
+		!strings.Contains(screen, "\nCONSUME cli-pty-consume-empty  COMPLETED") {
+		t.Errorf("exit %d, stderr %s; no live line while the CONSUME waits:\n%q", status, stderr, screen)
+	}
+}

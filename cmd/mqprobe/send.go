@@ -250,7 +250,9 @@ func runSend(cmd *cobra.Command, opts *sendOptions, op string, ownFlags []string
 	}
 	out := cmd.OutOrStdout()
 	var watch *commandWatch
-	if opts.wait && liveLine(out, &opts.output, op) {
+	// A CONSUME blocks for up to waitSeconds on an empty queue: it shows
+	// that it waits even without --wait.
+	if (opts.wait || op == "consume") && liveLine(out, &opts.output, op) {
 		watch = startCommandWatch(cmd.Context(), httpStateSource(dc, operation, key), verbOf(op), totalOf(body), &progressLine{w: out, tty: true})
 	}
 	resp, data, err := dc.Do(cmd.Context(), http.MethodPost, sendRoutes[op], body, header)
