@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/x509"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -632,5 +634,43 @@ func TestConsumeShowsItWaits(t *testing.T) {
 	if status != 0 || !regexp.MustCompile(`\r\[-{20}\] [0-9.]+s +0%  got 0/4  committed 0[^0-9]`).MatchString(screen) ||
 		!strings.Contains(screen, "\nCONSUME cli-pty-consume-empty  COMPLETED") {
 		t.Errorf("exit %d, stderr %s; no live line while the CONSUME waits:\n%q", status, stderr, screen)
+	}
+}
+
+// TestMsgIDFormat: tables show MsgIds in hex, saying so; --msgid-format
+// base64 shows the API's encoding, as the JSON has it.
+func TestMsgIDFormat(t *testing.T) {
+	addr := startDaemon(t)
+	out, _, status := runCLI(t, context.Background(), "send", "produce", "--addr", addr, "--count", "2", "--key", "msgid-1", "-o", "json")
+	var reply struct{ Result struct{ FirstMsgID string } }
+	if err := json.Unmarshal([]byte(out), &reply); err != nil || status != 0 || reply.Result.FirstMsgID == "" {
+		t.Fatalf("produce: exit %d %s", status, out)
+	}
+	raw, _ := base64.StdEncoding.DecodeString(reply.Result.FirstMsgID)
+	for format, want := range map[string]string{
+		"":       "first MsgId (hex)",
+		"hex":    "first MsgId (hex)",
+		"base64": "first MsgId (base64)",
+	} {
+		args := []string{"send", "produce", "--addr", addr, "--count", "2", "--key", "msgid-1", "-o", "table"}
+		value := hex.EncodeToString(raw)
+		if format != "" {
+			args = append(args, "--msgid-format", format)
+		}
+		if format == "base64" {
+			value = reply.Result.FirstMsgID
+		}
+		out, _, status := runCLI(t, context.Background(), args...)
+		if status != 0 || !regexp.MustCompile(regexp.QuoteMeta(want)+` +`+regexp.QuoteMeta(value)+`\n`).MatchString(out) {
+			t.Errorf("--msgid-format %q: exit %d\n%s\nwant %s  %s", format, status, out, want, value)
+		}
+	}
+	out, _, _ = runCLI(t, context.Background(), "send", "consume", "--addr", addr, "--max-messages", "2", "--wait-seconds", "0", "-o", "table")
+	if !strings.Contains(out, "MsgId (hex)") || !strings.Contains(out, hex.EncodeToString(raw)) {
+		t.Errorf("consume table:\n%s\nwant the MsgIds in hex, said so", out)
+	}
+	if _, stderr, status := runCLI(t, context.Background(), "send", "depth", "--msgid-format", "b64"); status != exitUsage ||
+		!strings.Contains(stderr, `--msgid-format "b64": must be hex or base64`) {
+		t.Errorf("--msgid-format b64: exit %d %s", status, stderr)
 	}
 }

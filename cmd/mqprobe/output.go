@@ -35,11 +35,42 @@ type outputOptions struct {
 	showPayloads bool
 	query        string
 	compiled     jmespath.JMESPath // query, once validated
+	msgIDFormat  string            // hex or base64, in tables
+}
+
+// MsgId encodings of --msgid-format. Tables show hex, as IBM MQ's tools
+// (amqsbcg, dmpmqmsg, MQ Explorer) do; JSON keeps the API's base64.
+const (
+	msgIDHex    = "hex"
+	msgIDBase64 = "base64"
+)
+
+// summaryStyle is how a summary table shows what it lists.
+type summaryStyle struct {
+	showPayloads bool
+	msgIDBase64  bool // MsgIds as the API's base64 rather than hex
+}
+
+// msgID shows a base64 MsgId in the style's encoding.
+func (s summaryStyle) msgID(b64 string) string {
+	if s.msgIDBase64 {
+		return b64
+	}
+	return hexOf(b64)
+}
+
+// msgIDLabel names a MsgId column with its encoding.
+func (s summaryStyle) msgIDLabel(label string) string {
+	if s.msgIDBase64 {
+		return label + " (base64)"
+	}
+	return label + " (hex)"
 }
 
 func (o *outputOptions) register(f *pflag.FlagSet) {
 	f.StringVarP(&o.format, "output", "o", outputAuto, "auto (a summary table on a terminal, JSON otherwise), json (the full result), yaml (the same as YAML) or table")
 	f.BoolVar(&o.showPayloads, "show-payloads", false, "table output: show CONSUME's message payloads")
+	f.StringVar(&o.msgIDFormat, "msgid-format", msgIDHex, "how tables show MsgIds: hex (as IBM MQ's tools) or base64 (as the API's JSON, msgIdBase64)")
 	f.StringVar(&o.query, "query", "", "JMESPath expression applied to the JSON answer before it is printed (as JSON, or YAML with -o yaml), e.g. result.enqueued")
 }
 
@@ -48,6 +79,9 @@ func (o *outputOptions) validate(cmd *cobra.Command) error {
 	case outputAuto, outputJSON, outputYAML, outputTable:
 	default:
 		return usageErrorf(cmd, "--output %q: must be auto, json, yaml or table", o.format)
+	}
+	if o.msgIDFormat != msgIDHex && o.msgIDFormat != msgIDBase64 {
+		return usageErrorf(cmd, "--msgid-format %q: must be hex or base64", o.msgIDFormat)
 	}
 	if o.query == "" {
 		return nil
@@ -78,7 +112,7 @@ func (o *outputOptions) print(w io.Writer, data []byte) error {
 		return o.printDocument(w, data)
 	}
 	var buf bytes.Buffer
-	if !writeSummaryOf(&buf, data, o.showPayloads) {
+	if !writeSummaryOf(&buf, data, summaryStyle{showPayloads: o.showPayloads, msgIDBase64: o.msgIDFormat == msgIDBase64}) {
 		_, err := fmt.Fprintln(w, indentJSON(data))
 		return err
 	}
@@ -179,10 +213,10 @@ type problemDoc struct {
 
 // writeSummaryOf writes the summary of data; false when data is neither
 // result data nor a problem document.
-func writeSummaryOf(w io.Writer, data []byte, showPayloads bool) bool {
+func writeSummaryOf(w io.Writer, data []byte, style summaryStyle) bool {
 	var d resultData
 	if err := json.Unmarshal(data, &d); err == nil && d.OperationType != "" && d.Status != "" {
-		writeResultSummary(w, d, showPayloads)
+		writeResultSummary(w, d, style)
 		return true
 	}
 	var p problemDoc
@@ -200,7 +234,7 @@ func writeSummaryOf(w io.Writer, data []byte, showPayloads bool) bool {
 	return false
 }
 
-func writeResultSummary(w io.Writer, d resultData, showPayloads bool) {
+func writeResultSummary(w io.Writer, d resultData, style summaryStyle) {
 	head := []string{d.OperationType + " " + d.IdempotencyKey, d.Status}
 	if d.Target != "" {
 		head = append(head, d.Target)
@@ -224,7 +258,7 @@ func writeResultSummary(w io.Writer, d resultData, showPayloads bool) {
 		fmt.Fprintln(w, "key generated: no idempotency key was given, so sending this again runs it again")
 	}
 	if len(d.Result) > 0 && string(d.Result) != "null" {
-		writeOperationRows(w, d.OperationType, d.Result, showPayloads)
+		writeOperationRows(w, d.OperationType, d.Result, style)
 	}
 	if e := d.Error; e != nil {
 		msg := "error: " + e.Code
@@ -243,7 +277,7 @@ func writeResultSummary(w io.Writer, d resultData, showPayloads bool) {
 
 // writeOperationRows writes an operation's result as label/value rows;
 // a result it cannot read is shown as JSON.
-func writeOperationRows(w io.Writer, op string, raw json.RawMessage, showPayloads bool) {
+func writeOperationRows(w io.Writer, op string, raw json.RawMessage, style summaryStyle) {
 	var rows [][2]string
 	var err error
 	switch op {
@@ -262,7 +296,8 @@ func writeOperationRows(w io.Writer, op string, raw json.RawMessage, showPayload
 				{"put latency max ms", millis(r.LatencyMs.Max)},
 			}
 			if r.FirstMsgID != "" {
-				rows = append(rows, [2]string{"first MsgId", hexOf(r.FirstMsgID)}, [2]string{"last MsgId", hexOf(r.LastMsgID)})
+				rows = append(rows, [2]string{style.msgIDLabel("first MsgId"), style.msgID(r.FirstMsgID)},
+					[2]string{style.msgIDLabel("last MsgId"), style.msgID(r.LastMsgID)})
 			}
 			if r.ResumedFrom != nil {
 				rows = append(rows, [2]string{"resumed from", fmt.Sprint(*r.ResumedFrom)})
@@ -276,7 +311,7 @@ func writeOperationRows(w io.Writer, op string, raw json.RawMessage, showPayload
 				{"browsed", fmt.Sprint(r.Browsed)},
 				{"payloads truncated", strconv.FormatBool(r.Truncated)},
 			})
-			writeMessages(w, r.Messages, showPayloads)
+			writeMessages(w, r.Messages, style)
 			return
 		}
 	case "DEPTH":
@@ -339,13 +374,14 @@ func rightAligned(v string) bool {
 
 // writeMessages lists consumed messages, one line each; payloads only when
 // asked, as text when they are printable UTF-8, else as base64.
-func writeMessages(w io.Writer, msgs []handlers.CapturedMessage, showPayloads bool) {
+func writeMessages(w io.Writer, msgs []handlers.CapturedMessage, style summaryStyle) {
 	if len(msgs) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "  %-3s  %-48s  %3s  %-13s  %8s  %s\n", "#", "MsgId", "pri", "persistence", "bytes", "put time")
+	showPayloads := style.showPayloads
+	fmt.Fprintf(w, "  %-3s  %-48s  %3s  %-13s  %8s  %s\n", "#", style.msgIDLabel("MsgId"), "pri", "persistence", "bytes", "put time")
 	for i, m := range msgs {
-		fmt.Fprintf(w, "  %-3d  %-48s  %3d  %-13s  %8d  %s\n", i+1, hexOf(m.MsgIDBase64), m.Priority, m.Persistence, m.SizeBytes, m.PutTime)
+		fmt.Fprintf(w, "  %-3d  %-48s  %3d  %-13s  %8d  %s\n", i+1, style.msgID(m.MsgIDBase64), m.Priority, m.Persistence, m.SizeBytes, m.PutTime)
 		if showPayloads {
 			fmt.Fprintf(w, "       payload: %s\n", payloadText(m.PayloadBase64))
 		}

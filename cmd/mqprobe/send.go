@@ -136,7 +136,10 @@ its result. The command is built from flags, or read whole from --file.
 Only the flags you give are sent; the schema supplies every default.
 
 Output: on a terminal a short summary (--show-payloads adds CONSUME's
-payloads); otherwise, or with --output json, the full result JSON.
+payloads); otherwise, or with --output json, the full result JSON (-o yaml
+as YAML; --query narrows it with JMESPath). Summaries show MsgIds in hex, as
+IBM MQ's tools do (--msgid-format base64 for the API's encoding); the JSON
+keeps the API's base64 (msgIdBase64).
 
 The daemon: --addr (host:port or an http(s) URL; default http.addr of the
 configuration), HTTPS verified against --ca-file, a client certificate
