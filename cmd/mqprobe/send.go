@@ -310,7 +310,7 @@ func runSend(cmd *cobra.Command, opts *sendOptions, op string, ownFlags []string
 	if hint := connectionHint(cmd, resp, data); hint != "" {
 		fmt.Fprintln(cmd.ErrOrStderr(), hint)
 	}
-		if resp.Header.Get("Idempotent-Replay") == "true" {
+	if resp.Header.Get("Idempotent-Replay") == "true" {
 		fmt.Fprintln(cmd.ErrOrStderr(), "(replayed: this command already ran; the recorded result is shown)")
 	}
 	return exitFor(resp, data)
