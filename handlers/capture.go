@@ -52,6 +52,7 @@ type capture struct {
 	perMessage, total, used int
 	maxList, listed         int // maxList 0: the list is unbounded
 	truncated               bool
+	omitPayloads            bool // includePayloads false: no payload is kept, which is no truncation
 	messages                []CapturedMessage
 	// counted messages were consumed but not listed; pending holds the
 	// ids of those since the last settle, lastCounted the latest one and
@@ -73,6 +74,9 @@ func (c *capture) add(m *mq.Message) {
 	// The budget can be overspent by messages restored from an attempt
 	// that ran under larger limits.
 	keep := max(min(len(m.Payload), c.perMessage, c.total-c.used), 0)
+	if c.omitPayloads {
+		keep = 0
+	}
 	persistence := "nonpersistent"
 	if m.Persistent {
 		persistence = "persistent"
@@ -95,7 +99,7 @@ func (c *capture) add(m *mq.Message) {
 		c.lastCounted = cm.MsgIDBase64
 		return
 	}
-	if keep < len(m.Payload) {
+	if keep < len(m.Payload) && !c.omitPayloads {
 		c.truncated = true
 	}
 	c.used += keep

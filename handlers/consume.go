@@ -21,6 +21,9 @@ type ConsumeResult struct {
 	Browsed   int               `json:"browsed"`
 	Messages  []CapturedMessage `json:"messages"`
 	Truncated bool              `json:"truncated"`
+	// PayloadsOmitted: the command asked for no payloads (includePayloads
+	// false), so every payloadBase64 is empty.
+	PayloadsOmitted bool `json:"payloadsOmitted,omitempty"`
 }
 
 // consumeProgress is CONSUME's checkpoint: what every attempt captured.
@@ -90,7 +93,7 @@ func consume(ctx context.Context, run Run, limits CaptureLimits) (any, error) {
 	if err := c.getAll(ctx); err != nil {
 		return nil, err
 	}
-	r := ConsumeResult{Messages: c.cap.messages, Truncated: c.cap.truncated}
+	r := ConsumeResult{Messages: c.cap.messages, Truncated: c.cap.truncated, PayloadsOmitted: c.cap.omitPayloads}
 	if c.browse {
 		r.Browsed = c.cap.count()
 	} else {
@@ -107,6 +110,7 @@ func newConsumer(run Run, limits CaptureLimits) (*consumer, error) {
 		browse: cmd.BrowseOnly,
 		cap:    newCapture(limits),
 	}
+	c.cap.omitPayloads = cmd.IncludePayloads != nil && !*cmd.IncludePayloads
 	// The schema gave waitSeconds and transaction their defaults.
 	if cmd.WaitSeconds != nil {
 		c.wait = time.Duration(*cmd.WaitSeconds) * time.Second

@@ -374,3 +374,27 @@ func defaultCapture() CaptureLimits {
 	c.setDefaults()
 	return c.Capture
 }
+
+// TestConsumeWithoutPayloads: includePayloads false lists every message
+// with its ids and size but no payload, says so, and is no truncation;
+// true and absent keep the payloads.
+func TestConsumeWithoutPayloads(t *testing.T) {
+	for _, include := range []*bool{new(false), new(true), nil} {
+		f := newFixture(t)
+		ids := f.put(&mq.Message{Payload: []byte("first payload")}, &mq.Message{Payload: []byte("second")})
+		cmd := withTx(consumeCmd(10, 0), 1)
+		cmd.IncludePayloads = include
+		r := runConsume(t, f, f.run(cmd))
+		omitted := include != nil && !*include
+		if r.Received != 2 || r.Truncated || r.PayloadsOmitted != omitted || !slices.Equal(msgIDs(r.Messages), encodeIDs(ids)) {
+			t.Fatalf("includePayloads %v: result %+v", include, r)
+		}
+		for i, want := range []string{"first payload", "second"} {
+			m := r.Messages[i]
+			payload, _ := base64.StdEncoding.DecodeString(m.PayloadBase64)
+			if m.SizeBytes != len(want) || (omitted && m.PayloadBase64 != "") || (!omitted && string(payload) != want) {
+				t.Errorf("includePayloads %v: message %d %+v", include, i, m)
+			}
+		}
+	}
+}

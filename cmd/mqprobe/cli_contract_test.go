@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/x509"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -38,11 +40,17 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{[]string{"sned"}, `unknown command "sned" for "mqprobe"`, "mqprobe"},
 		{[]string{"send"}, "mqprobe send needs a subcommand: ", "mqprobe send"},
 		{[]string{"send", "produce", "--count", "abc"}, `invalid argument "abc" for "--count"`, "mqprobe send produce"},
-		{[]string{"send", "produce", "--no-such-flag"}, "unknown flag: --no-such-flag", "mqprobe send produce"},
+		{[]string{"send", "produce", "--no-such-flag"}, "unknown flag: --no-such-flag\n", "mqprobe send produce"},
+		{[]string{"send", "produce", "--cout", "3"}, "unknown flag: --cout; did you mean --count?", "mqprobe send produce"},
+		{[]string{"send", "produce", "--adr=127.0.0.1:1"}, "unknown flag: --adr; did you mean --addr?", "mqprobe send produce"},
+		{[]string{"send", "produce", "--confi", "x.yaml"}, "unknown flag: --confi; did you mean --config?", "mqprobe send produce"},
+		{[]string{"send", "test", "--duraton", "5s"}, "unknown flag: --duraton; did you mean --duration?", "mqprobe send test"},
 		{[]string{"send", "depth", "extra"}, `unknown command "extra" for "mqprobe send depth"`, "mqprobe send depth"},
 		{[]string{"version", "extra"}, `unknown command "extra" for "mqprobe version"`, "mqprobe version"},
 		{[]string{"completion", "bas"}, `unknown command "bas" for "mqprobe completion"; did you mean bash?`, "mqprobe completion"},
-		{[]string{"send", "depth", "--output", "yaml"}, `--output "yaml": must be auto, json or table`, "mqprobe send depth"},
+		{[]string{"send", "depth", "--output", "xml"}, `--output "xml": must be auto, json, yaml or table`, "mqprobe send depth"},
+		{[]string{"send", "depth", "--query", "result.["}, `--query "result.[": not a JMESPath expression`, "mqprobe send depth"},
+		{[]string{"send", "depth", "-o", "table", "--query", "result"}, "--query prints JSON or YAML: it does not go with --output table", "mqprobe send depth"},
 		{[]string{"send", "depth", "--addr", "ftp://127.0.0.1:1"}, `--addr "ftp://127.0.0.1:1": scheme "ftp": use http or https`, "mqprobe send depth"},
 		{[]string{"send", "depth", "--addr", "127.0.0.1:1", "--cert-file", "c.pem"}, "--cert-file and --key-file go together", "mqprobe send depth"},
 		{[]string{"send", "depth", "--addr", "127.0.0.1:1", "--token-file", "/no/such/token"}, "--token-file: open /no/such/token", "mqprobe send depth"},
@@ -252,6 +260,7 @@ func TestHealth(t *testing.T) {
 		t.Errorf("healthy daemon: exit %d\n%s\n%s", status, out, stderr)
 	}
 	sick := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusServiceUnavailable)
 		fmt.Fprint(w, `{"status":"draining"}`)
 	}))
@@ -510,5 +519,158 @@ func TestWaitPerOperationOverHTTP(t *testing.T) {
 		if status != 0 || !strings.Contains(out, `"status": "COMPLETED"`) {
 			t.Errorf("send %s --wait: exit %d\n%s\n%s", args[0], status, out, stderr)
 		}
+	}
+}
+
+// TestSizeUnits: --size takes plain bytes or a size with a binary or
+// decimal unit; anything else is a usage error naming the flag and the forms.
+func TestSizeUnits(t *testing.T) {
+	addr := startDaemon(t)
+	for size, want := range map[string]int{"300": 600, "2KiB": 4096, "1KB": 2000, "1 MiB": 2 << 20} {
+		out, stderr, status := runCLI(t, context.Background(), "send", "produce", "--addr", addr, "--count", "2", "--size", size, "--output", "json")
+		var reply struct {
+			Result struct {
+				Bytes int `json:"bytes"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(out), &reply); status != 0 || err != nil || reply.Result.Bytes != want {
+			t.Errorf("--size %q: exit %d, %s %s; want %d bytes put", size, status, out, stderr, want)
+		}
+	}
+	_, stderr, status := runCLI(t, context.Background(), "send", "test", "--addr", addr, "--size", "2XB")
+	if want := `invalid argument "2XB" for "--size" flag: give bytes (1024) or a size with a unit: 2KiB, 1MiB (1024-based), 2KB, 1MB (1000-based)`; status != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("--size 2XB: exit %d, %s; want 2 and %q", status, stderr, want)
+	}
+}
+
+// TestConsumePayloadsOnlyWhenAsked: the CLI's CONSUME leaves payloads out
+// of the result (ids and sizes stay) unless --include-payloads asks; over
+// HTTP a CONSUME without includePayloads still gets them.
+func TestConsumePayloadsOnlyWhenAsked(t *testing.T) {
+	addr := startDaemon(t)
+	if _, _, status := runCLI(t, context.Background(), "send", "produce", "--addr", addr, "--queue", "DEV.QUEUE.3", "--count", "3",
+		"--payload", "template", "--template", "hello {{seq}}"); status != 0 {
+		t.Fatalf("produce: exit %d", status)
+	}
+	type consumed struct {
+		Result struct {
+			Messages []struct {
+				MsgIDBase64   string
+				SizeBytes     int
+				PayloadBase64 string
+			}
+			PayloadsOmitted bool
+		}
+	}
+	for _, tc := range []struct {
+		flags   []string
+		payload string
+	}{{nil, ""}, {[]string{"--include-payloads"}, "aGVsbG8gMQ=="}} {
+		out, stderr, status := runCLI(t, context.Background(), append([]string{"send", "consume", "--addr", addr, "--queue", "DEV.QUEUE.3",
+			"--browse", "--wait-seconds", "0", "--output", "json"}, tc.flags...)...)
+		var r consumed
+		if err := json.Unmarshal([]byte(out), &r); status != 0 || err != nil || len(r.Result.Messages) != 1 ||
+			r.Result.Messages[0].MsgIDBase64 == "" || r.Result.Messages[0].SizeBytes != 7 ||
+			r.Result.Messages[0].PayloadBase64 != tc.payload || r.Result.PayloadsOmitted != (tc.payload == "") {
+			t.Errorf("consume %v: exit %d %s %s", tc.flags, status, out, stderr)
+		}
+	}
+	resp, err := http.Post("http://"+addr+"/messages/consume", "application/json",
+		strings.NewReader(`{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.3"},"browseOnly":true,"waitSeconds":0}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r consumed
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || len(r.Result.Messages) != 1 ||
+		r.Result.Messages[0].PayloadBase64 != "aGVsbG8gMQ==" || r.Result.PayloadsOmitted {
+		t.Errorf("HTTP CONSUME without includePayloads: %d %+v %v; want the payload", resp.StatusCode, r, err)
+	}
+}
+
+// TestProduceHelpStatesTheCount: HTTP requires batch.count; the CLI's
+// help says what it sends when --count is not given.
+func TestProduceHelpStatesTheCount(t *testing.T) {
+	out, _, status := runCLI(t, context.Background(), "send", "produce", "--help")
+	if !regexp.MustCompile(`--count int +messages to put \(batch\.count, which HTTP requires; the CLI always sends it\) \(default 1\)`).MatchString(out) || status != 0 {
+		t.Errorf("send produce --help: exit %d\n%s", status, out)
+	}
+}
+
+// TestYAMLAndQuery: -o yaml prints the answer as block YAML in its key
+// order; --query narrows it with JMESPath, printed as JSON or YAML.
+func TestYAMLAndQuery(t *testing.T) {
+	addr := startDaemon(t)
+	out, stderr, status := runCLI(t, context.Background(), "send", "produce", "--addr", addr, "--count", "3", "--key", "yaml-1",
+		"--tag", "flag=true", "--tag", "n=007", "-o", "yaml")
+	for _, want := range []string{"operationType: PRODUCE\nidempotencyKey: yaml-1\nstatus: COMPLETED\n", "\n  enqueued: 3\n",
+		"\n  flag: \"true\"\n", "\n  n: \"007\"\n"} {
+		if status != 0 || !strings.Contains(out, want) {
+			t.Errorf("-o yaml: exit %d, %s%s; want %q", status, out, stderr, want)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--query", "result.result.enqueued"}, "3\n"},
+		{[]string{"--query", "{key: idempotencyKey, n: result.result.enqueued}"}, "{\n  \"key\": \"yaml-1\",\n  \"n\": 3\n}\n"},
+		{[]string{"--query", "{key: idempotencyKey}", "-o", "yaml"}, "key: yaml-1\n"},
+	} {
+		out, stderr, status := runCLI(t, context.Background(), append([]string{"send", "status", "PRODUCE", "yaml-1", "--addr", addr, "--query"}, tc.args[1:]...)...)
+		if status != 0 || out != tc.want {
+			t.Errorf("send status %v: exit %d, %q %s; want %q", tc.args, status, out, stderr, tc.want)
+		}
+	}
+}
+
+// TestConsumeShowsItWaits: without --wait too, a CONSUME waiting on an
+// empty queue draws its live line on a terminal instead of waiting
+// silently.
+func TestConsumeShowsItWaits(t *testing.T) {
+	addr := startDaemon(t)
+	screen, stderr, status := runOnPTY(t, "send", "consume", "--addr", addr, "--queue", "DEV.QUEUE.3", "--max-messages", "4",
+		"--wait-seconds", "3", "--key", "cli-pty-consume-empty")
+	if status != 0 || !regexp.MustCompile(`\r\[-{20}\] [0-9.]+s +0%  got 0/4  committed 0[^0-9]`).MatchString(screen) ||
+		!strings.Contains(screen, "\nCONSUME cli-pty-consume-empty  COMPLETED") {
+		t.Errorf("exit %d, stderr %s; no live line while the CONSUME waits:\n%q", status, stderr, screen)
+	}
+}
+
+// TestMsgIDFormat: tables show MsgIds in hex, saying so; --msgid-format
+// base64 shows the API's encoding, as the JSON has it.
+func TestMsgIDFormat(t *testing.T) {
+	addr := startDaemon(t)
+	out, _, status := runCLI(t, context.Background(), "send", "produce", "--addr", addr, "--count", "2", "--key", "msgid-1", "-o", "json")
+	var reply struct{ Result struct{ FirstMsgID string } }
+	if err := json.Unmarshal([]byte(out), &reply); err != nil || status != 0 || reply.Result.FirstMsgID == "" {
+		t.Fatalf("produce: exit %d %s", status, out)
+	}
+	raw, _ := base64.StdEncoding.DecodeString(reply.Result.FirstMsgID)
+	for format, want := range map[string]string{
+		"":       "first MsgId (hex)",
+		"hex":    "first MsgId (hex)",
+		"base64": "first MsgId (base64)",
+	} {
+		args := []string{"send", "produce", "--addr", addr, "--count", "2", "--key", "msgid-1", "-o", "table"}
+		value := hex.EncodeToString(raw)
+		if format != "" {
+			args = append(args, "--msgid-format", format)
+		}
+		if format == "base64" {
+			value = reply.Result.FirstMsgID
+		}
+		out, _, status := runCLI(t, context.Background(), args...)
+		if status != 0 || !regexp.MustCompile(regexp.QuoteMeta(want)+` +`+regexp.QuoteMeta(value)+`\n`).MatchString(out) {
+			t.Errorf("--msgid-format %q: exit %d\n%s\nwant %s  %s", format, status, out, want, value)
+		}
+	}
+	out, _, _ = runCLI(t, context.Background(), "send", "consume", "--addr", addr, "--max-messages", "2", "--wait-seconds", "0", "-o", "table")
+	if !strings.Contains(out, "MsgId (hex)") || !strings.Contains(out, hex.EncodeToString(raw)) {
+		t.Errorf("consume table:\n%s\nwant the MsgIds in hex, said so", out)
+	}
+	if _, stderr, status := runCLI(t, context.Background(), "send", "depth", "--msgid-format", "b64"); status != exitUsage ||
+		!strings.Contains(stderr, `--msgid-format "b64": must be hex or base64`) {
+		t.Errorf("--msgid-format b64: exit %d %s", status, stderr)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -249,5 +250,61 @@ func TestWaitWithJSONOutputDrawsNoLiveLine(t *testing.T) {
 	screen, stderr, status := runOnPTY(t, "send", "produce", "--addr", addr, "--count", "2000", "--rate", "4000", "--wait", "--output", "json")
 	if status != 0 || strings.Contains(screen, "\r") || !strings.HasPrefix(screen, "{\n") || !strings.Contains(screen, `"enqueued": 2000`) {
 		t.Errorf("--wait --output json on a terminal: exit %d, screen %q, stderr %q", status, screen, stderr)
+	}
+}
+
+// TestOneLinerToAQueueManager: --conn-name, --channel, --user and
+// --password-ref build an inline target with the reference, never a
+// password; mistakes are usage errors naming the flag.
+func TestOneLinerToAQueueManager(t *testing.T) {
+	t.Setenv("MQ_APP_PASSWORD", "s3cret-value")
+	bodies := make(chan []byte, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		bodies <- body
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprintf(w, `{"operationType":"PRODUCE","idempotencyKey":%q,"status":"COMPLETED","result":{"enqueued":1}}`, r.Header.Get("Idempotency-Key"))
+	}))
+	defer srv.Close()
+	_, stderr, status := runCLI(t, context.Background(), "send", "produce", "--addr", srv.URL, "--conn-name", "host(1414)", "--channel", "DEV.APP.SVRCONN",
+		"--qmgr", "QM1", "--queue", "DEV.QUEUE.1", "--user", "app", "--password-ref", "env:MQ_APP_PASSWORD", "-o", "json")
+	body := <-bodies
+	want := `{"batch":{"count":1},"operationType":"PRODUCE","target":{"auth":{"passwordRef":"env:MQ_APP_PASSWORD","user":"app"},` +
+		`"channel":"DEV.APP.SVRCONN","connName":"host(1414)","queue":"DEV.QUEUE.1","queueManager":"QM1"}}`
+	if status != 0 || string(body) != want || strings.Contains(string(body), "s3cret") {
+		t.Errorf("one-liner: exit %d %s\nbody %s\nwant %s", status, stderr, body, want)
+	}
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--user", "app", "--password-ref", "s3cret-value"}, "--password-ref: give a reference the daemon resolves (env:NAME, file:/path or secret://…), never the password itself"},
+		{[]string{"--password-ref", "env:MQ_APP_PASSWORD"}, "--password-ref goes with --user"},
+		{[]string{"--ccdt-url", "file:///ccdt.json", "--channel", "C"}, "--ccdt-url replaces --conn-name and --channel"},
+		{[]string{"--target-ref", "dev-qm1", "--conn-name", "h(1)"}, "--conn-name describes an inline target"},
+	} {
+		_, stderr, status := runCLI(t, context.Background(), append([]string{"send", "produce", "--addr", srv.URL}, tc.args...)...)
+		if status != exitUsage || !strings.Contains(stderr, tc.msg) || strings.Contains(stderr, "s3cret") {
+			t.Errorf("%v: exit %d %s; want 2 and %q", tc.args, status, stderr, tc.msg)
+		}
+	}
+}
+
+// TestOneLinerAgainstTheEmbeddedDaemon: the embedded daemon refuses a
+// connection target; the CLI says what a daemon needs to take it, with the
+// docs' sections.
+func TestOneLinerAgainstTheEmbeddedDaemon(t *testing.T) {
+	addr := startDaemon(t)
+	_, stderr, status := runCLI(t, context.Background(), "send", "produce", "--addr", addr, "--conn-name", "host(1414)", "--channel", "DEV.APP.SVRCONN",
+		"--user", "app", "--password-ref", "env:MQ_APP_PASSWORD")
+	for _, want := range []string{"-tags ibmmq, docs/deployment.md#building-with-ibm-mq", "MQPROBE_MQ_BACKEND=ibmmq",
+		"docs/security.md#target-profiles-and-allowlists"} {
+		if status != exitRejected || !strings.Contains(stderr, want) {
+			t.Errorf("exit %d, stderr %s; want 3 and %q", status, stderr, want)
+		}
+	}
+	if _, stderr, _ := runCLI(t, context.Background(), "send", "produce", "--addr", addr, "--qmgr", "QM9"); strings.Contains(stderr, "ibmmq") {
+		t.Errorf("a rejection without connection flags got the hint: %s", stderr)
 	}
 }

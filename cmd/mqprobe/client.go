@@ -76,7 +76,10 @@ func (o *keyOptions) header() http.Header {
 // still be running, and lookHint says how to look at it. A failed TLS
 // handshake says what to check; anything else means no daemon answered.
 func unreachable(dc *daemonclient.Client, err error, lookHint string) error {
+	var foreign *daemonclient.NotDaemonError
 	switch {
+	case errors.As(err, &foreign):
+		return &exitError{code: exitFailed, err: foreign}
 	case daemonclient.IsTimeout(err):
 		return &exitError{code: exitNotDecided, err: fmt.Errorf("no answer within --timeout %s; the command may still be running: %s", dc.Timeout(), lookHint)}
 	case errors.Is(err, context.Canceled):

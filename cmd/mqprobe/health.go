@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -37,6 +38,10 @@ verify.`,
 				path = "health/live"
 			}
 			resp, data, err := dc.Do(cmd.Context(), http.MethodGet, path, nil, nil)
+			var foreign *daemonclient.NotDaemonError
+			if errors.As(err, &foreign) {
+				return &exitError{code: exitFailed, err: foreign}
+			}
 			if err != nil {
 				if hint, ok := daemonclient.TLSFailure(err); ok {
 					return &exitError{code: exitFailed, err: fmt.Errorf("%s: TLS handshake failed: %w (%s)", dc.URL(path), err, hint)}

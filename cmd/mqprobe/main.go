@@ -12,7 +12,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/agext/levenshtein"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Exit statuses of every mqprobe command.
@@ -109,13 +111,14 @@ Exit status: 0 success (COMPLETED), 1 FAILED or the daemon unreachable,
 	}
 	root.PersistentFlags().String("config", "", "YAML configuration file (default: $MQPROBE_CONFIG, else the built-in embedded configuration)")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return &usageError{commandPath: cmd.CommandPath(), err: err}
+		return &usageError{commandPath: cmd.CommandPath(), err: withFlagSuggestion(cmd, err)}
 	})
 	root.AddCommand(runCommand(), sendCommand(), storeCommand(), configCommand(), versionCommand(), healthCommand(), doctorCommand())
 	// Cobra adds its completion command only when it executes: add it now
 	// so it groups its shells like the others.
 	root.InitDefaultCompletionCmd()
 	requireSubcommands(root)
+	addExamples(root)
 	return root
 }
 
@@ -152,6 +155,32 @@ func subcommandNames(cmd *cobra.Command) string {
 		}
 	}
 	return strings.Join(names, ", ")
+}
+
+// withFlagSuggestion adds "did you mean --count?" to pflag's "unknown
+// flag: --cout" when cmd has flags spelt alike; cobra suggests subcommands
+// only.
+func withFlagSuggestion(cmd *cobra.Command, err error) error {
+	typed, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return err
+	}
+	typed, _, _ = strings.Cut(typed, "=")
+	var suggestions []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		// The distance cobra uses for subcommands, or a prefix: --dur for --duration.
+		if levenshtein.Distance(strings.ToLower(typed), f.Name, nil) <= 2 ||
+			(len(typed) >= 3 && strings.HasPrefix(f.Name, typed)) {
+			suggestions = append(suggestions, "--"+f.Name)
+		}
+	})
+	if len(suggestions) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w; did you mean %s?", err, strings.Join(suggestions, " or "))
 }
 
 // argsAsUsage makes a command's argument check fail as a usage error;

@@ -12,8 +12,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/jmespath-community/go-jmespath"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"gopkg.in/yaml.v3"
 
 	"github.com/mqprobe/mqprobe/handlers"
 	"github.com/mqprobe/mqprobe/internal/probe"
@@ -23,6 +25,7 @@ import (
 const (
 	outputAuto  = "auto"
 	outputJSON  = "json"
+	outputYAML  = "yaml"
 	outputTable = "table"
 )
 
@@ -30,23 +33,75 @@ const (
 type outputOptions struct {
 	format       string
 	showPayloads bool
+	query        string
+	compiled     jmespath.JMESPath // query, once validated
+	msgIDFormat  string            // hex or base64, in tables
+}
+
+// MsgId encodings of --msgid-format. Tables show hex, as IBM MQ's tools
+// (amqsbcg, dmpmqmsg, MQ Explorer) do; JSON keeps the API's base64.
+const (
+	msgIDHex    = "hex"
+	msgIDBase64 = "base64"
+)
+
+// summaryStyle is how a summary table shows what it lists.
+type summaryStyle struct {
+	showPayloads bool
+	msgIDBase64  bool // MsgIds as the API's base64 rather than hex
+}
+
+// msgID shows a base64 MsgId in the style's encoding.
+func (s summaryStyle) msgID(b64 string) string {
+	if s.msgIDBase64 {
+		return b64
+	}
+	return hexOf(b64)
+}
+
+// msgIDLabel names a MsgId column with its encoding.
+func (s summaryStyle) msgIDLabel(label string) string {
+	if s.msgIDBase64 {
+		return label + " (base64)"
+	}
+	return label + " (hex)"
 }
 
 func (o *outputOptions) register(f *pflag.FlagSet) {
-	f.StringVar(&o.format, "output", outputAuto, "auto (a summary table on a terminal, JSON otherwise), json (the full result) or table")
+	f.StringVarP(&o.format, "output", "o", outputAuto, "auto (a summary table on a terminal, JSON otherwise), json (the full result), yaml (the same as YAML) or table")
 	f.BoolVar(&o.showPayloads, "show-payloads", false, "table output: show CONSUME's message payloads")
+	f.StringVar(&o.msgIDFormat, "msgid-format", msgIDHex, "how tables show MsgIds: hex (as IBM MQ's tools) or base64 (as the API's JSON, msgIdBase64)")
+	f.StringVar(&o.query, "query", "", "JMESPath expression applied to the JSON answer before it is printed (as JSON, or YAML with -o yaml), e.g. result.enqueued")
 }
 
 func (o *outputOptions) validate(cmd *cobra.Command) error {
 	switch o.format {
-	case outputAuto, outputJSON, outputTable:
+	case outputAuto, outputJSON, outputYAML, outputTable:
+	default:
+		return usageErrorf(cmd, "--output %q: must be auto, json, yaml or table", o.format)
+	}
+	if o.msgIDFormat != msgIDHex && o.msgIDFormat != msgIDBase64 {
+		return usageErrorf(cmd, "--msgid-format %q: must be hex or base64", o.msgIDFormat)
+	}
+	if o.query == "" {
 		return nil
 	}
-	return usageErrorf(cmd, "--output %q: must be auto, json or table", o.format)
+	if o.format == outputTable {
+		return usageErrorf(cmd, "--query prints JSON or YAML: it does not go with --output table")
+	}
+	compiled, err := jmespath.Compile(o.query)
+	if err != nil {
+		return usageErrorf(cmd, "--query %q: not a JMESPath expression: %v", o.query, err)
+	}
+	o.compiled = compiled
+	return nil
 }
 
 // table reports whether w gets the summary table rather than JSON.
 func (o *outputOptions) table(w io.Writer) bool {
+	if o.compiled != nil || o.format == outputYAML {
+		return false
+	}
 	return o.format == outputTable || (o.format == outputAuto && isTerminal(w))
 }
 
@@ -54,16 +109,68 @@ func (o *outputOptions) table(w io.Writer) bool {
 // the options ask.
 func (o *outputOptions) print(w io.Writer, data []byte) error {
 	if !o.table(w) {
-		_, err := fmt.Fprintln(w, indentJSON(data))
-		return err
+		return o.printDocument(w, data)
 	}
 	var buf bytes.Buffer
-	if !writeSummaryOf(&buf, data, o.showPayloads) {
+	if !writeSummaryOf(&buf, data, summaryStyle{showPayloads: o.showPayloads, msgIDBase64: o.msgIDFormat == msgIDBase64}) {
 		_, err := fmt.Fprintln(w, indentJSON(data))
 		return err
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// printDocument writes data, narrowed by --query, as JSON or YAML.
+func (o *outputOptions) printDocument(w io.Writer, data []byte) error {
+	if o.compiled != nil {
+		var doc any
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return fmt.Errorf("--query: the answer is not JSON: %w", err)
+		}
+		found, err := o.compiled.Search(doc)
+		if err != nil {
+			return fmt.Errorf("--query %q: %w", o.query, err)
+		}
+		if data, err = json.Marshal(found); err != nil {
+			return fmt.Errorf("--query %q: %w", o.query, err)
+		}
+	}
+	if o.format != outputYAML {
+		_, err := fmt.Fprintln(w, indentJSON(data))
+		return err
+	}
+	out, err := jsonToYAML(data)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(out)
+	return err
+}
+
+// jsonToYAML rewrites a JSON document as block-style YAML, keys in their
+// order.
+func jsonToYAML(data []byte) ([]byte, error) {
+	var node yaml.Node
+	if err := yaml.Unmarshal(data, &node); err != nil {
+		return nil, fmt.Errorf("answer as YAML: %w", err)
+	}
+	blockStyle(&node)
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&node); err != nil {
+		return nil, fmt.Errorf("answer as YAML: %w", err)
+	}
+	return buf.Bytes(), enc.Close()
+}
+
+// blockStyle undoes the flow style ({…}, […]) YAML's parser keeps from JSON
+// and the quoting of its strings, where plain scalars read the same.
+func blockStyle(n *yaml.Node) {
+	n.Style &^= yaml.FlowStyle | yaml.DoubleQuotedStyle
+	for _, c := range n.Content {
+		blockStyle(c)
+	}
 }
 
 // resultData is the part of result data the summaries show.
@@ -106,10 +213,10 @@ type problemDoc struct {
 
 // writeSummaryOf writes the summary of data; false when data is neither
 // result data nor a problem document.
-func writeSummaryOf(w io.Writer, data []byte, showPayloads bool) bool {
+func writeSummaryOf(w io.Writer, data []byte, style summaryStyle) bool {
 	var d resultData
 	if err := json.Unmarshal(data, &d); err == nil && d.OperationType != "" && d.Status != "" {
-		writeResultSummary(w, d, showPayloads)
+		writeResultSummary(w, d, style)
 		return true
 	}
 	var p problemDoc
@@ -127,7 +234,7 @@ func writeSummaryOf(w io.Writer, data []byte, showPayloads bool) bool {
 	return false
 }
 
-func writeResultSummary(w io.Writer, d resultData, showPayloads bool) {
+func writeResultSummary(w io.Writer, d resultData, style summaryStyle) {
 	head := []string{d.OperationType + " " + d.IdempotencyKey, d.Status}
 	if d.Target != "" {
 		head = append(head, d.Target)
@@ -151,7 +258,7 @@ func writeResultSummary(w io.Writer, d resultData, showPayloads bool) {
 		fmt.Fprintln(w, "key generated: no idempotency key was given, so sending this again runs it again")
 	}
 	if len(d.Result) > 0 && string(d.Result) != "null" {
-		writeOperationRows(w, d.OperationType, d.Result, showPayloads)
+		writeOperationRows(w, d.OperationType, d.Result, style)
 	}
 	if e := d.Error; e != nil {
 		msg := "error: " + e.Code
@@ -170,7 +277,7 @@ func writeResultSummary(w io.Writer, d resultData, showPayloads bool) {
 
 // writeOperationRows writes an operation's result as label/value rows;
 // a result it cannot read is shown as JSON.
-func writeOperationRows(w io.Writer, op string, raw json.RawMessage, showPayloads bool) {
+func writeOperationRows(w io.Writer, op string, raw json.RawMessage, style summaryStyle) {
 	var rows [][2]string
 	var err error
 	switch op {
@@ -189,7 +296,8 @@ func writeOperationRows(w io.Writer, op string, raw json.RawMessage, showPayload
 				{"put latency max ms", millis(r.LatencyMs.Max)},
 			}
 			if r.FirstMsgID != "" {
-				rows = append(rows, [2]string{"first MsgId", hexOf(r.FirstMsgID)}, [2]string{"last MsgId", hexOf(r.LastMsgID)})
+				rows = append(rows, [2]string{style.msgIDLabel("first MsgId"), style.msgID(r.FirstMsgID)},
+					[2]string{style.msgIDLabel("last MsgId"), style.msgID(r.LastMsgID)})
 			}
 			if r.ResumedFrom != nil {
 				rows = append(rows, [2]string{"resumed from", fmt.Sprint(*r.ResumedFrom)})
@@ -203,7 +311,7 @@ func writeOperationRows(w io.Writer, op string, raw json.RawMessage, showPayload
 				{"browsed", fmt.Sprint(r.Browsed)},
 				{"payloads truncated", strconv.FormatBool(r.Truncated)},
 			})
-			writeMessages(w, r.Messages, showPayloads)
+			writeMessages(w, r.Messages, style)
 			return
 		}
 	case "DEPTH":
@@ -266,13 +374,14 @@ func rightAligned(v string) bool {
 
 // writeMessages lists consumed messages, one line each; payloads only when
 // asked, as text when they are printable UTF-8, else as base64.
-func writeMessages(w io.Writer, msgs []handlers.CapturedMessage, showPayloads bool) {
+func writeMessages(w io.Writer, msgs []handlers.CapturedMessage, style summaryStyle) {
 	if len(msgs) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "  %-3s  %-48s  %3s  %-13s  %8s  %s\n", "#", "MsgId", "pri", "persistence", "bytes", "put time")
+	showPayloads := style.showPayloads
+	fmt.Fprintf(w, "  %-3s  %-48s  %3s  %-13s  %8s  %s\n", "#", style.msgIDLabel("MsgId"), "pri", "persistence", "bytes", "put time")
 	for i, m := range msgs {
-		fmt.Fprintf(w, "  %-3d  %-48s  %3d  %-13s  %8d  %s\n", i+1, hexOf(m.MsgIDBase64), m.Priority, m.Persistence, m.SizeBytes, m.PutTime)
+		fmt.Fprintf(w, "  %-3d  %-48s  %3d  %-13s  %8d  %s\n", i+1, style.msgID(m.MsgIDBase64), m.Priority, m.Persistence, m.SizeBytes, m.PutTime)
 		if showPayloads {
 			fmt.Fprintf(w, "       payload: %s\n", payloadText(m.PayloadBase64))
 		}

@@ -34,7 +34,7 @@ func TestSummaryShowsAGeneratedKey(t *testing.T) {
 		`{"operationType":"DEPTH","idempotencyKey":"k","status":"COMPLETED","replay":false,"durationMs":1,"result":null,"error":null,"tags":{}}`:                        false,
 	} {
 		var buf bytes.Buffer
-		if !writeSummaryOf(&buf, []byte(data), false) {
+		if !writeSummaryOf(&buf, []byte(data), summaryStyle{}) {
 			t.Fatalf("no summary of %s", data)
 		}
 		if got := strings.Contains(buf.String(), "key generated: no idempotency key was given, so sending this again runs it again"); got != want {

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -16,6 +18,12 @@ import (
 // loadConfig loads the configuration --config (else $MQPROBE_CONFIG, else
 // the built-in one) names; an invalid one is exit status 2.
 func loadConfig(cmd *cobra.Command) (*config.Config, error) {
+	return loadConfigWith(cmd, nil)
+}
+
+// loadConfigWith is loadConfig with overrides, NAME=value settings after
+// the environment's (so they win over it, as a flag should).
+func loadConfigWith(cmd *cobra.Command, overrides []string) (*config.Config, error) {
 	path, err := cmd.Flags().GetString("config")
 	if err != nil {
 		return nil, fmt.Errorf("--config: %w", err)
@@ -23,7 +31,7 @@ func loadConfig(cmd *cobra.Command) (*config.Config, error) {
 	if path == "" {
 		path = os.Getenv("MQPROBE_CONFIG")
 	}
-	cfg, err := config.Load(path, os.Environ())
+	cfg, err := config.Load(path, append(os.Environ(), overrides...))
 	if err != nil {
 		return nil, &exitError{code: 2, err: fmt.Errorf("configuration: %w", err)}
 	}
@@ -44,7 +52,8 @@ func newLogger(cfg *config.Config) *slog.Logger {
 }
 
 func runCommand() *cobra.Command {
-	return &cobra.Command{
+	var addr string
+	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run the daemon (embedded mode with no configuration)",
 		Long: `Run the daemon. With no --config it runs on the built-in embedded
@@ -56,7 +65,11 @@ http.shutdownTimeout to finish, anything still running is backed out and its
 claim released so a redelivery resumes it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig(cmd)
+			var overrides []string
+			if cmd.Flags().Changed("addr") {
+				overrides = append(overrides, httpAddrEnv+"="+addr)
+			}
+			cfg, err := loadConfigWith(cmd, overrides)
 			if err != nil {
 				return err
 			}
@@ -64,13 +77,21 @@ claim released so a redelivery resumes it.`,
 			slog.SetDefault(log)
 			setDefaultGCPercent(os.LookupEnv)
 			d, err := daemon.New(cmd.Context(), cfg, daemon.Options{Version: buildVersion(), Log: log})
+			if errors.Is(err, syscall.EADDRINUSE) {
+				err = fmt.Errorf("%w; another process listens there: stop it, or listen elsewhere with --addr, %s or http.addr", err, httpAddrEnv)
+			}
 			if err != nil {
 				return &exitError{code: 1, err: err}
 			}
 			return d.Run(cmd.Context())
 		},
 	}
+	cmd.Flags().StringVar(&addr, "addr", "", "host:port the HTTP API listens on, over http.addr and $"+httpAddrEnv+" (default: the configuration's, 127.0.0.1:8080 built in)")
+	return cmd
 }
+
+// httpAddrEnv is the variable that sets http.addr.
+const httpAddrEnv = "MQPROBE_HTTP_ADDR"
 
 // defaultGCPercent is the daemon's garbage collection target when GOGC is
 // not set: the heap may grow to 1.5× what is live instead of Go's 2×. The

@@ -47,11 +47,17 @@ type targetOptions struct {
 	queue     string
 	targetRef string
 	tags      map[string]string
+	// A real queue manager's client connection (inline targets only):
+	// the password is a reference the daemon resolves, never the value.
+	connName, channel, ccdtURL, user, passwordRef string
 }
 
 // targetFlags names the flags of targetOptions that build the command
 // body, and so conflict with --file.
-var targetFlags = []string{"qmgr", "queue", "target-ref", "tag"}
+var targetFlags = []string{"qmgr", "queue", "target-ref", "tag", "conn-name", "channel", "ccdt-url", "user", "password-ref"}
+
+// connectionFlags are the flags of an inline target's client connection.
+var connectionFlags = []string{"conn-name", "channel", "ccdt-url", "user", "password-ref"}
 
 func (o *targetOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.file, "file", "", "read the command JSON from this file ('-' for stdin) instead of flags")
@@ -59,6 +65,41 @@ func (o *targetOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.queue, "queue", "DEV.QUEUE.1", "queue of the inline target; with --target-ref, a queue the profile allows")
 	f.StringVar(&o.targetRef, "target-ref", "", "name of a configured target profile instead of --qmgr/--queue")
 	f.StringToStringVar(&o.tags, "tag", nil, "tag key=value, repeatable")
+	f.StringVar(&o.connName, "conn-name", "", "inline target: the queue manager's CONNAME, host(port); needs an ibmmq daemon whose targets.inline admits it")
+	f.StringVar(&o.channel, "channel", "", "inline target: the SVRCONN channel, e.g. DEV.APP.SVRCONN")
+	f.StringVar(&o.ccdtURL, "ccdt-url", "", "inline target: a CCDT (file:// or https://) instead of --conn-name/--channel")
+	f.StringVar(&o.user, "user", "", "inline target: the user id to connect as")
+	f.StringVar(&o.passwordRef, "password-ref", "", "inline target: a reference to the password, env:NAME, file:/path or secret://…, which the daemon resolves within targets.inline.secretRefs (the CLI never sends a password)")
+}
+
+// passwordRefSchemes are the forms of a secret reference.
+var passwordRefSchemes = []string{"env:", "file:", "secret://"}
+
+// connection is the inline target's connection fields the flags give.
+func (o *targetOptions) connection(cmd *cobra.Command, target map[string]any) error {
+	given := func(name string) bool { return cmd.Flags().Changed(name) }
+	if o.passwordRef != "" && !slices.ContainsFunc(passwordRefSchemes, func(p string) bool { return strings.HasPrefix(o.passwordRef, p) }) {
+		return usageErrorf(cmd, "--password-ref: give a reference the daemon resolves (env:NAME, file:/path or secret://…), never the password itself")
+	}
+	if given("password-ref") && !given("user") {
+		return usageErrorf(cmd, "--password-ref goes with --user")
+	}
+	if given("ccdt-url") && (given("conn-name") || given("channel")) {
+		return usageErrorf(cmd, "--ccdt-url replaces --conn-name and --channel: give one or the other")
+	}
+	for flag, field := range map[string]string{"conn-name": "connName", "channel": "channel", "ccdt-url": "ccdtUrl"} {
+		if given(flag) {
+			target[field] = cmd.Flag(flag).Value.String()
+		}
+	}
+	if given("user") {
+		auth := map[string]any{"user": o.user}
+		if o.passwordRef != "" {
+			auth["passwordRef"] = o.passwordRef
+		}
+		target["auth"] = auth
+	}
+	return nil
 }
 
 // awsOptions choose aws mode and its queues.
@@ -91,8 +132,8 @@ type produceOptions struct {
 }
 
 func (o *produceOptions) register(f *pflag.FlagSet) {
-	f.IntVar(&o.count, "count", 1, "messages to put")
-	f.IntVar(&o.size, "size", 1024, "message size in bytes")
+	f.IntVar(&o.count, "count", 1, "messages to put (batch.count, which HTTP requires; the CLI always sends it)")
+	sizeVar(f, &o.size, "size", 1024, "message size in bytes")
 	f.IntVar(&o.rate, "rate", 0, "messages per second (default: as fast as possible)")
 	f.IntVar(&o.txSize, "tx-size", 100, "messages per syncpoint transaction")
 	f.BoolVar(&o.noTx, "no-tx", false, "put outside syncpoint")
@@ -110,7 +151,7 @@ func (o *produceOptions) register(f *pflag.FlagSet) {
 // consumeOptions are send consume's flags.
 type consumeOptions struct {
 	maxMessages, waitSeconds int
-	browse                   bool
+	browse, includePayloads  bool
 	ack                      string
 	msgIDBase64              string
 	correlIDBase64           string
@@ -120,6 +161,7 @@ func (o *consumeOptions) register(f *pflag.FlagSet) {
 	f.IntVar(&o.maxMessages, "max-messages", 1, "most messages to get")
 	f.IntVar(&o.waitSeconds, "wait-seconds", 20, "seconds MQ waits for the first message (0-60; waitSeconds)")
 	f.BoolVar(&o.browse, "browse", false, "browse instead of getting")
+	f.BoolVar(&o.includePayloads, "include-payloads", false, "list the messages' payloads in the result (includePayloads; the CLI leaves them out unless this or --show-payloads asks)")
 	f.StringVar(&o.ack, "ack", "commit", "commit, rollback or none")
 	f.StringVar(&o.msgIDBase64, "msg-id-base64", "", "select by MsgId")
 	f.StringVar(&o.correlIDBase64, "correl-id-base64", "", "select by CorrelId")
@@ -135,7 +177,10 @@ its result. The command is built from flags, or read whole from --file.
 Only the flags you give are sent; the schema supplies every default.
 
 Output: on a terminal a short summary (--show-payloads adds CONSUME's
-payloads); otherwise, or with --output json, the full result JSON.
+payloads); otherwise, or with --output json, the full result JSON (-o yaml
+as YAML; --query narrows it with JMESPath). Summaries show MsgIds in hex, as
+IBM MQ's tools do (--msgid-format base64 for the API's encoding); the JSON
+keeps the API's base64 (msgIdBase64).
 
 The daemon: --addr (host:port or an http(s) URL; default http.addr of the
 configuration), HTTPS verified against --ca-file, a client certificate
@@ -249,7 +294,9 @@ func runSend(cmd *cobra.Command, opts *sendOptions, op string, ownFlags []string
 	}
 	out := cmd.OutOrStdout()
 	var watch *commandWatch
-	if opts.wait && liveLine(out, &opts.output, op) {
+	// A CONSUME blocks for up to waitSeconds on an empty queue: it shows
+	// that it waits even without --wait.
+	if (opts.wait || op == "consume") && liveLine(out, &opts.output, op) {
 		watch = startCommandWatch(cmd.Context(), httpStateSource(dc, operation, key), verbOf(op), totalOf(body), &progressLine{w: out, tty: true})
 	}
 	resp, data, err := dc.Do(cmd.Context(), http.MethodPost, sendRoutes[op], body, header)
@@ -260,10 +307,30 @@ func runSend(cmd *cobra.Command, opts *sendOptions, op string, ownFlags []string
 	if err := opts.output.print(out, data); err != nil {
 		return err
 	}
+	if hint := connectionHint(cmd, resp, data); hint != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), hint)
+	}
 	if resp.Header.Get("Idempotent-Replay") == "true" {
 		fmt.Fprintln(cmd.ErrOrStderr(), "(replayed: this command already ran; the recorded result is shown)")
 	}
 	return exitFor(resp, data)
+}
+
+// connectionHint says what a daemon needs to take the one-line command to
+// a real queue manager (--conn-name …), when it refused the target.
+func connectionHint(cmd *cobra.Command, resp *http.Response, data []byte) string {
+	if resp.StatusCode != http.StatusUnprocessableEntity || !slices.ContainsFunc(connectionFlags, cmd.Flags().Changed) {
+		return ""
+	}
+	var p struct {
+		Code string `json:"code"`
+	}
+	if json.Unmarshal(data, &p) != nil || p.Code != "TARGET_NOT_ALLOWED" {
+		return ""
+	}
+	return "mqprobe: a queue manager of your own needs a daemon built with IBM MQ (-tags ibmmq, docs/deployment.md#building-with-ibm-mq; mqprobe version says) and " +
+		"MQPROBE_MQ_BACKEND=ibmmq, whose targets.inline admits the host, channel, queue manager, queue and secret reference: " +
+		"docs/security.md#target-profiles-and-allowlists"
 }
 
 // liveLine reports whether op's progress is drawn on out: a terminal that
@@ -390,13 +457,22 @@ func commandBody(cmd *cobra.Command, o *targetOptions, op string, ownFlags []str
 	}
 	c := map[string]any{}
 	if o.targetRef != "" {
+		for _, name := range connectionFlags {
+			if cmd.Flags().Changed(name) {
+				return nil, usageErrorf(cmd, "--%s describes an inline target: a profile (--target-ref) has its own connection", name)
+			}
+		}
 		c["targetRef"] = o.targetRef
 		// Without --queue the profile's own queue applies.
 		if cmd.Flags().Changed("queue") {
 			c["queue"] = o.queue
 		}
 	} else {
-		c["target"] = map[string]any{"queueManager": o.qmgr, "queue": o.queue}
+		target := map[string]any{"queueManager": o.qmgr, "queue": o.queue}
+		if err := o.connection(cmd, target); err != nil {
+			return nil, err
+		}
+		c["target"] = target
 	}
 	if len(o.tags) > 0 {
 		c["tags"] = o.tags
@@ -489,6 +565,9 @@ func (o *consumeOptions) fill(flags *pflag.FlagSet, c map[string]any) {
 	given(flags, "wait-seconds", c, "waitSeconds", o.waitSeconds)
 	given(flags, "browse", c, "browseOnly", o.browse)
 	given(flags, "ack", c, "ack", o.ack)
+	// Unlike HTTP's default, the CLI asks for payloads only when shown.
+	show, _ := flags.GetBool("show-payloads")
+	c["includePayloads"] = o.includePayloads || show
 	sel := map[string]any{}
 	given(flags, "msg-id-base64", sel, "msgIdBase64", o.msgIDBase64)
 	given(flags, "correl-id-base64", sel, "correlIdBase64", o.correlIDBase64)

@@ -70,7 +70,7 @@ result could not be read).`,
 	f.DurationVar(&opts.duration, "duration", testDefaultDuration, "how long the run lasts, whole seconds (durationSeconds)")
 	f.IntVar(&opts.count, "count", 0, "round trips to make (count); with --duration the run ends at whichever comes first")
 	f.IntVar(&opts.rate, "rate", 0, "probe messages per second (batch.rateLimitPerSec; default: as fast as possible)")
-	f.IntVar(&opts.size, "size", 1024, "probe message size in bytes (batch.messageSizeBytes)")
+	sizeVar(f, &opts.size, "size", 1024, "probe message size in bytes (batch.messageSizeBytes)")
 	f.StringVar(&opts.replyQueue, "reply-queue", "", "queue the probe messages are read back from (default: the target queue)")
 	f.BoolVar(&opts.persistent, "persistent", false, "put persistent probe messages (mqProps.persistence)")
 	f.DurationVar(&opts.progress, "progress", 5*time.Second, "seconds between the daemon's progress events (progressSeconds), and between plain progress lines with --wait")

@@ -61,7 +61,9 @@ Exit status: 0 COMPLETED, 1 FAILED or no such command, 2 usage, 3 refused
 			}
 			var s daemonclient.CommandState
 			if err := json.Unmarshal(data, &s); err != nil || s.Status == "" || !opts.output.table(out) {
-				fmt.Fprintln(out, indentJSON(data))
+				if err := opts.output.printDocument(out, data); err != nil {
+					return err
+				}
 				return exitFor(resp, data)
 			}
 			writeCommandState(out, s)

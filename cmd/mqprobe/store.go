@@ -11,6 +11,7 @@ import (
 	"os/user"
 	"slices"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -164,10 +165,12 @@ recorded response of a COMPLETED command.` + "\n" + recordsExitCodes,
 func storeListCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "Print unexpired idempotency records, one JSON object per line",
-		Long: `Print the unexpired records that match the filters, one JSON object per
-line (JSON Lines: jq -c, grep and wc -l work on it), at most --limit of
-them; when more match, a note on standard error says so. Without --tenant
+		Short: "Print unexpired idempotency records: a table on a terminal, JSON Lines otherwise",
+		Long: `Print the unexpired records that match the filters, at most --limit of
+them; when more match, a note on standard error says so. On a terminal (or
+with --output table) a table, one record a line; otherwise (or with
+--output json) one JSON object per line (JSON Lines: jq -c, grep and wc -l
+work on it). Without --tenant
 every tenant's records are listed.
 
 Finding commands whose holder died (no heartbeat for ten minutes):
@@ -183,6 +186,7 @@ not with the matches).` + "\n" + recordsExitCodes,
 	cmd.Flags().String("operation", "", "only records of this operation type (PRODUCE, DEPTH, ...)")
 	cmd.Flags().String("older-than", "", "only records not updated for this long (10m, 1h30m, or ISO 8601 PT10M)")
 	cmd.Flags().Int("limit", idempotency.DefaultListLimit, "the most records to print")
+	cmd.Flags().StringP("output", "o", outputAuto, "auto (a table on a terminal, JSON Lines otherwise), json (JSON Lines) or table")
 	cmd.Flags().String("tenant", "", `only this tenant's records ("default": the implicit tenant); all tenants when absent`)
 	return cmd
 }
@@ -194,6 +198,17 @@ func runStoreList(cmd *cobra.Command, _ []string) error {
 	limit, _ := flags.GetInt("limit")
 	if limit < 1 {
 		return usageErrorf(cmd, "--limit must be at least 1 (got %d)", limit)
+	}
+	format, _ := flags.GetString("output")
+	if format != outputAuto && format != outputJSON && format != outputTable {
+		return usageErrorf(cmd, "--output %q: must be auto, json or table", format)
+	}
+	out := cmd.OutOrStdout()
+	var table *tabwriter.Writer
+	if format == outputTable || (format == outputAuto && isTerminal(out)) {
+		table = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(table, "OPERATION\tTENANT\tKEY\tSTATUS\tATTEMPT\tTARGET\tUPDATED\tEXPIRES")
+		defer table.Flush()
 	}
 	if op != "" {
 		var err error
@@ -226,7 +241,11 @@ func runStoreList(cmd *cobra.Command, _ []string) error {
 			return recordError(cmd, err)
 		}
 		for _, rec := range page.Records {
-			if err := printRecord(cmd.OutOrStdout(), rec, false); err != nil {
+			if table != nil {
+				writeRecordRow(table, rec)
+				continue
+			}
+			if err := printRecord(out, rec, false); err != nil {
 				return err
 			}
 		}
@@ -240,6 +259,18 @@ func runStoreList(cmd *cobra.Command, _ []string) error {
 		}
 		q.Cursor = page.Cursor
 	}
+}
+
+// writeRecordRow is rec as a line of store list's table.
+func writeRecordRow(w io.Writer, rec idempotency.Record) {
+	orDash := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return s
+	}
+	fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", rec.OperationType, orDash(rec.Tenant), rec.IdempotencyKey, rec.Status,
+		rec.Attempt, orDash(rec.Target), rec.UpdatedAt.UTC().Format(time.DateTime), rec.ExpiresAt.UTC().Format(time.DateTime))
 }
 
 // parseAge reads a Go duration (10m) or an ISO 8601 one (PT10M).

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -233,5 +234,27 @@ func TestStoreEvictRefusalsNameForce(t *testing.T) {
 		if status != exitNotDecided || !strings.Contains(stderr, refusal) || !strings.Contains(stderr, "--force") {
 			t.Errorf("evicting %s: status %d, stderr %s; want %d saying %q and naming --force", key, status, stderr, exitNotDecided, refusal)
 		}
+	}
+}
+
+// TestStoreListTable: on a terminal (or with -o table) store list prints a
+// table, one record a line; piped it stays JSON Lines.
+func TestStoreListTable(t *testing.T) {
+	seedSQLite(t)
+	screen, stderr, status := runOnPTY(t, "store", "list", "--status", "COMPLETED")
+	lines := strings.Split(strings.TrimSpace(screen), "\n")
+	if status != 0 || len(lines) != 3 || !regexp.MustCompile(`^OPERATION +TENANT +KEY +STATUS +ATTEMPT +TARGET +UPDATED +EXPIRES$`).MatchString(lines[0]) ||
+		!regexp.MustCompile(`^DEPTH +- +done +COMPLETED +1 +- +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +\d{4}-`).MatchString(lines[1]) ||
+		!regexp.MustCompile(`^DEPTH +team-a +done +COMPLETED +1 `).MatchString(lines[2]) {
+		t.Errorf("store list on a terminal: exit %d, %s\n%s", status, stderr, screen)
+	}
+	if out, _, status := storeCLI(t, "store", "list", "-o", "table", "--status", "COMPLETED"); status != 0 || !strings.HasPrefix(out, "OPERATION ") {
+		t.Errorf("store list -o table: exit %d\n%s", status, out)
+	}
+	if out, _, status := storeCLI(t, "store", "list", "--status", "COMPLETED"); status != 0 || !strings.HasPrefix(out, `{"operationType":"DEPTH"`) {
+		t.Errorf("store list piped: exit %d\n%s", status, out)
+	}
+	if _, stderr, status := storeCLI(t, "store", "list", "-o", "yaml"); status != exitUsage || !strings.Contains(stderr, `--output "yaml": must be auto, json or table`) {
+		t.Errorf("store list -o yaml: exit %d %s", status, stderr)
 	}
 }

@@ -51,12 +51,15 @@ type Command struct {
 	Headers map[string]string `json:"headers,omitempty"`
 
 	// CONSUME
-	MaxMessages int          `json:"maxMessages,omitempty"`
-	WaitSeconds *int         `json:"waitSeconds,omitempty"`
-	BrowseOnly  bool         `json:"browseOnly,omitempty"`
-	Selector    *Selector    `json:"selector,omitempty"`
-	Transaction *Transaction `json:"transaction,omitempty"`
-	Ack         Ack          `json:"ack,omitempty"`
+	MaxMessages int  `json:"maxMessages,omitempty"`
+	WaitSeconds *int `json:"waitSeconds,omitempty"`
+	BrowseOnly  bool `json:"browseOnly,omitempty"`
+	// IncludePayloads nil is true: the schema gives it no default so that
+	// commands from before it keep their request hash.
+	IncludePayloads *bool        `json:"includePayloads,omitempty"`
+	Selector        *Selector    `json:"selector,omitempty"`
+	Transaction     *Transaction `json:"transaction,omitempty"`
+	Ack             Ack          `json:"ack,omitempty"`
 
 	// TEST and STOP_TEST
 	DurationSeconds int    `json:"durationSeconds,omitempty"`

@@ -23,6 +23,9 @@ const (
 	CodeUnknownOperation Code = "UNKNOWN_OPERATION"
 	CodeInvalidKey       Code = "INVALID_KEY"
 	CodeMissingKey       Code = "MISSING_KEY"
+	// CodeKeyConflict: the command's idempotencyKey and the transport's
+	// (Idempotency-Key header or message attribute) differ.
+	CodeKeyConflict Code = "KEY_CONFLICT"
 )
 
 // Problem is one violation: where (a JSON Pointer into the unwrapped

@@ -66,12 +66,15 @@ type keyRequest struct {
 
 // resolveKey takes the first key found and checks it.
 func (d *Decoder) resolveKey(r keyRequest) (string, KeySource, *ValidationError) {
+	metadata, from := r.metadataKey()
 	if k, ok := r.command["idempotencyKey"].(string); ok {
-		return k, KeyFromCommand, nil // the schema already checked it
-	}
-	metadata := r.in.IdempotencyKey
-	if metadata == "" {
-		metadata = r.env.attr(attrIdempotencyKey)
+		// The schema already checked it. The transport's key, when there
+		// is one, must be the same: two keys are a sender's mistake that
+		// "the body wins" would hide.
+		if metadata != "" && metadata != k {
+			return "", KeyFromCommand, keyConflict(k, metadata, from)
+		}
+		return k, KeyFromCommand, nil
 	}
 	if metadata != "" {
 		return checkedKey(metadata, KeyFromMetadata)
@@ -107,6 +110,38 @@ func (d *Decoder) resolveKey(r keyRequest) (string, KeySource, *ValidationError)
 	default:
 		return "", "", missingKey(r.policy, "no idempotency key: set idempotencyKey or the Idempotency-Key header/attribute")
 	}
+}
+
+// metadataKey is the transport's key, and where it came from as a sender
+// would name it.
+func (r keyRequest) metadataKey() (key, from string) {
+	if r.in.IdempotencyKey != "" {
+		if r.in.Transport == TransportHTTP {
+			return r.in.IdempotencyKey, "the Idempotency-Key header"
+		}
+		return r.in.IdempotencyKey, "the SQS message attribute Idempotency-Key"
+	}
+	if k := r.env.attr(attrIdempotencyKey); k != "" {
+		if r.env.kind == EnvelopeSNS {
+			return k, "the SNS notification's message attribute Idempotency-Key"
+		}
+		return k, "the envelope's message attribute Idempotency-Key"
+	}
+	return "", ""
+}
+
+// keyConflict rejects a command whose idempotencyKey and transport key
+// differ, naming both; a transport key that is not a valid key is not
+// echoed.
+func keyConflict(body, metadata, from string) *ValidationError {
+	shown := strconv.Quote(metadata)
+	if _, ok := keyProblem(metadata); !ok {
+		shown = "another key"
+	}
+	verr := reject(CodeKeyConflict, "/idempotencyKey", "keyConflict",
+		"idempotencyKey %q in the command disagrees with %s in %s: send one key, or the same in both", body, shown, from)
+	verr.Key = body
+	return verr
 }
 
 func missingKey(policy MissingKeyPolicy, msg string) *ValidationError {

@@ -15,7 +15,8 @@ func TestKeyPrecedence(t *testing.T) {
 		wantKey    string
 		wantSource KeySource
 	}{
-		{"command beats all", Input{Body: []byte(eventBridgeBody(withKey)), Transport: TransportBus, IdempotencyKey: "from-metadata", MessageID: "m"}, "from-command", KeyFromCommand},
+		{"command beats all", Input{Body: []byte(eventBridgeBody(withKey)), Transport: TransportBus, MessageID: "m"}, "from-command", KeyFromCommand},
+		{"command and metadata agreeing", Input{Body: []byte(eventBridgeBody(withKey)), Transport: TransportBus, IdempotencyKey: "from-command", MessageID: "m"}, "from-command", KeyFromCommand},
 		{"metadata beats expression", Input{Body: []byte(eventBridgeBody(withExpr)), Transport: TransportBus, IdempotencyKey: "from-metadata", MessageID: "m"}, "from-metadata", KeyFromMetadata},
 		{"expression beats event id", Input{Body: []byte(eventBridgeBody(withExpr)), Transport: TransportBus, MessageID: "m"}, "from-expression", KeyFromExpression},
 		{"event id beats policy", Input{Body: []byte(eventBridgeBody(minimalDepth)), Transport: TransportBus, MessageID: "m"}, "eb-event-1", KeyFromEventID},
@@ -88,10 +89,12 @@ func TestInvalidMetadataKeyNamesSource(t *testing.T) {
 	if verr.Code != CodeInvalidKey || verr.Source != KeyFromMetadata || !strings.Contains(verr.Error(), "metadata") {
 		t.Errorf("got %v (source %s)", verr, verr.Source)
 	}
-	// An invalid key that is not used (the command has one) is not judged.
+	// Beside a command's own key it is a second, different key: refused
+	// as a conflict, without echoing it.
 	body := mutate(t, minimalDepth, edit{"idempotencyKey", "ok"})
-	if got := mustDecode(t, d, Input{Body: []byte(body), Transport: TransportBus, IdempotencyKey: "tab\there"}); got.IdempotencyKey != "ok" {
-		t.Errorf("key = %q", got.IdempotencyKey)
+	if verr := mustReject(t, d, Input{Body: []byte(body), Transport: TransportBus, IdempotencyKey: "tab\there"}); verr.Code != CodeKeyConflict ||
+		strings.Contains(verr.Error(), "tab") {
+		t.Errorf("got %v", verr)
 	}
 }
 
@@ -230,6 +233,38 @@ func TestRejectionsNameTheKeyGiven(t *testing.T) {
 			}
 			if len(tt.want) > maxKeyLength && strings.Contains(verr.Error(), tt.want[:maxKeyLength]) {
 				t.Errorf("the message holds the key: %.300s", verr.Error())
+			}
+		})
+	}
+}
+
+// TestKeyConflictNamesBothSources: a command whose idempotencyKey differs
+// from its transport's key is rejected naming both keys and where each
+// came from, instead of the command's key silently winning.
+func TestKeyConflictNamesBothSources(t *testing.T) {
+	d := newDecoder(t, DecoderConfig{})
+	withKey := mutate(t, minimalDepth, edit{"idempotencyKey", "body-1"})
+	snsAttr := map[string]any{"Idempotency-Key": map[string]any{"Type": "String", "Value": "sns-1"}}
+	tests := []struct {
+		name string
+		in   Input
+		want string
+	}{
+		{"HTTP header", Input{Body: []byte(withKey), Transport: TransportHTTP, Operation: Depth, IdempotencyKey: "hdr-1"},
+			`idempotencyKey "body-1" in the command disagrees with "hdr-1" in the Idempotency-Key header`},
+		{"SQS attribute", Input{Body: []byte(withKey), Transport: TransportBus, IdempotencyKey: "attr-1"},
+			`idempotencyKey "body-1" in the command disagrees with "attr-1" in the SQS message attribute Idempotency-Key`},
+		{"SNS attribute", bus(snsBody(t, withKey, snsAttr)),
+			`idempotencyKey "body-1" in the command disagrees with "sns-1" in the SNS notification's message attribute Idempotency-Key`},
+		{"invalid header key", Input{Body: []byte(withKey), Transport: TransportHTTP, Operation: Depth, IdempotencyKey: "a\x00b"},
+			`idempotencyKey "body-1" in the command disagrees with another key in the Idempotency-Key header`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			verr := mustReject(t, d, tt.in)
+			if verr.Code != CodeKeyConflict || verr.Key != "body-1" || len(verr.Problems) != 1 ||
+				verr.Problems[0].Path != "/idempotencyKey" || !strings.Contains(verr.Problems[0].Message, tt.want) {
+				t.Errorf("%+v\nwant KEY_CONFLICT with %q", verr, tt.want)
 			}
 		})
 	}

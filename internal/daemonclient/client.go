@@ -14,10 +14,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
@@ -280,12 +282,62 @@ func (c *Client) Do(ctx context.Context, method, ref string, body []byte, header
 		return nil, nil, err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent && !isJSON(resp.Header.Get("Content-Type")) {
+		// Whatever else answers, only the start of its page is read.
+		start, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		if resp.StatusCode == http.StatusBadRequest && bytes.Contains(start, []byte("HTTP request to an HTTPS server")) {
+			return resp, start, nil // a server (the daemon, with http.tls) whose scheme the caller names
+		}
+		return nil, nil, &NotDaemonError{Addr: c.base.Redacted(), Answer: describeAnswer(resp, start)}
+	}
 	out, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w (%s %s): %w", ErrBrokenAnswer, method, u.Redacted(), err)
 	}
 	return resp, out, nil
 }
+
+// NotDaemonError is an answer no mqprobe daemon gives: every answer of its
+// API is JSON (a result, or an RFC 9457 problem).
+type NotDaemonError struct {
+	Addr   string // the address dialled, redacted
+	Answer string // what answered instead, briefly
+}
+
+func (e *NotDaemonError) Error() string {
+	return fmt.Sprintf("%s is not an mqprobe daemon (it answered %s); check --addr", e.Addr, e.Answer)
+}
+
+// isJSON reports whether a Content-Type is JSON (application/json,
+// application/problem+json).
+func isJSON(contentType string) bool {
+	media, _, err := mime.ParseMediaType(contentType)
+	return err == nil && (media == "application/json" || strings.HasSuffix(media, "+json"))
+}
+
+// describeAnswer is a short account of a foreign answer: its status, its
+// type and an HTML page's title or the start of the text, never the whole.
+func describeAnswer(resp *http.Response, body []byte) string {
+	desc := resp.Status
+	if ct := resp.Header.Get("Content-Type"); ct != "" {
+		desc += ", " + ct
+	}
+	text := string(body)
+	if m := htmlTitle.FindStringSubmatch(text); m != nil {
+		text = m[1]
+	}
+	text = strings.Join(strings.Fields(text), " ")
+	if text == "" {
+		return desc
+	}
+	const most = 80
+	if r := []rune(text); len(r) > most {
+		text = string(r[:most]) + "…"
+	}
+	return fmt.Sprintf("%s: %q", desc, text)
+}
+
+var htmlTitle = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
 
 // ErrBrokenAnswer marks an answer whose body could not be read whole.
 var ErrBrokenAnswer = errors.New("the daemon's answer broke off")

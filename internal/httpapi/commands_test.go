@@ -194,3 +194,53 @@ func (c *inspectCounting) Inspect(ctx context.Context, operationType, tenant, ke
 	c.inspects.Add(1)
 	return c.Records.Inspect(ctx, operationType, tenant, key)
 }
+
+// TestWrongMethodIs405WithAllow: a known route asked with a method it does
+// not take answers 405 naming the methods it does in Allow; an unknown
+// path stays 404.
+func TestWrongMethodIs405WithAllow(t *testing.T) {
+	h := httpapi.Handler(api(t))
+	for _, tc := range []struct {
+		method, path string
+		code         int
+		allow        string
+	}{
+		{http.MethodGet, "/messages/produce", http.StatusMethodNotAllowed, "POST"},
+		{http.MethodDelete, "/health/live", http.StatusMethodNotAllowed, "GET, HEAD"},
+		{http.MethodPost, "/status", http.StatusMethodNotAllowed, "GET, HEAD"},
+		{http.MethodPut, "/commands", http.StatusMethodNotAllowed, "POST"},
+		{http.MethodGet, "/no/such/route", http.StatusNotFound, ""},
+		{http.MethodPost, "/messages/produce/extra", http.StatusNotFound, ""},
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(tc.method, "http://localhost"+tc.path, nil))
+		var p struct{ Status int }
+		err := json.Unmarshal(rec.Body.Bytes(), &p)
+		if rec.Code != tc.code || rec.Header().Get("Allow") != tc.allow || err != nil || p.Status != tc.code ||
+			rec.Header().Get("Content-Type") != "application/problem+json" {
+			t.Errorf("%s %s: %d Allow %q %s; want %d Allow %q and a problem", tc.method, tc.path, rec.Code,
+				rec.Header().Get("Allow"), rec.Body, tc.code, tc.allow)
+		}
+	}
+}
+
+// TestKeyConflictIs422: an Idempotency-Key header and a different
+// idempotencyKey in the body are refused with a 422 problem naming both;
+// the same key in both is fine.
+func TestKeyConflictIs422(t *testing.T) {
+	h := httpapi.Handler(api(t))
+	body := `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"},"batch":{"count":1,"messageSizeBytes":16},"idempotencyKey":"body-key"}`
+	rec := post(t, h, "/messages/produce", "header-key", body)
+	var p struct {
+		Type, Code string
+		Errors     []struct{ Path, Rule, Message string }
+	}
+	want := `idempotencyKey "body-key" in the command disagrees with "header-key" in the Idempotency-Key header`
+	if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil || rec.Code != http.StatusUnprocessableEntity || p.Code != "KEY_CONFLICT" ||
+		len(p.Errors) != 1 || !strings.Contains(p.Errors[0].Message, want) {
+		t.Errorf("conflicting keys: %d %s; want 422 KEY_CONFLICT saying %q", rec.Code, rec.Body, want)
+	}
+	if rec := post(t, h, "/messages/produce", "body-key", body); rec.Code != http.StatusCreated {
+		t.Errorf("the same key in both: %d %s", rec.Code, rec.Body)
+	}
+}

@@ -118,7 +118,7 @@ var problemSchema = map[string]any{
 		"status":         map[string]any{"type": "integer"},
 		"detail":         map[string]any{"type": "string"},
 		"instance":       map[string]any{"type": "string"},
-		"code":           map[string]any{"type": "string", "description": "MALFORMED_JSON, TOO_LARGE, SCHEMA_VIOLATION, UNKNOWN_OPERATION, INVALID_KEY, MISSING_KEY, IDEMPOTENCY_KEY_REUSED, TARGET_NOT_FOUND, TARGET_NOT_ALLOWED, LIMIT_EXCEEDED; on 409s also IN_PROGRESS (the same command is running: retry after Retry-After), LEASE_ALIVE, RESUMABLE and RECORD_CHANGED (a refused eviction)"},
+		"code":           map[string]any{"type": "string", "description": "MALFORMED_JSON, TOO_LARGE, SCHEMA_VIOLATION, UNKNOWN_OPERATION, INVALID_KEY, MISSING_KEY, KEY_CONFLICT, IDEMPOTENCY_KEY_REUSED, TARGET_NOT_FOUND, TARGET_NOT_ALLOWED, LIMIT_EXCEEDED; on 409s also IN_PROGRESS (the same command is running: retry after Retry-After), LEASE_ALIVE, RESUMABLE and RECORD_CHANGED (a refused eviction)"},
 		"errors":         map[string]any{"type": "array", "items": ref("ResultProblem")},
 		"idempotencyKey": map[string]any{"type": "string"},
 		"committed":      map[string]any{"type": "integer", "minimum": 0, "description": "Type resumable: the committed messages the record's checkpoint holds."},

@@ -121,6 +121,20 @@ type QueueManagerInfo struct {
 	Queues []string `json:"queues"`
 }
 
+// allowedMethods are the methods mux has a route for at r's path. The
+// catch-all "/" route that answers 404 would otherwise hide ServeMux's
+// own 405 for a known path asked with the wrong method.
+func allowedMethods(mux *http.ServeMux, r *http.Request) []string {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		probe := &http.Request{Method: m, URL: r.URL, Host: r.Host, Header: http.Header{}}
+		if _, pattern := mux.Handler(probe); pattern != "/" && pattern != "" {
+			allow = append(allow, m)
+		}
+	}
+	return allow
+}
+
 // ProfileInfo is a target profile: its name, and what it points at.
 type ProfileInfo struct {
 	Name         string `json:"name"`
@@ -160,6 +174,12 @@ func Handler(cfg Config) http.Handler {
 		mux.HandleFunc("GET /metrics", a.replyWithin(a.metrics))
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if allow := allowedMethods(mux, r); len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			writeProblem(w, r, http.StatusMethodNotAllowed, problem{
+				Detail: r.URL.Path + " takes " + strings.Join(allow, ", ") + ", not " + r.Method})
+			return
+		}
 		writeProblem(w, r, http.StatusNotFound, problem{Title: "Not Found", Detail: "no route " + r.Method + " " + r.URL.Path})
 	})
 	var h http.Handler = mux

@@ -1,5 +1,5 @@
 // Package isoduration writes and reads the time-only ISO 8601 durations
-// results carry ("PT2.3S", "PT1M5.25S"), to the microsecond.
+// results carry ("PT2.3S", "PT1M5.25S"), to the millisecond.
 package isoduration
 
 import (
@@ -11,9 +11,16 @@ import (
 )
 
 // Format renders d as an ISO 8601 duration ("PT2.3S", "PT1M5.25S",
-// "PT1H0.5S"), to the microsecond.
+// "PT1H0.5S") to the millisecond, which is what a reader of a result can
+// use; under a millisecond, to the microsecond, so a fast command's time
+// is not 0. Seconds are written from integers: a float's would show
+// 1.996088 s as "1.9960879999999999".
 func Format(d time.Duration) string {
-	d = d.Round(time.Microsecond)
+	if d >= time.Millisecond {
+		d = d.Round(time.Millisecond)
+	} else {
+		d = d.Round(time.Microsecond)
+	}
 	if d <= 0 {
 		return "PT0S"
 	}
@@ -28,7 +35,11 @@ func Format(d time.Duration) string {
 		d -= m * time.Minute
 	}
 	if d > 0 {
-		b.WriteString(strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "S")
+		b.WriteString(strconv.FormatInt(int64(d/time.Second), 10))
+		if frac := d % time.Second; frac > 0 {
+			b.WriteString(strings.TrimRight(fmt.Sprintf(".%09d", int64(frac)), "0"))
+		}
+		b.WriteString("S")
 	}
 	return b.String()
 }

@@ -231,6 +231,22 @@ func (b *Backend) queueManagerNames() []string {
 	return slices.Sorted(maps.Keys(b.qmgrs))
 }
 
+// maxNamesListed bounds the queue names an error lists.
+const maxNamesListed = 20
+
+// queueNames lists the queues an application can open here (local, alias
+// and remote definitions), sorted, at most maxNamesListed of them.
+func (qm *queueManager) queueNames() string {
+	names := slices.Collect(maps.Keys(qm.queues))
+	names = append(names, slices.Collect(maps.Keys(qm.aliases))...)
+	names = append(names, slices.Collect(maps.Keys(qm.remotes))...)
+	slices.Sort(names)
+	if n := len(names); n > maxNamesListed {
+		return fmt.Sprintf("%s and %d more", strings.Join(names[:maxNamesListed], ", "), n-maxNamesListed)
+	}
+	return strings.Join(names, ", ")
+}
+
 // Faults returns the fault-injection hooks, for tests.
 func (b *Backend) Faults() *Faults { return &b.faults }
 

@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
@@ -93,7 +94,10 @@ func (c *conn) open(name string, opts mq.OpenOption) (*handle, error) {
 	}
 	q := c.qm.queue(target)
 	if q == nil {
-		return nil, mq.NewError(mq.VerbOpen, name, mq.ReasonUnknownObjectName)
+		// As for 2058, name what exists: the mistake is the command's.
+		e := mq.NewError(mq.VerbOpen, name, mq.ReasonUnknownObjectName)
+		e.Err = fmt.Errorf("queue manager %s has no queue %q; it has %s", c.qm.name, name, c.qm.queueNames())
+		return nil, e
 	}
 	h.q = q
 	q.mu.Lock()

@@ -636,3 +636,20 @@ func TestQueuesTakeTheirQueueManagersLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownQueueNamesTheKnownOnes: 2085 names the queues the queue
+// manager has (local, alias, remote), as 2058 names the queue managers.
+func TestUnknownQueueNamesTheKnownOnes(t *testing.T) {
+	env := harness.New(t)
+	conn, err := env.Backend.Connect(context.Background(), env.Target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_, err = conn.OpenQueue(context.Background(), "DEV.QUEUE.9", mq.OpenOutput)
+	want := `mq: MQOPEN DEV.QUEUE.9: MQRC_UNKNOWN_OBJECT_NAME (2085): queue manager QM1 has no queue "DEV.QUEUE.9"; ` +
+		"it has DEV.ALIAS.1, DEV.DEAD.LETTER.QUEUE, DEV.QUEUE.1, DEV.QUEUE.2, DEV.QUEUE.3, DEV.REMOTE.1"
+	if !mq.IsReason(err, mq.ReasonUnknownObjectName) || err.Error() != want {
+		t.Errorf("open DEV.QUEUE.9: %v\nwant %s", err, want)
+	}
+}
