@@ -181,6 +181,9 @@ func (d definitions) OpenQueue(_ context.Context, name string, opts mq.OpenOptio
 func (definitions) InquireQueueManager(context.Context) (mq.QueueManagerInfo, error) {
 	return mq.QueueManagerInfo{}, nil
 }
+func (definitions) InquireQueueStatus(_ context.Context, name string) (mq.QueueStatus, error) {
+	return mq.QueueStatus{}, mq.NewError(mq.VerbInquire, name, mq.ReasonNotAuthorized)
+}
 func (definitions) Commit(context.Context) error  { return nil }
 func (definitions) Backout(context.Context) error { return nil }
 func (definitions) Close() error                  { return nil }

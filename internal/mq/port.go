@@ -47,6 +47,13 @@ type Conn interface {
 	// InquireQueueManager reads the queue manager's name, command level and
 	// platform.
 	InquireQueueManager(ctx context.Context) (QueueManagerInfo, error)
+	// InquireQueueStatus reads a local queue's status: on IBM MQ one PCF
+	// INQUIRE_Q_STATUS through the command server, answered to a
+	// temporary dynamic queue. It fails when the command server refuses
+	// (MQRC_NOT_AUTHORIZED, 2035) or does not answer in time
+	// (MQRC_NO_MSG_AVAILABLE, 2033); MQRC_UNKNOWN_OBJECT_NAME (2085)
+	// when name is no local queue.
+	InquireQueueStatus(ctx context.Context, name string) (QueueStatus, error)
 	// Commit makes the unit of work's puts visible and its gets final
 	// (MQCMIT). If it fails, the unit of work was backed out.
 	Commit(ctx context.Context) error
