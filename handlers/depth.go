@@ -159,17 +159,18 @@ func addStatus(ctx context.Context, conn mq.Conn, queue string, res *DepthResult
 	return nil
 }
 
-// statusUnavailable says why the queue status could not be read.
+// statusUnavailable says why the command server's answer could not be
+// read.
 func statusUnavailable(err error) string {
 	var e *mq.Error
 	switch {
 	case errors.As(err, &e) && e.Reason == mq.ReasonNotAuthorized:
-		return "the command server refused INQUIRE_Q_STATUS (MQRC_NOT_AUTHORIZED): the user needs +put on " +
-			"SYSTEM.ADMIN.COMMAND.QUEUE, +get on SYSTEM.DEFAULT.MODEL.QUEUE and +dsp on the queue: " + err.Error()
+		return "the command server refused (MQRC_NOT_AUTHORIZED): the user needs +put on " +
+			"SYSTEM.ADMIN.COMMAND.QUEUE, +get on SYSTEM.DEFAULT.MODEL.QUEUE and +dsp on the object: " + err.Error()
 	case errors.As(err, &e) && e.Reason == mq.ReasonNoMsgAvailable:
 		return "the command server did not answer (is it running? strmqcsv): " + err.Error()
 	}
-	return "queue status unavailable: " + err.Error()
+	return "the command server's answer is unavailable: " + err.Error()
 }
 
 // missing records figures as missing for reason.

@@ -112,6 +112,10 @@ type statusRefusingConn struct {
 	reason mq.Reason
 }
 
+func (c statusRefusingConn) InquireChannelStatus(context.Context) (mq.ChannelStatus, error) {
+	return mq.ChannelStatus{}, mq.NewError(mq.VerbOpen, "SYSTEM.ADMIN.COMMAND.QUEUE", c.reason)
+}
+
 func (c statusRefusingConn) InquireQueueStatus(_ context.Context, name string) (mq.QueueStatus, error) {
 	return mq.QueueStatus{}, mq.NewError(mq.VerbOpen, "SYSTEM.ADMIN.COMMAND.QUEUE", c.reason)
 }

@@ -204,6 +204,9 @@ func (definitions) InquireQueueManager(context.Context) (mq.QueueManagerInfo, er
 func (definitions) InquireQueueStatus(_ context.Context, name string) (mq.QueueStatus, error) {
 	return mq.QueueStatus{}, mq.NewError(mq.VerbInquire, name, mq.ReasonNotAuthorized)
 }
+func (definitions) InquireChannelStatus(context.Context) (mq.ChannelStatus, error) {
+	return mq.ChannelStatus{}, nil
+}
 func (definitions) Commit(context.Context) error  { return nil }
 func (definitions) Backout(context.Context) error { return nil }
 func (definitions) Close() error                  { return nil }

@@ -91,3 +91,30 @@ func TestIBMMQDepthWithMONQOff(t *testing.T) {
 		t.Errorf("DEPTH with MONQ(OFF): %v", res)
 	}
 }
+
+// TestIBMMQConnectionTestHealth: across processes, CONNECTION_TEST names
+// the queue manager's CCSID, its dead-letter queue with its depth, and
+// the channel instance's status from the command server, each timed.
+func TestIBMMQConnectionTestHealth(t *testing.T) {
+	srv := daemontest.StartMQServer(t)
+	h := startIBMMQDaemon(t, srv)
+	r := h.Post("/connections/test", "{"+srv.Target("DEV.QUEUE.1")+"}")
+	if r.Status != http.StatusOK {
+		t.Fatalf("connection test: %d %s", r.Status, r.Body)
+	}
+	res := r.JSON(t)["result"].(map[string]any)
+	dlq, _ := res["deadLetterQueue"].(map[string]any)
+	ch, _ := res["channel"].(map[string]any)
+	cs, _ := res["commandServer"].(map[string]any)
+	if res["queueManager"] != "QM1" || res["ccsid"] != float64(1208) || res["platform"] != "UNIX" ||
+		dlq["name"] != "DEV.DEAD.LETTER.QUEUE" || dlq["currentDepth"] != float64(0) ||
+		ch["name"] != "DEV.APP.SVRCONN" || ch["instances"] != float64(1) || ch["cipher"] != nil ||
+		cs["answered"] != true || res["missing"] != nil {
+		t.Errorf("CONNECTION_TEST: %s", r.Body)
+	}
+	for _, ms := range []any{res["connectMs"], res["inquireMs"], dlq["inquireMs"], cs["ms"]} {
+		if v, ok := ms.(float64); !ok || v < 0 {
+			t.Errorf("a timing is missing or negative: %s", r.Body)
+		}
+	}
+}

@@ -469,6 +469,14 @@ func (pc *PooledConn) InquireQueueStatus(ctx context.Context, name string) (Queu
 	return st, pc.observe(err)
 }
 
+func (pc *PooledConn) InquireChannelStatus(ctx context.Context) (ChannelStatus, error) {
+	if pc.released {
+		return ChannelStatus{}, NewError(VerbInquire, "", ReasonHconnError)
+	}
+	st, err := pc.conn.InquireChannelStatus(ctx)
+	return st, pc.observe(err)
+}
+
 func (pc *PooledConn) Commit(ctx context.Context) error {
 	if pc.released {
 		return NewError(VerbCommit, "", ReasonHconnError)

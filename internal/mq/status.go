@@ -29,3 +29,19 @@ type QueueStatus struct {
 	QueueTimeShort, QueueTimeLong time.Duration
 	QueueTimeKnown                bool
 }
+
+// ChannelStatus is the status of the channel instance a connection runs
+// on, as INQUIRE_CHANNEL_STATUS reports it.
+type ChannelStatus struct {
+	Channel        string // CHANNEL; "" for a connection without one (the embedded queue manager, bindings)
+	ConnectionName string // CONNAME: the client's address as the queue manager sees it
+	// Instances counts the channel's running instances: from this
+	// process's pool and any other client.
+	Instances int
+	// Cipher is the TLS CipherSpec in use (SSLCIPH); "" without TLS.
+	Cipher string
+	// PeerName is the distinguished name of the client certificate the
+	// queue manager saw (SSLPEER) and CertIssuer its issuer's; "" without
+	// one.
+	PeerName, CertIssuer string
+}

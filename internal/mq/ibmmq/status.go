@@ -46,6 +46,48 @@ func (c *conn) InquireQueueStatus(ctx context.Context, name string) (mq.QueueSta
 	return parseQueueStatus(replies[0]), nil
 }
 
+// InquireChannelStatus sends one PCF INQUIRE_CHANNEL_STATUS for the
+// target's channel and reads the instance that made the latest call: this
+// connection's, which has just put the command, unless another made one
+// within the same second.
+func (c *conn) InquireChannelStatus(ctx context.Context) (mq.ChannelStatus, error) {
+	if c.channel == "" {
+		return mq.ChannelStatus{}, nil
+	}
+	params := []*mqi.PCFParameter{{Type: mqi.MQCFT_STRING, Parameter: mqi.MQCACH_CHANNEL_NAME, String: []string{c.channel}}}
+	replies, err := c.runCommand(ctx, mqi.MQCMD_INQUIRE_CHANNEL_STATUS, params, c.channel)
+	if err != nil {
+		return mq.ChannelStatus{}, err
+	}
+	st := mq.ChannelStatus{Channel: c.channel, Instances: len(replies)}
+	var latest string
+	for _, ps := range replies {
+		var inst mq.ChannelStatus
+		var lastDate, lastTime string
+		for _, p := range ps {
+			switch p.Parameter {
+			case mqi.MQCACH_CONNECTION_NAME:
+				inst.ConnectionName = firstString(p)
+			case mqi.MQCACH_SSL_CIPHER_SPEC:
+				inst.Cipher = firstString(p)
+			case mqi.MQCACH_SSL_SHORT_PEER_NAME:
+				inst.PeerName = firstString(p)
+			case mqi.MQCACH_SSL_CERT_ISSUER_NAME:
+				inst.CertIssuer = firstString(p)
+			case mqi.MQCACH_LAST_MSG_DATE:
+				lastDate = firstString(p)
+			case mqi.MQCACH_LAST_MSG_TIME:
+				lastTime = firstString(p)
+			}
+		}
+		if last := lastDate + " " + lastTime; last >= latest {
+			latest = last
+			st.ConnectionName, st.Cipher, st.PeerName, st.CertIssuer = inst.ConnectionName, inst.Cipher, inst.PeerName, inst.CertIssuer
+		}
+	}
+	return st, nil
+}
+
 // parseQueueStatus reads one INQUIRE_Q_STATUS response. MQMON_NOT_AVAILABLE
 // (-1) in the oldest message's age says queue monitoring is off.
 func parseQueueStatus(params []*mqi.PCFParameter) mq.QueueStatus {

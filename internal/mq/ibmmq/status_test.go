@@ -4,6 +4,8 @@ package ibmmq
 
 import (
 	"context"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,5 +59,31 @@ func TestQueueStatusFollowsMONQ(t *testing.T) {
 				t.Errorf("got %+v, want monitored %t, depth 1, last put only when monitored", st, tc.monitored)
 			}
 		})
+	}
+}
+
+// Over TLS with a client certificate, the channel instance's status names
+// the CipherSpec in use and the certificate's subject and issuer.
+func TestChannelStatusOverTLS(t *testing.T) {
+	pki := mqsimtest.NewPKI(t)
+	repo := filepath.Join(t.TempDir(), "client.p12")
+	pki.KeyRepository(t, repo, "status-passw0rd", true, true)
+	srv := mqsimtest.StartWithPKI(t, pki)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	target := srv.TLSTarget(repo, "")
+	target.TLS.CertLabel = mqsimtest.ClientLabel
+	c, err := New().Connect(ctx, target)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer c.Close()
+	st, err := c.InquireChannelStatus(ctx)
+	if err != nil {
+		t.Fatalf("channel status: %v", err)
+	}
+	if st.Channel != "DEV.TLS.SVRCONN" || st.Instances != 1 || !strings.HasPrefix(st.Cipher, "TLS_") ||
+		!strings.Contains(st.PeerName, "CN=") || !strings.Contains(st.CertIssuer, "CN=") {
+		t.Errorf("channel status over TLS: %+v", st)
 	}
 }

@@ -451,8 +451,20 @@ func testInquireQueueManager(f *fixture) {
 	if want := f.env.Target.QueueManager; info.Name == "" || (want != "" && info.Name != want) {
 		f.t.Errorf("name = %q, want %q", info.Name, want)
 	}
-	if info.CommandLevel < 700 || info.Platform == 0 {
-		f.t.Errorf("command level %d, platform %s", info.CommandLevel, info.Platform)
+	if info.CommandLevel < 700 || info.Platform == 0 || info.CCSID <= 0 {
+		f.t.Errorf("command level %d, platform %s, CCSID %d", info.CommandLevel, info.Platform, info.CCSID)
+	}
+	if info.DeadLetterQueue != "" {
+		f.inquire(c, info.DeadLetterQueue) // it names a queue that is there
+	}
+	// The channel instance this connection runs on, when it has one: the
+	// one the target names.
+	st, err := c.InquireChannelStatus(f.ctx)
+	if err != nil {
+		f.t.Fatalf("channel status: %v", err)
+	}
+	if st.Channel != f.env.Target.Channel || (st.Channel != "" && st.Instances < 1) {
+		f.t.Errorf("channel status %+v, want channel %q with an instance", st, f.env.Target.Channel)
 	}
 }
 
