@@ -27,8 +27,28 @@ func TestConnectionTestReportsQueueManager(t *testing.T) {
 			t.Errorf("result JSON lacks %q", k)
 		}
 	}
+	if r.CCSID != 1208 || r.DeadLetterQueue == nil || r.DeadLetterQueue.Name != "DEV.DEAD.LETTER.QUEUE" ||
+		r.DeadLetterQueue.CurrentDepth != 0 || r.Channel != nil || r.CommandServer != nil || !strings.Contains(r.Missing["channel"], "no channel") {
+		t.Errorf("health: %+v", r)
+	}
 	if s := f.pool.Stats(f.target); s.InUse != 0 {
 		t.Fatalf("connection not released: %+v", s)
+	}
+}
+
+// TestConnectionTestWithoutCommandServer: a command server that refuses
+// leaves the channel missing with why, and the test still passes.
+func TestConnectionTestWithoutCommandServer(t *testing.T) {
+	b := embedded.NewDefault()
+	f := newFixtureWith(t, statusRefusingBackend{b, mq.ReasonNotAuthorized}, b)
+	res, err := connectionTest(f.ctx, f.run(command.Command{OperationType: command.ConnectionTest}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.(ConnectionResult)
+	if !r.Connected || r.CommandServer == nil || r.CommandServer.Answered || !strings.Contains(r.CommandServer.Reason, "MQRC_NOT_AUTHORIZED") ||
+		r.Missing["channel"] != r.CommandServer.Reason || r.DeadLetterQueue == nil {
+		t.Errorf("result %+v", r)
 	}
 }
 

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"reflect"
 	"testing"
 
@@ -23,9 +24,13 @@ func TestDepthReportsQueueAttributes(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := got.(DepthResult)
+	if res.UncommittedMessages == nil || *res.UncommittedMessages != 0 || res.OldestMessageAgeSeconds == nil ||
+		res.LastPutAt == nil || res.LastGetAt != nil || res.QueueTime != nil || res.Missing != nil || res.Verdict != "" {
+		t.Errorf("health figures: %s", depthJSON(t, res))
+	}
 	want := DepthResult{CurrentDepth: ptr(3), MaxDepth: ptr(embedded.DefaultMaxDepth), OpenInputCount: ptr(1), OpenOutputCount: ptr(0),
-		QueueType: "local"}
-	if !reflect.DeepEqual(res, want) {
+		QueueType: "local", DepthShare: ptrFloat(0.0006)}
+	if res = countsOnly(res); !reflect.DeepEqual(res, want) {
 		t.Fatalf("got %s, want %s", depthJSON(t, res), depthJSON(t, want))
 	}
 	keys := jsonKeys(t, res)
@@ -67,6 +72,7 @@ func TestDepthFollowsDefinitions(t *testing.T) {
 	counts := func(info mq.QueueInfo, res DepthResult) DepthResult {
 		res.CurrentDepth, res.MaxDepth = &info.CurrentDepth, &info.MaxDepth
 		res.OpenInputCount, res.OpenOutputCount = &info.OpenInputCount, &info.OpenOutputCount
+		res.DepthShare = ptrFloat(math.Round(float64(info.CurrentDepth)/float64(info.MaxDepth)*1e4) / 1e4)
 		return res
 	}
 	for _, tc := range []struct {
@@ -135,10 +141,10 @@ func TestDepthOnAliasAndRemoteQueues(t *testing.T) {
 		}
 	}
 	for queue, want := range map[string]DepthResult{
-		"APP.ALIAS": {QueueType: "alias", BaseQueue: testQueue,
-			CurrentDepth: ptr(2), MaxDepth: ptr(embedded.DefaultMaxDepth), OpenInputCount: ptr(0), OpenOutputCount: ptr(1)},
+		"APP.ALIAS": {QueueType: "alias", BaseQueue: testQueue, CurrentDepth: ptr(2), MaxDepth: ptr(embedded.DefaultMaxDepth),
+			OpenInputCount: ptr(0), OpenOutputCount: ptr(1), DepthShare: ptrFloat(0.0004)},
 		"APP.REMOTE": {QueueType: "remote", RemoteQueue: "IN.Q", RemoteQueueManager: "QM2", TransmissionQueue: "QM2.XMITQ",
-			CurrentDepth: ptr(3), MaxDepth: ptr(9000), OpenInputCount: ptr(0), OpenOutputCount: ptr(1)},
+			CurrentDepth: ptr(3), MaxDepth: ptr(9000), OpenInputCount: ptr(0), OpenOutputCount: ptr(1), DepthShare: ptrFloat(0.0003)},
 	} {
 		run := f.run(command.Command{OperationType: command.Depth})
 		run.Queue = queue
@@ -146,11 +152,25 @@ func TestDepthOnAliasAndRemoteQueues(t *testing.T) {
 		if err != nil {
 			t.Fatalf("DEPTH %s: %v", queue, err)
 		}
-		if res := got.(DepthResult); !reflect.DeepEqual(res, want) {
+		res := got.(DepthResult)
+		// The base or transmission queue's status: its messages' age.
+		if res.OldestMessageAgeSeconds == nil || res.LastPutAt == nil {
+			t.Errorf("DEPTH %s lacks the counted queue's status: %s", queue, depthJSON(t, res))
+		}
+		if res = countsOnly(res); !reflect.DeepEqual(res, want) {
 			t.Errorf("DEPTH %s = %s, want %s", queue, depthJSON(t, res), depthJSON(t, want))
 		}
 	}
 }
+
+// countsOnly is res without the figures of the queue's status, which
+// depend on when the test ran.
+func countsOnly(res DepthResult) DepthResult {
+	res.UncommittedMessages, res.OldestMessageAgeSeconds, res.LastPutAt, res.LastGetAt, res.QueueTime = nil, nil, nil, nil, nil
+	return res
+}
+
+func ptrFloat(f float64) *float64 { return &f }
 
 func depthJSON(t *testing.T, res DepthResult) string {
 	t.Helper()
@@ -180,6 +200,12 @@ func (d definitions) OpenQueue(_ context.Context, name string, opts mq.OpenOptio
 
 func (definitions) InquireQueueManager(context.Context) (mq.QueueManagerInfo, error) {
 	return mq.QueueManagerInfo{}, nil
+}
+func (definitions) InquireQueueStatus(_ context.Context, name string) (mq.QueueStatus, error) {
+	return mq.QueueStatus{}, mq.NewError(mq.VerbInquire, name, mq.ReasonNotAuthorized)
+}
+func (definitions) InquireChannelStatus(context.Context) (mq.ChannelStatus, error) {
+	return mq.ChannelStatus{}, nil
 }
 func (definitions) Commit(context.Context) error  { return nil }
 func (definitions) Backout(context.Context) error { return nil }

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -322,13 +324,7 @@ func writeOperationRows(w io.Writer, op string, raw json.RawMessage, style summa
 	case "CONNECTION_TEST":
 		var r handlers.ConnectionResult
 		if err = json.Unmarshal(raw, &r); err == nil {
-			rows = [][2]string{
-				{"connected", strconv.FormatBool(r.Connected)},
-				{"queue manager", r.QueueManager},
-				{"command level", fmt.Sprint(r.CommandLevel)},
-				{"platform", r.Platform},
-				{"connect ms", millis(r.ConnectMs)},
-			}
+			rows = connectionRows(r)
 		}
 	case "TEST":
 		var r probe.Stats
@@ -493,6 +489,71 @@ func depthRows(r handlers.DepthResult) [][2]string {
 		if f.count != nil {
 			rows = append(rows, [2]string{f.name, strconv.Itoa(*f.count)})
 		}
+	}
+	if r.DepthShare != nil {
+		rows = append(rows, [2]string{"depth share", strconv.FormatFloat(*r.DepthShare, 'f', -1, 64)})
+	}
+	if r.UncommittedMessages != nil {
+		rows = append(rows, [2]string{"uncommitted messages", strconv.Itoa(*r.UncommittedMessages)})
+	}
+	if r.OldestMessageAgeSeconds != nil {
+		rows = append(rows, [2]string{"oldest message age s", strconv.FormatFloat(*r.OldestMessageAgeSeconds, 'f', -1, 64)})
+	}
+	for _, f := range []struct {
+		name string
+		at   *time.Time
+	}{{"last put", r.LastPutAt}, {"last get", r.LastGetAt}} {
+		if f.at != nil {
+			rows = append(rows, [2]string{f.name, f.at.Format(time.RFC3339)})
+		}
+	}
+	if r.QueueTime != nil {
+		rows = append(rows, [2]string{"queue time ms", fmt.Sprintf("%s short, %s long", millis(r.QueueTime.ShortMs), millis(r.QueueTime.LongMs))})
+	}
+	if r.Verdict != "" {
+		rows = append(rows, [2]string{"verdict", r.Verdict})
+		for _, f := range r.Findings {
+			value := "missing"
+			if f.Value != nil {
+				value = strconv.FormatFloat(*f.Value, 'f', -1, 64)
+			}
+			rows = append(rows, [2]string{"  " + f.Figure, fmt.Sprintf("%s: %s against %s", f.Verdict, value, strconv.FormatFloat(f.Threshold, 'f', -1, 64))})
+		}
+	}
+	return append(rows, missingRows(r.Missing)...)
+}
+
+// connectionRows shows a CONNECTION_TEST result.
+func connectionRows(r handlers.ConnectionResult) [][2]string {
+	rows := [][2]string{
+		{"connected", strconv.FormatBool(r.Connected)},
+		{"queue manager", r.QueueManager},
+		{"command level", fmt.Sprint(r.CommandLevel)},
+		{"platform", r.Platform},
+		{"ccsid", fmt.Sprint(r.CCSID)},
+		{"connect ms", millis(r.ConnectMs)},
+		{"inquire ms", millis(r.InquireMs)},
+	}
+	if d := r.DeadLetterQueue; d != nil {
+		rows = append(rows, [2]string{"dead-letter queue", fmt.Sprintf("%s, depth %d (%s ms)", d.Name, d.CurrentDepth, millis(d.InquireMs))})
+	}
+	if c := r.Channel; c != nil {
+		rows = append(rows, [2]string{"channel", fmt.Sprintf("%s from %s, %d instance(s)", c.Name, c.ConnectionName, c.Instances)})
+		if c.Cipher != "" {
+			rows = append(rows, [2]string{"tls cipher", c.Cipher}, [2]string{"peer name", c.PeerName}, [2]string{"cert issuer", c.CertIssuer})
+		}
+	}
+	if cs := r.CommandServer; cs != nil {
+		rows = append(rows, [2]string{"command server", fmt.Sprintf("answered %t (%s ms)", cs.Answered, millis(cs.Ms))})
+	}
+	return append(rows, missingRows(r.Missing)...)
+}
+
+// missingRows names each missing figure with why, in a stable order.
+func missingRows(missing map[string]string) [][2]string {
+	var rows [][2]string
+	for _, k := range slices.Sorted(maps.Keys(missing)) {
+		rows = append(rows, [2]string{"missing " + k, missing[k]})
 	}
 	return rows
 }

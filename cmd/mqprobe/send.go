@@ -226,11 +226,16 @@ out, or interrupted): look again later.`,
 	}
 	consume.Flags().AddFlagSet(consumeFlags)
 
-	depth := &cobra.Command{Use: "depth", Short: "Read a queue's depth"}
-	conn := &cobra.Command{Use: "connection-test", Short: "Connect and inquire the queue manager"}
-	for _, c := range []*cobra.Command{depth, conn} {
-		c.RunE = func(cmd *cobra.Command, _ []string) error { return runSend(cmd, opts, cmd.Name(), nil, nil) }
+	depthOpts := &depthOptions{}
+	depthFlags := pflag.NewFlagSet("depth", pflag.ContinueOnError)
+	depthOpts.register(depthFlags)
+	depth := &cobra.Command{Use: "depth", Short: "Read a queue's depth and health, judged against thresholds when given"}
+	depth.RunE = func(cmd *cobra.Command, _ []string) error {
+		return runSend(cmd, opts, "depth", flagNames(depthFlags), func(c map[string]any) { depthOpts.fill(cmd.Flags(), c) })
 	}
+	depth.Flags().AddFlagSet(depthFlags)
+	conn := &cobra.Command{Use: "connection-test", Short: "Connect and inquire the queue manager, its dead-letter queue and the channel's status"}
+	conn.RunE = func(cmd *cobra.Command, _ []string) error { return runSend(cmd, opts, cmd.Name(), nil, nil) }
 	// Each subcommand has only the flags that apply to it: send test runs
 	// over HTTP whatever the mode (no aws flags), send status only reads.
 	for _, c := range []*cobra.Command{produce, consume, depth, conn} {
@@ -560,6 +565,25 @@ func (o *produceOptions) fill(flags *pflag.FlagSet, c map[string]any) {
 }
 
 // fill adds CONSUME's fields the user gave.
+// depthOptions are DEPTH's thresholds.
+type depthOptions struct {
+	maxDepthShare, maxOldestAge float64
+}
+
+func (o *depthOptions) register(f *pflag.FlagSet) {
+	f.Float64Var(&o.maxDepthShare, "max-depth-share", 0, "thresholds.maxDepthShare: the largest healthy depth as a share of MAXDEPTH (0 to 1)")
+	f.Float64Var(&o.maxOldestAge, "max-oldest-age", 0, "thresholds.maxOldestMessageAgeSeconds: the largest healthy age of the oldest message, in seconds")
+}
+
+func (o *depthOptions) fill(flags *pflag.FlagSet, c map[string]any) {
+	t := map[string]any{}
+	given(flags, "max-depth-share", t, "maxDepthShare", o.maxDepthShare)
+	given(flags, "max-oldest-age", t, "maxOldestMessageAgeSeconds", o.maxOldestAge)
+	if len(t) > 0 {
+		c["thresholds"] = t
+	}
+}
+
 func (o *consumeOptions) fill(flags *pflag.FlagSet, c map[string]any) {
 	given(flags, "max-messages", c, "maxMessages", o.maxMessages)
 	given(flags, "wait-seconds", c, "waitSeconds", o.waitSeconds)

@@ -61,12 +61,21 @@ type Command struct {
 	Transaction     *Transaction `json:"transaction,omitempty"`
 	Ack             Ack          `json:"ack,omitempty"`
 
+	// DEPTH
+	Thresholds *Thresholds `json:"thresholds,omitempty"`
+
 	// TEST and STOP_TEST
 	DurationSeconds int    `json:"durationSeconds,omitempty"`
 	Count           int    `json:"count,omitempty"`
 	ReplyQueue      string `json:"replyQueue,omitempty"`
 	ProgressSeconds int    `json:"progressSeconds,omitempty"` // TEST: seconds between progress events
 	TestID          string `json:"testId,omitempty"`
+}
+
+// Thresholds are DEPTH's health thresholds; nil fields are not judged.
+type Thresholds struct {
+	MaxDepthShare              *float64 `json:"maxDepthShare,omitempty"`
+	MaxOldestMessageAgeSeconds *float64 `json:"maxOldestMessageAgeSeconds,omitempty"`
 }
 
 // Target names a queue manager and queue inline.

@@ -186,6 +186,11 @@ func TestDecodeRejects(t *testing.T) {
 		{"expirySeconds 0", bus(mutate(t, minimalDepth, edit{"expirySeconds", 0})), CodeSchemaViolation, "/expirySeconds", "minimum"},
 		{"progressSeconds 0", bus(mutate(t, minimalTest, edit{"progressSeconds", 0})), CodeSchemaViolation, "/progressSeconds", "minimum"},
 		{"durationSeconds 0", bus(mutate(t, minimalTest, edit{"durationSeconds", 0})), CodeSchemaViolation, "/durationSeconds", "minimum"},
+		{"maxDepthShare 0", bus(mutate(t, minimalDepth, edit{"thresholds/maxDepthShare", 0})), CodeSchemaViolation, "/thresholds/maxDepthShare", "exclusiveMinimum"},
+		{"maxDepthShare 1.5", bus(mutate(t, minimalDepth, edit{"thresholds/maxDepthShare", 1.5})), CodeSchemaViolation, "/thresholds/maxDepthShare", "maximum"},
+		{"maxOldestMessageAgeSeconds -1", bus(mutate(t, minimalDepth, edit{"thresholds/maxOldestMessageAgeSeconds", -1})), CodeSchemaViolation, "/thresholds/maxOldestMessageAgeSeconds", "exclusiveMinimum"},
+		{"thresholds empty", bus(mutate(t, minimalDepth, edit{"thresholds", map[string]any{}})), CodeSchemaViolation, "/thresholds", "minProperties"},
+		{"thresholds unknown", bus(mutate(t, minimalDepth, edit{"thresholds/maxDepth", 10})), CodeSchemaViolation, "/thresholds/maxDepth", "additionalProperties"},
 		// enums
 		{"persistence", bus(mutate(t, minimalProduce, edit{"mqProps/persistence", "sometimes"})), CodeSchemaViolation, "/mqProps/persistence", "enum"},
 		{"payload mode", bus(mutate(t, minimalProduce, edit{"payload/mode", "zeros"})), CodeSchemaViolation, "/payload/mode", "enum"},

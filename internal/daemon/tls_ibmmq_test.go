@@ -5,6 +5,7 @@ package daemon_test
 import (
 	"net/http"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mqprobe/mqprobe/internal/config"
@@ -44,6 +45,12 @@ func TestIBMMQBackendOverTLS(t *testing.T) {
 	r = h.Post("/messages/consume", `{"targetRef":"tls","maxMessages":5,"waitSeconds":1}`)
 	if r.Status != http.StatusOK || r.JSON(t)["result"].(map[string]any)["received"] != float64(5) {
 		t.Fatalf("consume: %d %s", r.Status, r.Body)
+	}
+	// CONNECTION_TEST names the CipherSpec the channel instance runs.
+	r = h.Post("/connections/test", `{"targetRef":"tls"}`)
+	ch, _ := r.JSON(t)["result"].(map[string]any)["channel"].(map[string]any)
+	if cipher, _ := ch["cipher"].(string); r.Status != http.StatusOK || ch["name"] != mqserver.TLSChannel || !strings.HasPrefix(cipher, "TLS_") {
+		t.Fatalf("connection test over TLS: %d %s, want the channel's CipherSpec", r.Status, r.Body)
 	}
 	firsts := proxy.FirstBytes()
 	if len(firsts) == 0 {

@@ -461,6 +461,22 @@ func (pc *PooledConn) InquireQueueManager(ctx context.Context) (QueueManagerInfo
 	return info, pc.observe(err)
 }
 
+func (pc *PooledConn) InquireQueueStatus(ctx context.Context, name string) (QueueStatus, error) {
+	if pc.released {
+		return QueueStatus{}, NewError(VerbInquire, name, ReasonHconnError)
+	}
+	st, err := pc.conn.InquireQueueStatus(ctx, name)
+	return st, pc.observe(err)
+}
+
+func (pc *PooledConn) InquireChannelStatus(ctx context.Context) (ChannelStatus, error) {
+	if pc.released {
+		return ChannelStatus{}, NewError(VerbInquire, "", ReasonHconnError)
+	}
+	st, err := pc.conn.InquireChannelStatus(ctx)
+	return st, pc.observe(err)
+}
+
 func (pc *PooledConn) Commit(ctx context.Context) error {
 	if pc.released {
 		return NewError(VerbCommit, "", ReasonHconnError)

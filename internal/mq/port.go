@@ -44,9 +44,22 @@ func MessagesOutliveProcess(b Backend) bool {
 type Conn interface {
 	// OpenQueue opens a local queue (MQOPEN) for the given uses.
 	OpenQueue(ctx context.Context, name string, opts OpenOption) (Queue, error)
-	// InquireQueueManager reads the queue manager's name, command level and
-	// platform.
+	// InquireQueueManager reads the queue manager's name, command level,
+	// platform, CCSID and dead-letter queue.
 	InquireQueueManager(ctx context.Context) (QueueManagerInfo, error)
+	// InquireQueueStatus reads a local queue's status: on IBM MQ one PCF
+	// INQUIRE_Q_STATUS through the command server, answered to a
+	// temporary dynamic queue. It fails when the command server refuses
+	// (MQRC_NOT_AUTHORIZED, 2035) or does not answer in time
+	// (MQRC_NO_MSG_AVAILABLE, 2033); MQRC_UNKNOWN_OBJECT_NAME (2085)
+	// when name is no local queue.
+	InquireQueueStatus(ctx context.Context, name string) (QueueStatus, error)
+	// InquireChannelStatus reads the status of the channel instance the
+	// connection runs on (INQUIRE_CHANNEL_STATUS through the command
+	// server; the instance that made the latest call when several share
+	// the channel), failing as InquireQueueStatus does. A connection
+	// without a channel returns a zero ChannelStatus.
+	InquireChannelStatus(ctx context.Context) (ChannelStatus, error)
 	// Commit makes the unit of work's puts visible and its gets final
 	// (MQCMIT). If it fails, the unit of work was backed out.
 	Commit(ctx context.Context) error
@@ -154,9 +167,11 @@ func (t QueueType) String() string {
 
 // QueueManagerInfo holds what CONNECTION_TEST reports.
 type QueueManagerInfo struct {
-	Name         string
-	CommandLevel int // e.g. 940 for 9.4.0
-	Platform     Platform
+	Name            string
+	CommandLevel    int // e.g. 940 for 9.4.0
+	Platform        Platform
+	CCSID           int    // CCSID: the queue manager's coded character set
+	DeadLetterQueue string // DEADQ; "" when none is defined
 }
 
 // Platform is MQIA_PLATFORM (MQPL_*).

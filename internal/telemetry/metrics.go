@@ -20,6 +20,8 @@ type Metrics struct {
 	mqDuration      metric.Float64Histogram // mqprobe_mq_operation_duration_seconds{operation}
 	commandDuration metric.Float64Histogram // mqprobe_command_duration_seconds{operation,outcome,tenant}
 	queueDepth      metric.Int64Gauge       // mqprobe_queue_depth{queue_manager,queue}
+	queueOldestAge  metric.Float64Gauge     // mqprobe_queue_oldest_message_age_seconds{queue_manager,queue}
+	queueHealth     metric.Int64Gauge       // mqprobe_queue_health{queue_manager,queue}
 	probeRoundTrip  metric.Float64Histogram // mqprobe_probe_round_trip_seconds{queue_manager,queue}
 	probeSuccess    metric.Int64Gauge       // mqprobe_probe_success{queue_manager,queue}
 
@@ -90,6 +92,12 @@ func newMetrics(mp metric.MeterProvider) (*Metrics, error) {
 	errs(e)
 	m.queueDepth, e = meter.Int64Gauge("mqprobe.queue.depth", metric.WithDescription("Last observed current depth of a queue."))
 	errs(e)
+	m.queueOldestAge, e = meter.Float64Gauge("mqprobe.queue.oldest_message_age", metric.WithUnit("s"),
+		metric.WithDescription("Last observed age of the oldest message on a queue."))
+	errs(e)
+	m.queueHealth, e = meter.Int64Gauge("mqprobe.queue.health",
+		metric.WithDescription("Last DEPTH verdict on a queue with thresholds: 0 healthy, 1 warning, 2 critical, -1 unknown."))
+	errs(e)
 	m.probeRoundTrip, e = meter.Float64Histogram("mqprobe.probe.round_trip", metric.WithUnit("s"),
 		metric.WithDescription("Round trip of TEST probe messages, put to got back."), metric.WithExplicitBucketBoundaries(latencyBuckets...))
 	errs(e)
@@ -147,6 +155,31 @@ func (m *Metrics) QueueDepth(ctx context.Context, queueManager, queue string, de
 		return
 	}
 	m.queueDepth.Record(ctx, int64(depth), m.queue(queueManager, queue))
+}
+
+// QueueOldestMessageAge records the age of the oldest message last
+// observed on a queue.
+func (m *Metrics) QueueOldestMessageAge(ctx context.Context, queueManager, queue string, age time.Duration) {
+	if m == nil {
+		return
+	}
+	m.queueOldestAge.Record(ctx, age.Seconds(), m.queue(queueManager, queue))
+}
+
+// Queue health verdicts as mqprobe_queue_health records them.
+var queueHealthValues = map[string]int64{"healthy": 0, "warning": 1, "critical": 2, "unknown": -1}
+
+// QueueHealth records a DEPTH verdict on a queue: healthy, warning,
+// critical or unknown.
+func (m *Metrics) QueueHealth(ctx context.Context, queueManager, queue, verdict string) {
+	if m == nil {
+		return
+	}
+	v, ok := queueHealthValues[verdict]
+	if !ok {
+		v = queueHealthValues["unknown"]
+	}
+	m.queueHealth.Record(ctx, v, m.queue(queueManager, queue))
 }
 
 // ProbeRoundTrip records one probe message's round trip.

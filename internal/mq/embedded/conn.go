@@ -122,7 +122,23 @@ func (c *conn) InquireQueueManager(context.Context) (mq.QueueManagerInfo, error)
 	if err := c.check(mq.VerbInquire, c.qm.name); err != nil {
 		return mq.QueueManagerInfo{}, err
 	}
-	return mq.QueueManagerInfo{Name: c.qm.name, CommandLevel: c.qm.commandLevel, Platform: mq.PlatformUnix}, nil
+	info := mq.QueueManagerInfo{Name: c.qm.name, CommandLevel: c.qm.commandLevel, Platform: mq.PlatformUnix, CCSID: utf8CCSID}
+	if c.qm.queues[deadLetterQueue] != nil {
+		info.DeadLetterQueue = deadLetterQueue
+	}
+	return info, nil
+}
+
+// utf8CCSID is the queue manager's CCSID: UTF-8, as IBM's developer image
+// has it.
+const utf8CCSID = 1208
+
+// InquireChannelStatus returns no channel: an in-process connection has
+// none.
+func (c *conn) InquireChannelStatus(context.Context) (mq.ChannelStatus, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return mq.ChannelStatus{}, c.check(mq.VerbInquire, c.qm.name)
 }
 
 func (c *conn) Commit(context.Context) error {

@@ -1,13 +1,14 @@
 package embedded
 
 import (
+	"context"
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
 )
 
 // Queue status and statistics, as IBM MQ's command server reports them
-// (INQUIRE_Q_STATUS, RESET_Q_STATS). The mq port reads none of it.
+// (INQUIRE_Q_STATUS, RESET_Q_STATS); the mq port reads the status.
 
 // queueStats is what a queue tracks for its status. Its queue's mutex
 // guards it.
@@ -103,7 +104,11 @@ func (b *Backend) QueueStatus(qmgr, name string) (QueueStatus, error) {
 	if err != nil {
 		return QueueStatus{}, err
 	}
-	now := time.Now()
+	return q.status(time.Now()), nil
+}
+
+// status reads the queue's status at now.
+func (q *queue) status(now time.Time) QueueStatus {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.purgeExpired(now.UnixNano())
@@ -124,7 +129,32 @@ func (b *Backend) QueueStatus(qmgr, name string) (QueueStatus, error) {
 			}
 		}
 	}
-	return st, nil
+	return st
+}
+
+// InquireQueueStatus reads a local queue's status natively: the embedded
+// queue manager always monitors its queues, as MONQ(HIGH) would.
+func (c *conn) InquireQueueStatus(_ context.Context, name string) (mq.QueueStatus, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.check(mq.VerbInquire, name); err != nil {
+		return mq.QueueStatus{}, err
+	}
+	q := c.qm.queue(name)
+	if q == nil {
+		return mq.QueueStatus{}, mq.NewError(mq.VerbInquire, name, mq.ReasonUnknownObjectName)
+	}
+	now := time.Now()
+	st := q.status(now)
+	out := mq.QueueStatus{
+		Name: st.Name, CurrentDepth: st.Depth, OpenInputCount: st.OpenInputCount, OpenOutputCount: st.OpenOutputCount,
+		Uncommitted: st.Uncommitted, Monitored: true, LastPut: st.LastPut, LastGet: st.LastGet,
+		QueueTimeShort: st.QueueTimeShort, QueueTimeLong: st.QueueTimeLong, QueueTimeKnown: st.QueueTimeKnown,
+	}
+	if !st.OldestPut.IsZero() {
+		out.OldestMessageAge = now.Sub(st.OldestPut)
+	}
+	return out, nil
 }
 
 // ResetQueueStatistics returns the local queue's statistics since the

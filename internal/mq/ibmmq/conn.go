@@ -17,8 +17,11 @@ import (
 type conn struct {
 	qm     mqi.MQQueueManager // its address is shared by the queues opened on it
 	qmName string             // as the target named it; "" is the default queue manager
-	log    *slog.Logger
-	closed bool
+	// channel is the SVRCONN channel the target named; "" when the client
+	// found it elsewhere (MQSERVER, a CCDT).
+	channel string
+	log     *slog.Logger
+	closed  bool
 }
 
 // warned logs err when it is a warning, which the caller treats as success.
@@ -83,14 +86,17 @@ func (c *conn) InquireQueueManager(context.Context) (mq.QueueManagerInfo, error)
 		return mq.QueueManagerInfo{}, mqError(mq.VerbOpen, c.qmName, err)
 	}
 	c.warned(mq.VerbOpen, c.qmName, err)
-	attrs, err := obj.Inq([]int32{mqi.MQCA_Q_MGR_NAME, mqi.MQIA_COMMAND_LEVEL, mqi.MQIA_PLATFORM})
+	attrs, err := obj.Inq([]int32{mqi.MQCA_Q_MGR_NAME, mqi.MQIA_COMMAND_LEVEL, mqi.MQIA_PLATFORM,
+		mqi.MQIA_CODED_CHAR_SET_ID, mqi.MQCA_DEAD_LETTER_Q_NAME})
 	if err != nil {
 		return mq.QueueManagerInfo{}, errors.Join(mqError(mq.VerbInquire, c.qmName, err), closeObject(&obj, c.qmName))
 	}
 	info := mq.QueueManagerInfo{
-		Name:         stringAttr(attrs, mqi.MQCA_Q_MGR_NAME),
-		CommandLevel: intAttr(attrs, mqi.MQIA_COMMAND_LEVEL),
-		Platform:     mq.Platform(intAttr(attrs, mqi.MQIA_PLATFORM)),
+		Name:            stringAttr(attrs, mqi.MQCA_Q_MGR_NAME),
+		CommandLevel:    intAttr(attrs, mqi.MQIA_COMMAND_LEVEL),
+		Platform:        mq.Platform(intAttr(attrs, mqi.MQIA_PLATFORM)),
+		CCSID:           intAttr(attrs, mqi.MQIA_CODED_CHAR_SET_ID),
+		DeadLetterQueue: stringAttr(attrs, mqi.MQCA_DEAD_LETTER_Q_NAME),
 	}
 	return info, closeObject(&obj, c.qmName)
 }

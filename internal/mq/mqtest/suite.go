@@ -33,6 +33,7 @@ func RunBackendSuite(t *testing.T, h Harness) {
 		{"MessageTooBig", testMessageTooBig, false},
 		{"InquireDepthAndOpenCounts", testInquireQueue, false},
 		{"InquireQueueManager", testInquireQueueManager, false},
+		{"InquireQueueStatus", testInquireQueueStatus, false},
 		{"ConnectRefused", testConnectRefused, true},
 		{"PoolReconnectsAfterBreak", testPoolReconnect, true},
 		{"FailNthPut", testFailNthPut, true},
@@ -450,9 +451,73 @@ func testInquireQueueManager(f *fixture) {
 	if want := f.env.Target.QueueManager; info.Name == "" || (want != "" && info.Name != want) {
 		f.t.Errorf("name = %q, want %q", info.Name, want)
 	}
-	if info.CommandLevel < 700 || info.Platform == 0 {
-		f.t.Errorf("command level %d, platform %s", info.CommandLevel, info.Platform)
+	if info.CommandLevel < 700 || info.Platform == 0 || info.CCSID <= 0 {
+		f.t.Errorf("command level %d, platform %s, CCSID %d", info.CommandLevel, info.Platform, info.CCSID)
 	}
+	if info.DeadLetterQueue != "" {
+		f.inquire(c, info.DeadLetterQueue) // it names a queue that is there
+	}
+	// The channel instance this connection runs on, when it has one: the
+	// one the target names.
+	st, err := c.InquireChannelStatus(f.ctx)
+	if err != nil {
+		f.t.Fatalf("channel status: %v", err)
+	}
+	if st.Channel != f.env.Target.Channel || (st.Channel != "" && st.Instances < 1) {
+		f.t.Errorf("channel status %+v, want channel %q with an instance", st, f.env.Target.Channel)
+	}
+}
+
+// testInquireQueueStatus reads a queue's status from another connection
+// than the one with an open unit of work. A backend that does not monitor
+// the queue (IBM MQ with MONQ(OFF)) says so and leaves the monitored
+// figures zero; one that does reports an oldest age no older than the
+// first put and a last put no earlier than a second before it (IBM MQ
+// keeps whole seconds).
+func testInquireQueueStatus(f *fixture) {
+	reader := f.connect()
+	st, err := reader.InquireQueueStatus(f.ctx, f.env.Queue)
+	if err != nil {
+		f.t.Fatalf("status of a fresh queue: %v", err)
+	}
+	if st.Name != f.env.Queue || st.CurrentDepth != 0 || st.Uncommitted != 0 || st.OldestMessageAge != 0 {
+		f.t.Errorf("fresh queue: %+v", st)
+	}
+
+	c := f.connect()
+	out := f.open(c, f.env.Queue, mq.OpenOutput)
+	f.open(c, f.env.Queue, mq.OpenInputShared)
+	firstPut := time.Now()
+	f.put(out, "a", mq.PutOptions{}, nil)
+	f.put(out, "b", mq.PutOptions{}, nil)
+	f.put(out, "uncommitted", mq.PutOptions{Syncpoint: true}, nil)
+	st, err = reader.InquireQueueStatus(f.ctx, f.env.Queue)
+	read := time.Now()
+	if err != nil {
+		f.t.Fatalf("status: %v", err)
+	}
+	if st.CurrentDepth != 3 || st.Uncommitted != 1 || st.OpenInputCount != 1 || st.OpenOutputCount != 1 {
+		f.t.Errorf("got depth %d, uncommitted %d, input %d, output %d; want 3, 1, 1, 1",
+			st.CurrentDepth, st.Uncommitted, st.OpenInputCount, st.OpenOutputCount)
+	}
+	if !st.Monitored {
+		if st.OldestMessageAge != 0 || !st.LastPut.IsZero() || st.QueueTimeKnown {
+			f.t.Errorf("unmonitored queue reports monitored figures: %+v", st)
+		}
+	} else {
+		if st.OldestMessageAge < 0 || st.OldestMessageAge > read.Sub(firstPut) {
+			f.t.Errorf("oldest message age %s, want between 0 and %s", st.OldestMessageAge, read.Sub(firstPut))
+		}
+		if st.LastPut.Before(firstPut.Add(-time.Second).Truncate(time.Second)) || st.LastPut.After(read) {
+			f.t.Errorf("last put %s, want between %s and %s", st.LastPut, firstPut, read)
+		}
+		if st.QueueTimeKnown || !st.LastGet.IsZero() {
+			f.t.Errorf("queue time or last get before any get: %+v", st)
+		}
+	}
+
+	_, err = reader.InquireQueueStatus(f.ctx, f.env.MissingQueue)
+	WantReason(f.t, err, mq.ReasonUnknownObjectName)
 }
 
 func testConnectRefused(f *fixture) {

@@ -40,10 +40,19 @@ type Server struct {
 // fresh queue manager.
 func Start(tb testing.TB) *Server {
 	tb.Helper()
-	return start(tb, mqserver.DefaultChannels(), mqserver.TLSConfig{})
+	return start(tb, mqserver.DefaultChannels(), mqserver.TLSConfig{}, "")
 }
 
-func start(tb testing.TB, channels []mqserver.Channel, tlsConfig mqserver.TLSConfig) *Server {
+// StartMonitored is Start with queue monitoring on (MONQ(MEDIUM)), so
+// INQUIRE_Q_STATUS reports the oldest message's age, the queue times and
+// the last put and get.
+func StartMonitored(tb testing.TB) *Server {
+	tb.Helper()
+	return start(tb, mqserver.DefaultChannels(), mqserver.TLSConfig{}, "MEDIUM")
+}
+
+// start serves QM1 with the channels, TLS and MONQ given ("" is OFF).
+func start(tb testing.TB, channels []mqserver.Channel, tlsConfig mqserver.TLSConfig, monq string) *Server {
 	tb.Helper()
 	qmgrs := mqserver.DefaultQueueManagers()
 	for i := range qmgrs {
@@ -61,8 +70,9 @@ func start(tb testing.TB, channels []mqserver.Channel, tlsConfig mqserver.TLSCon
 		Channels: channels,
 		// Explicit users: the passwords of the machine's environment
 		// (MQ_APP_PASSWORD) must not leak into tests.
-		Users: []mqserver.User{{Name: mqserver.AppUser}, {Name: mqserver.AdminUser, Password: "admin-password"}},
-		TLS:   tlsConfig,
+		Users:           []mqserver.User{{Name: mqserver.AppUser}, {Name: mqserver.AdminUser, Password: "admin-password"}},
+		TLS:             tlsConfig,
+		QueueMonitoring: monq,
 	})
 	if err != nil {
 		tb.Fatalf("mqsimtest: %v", err)

@@ -186,7 +186,7 @@ func StartWithPKI(tb testing.TB, pki *PKI) *Server {
 			ClientAuthRequired: true, PeerName: "CN=mqprobe-*, OU=Tests"},
 		mqserver.Channel{Name: WrongPeerChannel, Users: []string{mqserver.AppUser}, CipherSpec: "ANY_TLS12_OR_HIGHER",
 			ClientAuthRequired: true, PeerName: "CN=someone-else"})
-	return start(tb, channels, pki.ServerTLS())
+	return start(tb, channels, pki.ServerTLS(), "")
 }
 
 // TLSTarget is QM1 on the server through DEV.TLS.SVRCONN as User, with

@@ -1,0 +1,89 @@
+//go:build ibmmq
+
+package ibmmq
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/mq/mqtest"
+	"github.com/mqprobe/mqprobe/internal/mqsim/mqsimtest"
+)
+
+// The backend suite's status case, with queue monitoring on: the oldest
+// message's age and the last put come from the command server.
+func TestBackendSuiteMonitored(t *testing.T) {
+	mqtest.RunBackendSuite(t, mqtest.HarnessFunc(func(tb testing.TB) mqtest.Env {
+		srv := mqsimtest.StartMonitored(tb)
+		return mqtest.Env{Backend: New(), Target: srv.Target(), Faults: srv.Faults()}
+	}))
+}
+
+// With MONQ on, INQUIRE_Q_STATUS says the queue is monitored; with it off
+// (IBM's default) it says it is not.
+func TestQueueStatusFollowsMONQ(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		start     func(testing.TB) *mqsimtest.Server
+		monitored bool
+	}{
+		{"MONQ(MEDIUM)", mqsimtest.StartMonitored, true},
+		{"MONQ(OFF)", mqsimtest.Start, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := tc.start(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			c, err := New().Connect(ctx, srv.Target())
+			if err != nil {
+				t.Fatalf("connect: %v", err)
+			}
+			defer c.Close()
+			q, err := c.OpenQueue(ctx, "DEV.QUEUE.1", mq.OpenOutput)
+			if err != nil {
+				t.Fatalf("open: %v", err)
+			}
+			defer q.Close()
+			if _, err := q.Put(ctx, &mq.Message{Payload: []byte("x")}, mq.PutOptions{}); err != nil {
+				t.Fatalf("put: %v", err)
+			}
+			st, err := c.InquireQueueStatus(ctx, "DEV.QUEUE.1")
+			if err != nil {
+				t.Fatalf("status: %v", err)
+			}
+			if st.Monitored != tc.monitored || st.CurrentDepth != 1 || (st.LastPut.IsZero() == tc.monitored) {
+				t.Errorf("got %+v, want monitored %t, depth 1, last put only when monitored", st, tc.monitored)
+			}
+		})
+	}
+}
+
+// Over TLS with a client certificate, the channel instance's status names
+// the CipherSpec in use and the certificate's subject and issuer.
+func TestChannelStatusOverTLS(t *testing.T) {
+	pki := mqsimtest.NewPKI(t)
+	repo := filepath.Join(t.TempDir(), "client.p12")
+	pki.KeyRepository(t, repo, "status-passw0rd", true, true)
+	srv := mqsimtest.StartWithPKI(t, pki)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	target := srv.TLSTarget(repo, "")
+	target.TLS.CertLabel = mqsimtest.ClientLabel
+	c, err := New().Connect(ctx, target)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer c.Close()
+	st, err := c.InquireChannelStatus(ctx)
+	if err != nil {
+		t.Fatalf("channel status: %v", err)
+	}
+	if st.Channel != "DEV.TLS.SVRCONN" || st.Instances != 1 || !strings.HasPrefix(st.Cipher, "TLS_") ||
+		!strings.Contains(st.PeerName, "CN=") || !strings.Contains(st.CertIssuer, "CN=") {
+		t.Errorf("channel status over TLS: %+v", st)
+	}
+}
