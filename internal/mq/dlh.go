@@ -32,16 +32,16 @@ const (
 // Encoding, CCSID and Format are those of the data after the header, to
 // restore when the message is put back.
 type DeadLetterHeader struct {
-	Reason       Reason // MQRC_* or MQFB_* code
-	DestQueue    string // DestQName: the queue the message was for
-	DestQMgr     string // DestQMgrName
-	Encoding     int32  // of the data after the header
-	CCSID        int32  // of the data after the header
-	Format       string // of the data after the header, blanks trimmed
-	PutApplType  int32  // MQAT_* of the application that dead-lettered it
-	PutApplName  string
-	PutTime      time.Time // when it was put on the dead-letter queue (UTC); zero when unreadable
-	BigEndian    bool      // the header's integers are big-endian (MQENC_INTEGER_NORMAL)
+	Reason      Reason // MQRC_* or MQFB_* code
+	DestQueue   string // DestQName: the queue the message was for
+	DestQMgr    string // DestQMgrName
+	Encoding    int32  // of the data after the header
+	CCSID       int32  // of the data after the header
+	Format      string // of the data after the header, blanks trimmed
+	PutApplType int32  // MQAT_* of the application that dead-lettered it
+	PutApplName string
+	PutTime     time.Time // when it was put on the dead-letter queue (UTC); zero when unreadable
+	BigEndian   bool      // the header's integers are big-endian (MQENC_INTEGER_NORMAL)
 }
 
 // ErrNotDeadLetterHeader is returned by DecodeDeadLetterHeader for data
