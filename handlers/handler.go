@@ -20,6 +20,10 @@ type Run struct {
 	// connName, TLS, credentials); Queue is the queue the command names.
 	Target mq.Target
 	Queue  string
+	// AllowQueue refuses another queue of Target's queue manager that the
+	// target allowlist does not admit (REDRIVE's destinations); nil admits
+	// any.
+	AllowQueue func(queue string) error
 	// Conns lends pooled connections; Close on a lent connection backs out
 	// an open unit of work and returns it.
 	Conns Connector

@@ -118,6 +118,7 @@ var descriptions = map[command.Operation]Description{
 	command.ConnectionTest: {NeedsTarget: true},
 	command.Test:           {NeedsTarget: true},
 	command.StopTest:       {},
+	command.Redrive:        {NeedsTarget: true, readCheckpoint: readRedriveCheckpoint}, // moves messages, creates none
 }
 
 // Describe returns op's description; an unknown op has the zero one.
@@ -149,6 +150,7 @@ func New(cfg Config) (*Operations, error) {
 			command.ConnectionTest: connectionTest,
 			command.Test:           tests.Test,
 			command.StopTest:       tests.StopTest,
+			command.Redrive:        redrive,
 		},
 		Tests:   tests,
 		capture: cfg.Capture,

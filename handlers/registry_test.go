@@ -29,6 +29,7 @@ func TestDescriptions(t *testing.T) {
 		command.ConnectionTest: {target: true},
 		command.Test:           {target: true},
 		command.StopTest:       {},
+		command.Redrive:        {target: true, checkpoints: true},
 	}
 	for _, op := range command.Operations {
 		d := Describe(op)

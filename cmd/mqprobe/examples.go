@@ -34,7 +34,12 @@ var examples = map[string][]string{
 	},
 	"mqprobe send depth": {
 		"mqprobe send depth --queue DEV.QUEUE.1",
+		"mqprobe send depth --queue DEV.QUEUE.1 --max-depth-share 0.8 --max-oldest-age 300 --query result.verdict",
 		"mqprobe send depth --target-ref dev-qm1 --query result.currentDepth",
+	},
+	"mqprobe send redrive": {
+		"mqprobe send redrive --queue DEV.DEAD.LETTER.QUEUE --dry-run",
+		"mqprobe send redrive --queue DEV.DEAD.LETTER.QUEUE --reason MQRC_Q_FULL --original-queue 'DEV.*' --wait",
 	},
 	"mqprobe send connection-test": {
 		"mqprobe send connection-test --qmgr QM1",

@@ -326,6 +326,11 @@ func writeOperationRows(w io.Writer, op string, raw json.RawMessage, style summa
 		if err = json.Unmarshal(raw, &r); err == nil {
 			rows = connectionRows(r)
 		}
+	case "REDRIVE":
+		var r handlers.RedriveResult
+		if err = json.Unmarshal(raw, &r); err == nil {
+			rows = redriveRows(r)
+		}
 	case "TEST":
 		var r probe.Stats
 		if err = json.Unmarshal(raw, &r); err == nil {
@@ -568,4 +573,32 @@ func indentJSON(data []byte) string {
 		return string(data)
 	}
 	return pretty.String()
+}
+
+// redriveRows summarises a REDRIVE: what moved (or would), by reason and
+// destination, and what stayed.
+func redriveRows(r handlers.RedriveResult) [][2]string {
+	moved := "moved"
+	if r.DryRun {
+		moved = "would move"
+	}
+	rows := [][2]string{{moved, fmt.Sprint(r.Moved)}, {"transactions", fmt.Sprint(r.Transactions)},
+		{"browsed", fmt.Sprint(r.Browsed)}, {"skipped", fmt.Sprint(r.Skipped)}}
+	for _, counts := range []struct {
+		label string
+		m     map[string]int
+	}{{"reason ", r.ByReason}, {"to ", r.ByDestination}, {"skipped: ", r.SkippedBy}} {
+		for _, k := range slices.Sorted(maps.Keys(counts.m)) {
+			rows = append(rows, [2]string{counts.label + k, fmt.Sprint(counts.m[k])})
+		}
+	}
+	for _, m := range r.Messages {
+		rows = append(rows, [2]string{"message " + hexOf(m.MsgIDBase64),
+			fmt.Sprintf("%s from %s to %s, dead-lettered %s by %s", m.ReasonName, m.OriginalQueue, m.Destination,
+				m.DeadLetteredAt.Format(time.RFC3339), m.PutApplName)})
+	}
+	if r.ResumedFrom != nil {
+		rows = append(rows, [2]string{"resumed from", fmt.Sprint(*r.ResumedFrom)})
+	}
+	return rows
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +27,7 @@ var sendRoutes = map[string]string{
 	"consume":         "messages/consume",
 	"depth":           "queue/depth",
 	"connection-test": "connections/test",
+	"redrive":         "messages/redrive",
 }
 
 // sendOptions are the flags every send subcommand shares.
@@ -167,6 +169,53 @@ func (o *consumeOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.correlIDBase64, "correl-id-base64", "", "select by CorrelId")
 }
 
+// redriveOptions are send redrive's flags.
+type redriveOptions struct {
+	dryRun         bool
+	destination    string
+	reasons        []string
+	originalQueues []string
+	minAgeSeconds  int
+	maxMessages    int
+	txSize         int
+}
+
+func (o *redriveOptions) register(f *pflag.FlagSet) {
+	f.BoolVar(&o.dryRun, "dry-run", false, "browse only: list what would move")
+	f.StringVar(&o.destination, "destination", "", "put every message on this queue instead of its original one")
+	f.StringSliceVar(&o.reasons, "reason", nil, "move only messages dead-lettered for these reasons: MQRC names or numbers (repeatable)")
+	f.StringSliceVar(&o.originalQueues, "original-queue", nil, "move only messages for queues matching these patterns, * and ? wildcards (repeatable)")
+	f.IntVar(&o.minAgeSeconds, "min-age-seconds", 0, "move only messages dead-lettered at least this long ago")
+	f.IntVar(&o.maxMessages, "max-messages", 0, "move at most this many messages")
+	f.IntVar(&o.txSize, "tx-size", 0, "messages per unit of work and checkpoint (1-1000; txSize)")
+}
+
+// fill adds REDRIVE's fields the user gave; a numeric --reason is sent as
+// a number.
+func (o *redriveOptions) fill(flags *pflag.FlagSet, c map[string]any) {
+	given(flags, "dry-run", c, "dryRun", o.dryRun)
+	given(flags, "destination", c, "destination", o.destination)
+	given(flags, "tx-size", c, "txSize", o.txSize)
+	filter := map[string]any{}
+	if len(o.reasons) > 0 {
+		reasons := make([]any, len(o.reasons))
+		for i, r := range o.reasons {
+			if n, err := strconv.Atoi(r); err == nil {
+				reasons[i] = n
+			} else {
+				reasons[i] = r
+			}
+		}
+		filter["reasons"] = reasons
+	}
+	given(flags, "original-queue", filter, "originalQueues", o.originalQueues)
+	given(flags, "min-age-seconds", filter, "minAgeSeconds", o.minAgeSeconds)
+	given(flags, "max-messages", filter, "maxMessages", o.maxMessages)
+	if len(filter) > 0 {
+		c["filter"] = filter
+	}
+}
+
 func sendCommand() *cobra.Command {
 	opts := &sendOptions{}
 	send := &cobra.Command{
@@ -226,6 +275,15 @@ out, or interrupted): look again later.`,
 	}
 	consume.Flags().AddFlagSet(consumeFlags)
 
+	redriveOpts := &redriveOptions{}
+	redriveFlags := pflag.NewFlagSet("redrive", pflag.ContinueOnError)
+	redriveOpts.register(redriveFlags)
+	redrive := &cobra.Command{Use: "redrive", Short: "Move dead-lettered messages back to their queues (the target queue is the dead-letter queue)"}
+	redrive.RunE = func(cmd *cobra.Command, _ []string) error {
+		return runSend(cmd, opts, "redrive", flagNames(redriveFlags), func(c map[string]any) { redriveOpts.fill(cmd.Flags(), c) })
+	}
+	redrive.Flags().AddFlagSet(redriveFlags)
+
 	depthOpts := &depthOptions{}
 	depthFlags := pflag.NewFlagSet("depth", pflag.ContinueOnError)
 	depthOpts.register(depthFlags)
@@ -238,7 +296,7 @@ out, or interrupted): look again later.`,
 	conn.RunE = func(cmd *cobra.Command, _ []string) error { return runSend(cmd, opts, cmd.Name(), nil, nil) }
 	// Each subcommand has only the flags that apply to it: send test runs
 	// over HTTP whatever the mode (no aws flags), send status only reads.
-	for _, c := range []*cobra.Command{produce, consume, depth, conn} {
+	for _, c := range []*cobra.Command{produce, consume, depth, conn, redrive} {
 		f := c.Flags()
 		opts.client.register(f, "how long to wait for the daemon's answer or the result", 10*time.Minute)
 		opts.keys.register(f)
@@ -257,7 +315,7 @@ out, or interrupted): look again later.`,
 	status := statusCommand(opts)
 	opts.client.register(status.Flags(), "how long to wait for the daemon's answer", time.Minute)
 	opts.output.register(status.Flags())
-	send.AddCommand(produce, consume, depth, conn, test, status)
+	send.AddCommand(produce, consume, depth, conn, redrive, test, status)
 	return send
 }
 

@@ -15,7 +15,7 @@ import (
 )
 
 // operationTypes are the operations a record can belong to.
-var operationTypes = []string{"PRODUCE", "CONSUME", "DEPTH", "CONNECTION_TEST", "TEST"}
+var operationTypes = []string{"PRODUCE", "CONSUME", "DEPTH", "CONNECTION_TEST", "TEST", "REDRIVE"}
 
 // statusCommand is send status; its flags are added by sendCommand.
 func statusCommand(opts *sendOptions) *cobra.Command {
@@ -24,7 +24,7 @@ func statusCommand(opts *sendOptions) *cobra.Command {
 		Short: "Show the state of a command: running (with its progress), or its result",
 		Long: `Ask the daemon for one command's state (GET /commands/{OPERATION}/{KEY}):
 IN_PROGRESS with its lease and progress, or COMPLETED / FAILED with its
-result. OPERATION is PRODUCE, CONSUME, DEPTH, CONNECTION_TEST or TEST
+result. OPERATION is PRODUCE, CONSUME, DEPTH, CONNECTION_TEST, TEST or REDRIVE
 (any case; produce and connection-test work too).
 
 Exit status: 0 COMPLETED, 1 FAILED or no such command, 2 usage, 3 refused

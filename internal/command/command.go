@@ -18,10 +18,11 @@ const (
 	ConnectionTest Operation = "CONNECTION_TEST"
 	Test           Operation = "TEST"
 	StopTest       Operation = "STOP_TEST"
+	Redrive        Operation = "REDRIVE"
 )
 
 // Operations lists every operation in a stable order.
-var Operations = []Operation{Produce, Consume, Depth, ConnectionTest, Test, StopTest}
+var Operations = []Operation{Produce, Consume, Depth, ConnectionTest, Test, StopTest, Redrive}
 
 // Valid reports whether o is a known operation.
 func (o Operation) Valid() bool {
@@ -70,6 +71,23 @@ type Command struct {
 	ReplyQueue      string `json:"replyQueue,omitempty"`
 	ProgressSeconds int    `json:"progressSeconds,omitempty"` // TEST: seconds between progress events
 	TestID          string `json:"testId,omitempty"`
+
+	// REDRIVE
+	DryRun      bool           `json:"dryRun,omitempty"`
+	Destination string         `json:"destination,omitempty"`
+	Filter      *RedriveFilter `json:"filter,omitempty"`
+	TxSize      int            `json:"txSize,omitempty"`
+}
+
+// RedriveFilter picks the dead-lettered messages REDRIVE moves; every
+// condition set must hold.
+type RedriveFilter struct {
+	// Reasons are MQDLH reason codes: JSON numbers (float64) or IBM names
+	// (strings), as the schema admits.
+	Reasons        []any    `json:"reasons,omitempty"`
+	OriginalQueues []string `json:"originalQueues,omitempty"` // * and ? patterns
+	MinAgeSeconds  int      `json:"minAgeSeconds,omitempty"`
+	MaxMessages    int      `json:"maxMessages,omitempty"`
 }
 
 // Thresholds are DEPTH's health thresholds; nil fields are not judged.

@@ -71,6 +71,11 @@ func TestDecodeMinimalAppliesDefaults(t *testing.T) {
 				t.Errorf("got %+v", c)
 			}
 		}},
+		{"REDRIVE", minimalRedrive, func(t *testing.T, c Command) {
+			if c.TxSize != 50 || c.DryRun || c.Filter == nil || len(c.Filter.Reasons) != 2 || c.Filter.Reasons[0] != "MQRC_Q_FULL" || c.Filter.Reasons[1] != float64(2085) {
+				t.Errorf("got %+v filter %+v", c, c.Filter)
+			}
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -210,6 +215,9 @@ func TestDecodeRejects(t *testing.T) {
 		{"produce without batch", bus(mutate(t, minimalProduce, edit{"batch", deleteField})), CodeSchemaViolation, "/batch", "required"},
 		{"batch without count", bus(mutate(t, minimalProduce, edit{"batch", map[string]any{}})), CodeSchemaViolation, "/batch/count", "required"},
 		{"test without duration or count", bus(mutate(t, minimalTest, edit{"durationSeconds", deleteField})), CodeSchemaViolation, "", "anyOf"},
+		{"redrive reason not an MQ name", bus(mutate(t, minimalRedrive, edit{"filter/reasons", []any{"Q_FULL"}})), CodeSchemaViolation, "/filter/reasons/0", "pattern"},
+		{"redrive txSize over 1000", bus(mutate(t, minimalRedrive, edit{"txSize", 1001})), CodeSchemaViolation, "/txSize", "maximum"},
+		{"redrive unknown filter", bus(mutate(t, minimalRedrive, edit{"filter/putApplName", "x"})), CodeSchemaViolation, "/filter/putApplName", "additionalProperties"},
 		{"stop test without testId", bus(`{"operationType":"STOP_TEST"}`), CodeSchemaViolation, "/testId", "required"},
 		{"stop test with target", bus(mutate(t, minimalStopTest, edit{"targetRef", "dev-qm1"})), CodeSchemaViolation, "/targetRef", "additionalProperties"},
 		// target

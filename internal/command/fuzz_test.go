@@ -9,7 +9,7 @@ import (
 
 func FuzzDecode(f *testing.F) {
 	seeds := []string{
-		minimalProduce, minimalConsume, minimalDepth, minimalConnectionTest, minimalTest, minimalStopTest,
+		minimalProduce, minimalConsume, minimalDepth, minimalConnectionTest, minimalTest, minimalStopTest, minimalRedrive,
 		`{"operationType":"PRODUCE","targetRef":"p","batch":{"count":1,"rateLimitPerSec":5},"payload":{"mode":"fixed","fixedBase64":"AA=="},` +
 			`"mqProps":{"correlIdMode":"fixed","fixedCorrelIdBase64":"AQID"},"headers":{"a.b":"c"},"tags":{"t":"v"},"expirySeconds":10}`,
 		`{"operationType":"CONSUME","targetRef":"p","selector":{"msgIdBase64":"AAAA"},"ack":"none","idempotencyKey":"k"}`,

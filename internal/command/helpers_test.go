@@ -15,6 +15,7 @@ const (
 	minimalConnectionTest = `{"operationType":"CONNECTION_TEST","target":{"queueManager":"QM1","queue":"DEV.QUEUE.1","channel":"DEV.APP.SVRCONN","connName":"mq1(1414),mq2(1414)"}}`
 	minimalTest           = `{"operationType":"TEST","targetRef":"dev-qm1","durationSeconds":30}`
 	minimalStopTest       = `{"operationType":"STOP_TEST","testId":"t-123"}`
+	minimalRedrive        = `{"operationType":"REDRIVE","target":{"queueManager":"QM1","queue":"DEV.DEAD.LETTER.QUEUE"},"filter":{"reasons":["MQRC_Q_FULL",2085]}}`
 )
 
 func newDecoder(t testing.TB, cfg DecoderConfig) *Decoder {

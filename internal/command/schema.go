@@ -29,6 +29,7 @@ var schemaFiles = map[Operation]string{
 	ConnectionTest: "connection-test.json",
 	Test:           "test.json",
 	StopTest:       "stop-test.json",
+	Redrive:        "redrive.json",
 }
 
 var printer = message.NewPrinter(language.English)

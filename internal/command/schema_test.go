@@ -125,7 +125,7 @@ func TestSchemasAreClosedAndDocumented(t *testing.T) {
 // with every default applied still matches its schema.
 func TestCanonicalRevalidates(t *testing.T) {
 	d := newDecoder(t, DecoderConfig{})
-	for _, body := range []string{minimalProduce, minimalConsume, minimalDepth, minimalConnectionTest, minimalTest, minimalStopTest} {
+	for _, body := range []string{minimalProduce, minimalConsume, minimalDepth, minimalConnectionTest, minimalTest, minimalStopTest, minimalRedrive} {
 		got := mustDecode(t, d, bus(body))
 		dec := json.NewDecoder(bytes.NewReader(got.Canonical))
 		dec.UseNumber()

@@ -26,6 +26,7 @@ var commandRoutes = []struct {
 	{"/messages/consume", command.Consume, "Get or browse a batch of messages"},
 	{"/queue/depth", command.Depth, "Read a queue's depth and open counts"},
 	{"/connections/test", command.ConnectionTest, "Connect and inquire the queue manager"},
+	{"/messages/redrive", command.Redrive, "Move dead-lettered messages back to their queues"},
 }
 
 // successStatus is the status a completed op answers with.

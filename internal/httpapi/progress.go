@@ -25,7 +25,7 @@ const maxInFlightListed = 100
 
 // observableOps are the operations GET /commands/{operationType}/{key}
 // knows; STOP_TEST leaves no record of its own worth reading.
-var observableOps = []command.Operation{command.Produce, command.Consume, command.Depth, command.ConnectionTest, command.Test}
+var observableOps = []command.Operation{command.Produce, command.Consume, command.Depth, command.ConnectionTest, command.Test, command.Redrive}
 
 // commandView is GET /commands/{operationType}/{key}'s reply.
 type commandView struct {

@@ -1,6 +1,9 @@
 package mq
 
-import "strconv"
+import (
+	"strconv"
+	"sync"
+)
 
 // Reason is an MQ reason code (MQRC_*), as returned by every MQI call.
 type Reason int32
@@ -68,6 +71,21 @@ const (
 
 // Name is the IBM name (e.g. "MQRC_Q_FULL"), or "" for a code not in the table.
 func (r Reason) Name() string { return reasonNames[r] }
+
+// ReasonNamed returns the reason whose IBM name is name (e.g.
+// "MQRC_Q_FULL").
+func ReasonNamed(name string) (Reason, bool) {
+	r, ok := reasonsByName()[name]
+	return r, ok
+}
+
+var reasonsByName = sync.OnceValue(func() map[string]Reason {
+	m := make(map[string]Reason, len(reasonNames))
+	for r, n := range reasonNames {
+		m[n] = r
+	}
+	return m
+})
 
 // Code is the name when known and "MQRC_<number>" otherwise; it is what result
 // events carry in error.code.

@@ -80,6 +80,19 @@ type Resolved struct {
 	// manager and connection.
 	limitKey string
 	rate     Rate
+	// otherQueue refuses a queue besides Queue that the command would use
+	// (REDRIVE's destinations), naming the setting; nil allows any.
+	otherQueue func(queue string) error
+}
+
+// AllowQueue refuses, with an *Error naming the setting, a queue on this
+// target's queue manager that the allowlist does not admit: for an inline
+// target targets.inline.queues, for a profile its queue and allowedQueues.
+func (r Resolved) AllowQueue(queue string) error {
+	if r.otherQueue == nil {
+		return nil
+	}
+	return r.otherQueue(queue)
 }
 
 // String is "QM:QUEUE", as results show it.
@@ -150,6 +163,12 @@ func (r *Resolver) Resolve(ctx context.Context, cmd command.Command) (Resolved, 
 	if err != nil {
 		return Resolved{}, err
 	}
+	res.otherQueue = func(queue string) error {
+		if len(r.cfg.Inline.Queues) == 0 || matchAny(r.cfg.Inline.Queues, queue, false) {
+			return nil
+		}
+		return notAllowed("queue %q matches no pattern of targets.inline.queues", queue)
+	}
 	res.limitKey = "inline\x00" + res.Target.QueueManager + "\x00" + res.Target.ConnName + "\x00" + res.Target.CCDTURL
 	res.rate = r.cfg.RateLimit
 	return res, nil
@@ -172,6 +191,13 @@ func (r *Resolver) resolveRef(ctx context.Context, cmd command.Command) (Resolve
 	res, err := r.resolveProfile(ctx, p, "targets.profiles."+cmd.TargetRef)
 	if err != nil {
 		return Resolved{}, err
+	}
+	profile := r.cfg.Profiles[cmd.TargetRef] // its own queue, not cmd.Queue
+	res.otherQueue = func(queue string) error {
+		if profile.allows(queue) {
+			return nil
+		}
+		return notAllowed("queue %q is not allowed on target profile %q (targets.profiles.%s.queue or allowedQueues)", queue, cmd.TargetRef, cmd.TargetRef)
 	}
 	res.limitKey = "profile\x00" + cmd.TargetRef
 	res.rate = r.cfg.RateLimit

@@ -290,3 +290,38 @@ func TestEmbeddedBackendRefusesConnections(t *testing.T) {
 		t.Errorf("ibmmq backend: %+v %v", res.Target, err)
 	}
 }
+
+// TestAllowQueue: the other queues a command uses on its target (REDRIVE's
+// destinations) pass the same allowlist as its own queue.
+func TestAllowQueue(t *testing.T) {
+	r := targets.NewResolver(targets.Config{AllowInline: true, Inline: targets.Allowlist{Queues: []string{"DEV.*"}},
+		Profiles: map[string]targets.Profile{"lab": {QueueManager: "QM1", Queue: "DEV.DEAD.LETTER.QUEUE", AllowedQueues: []string{"APP.*"}}}})
+	ctx := context.Background()
+	inline, err := r.Resolve(ctx, command.Command{Target: &command.Target{QueueManager: "QM1", Queue: "DEV.DEAD.LETTER.QUEUE"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	profile, err := r.Resolve(ctx, command.Command{TargetRef: "lab", Queue: "APP.DLQ"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		res     targets.Resolved
+		queue   string
+		setting string // "" when allowed
+	}{
+		{inline, "DEV.QUEUE.1", ""},
+		{inline, "APP.ORDERS", "targets.inline.queues"},
+		{profile, "APP.ORDERS", ""},
+		{profile, "DEV.DEAD.LETTER.QUEUE", ""}, // the profile's own queue, though the command named another
+		{profile, "DEV.QUEUE.1", "allowedQueues"},
+	} {
+		err := tc.res.AllowQueue(tc.queue)
+		switch {
+		case tc.setting == "" && err != nil:
+			t.Errorf("%s: %q refused: %v", tc.res, tc.queue, err)
+		case tc.setting != "" && (code(err) != "TARGET_NOT_ALLOWED" || !strings.Contains(err.Error(), tc.setting)):
+			t.Errorf("%s: %q: %v, want TARGET_NOT_ALLOWED naming %s", tc.res, tc.queue, err, tc.setting)
+		}
+	}
+}
