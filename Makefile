@@ -6,7 +6,7 @@ TOOLS := $(CURDIR)/.build/tools
 STATICCHECK_VERSION := v0.8.2
 CYCLONEDX_GOMOD_VERSION := v1.10.0
 
-.PHONY: help build build-bin run dev-aws test test-ibmmq-real lint bench mqstub tools clean docker docs release
+.PHONY: help build build-bin run dev-aws test test-images test-ibmmq-real lint bench mqstub tools clean docker docs release
 
 ## build: compile every package, also with CGO_ENABLED=0 (no MQ client needed)
 build:
@@ -38,7 +38,12 @@ test:
 	bash scripts/with-services.sh bash scripts/run-tests.sh
 
 
-## release: static embedded binaries (CGO_ENABLED=0) dist/mqprobe-<os>-<arch> for $(RELEASE_PLATFORMS),
+## test-images: build the embedded and ibmmq images with podman (base images made from Debian's
+## packages) and run them as users would: non-root, read-only, healthcheck, PRODUCE; ibmmq on mqserver (TLS too), aws mode on moto
+test-images:
+	bash scripts/test-images.sh
+
+## release: static embedded binaries (CGO_ENABLED=0) dist/mqprobe-<os>-<arch> for linux amd64/arm64 and darwin arm64,
 ## dist/SHA256SUMS and the CycloneDX SBOM dist/mqprobe.cdx.json; VERSION=v1.2.3 names the release (default: git describe)
 RELEASE_PLATFORMS := linux/amd64 linux/arm64 darwin/arm64
 release: $(TOOLS)/cyclonedx-gomod
@@ -97,13 +102,15 @@ DOCKER ?= docker
 IMAGE ?= mqprobe
 IMAGE_TAG ?= $(VERSION)
 MQ_VERSION ?= 9.4.5.0
+# podman writes OCI images unless told otherwise, and OCI has no HEALTHCHECK.
+PODMAN_FORMAT = $(if $(findstring podman,$(DOCKER)),--format docker)
 docker:
 	@if ! $(DOCKER) info >/dev/null 2>&1; then \
 	  echo "make docker: no container engine available ('$(DOCKER) info' failed): start one, or set DOCKER=podman"; exit 1; fi
 	@if [ -z "$(MQ_CLIENT_SHA256)" ]; then \
 	  echo "make docker: set MQ_CLIENT_SHA256 to the SHA-256 of IBM's MQ $(MQ_VERSION) client tarball (see the Dockerfile)"; exit 2; fi
-	$(DOCKER) build $(DOCKER_BUILD_FLAGS) --target embedded --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) --build-arg BUILD_DATE=$(BUILD_DATE) -t $(IMAGE):$(IMAGE_TAG)-embedded .
-	$(DOCKER) build $(DOCKER_BUILD_FLAGS) --target ibmmq --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) --build-arg BUILD_DATE=$(BUILD_DATE) --build-arg MQ_VERSION=$(MQ_VERSION) \
+	$(DOCKER) build $(PODMAN_FORMAT) $(DOCKER_BUILD_FLAGS) --target embedded --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) --build-arg BUILD_DATE=$(BUILD_DATE) -t $(IMAGE):$(IMAGE_TAG)-embedded .
+	$(DOCKER) build $(PODMAN_FORMAT) $(DOCKER_BUILD_FLAGS) --target ibmmq --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) --build-arg BUILD_DATE=$(BUILD_DATE) --build-arg MQ_VERSION=$(MQ_VERSION) \
 	  --build-arg MQ_CLIENT_SHA256=$(MQ_CLIENT_SHA256) $(if $(MQ_CLIENT_URL),--build-arg MQ_CLIENT_URL=$(MQ_CLIENT_URL)) -t $(IMAGE):$(IMAGE_TAG) .
 
 ## docs: regenerate configs/openapi.yaml, configs/asyncapi.yaml, docs/configuration.md and the
