@@ -94,10 +94,12 @@ ENV HOME=/var/lib/mqprobe \
     MQPROBE_HTTP_ADDR=0.0.0.0:8080
 EXPOSE 8080
 USER 10001:10001
-# mqprobe health asks /health/ready at the configured address (http.addr,
-# HTTPS when http.tls is set): no shell or curl needed.
+# mqprobe health --live asks /health/live at the configured address
+# (http.addr, HTTPS when http.tls is set): no shell or curl needed. Liveness,
+# not readiness: a store outage must not get a daemon holding pending
+# outcomes restarted (docs/deployment.md).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-    CMD ["/usr/local/bin/mqprobe", "health"]
+    CMD ["/usr/local/bin/mqprobe", "health", "--live"]
 ENTRYPOINT ["/usr/local/bin/mqprobe"]
 CMD ["run"]
 

@@ -223,8 +223,8 @@ func TestDockerfileStages(t *testing.T) {
 			t.Errorf("%s USER %q is not a numeric non-zero uid", target, uid)
 		}
 		hc := commands[*instructions.HealthCheckCommand](img)
-		if len(hc) != 1 || !slices.Equal(hc[0].Health.Test, []string{"CMD", "/usr/local/bin/mqprobe", "health"}) {
-			t.Errorf("%s healthcheck %v, want mqprobe health (no shell in the exec form)", target, hc)
+		if len(hc) != 1 || !slices.Equal(hc[0].Health.Test, []string{"CMD", "/usr/local/bin/mqprobe", "health", "--live"}) {
+			t.Errorf("%s healthcheck %v, want mqprobe health --live (liveness; no shell in the exec form)", target, hc)
 		}
 		if ep := commands[*instructions.ExposeCommand](img); len(ep) != 1 || !slices.Equal(ep[0].Ports, []string{"8080"}) {
 			t.Errorf("%s exposes %v, want 8080", target, ep)
@@ -309,6 +309,20 @@ func TestDockerHealthcheckProbesTheDaemon(t *testing.T) {
 	if !testenv.Until(5*time.Second, func() bool { err = probe(dmn.Addr()); return err == nil }) {
 		t.Fatalf("healthcheck against the running daemon: %v", err)
 	}
+
+	// Not ready (its store unreachable) but alive: the container must stay
+	// up, or its orchestrator would restart a daemon holding pending outcomes.
+	unready := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/health/live" {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	if err := probe(strings.TrimPrefix(unready.URL, "http://")); err != nil {
+		t.Errorf("healthcheck failed on a live daemon that is not ready: %v", err)
+	}
+	unready.Close()
 
 	sick := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusServiceUnavailable)
