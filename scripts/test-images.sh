@@ -3,7 +3,7 @@
 # DOCKER=podman`) and runs them as a user would: as the image's non-root
 # user, read-only root filesystem, records in a volume, the image's
 # HEALTHCHECK, a PRODUCE over HTTP; the ibmmq image against mqserver over
-# the host network, plainly and through a TLS profile; aws mode against moto.
+# the host network, plainly and through a TLS profile.
 # Prints the images' sizes and the time taken.
 #
 # No image registry is reachable from CI, so the bases the Dockerfile names
