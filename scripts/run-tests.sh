@@ -104,7 +104,7 @@ for emulator in goaws+dynalite goaws dynalite moto; do
 done
 echo "==> IBM programs against the project's queue manager server (passed, failed)"
 judges=$(grep -hoE 'JUDGE [^ :]+: [0-9]+ passed, [0-9]+ failed' "$log" |
-  awk '{sub(":", "", $2); p[$2] += $3; f[$2] += $5} END {for (n in p) printf "    %-24s %d passed, %d failed\n", n, p[n], f[n]}' | sort)
+  awk '{sub(":", "", $2); p[$2] += $3; f[$2] += $5} END {for (n in p) printf "    %-36s %d passed, %d failed\n", n, p[n], f[n]}' | sort)
 if [ -z "$judges" ]; then
   echo "    none ran"
   if [ -n "${CGO_LDFLAGS:-}" ]; then status=1; fi
