@@ -3,6 +3,7 @@ package configs_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -312,12 +313,17 @@ func TestDockerHealthcheckProbesTheDaemon(t *testing.T) {
 
 	// Not ready (its store unreachable) but alive: the container must stay
 	// up, or its orchestrator would restart a daemon holding pending outcomes.
+	// It answers as the daemon does: JSON, or the CLI says that whatever
+	// answered is no mqprobe daemon.
 	unready := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
 		if r.URL.Path == "/health/live" {
 			w.WriteHeader(http.StatusOK)
+			fmt.Fprint(w, `{"status":"ok"}`)
 			return
 		}
 		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprint(w, `{"status":"unavailable","checks":{"store":"unreachable"}}`)
 	}))
 	if err := probe(strings.TrimPrefix(unready.URL, "http://")); err != nil {
 		t.Errorf("healthcheck failed on a live daemon that is not ready: %v", err)
