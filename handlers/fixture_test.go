@@ -173,11 +173,16 @@ func (f *fixture) putN(n int) []mq.ID {
 	return f.put(msgs...)
 }
 
-// drain gets every message off the queue, in queue order.
+// drain gets every message off the test queue, in queue order.
 func (f *fixture) drain() []mq.Message {
 	f.t.Helper()
-	c := f.conn()
-	q, err := c.OpenQueue(f.ctx, testQueue, mq.OpenInputShared)
+	return f.drainQueue(testQueue)
+}
+
+// drainQueue gets every message off queue, in queue order.
+func (f *fixture) drainQueue(queue string) []mq.Message {
+	f.t.Helper()
+	q, err := f.conn().OpenQueue(f.ctx, queue, mq.OpenInputShared)
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -50,28 +50,6 @@ func (f *fixture) putDead(msgs ...deadLetter) []mq.ID {
 	return ids
 }
 
-// drainQueue gets every message off queue.
-func (f *fixture) drainQueue(queue string) []mq.Message {
-	f.t.Helper()
-	q, err := f.conn().OpenQueue(f.ctx, queue, mq.OpenInputShared)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	defer q.Close()
-	var got []mq.Message
-	for {
-		var m mq.Message
-		err := q.Get(f.ctx, &m, mq.GetOptions{})
-		if mq.IsReason(err, mq.ReasonNoMsgAvailable) {
-			return got
-		}
-		if err != nil {
-			f.t.Fatal(err)
-		}
-		got = append(got, m)
-	}
-}
-
 func (f *fixture) depthOf(queue string) int {
 	f.t.Helper()
 	info, err := mq.InquireQueue(f.ctx, f.conn(), queue)
