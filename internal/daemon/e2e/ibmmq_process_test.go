@@ -47,25 +47,7 @@ func TestIBMMQKilledInstanceRepeatsAtMostOneTransaction(t *testing.T) {
 		target, count, txSize), map[string]string{"Idempotency-Key": key})
 
 	// Two commits on the shared queue mean the first checkpoint is written.
-	var victim, survivor *daemontest.Process
-	seen := 0
-	testenv.Eventually(t, 30*time.Second, fmt.Sprintf("%d messages committed by the lease holder", 2*txSize), func() bool {
-		if seen = procs[0].DepthOf(t, target); seen < 2*txSize {
-			return false
-		}
-		holder := leaseHolder(t, procs[0], "PRODUCE", key)
-		for i, p := range procs {
-			if p.Name == holder {
-				victim, survivor = p, procs[1-i]
-			}
-		}
-		return victim != nil
-	})
-	if seen >= count {
-		t.Fatalf("%s finished (depth %d) before it could be killed: the command is too fast", victim.Name, seen)
-	}
-	victim.Kill(t)
-	t.Logf("killed %s with %d messages on the shared queue", victim.Name, seen)
+	_, survivor, _ := killLeaseHolder(t, procs, "PRODUCE", key, target, 2*txSize, count, 30*time.Second)
 
 	e := results.wait(key, 1, 30*time.Second)[0]
 	var res struct {
@@ -166,6 +148,33 @@ func TestIBMMQServerRestartMidRun(t *testing.T) {
 
 // leaseHolder is the instance holding op#key's lease, as p's API reports
 // it, or "" while nobody does.
+// killLeaseHolder waits, up to within, until queue holds at least atLeast
+// messages and one of the two instances holds the lease of op's key, then
+// kills that instance: victim, the other (survivor), and the depth seen.
+// The command must not have finished (total messages) by then.
+func killLeaseHolder(t *testing.T, procs []*daemontest.Process, op, key, queue string,
+	atLeast, total int, within time.Duration) (victim, survivor *daemontest.Process, seen int) {
+	t.Helper()
+	testenv.Eventually(t, within, fmt.Sprintf("%d messages on %s and %s's lease held", atLeast, queue, op), func() bool {
+		if seen = procs[0].DepthOf(t, queue); seen < atLeast {
+			return false
+		}
+		holder := leaseHolder(t, procs[0], op, key)
+		for i, p := range procs {
+			if p.Name == holder {
+				victim, survivor = p, procs[1-i]
+			}
+		}
+		return victim != nil
+	})
+	if seen >= total {
+		t.Fatalf("%s finished (%s depth %d) before it could be killed: the command is too fast", victim.Name, queue, seen)
+	}
+	victim.Kill(t)
+	t.Logf("killed %s with %d messages on %s", victim.Name, seen, queue)
+	return victim, survivor, seen
+}
+
 func leaseHolder(t *testing.T, p *daemontest.Process, op, key string) string {
 	t.Helper()
 	status, body, err := p.Get("/commands/" + op + "/" + key)

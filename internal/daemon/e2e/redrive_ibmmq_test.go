@@ -13,7 +13,6 @@ import (
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/result"
-	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // TestIBMMQRedriveKilledHalfWayMovesEachMessageOnce: 1,000 messages with
@@ -52,25 +51,7 @@ func TestIBMMQRedriveKilledHalfWayMovesEachMessageOnce(t *testing.T) {
 	key := fmt.Sprintf("redrive-%d", run)
 	sendCommand(t, env.commands, fmt.Sprintf(`{"operationType":"REDRIVE",%s,"txSize":%d}`, dlq, txSize),
 		map[string]string{"Idempotency-Key": key})
-	var victim, survivor *daemontest.Process
-	seen := 0
-	testenv.Eventually(t, 60*time.Second, "half the messages redriven by the lease holder", func() bool {
-		if seen = procs[0].DepthOf(t, dest); seen < count/2 {
-			return false
-		}
-		holder := leaseHolder(t, procs[0], "REDRIVE", key)
-		for i, p := range procs {
-			if p.Name == holder {
-				victim, survivor = p, procs[1-i]
-			}
-		}
-		return victim != nil
-	})
-	if seen >= count {
-		t.Fatalf("%s finished (destination depth %d) before it could be killed: the command is too fast", victim.Name, seen)
-	}
-	victim.Kill(t)
-	t.Logf("killed %s with %d messages on the destination", victim.Name, seen)
+	_, survivor, seen := killLeaseHolder(t, procs, "REDRIVE", key, dest, count/2, count, 60*time.Second)
 
 	e := results.wait(key, 1, 60*time.Second)[0]
 	var res struct {
