@@ -149,13 +149,13 @@ func TestIBMMQServerRestartMidRun(t *testing.T) {
 // leaseHolder is the instance holding op#key's lease, as p's API reports
 // it, or "" while nobody does.
 // killLeaseHolder waits, up to within, until queue holds at least atLeast
-// messages and one of the two instances holds the lease of op's key, then
+// messages (queue is a command's target fragment) and one of the two instances holds the lease of op's key, then
 // kills that instance: victim, the other (survivor), and the depth seen.
 // The command must not have finished (total messages) by then.
 func killLeaseHolder(t *testing.T, procs []*daemontest.Process, op, key, queue string,
 	atLeast, total int, within time.Duration) (victim, survivor *daemontest.Process, seen int) {
 	t.Helper()
-	testenv.Eventually(t, within, fmt.Sprintf("%d messages on %s and %s's lease held", atLeast, queue, op), func() bool {
+	testenv.Eventually(t, within, fmt.Sprintf("%d messages on the queue and %s's lease held", atLeast, op), func() bool {
 		if seen = procs[0].DepthOf(t, queue); seen < atLeast {
 			return false
 		}
@@ -168,10 +168,10 @@ func killLeaseHolder(t *testing.T, procs []*daemontest.Process, op, key, queue s
 		return victim != nil
 	})
 	if seen >= total {
-		t.Fatalf("%s finished (%s depth %d) before it could be killed: the command is too fast", victim.Name, queue, seen)
+		t.Fatalf("%s finished (depth %d) before it could be killed: the command is too fast", victim.Name, seen)
 	}
 	victim.Kill(t)
-	t.Logf("killed %s with %d messages on %s", victim.Name, seen, queue)
+	t.Logf("killed %s with %d messages on the queue", victim.Name, seen)
 	return victim, survivor, seen
 }
 
