@@ -61,6 +61,9 @@ func OpenAPI(version string) ([]byte, error) {
 	for path, op := range opsPaths() {
 		paths[path] = op
 	}
+	for path, op := range queuePaths() {
+		paths[path] = op
+	}
 	for path, op := range recordPaths() {
 		paths[path] = op
 	}
