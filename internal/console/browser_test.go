@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
+	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/tenant"
 	"github.com/mqprobe/mqprobe/internal/testenv"
 )
@@ -261,6 +262,58 @@ func TestConsoleInBrowser(t *testing.T) {
 		b.waitText("#results", "0 events")
 	})
 
+	t.Run("queues: health on the overview, a dead-lettered message browsed and redriven", func(t *testing.T) {
+		b.t = t
+		putDeadLetter(t, h, "DEV.QUEUE.1", "order 42 that could not be delivered")
+		before := queueDepth(t, h, "DEV.QUEUE.1")
+		b.open("/")
+		// DEV.QUEUE.3 holds the 7 messages the form's PRODUCE put.
+		row := `[...document.querySelectorAll('#queues tbody tr')].find(tr => tr.cells[1]?.textContent === 'DEV.QUEUE.3')`
+		b.waitFor("DEV.QUEUE.3's depth on the overview", row+`?.cells[3].textContent.startsWith('7 of ')`, 15*time.Second)
+		if got := eval[string](b, row+`.cells[5].textContent`); !strings.Contains(got, "healthy") {
+			t.Errorf("DEV.QUEUE.3's verdict %q, want healthy", got)
+		}
+		if got := eval[string](b, row+`.cells[4].textContent`); got == "–" || got == "unknown" {
+			t.Errorf("DEV.QUEUE.3's oldest message age %q, want a figure", got)
+		}
+		b.screenshot("overview-queues")
+		b.click(`#queues a[href="/ui/queues/QM1/DEV.DEAD.LETTER.QUEUE"]`)
+		b.waitText("#queue-health", "1 of ")
+		b.waitText("#messages", "MQRC_UNKNOWN_OBJECT_NAME")
+		b.click("#messages details.message-details summary")
+		b.waitText("#messages .message", "Original queue")
+		for _, want := range []string{"DEV.QUEUE.1", "amqsput", "2026-11-27 04:00:00Z", "MsgId", "Persistence", "app.origin"} {
+			if text := eval[string](b, `document.querySelector('#messages .message').textContent`); !strings.Contains(text, want) {
+				t.Errorf("the browsed message does not show %q:\n%s", want, text)
+			}
+		}
+		b.waitText("#messages pre.payload.text", "order 42 that could not be delivered")
+		if hex := eval[string](b, `document.querySelector('#messages pre.payload.hex').textContent`); !strings.Contains(hex, "6f 72 64 65 72 20 34 32") {
+			t.Errorf("the hex view does not show the payload's bytes:\n%s", hex)
+		}
+		b.screenshot("queue")
+
+		// A dry run first: it lists the message and moves nothing.
+		if enabled := eval[bool](b, `!document.querySelector('#rd-move').disabled`); enabled {
+			t.Error("the move is offered before a dry run")
+		}
+		b.click("#rd-dry-run")
+		b.waitText("#rd-outcome", "Dry run")
+		b.waitText("#rd-outcome", "DEV.QUEUE.1")
+		if depth := queueDepth(t, h, "DEV.DEAD.LETTER.QUEUE"); depth != 1 {
+			t.Errorf("the dry run changed the dead-letter queue's depth to %d", depth)
+		}
+		b.click("#rd-move")
+		b.waitText("#rd-outcome", "Moved")
+		if got := queueDepth(t, h, "DEV.QUEUE.1"); got != before+1 {
+			t.Errorf("DEV.QUEUE.1 holds %d messages after the redrive, want %d", got, before+1)
+		}
+		if depth := queueDepth(t, h, "DEV.DEAD.LETTER.QUEUE"); depth != 0 {
+			t.Errorf("the dead-letter queue holds %d after the redrive, want 0", depth)
+		}
+		b.waitText("#messages", "The first 0 messages")
+	})
+
 	t.Run("open the record and evict it", func(t *testing.T) {
 		b.t = t
 		b.open("/ui/record?op=PRODUCE&key=" + produceKey)
@@ -334,6 +387,29 @@ func TestConsoleDisabled(t *testing.T) {
 		if status, _, _ := h.Get(path); status != http.StatusNotFound {
 			t.Errorf("GET %s with the console disabled: %d, want 404", path, status)
 		}
+	}
+}
+
+// putDeadLetter puts a message with an MQDLH on QM1's dead-letter queue,
+// as the queue manager does for a message it could not put on queue.
+func putDeadLetter(t *testing.T, h *daemontest.Harness, queue, body string) {
+	t.Helper()
+	hdr, err := mq.DeadLetterHeader{Reason: mq.ReasonUnknownObjectName, DestQueue: queue, DestQMgr: "QM1",
+		Encoding: mq.EncodingNativeLittle, CCSID: 1208, Format: mq.FormatString, PutApplType: 6, PutApplName: "amqsput",
+		PutTime: time.Date(2026, 11, 27, 4, 0, 0, 0, time.UTC)}.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := daemontest.ConnectQM1(t, h.Backend)
+	defer conn.Close()
+	q, err := conn.OpenQueue(context.Background(), "DEV.DEAD.LETTER.QUEUE", mq.OpenOutput)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	msg := &mq.Message{Format: mq.FormatDeadLetterHeader, Payload: append(hdr, body...), Properties: mq.Properties{"app.origin": "lab"}}
+	if _, err := q.Put(context.Background(), msg, mq.PutOptions{}); err != nil {
+		t.Fatal(err)
 	}
 }
 

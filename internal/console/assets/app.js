@@ -3,11 +3,13 @@
 // certificate. Text from the API is only ever set as text, never as HTML.
 
 const TOKEN_KEY = 'mqprobe.token';
-const OPERATIONS = ['PRODUCE', 'CONSUME', 'DEPTH', 'CONNECTION_TEST', 'TEST'];
+const OPERATIONS = ['PRODUCE', 'CONSUME', 'DEPTH', 'CONNECTION_TEST', 'TEST', 'REDRIVE'];
 const COMMAND_ROUTES = {
   PRODUCE: '/messages/produce', CONSUME: '/messages/consume', DEPTH: '/queue/depth',
-  CONNECTION_TEST: '/connections/test', TEST: '/tests',
+  CONNECTION_TEST: '/connections/test', TEST: '/tests', REDRIVE: '/messages/redrive',
 };
+// The thresholds the console judges queues by (DEPTH's thresholds).
+const QUEUE_THRESHOLDS = { maxDepthShare: 0.8, maxOldestMessageAgeSeconds: 300 };
 const STATUS_MARKS = { COMPLETED: '✓', FAILED: '✗', REJECTED: '⊘', IN_PROGRESS: '⟳' };
 
 const main = document.getElementById('main');
@@ -188,7 +190,7 @@ function showSignIn(rejected) {
 
 function page(title, ...content) {
   document.title = `${title} · mqprobe console`;
-  main.replaceChildren(h('h1', {}, title), ...content);
+  main.replaceChildren(h('h1', {}, title), ...content.filter((c) => c !== null && c !== undefined && c !== false));
 }
 
 // section returns a panel whose body render replaces only when its data
@@ -316,7 +318,13 @@ function overview() {
   const targets = section('targets', 'Queue managers and profiles');
   const running = section('in-flight', 'Commands in flight');
   const outcomes = section('last-hour', 'Outcomes of the last hour');
-  page('Overview', h('div', { class: 'grid' }, about, outcomes), running, targets);
+  const queues = section('queues', 'Queues');
+  page('Overview', h('div', { class: 'grid' }, about, outcomes), queues, running, targets);
+  poll(async () => {
+    const reply = await api(`/queues?${new URLSearchParams(QUEUE_THRESHOLDS)}`);
+    queues.update(reply.data, () => !reply.ok ? problemBox(reply, 'GET /queues') : queueTable(reply.data));
+    return reply.ok;
+  }, 5000);
   poll(async () => {
     const reply = await api('/status');
     if (!reply.ok) {
@@ -348,6 +356,206 @@ function overview() {
     ]);
     return true;
   }, 1000);
+}
+
+// ---- Queues ------------------------------------------------------------
+
+function queueHref(q) {
+  const path = `/ui/queues/${encodeURIComponent(q.queueManager)}/${encodeURIComponent(q.queue)}`;
+  return q.targetRef ? `${path}?${new URLSearchParams({ targetRef: q.targetRef })}` : path;
+}
+
+function verdictBadge(verdict) {
+  if (!verdict) return '–';
+  const marks = { healthy: '✓', warning: '!', critical: '✗', unknown: '?' };
+  return h('span', { class: `verdict ${verdict}` }, `${marks[verdict] || '•'} ${verdict}`);
+}
+
+function fmtAge(seconds) {
+  if (seconds === undefined || seconds === null) return '–';
+  return seconds < 60 ? `${fmtNumber(seconds)} s` : fmtDuration(seconds);
+}
+
+// depthText is "current of max (share)".
+function depthText(hl) {
+  if (hl.currentDepth === undefined) return '–';
+  const share = hl.depthShare !== undefined ? ` (${fmtNumber(hl.depthShare * 100, 2)}%)` : '';
+  return `${fmtNumber(hl.currentDepth)} of ${fmtNumber(hl.maxDepth)}${share}`;
+}
+
+function queueTable(data) {
+  const rows = (data.queues || []).map((q) => {
+    const hl = q.health || {};
+    return [q.queueManager, h('a', { href: queueHref(q) }, q.queue), q.targetRef || '–',
+      q.error ? h('span', { class: 'problem-text' }, `${q.error.code}: ${q.error.message}`) : depthText(hl),
+      q.error ? '–' : (hl.oldestMessageAgeSeconds !== undefined ? fmtAge(hl.oldestMessageAgeSeconds) : h('span', { title: hl.missing?.oldestMessageAgeSeconds || '' }, 'unknown')),
+      q.error ? '–' : verdictBadge(hl.verdict)];
+  });
+  return [
+    table(`The queues you may name, judged at depth over ${QUEUE_THRESHOLDS.maxDepthShare * 100}% of the maximum or the oldest message over ${QUEUE_THRESHOLDS.maxOldestMessageAgeSeconds} s`,
+      ['Queue manager', 'Queue', 'Profile', 'Depth', 'Oldest message', 'Verdict'], rows, { numeric: [3, 4] }),
+    data.truncated ? h('p', { class: 'hint' }, 'More queues are known than one reply lists.') : null,
+  ];
+}
+
+function fromBase64(b64) {
+  const bin = atob(b64 || '');
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+}
+
+// hexDump lays bytes out 16 a line: offset, hex, printable ASCII.
+function hexDump(bytes) {
+  const lines = [];
+  for (let i = 0; i < bytes.length; i += 16) {
+    const row = bytes.slice(i, i + 16);
+    const hex = Array.from(row, (b) => b.toString(16).padStart(2, '0')).join(' ');
+    const text = Array.from(row, (b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.')).join('');
+    lines.push(`${i.toString(16).padStart(8, '0')}  ${hex.padEnd(47)}  ${text}`);
+  }
+  return lines.join('\n');
+}
+
+function messageDetails(m) {
+  const bytes = fromBase64(m.payloadBase64);
+  const cut = m.payloadTruncated ? ` (the first ${fmtNumber(bytes.length)} of ${fmtNumber(m.sizeBytes)} bytes)` : '';
+  const dlh = m.deadLetterHeader;
+  return h('div', { class: 'message' },
+    dlh ? [h('h4', {}, 'Dead-letter header (MQDLH)'), facts([
+      ['Reason', `${dlh.reasonName} (${dlh.reason})`], ['Original queue', dlh.originalQueue], ['Original queue manager', dlh.originalQueueManager],
+      ['Put application', `${dlh.putApplName} (type ${dlh.putApplType})`], ['Dead-lettered at', fmtTime(dlh.deadLetteredAt)],
+      ['Format of the data', dlh.format || '(none)'], ['CCSID', String(dlh.ccsid)], ['Encoding', String(dlh.encoding)]])] : null,
+    h('h4', {}, 'Message descriptor (MQMD)'),
+    facts([['MsgId', m.msgId], ['CorrelId', m.correlId], ['Put time', fmtTime(m.putTime)], ['Format', m.format || '(none)'],
+      ['Persistence', m.persistence], ['Priority', String(m.priority)], ['Backout count', String(m.backoutCount)],
+      ['Expiry', m.expirySeconds !== undefined ? `${fmtNumber(m.expirySeconds)} s left` : 'unlimited'],
+      ['Reply-to queue', m.replyToQ], ['Reply-to queue manager', m.replyToQMgr], ['Size', `${fmtNumber(m.sizeBytes)} bytes`]]),
+    h('h4', {}, 'Properties'),
+    m.properties ? table('Message properties', ['Name', 'Value'], Object.keys(m.properties).sort().map((k) => [k, JSON.stringify(m.properties[k])]))
+      : h('p', { class: 'empty' }, 'None.'),
+    h('h4', {}, `Payload${cut}`),
+    h('details', { open: true }, h('summary', {}, 'As text (UTF-8)'), h('pre', { class: 'payload text', tabindex: 0 }, new TextDecoder('utf-8').decode(bytes))),
+    h('details', {}, h('summary', {}, 'As hex'), h('pre', { class: 'payload hex', tabindex: 0 }, hexDump(bytes))));
+}
+
+function queuePage(qm, queue) {
+  const q = new URLSearchParams(location.search);
+  const targetRef = q.get('targetRef') || '';
+  const base = `/queues/${encodeURIComponent(qm)}/${encodeURIComponent(queue)}`;
+  const withRef = (extra = {}) => new URLSearchParams({ ...(targetRef ? { targetRef } : {}), ...extra });
+  const health = section('queue-health', 'Health');
+  const browser = section('messages', 'Messages');
+  const redrive = section('redrive', 'Redrive dead-lettered messages');
+  redrive.hidden = true;
+  page(`Queue ${queue} on ${qm}`, targetRef ? h('p', {}, `Reached through target profile ${targetRef}.`) : null, health, browser, redrive);
+  let redriveShown = false;
+  poll(async () => {
+    const reply = await api(`${base}?${withRef(QUEUE_THRESHOLDS)}`);
+    if (!reply.ok) {
+      health.update(reply, () => problemBox(reply, `GET ${base}`));
+      return reply.status >= 500;
+    }
+    const hl = reply.data.health;
+    health.update(hl, () => [
+      h('p', {}, 'Verdict: ', verdictBadge(hl.verdict)),
+      facts([['Type', hl.queueType], ['Base queue', hl.baseQueue], ['Transmission queue', hl.transmissionQueue],
+        ['Depth', depthText(hl)], ['Oldest message', fmtAge(hl.oldestMessageAgeSeconds)], ['Uncommitted', fmtNumber(hl.uncommittedMessages)],
+        ['Open for input', fmtNumber(hl.openInputCount)], ['Open for output', fmtNumber(hl.openOutputCount)],
+        ['Last put', hl.lastPutAt ? fmtTime(hl.lastPutAt) : undefined], ['Last get', hl.lastGetAt ? fmtTime(hl.lastGetAt) : undefined],
+        ['Queue time', hl.queueTime ? `${fmtNumber(hl.queueTime.shortMs)} ms short, ${fmtNumber(hl.queueTime.longMs)} ms long` : undefined]]),
+      hl.findings?.length ? table('Findings', ['Figure', 'Value', 'Threshold', 'Verdict'],
+        hl.findings.map((f) => [f.figure, fmtNumber(f.value), fmtNumber(f.threshold), verdictBadge(f.verdict)]), { numeric: [1, 2] }) : null,
+      hl.missing ? h('details', {}, h('summary', {}, 'Figures missing, and why'),
+        h('ul', {}, Object.entries(hl.missing).map(([k, v]) => h('li', {}, `${k}: ${v}`)))) : null,
+    ]);
+    return true;
+  }, 5000);
+  const browse = async () => {
+    const reply = await api(`${base}/messages?${withRef({ limit: 20, payloadBytes: 1024 })}`);
+    if (!reply.ok) {
+      browser.update(reply, () => problemBox(reply, `GET ${base}/messages`));
+      return;
+    }
+    const b = reply.data;
+    browser.update(b, () => [
+      h('div', { class: 'actions' }, h('button', { type: 'button', class: 'secondary', id: 'browse-again', onclick: () => { browse().catch(ignoreSignIn); } }, 'Browse again')),
+      table(`The first ${b.messages.length} ${b.messages.length === 1 ? 'message' : 'messages'}, browsed (none removed)${b.more ? '; more follow' : ''}`,
+        ['#', 'Put time', 'Format', 'Size (bytes)', 'Dead-letter reason', 'Original queue'],
+        b.messages.map((m) => [String(m.position), fmtTime(m.putTime), m.format || '(none)', fmtNumber(m.sizeBytes),
+          m.deadLetterHeader?.reasonName || '–', m.deadLetterHeader?.originalQueue || '–']), { numeric: [0, 3] }),
+      b.messages.map((m) => h('details', { class: 'message-details' },
+        h('summary', {}, `Message ${m.position}: text, hex, properties, MQMD${m.deadLetterHeader ? ', dead-letter header' : ''}`), messageDetails(m))),
+    ]);
+    if (!redriveShown && b.messages.some((m) => m.deadLetterHeader)) {
+      redriveShown = true;
+      redrive.hidden = false;
+      redrive.update('form', () => redriveForm(qm, queue, targetRef, browse));
+    }
+  };
+  browse().catch(ignoreSignIn);
+}
+
+function ignoreSignIn(err) {
+  if (!(err instanceof SignInNeeded)) throw err;
+}
+
+// redriveForm posts REDRIVE for this dead-letter queue: a dry run first,
+// whose list says what would move, then the move itself.
+function redriveForm(qm, queue, targetRef, refresh) {
+  const target = targetRef ? { targetRef, queue } : { target: { queueManager: qm, queue } };
+  const dest = h('input', { type: 'text', id: 'rd-destination', maxlength: 48, autocomplete: 'off' });
+  const orig = h('input', { type: 'text', id: 'rd-original', maxlength: 48, autocomplete: 'off', placeholder: 'e.g. DEV.QUEUE.*' });
+  const max = h('input', { type: 'number', id: 'rd-max', min: 1, max: 1000000, step: 1 });
+  const dry = h('button', { type: 'button', id: 'rd-dry-run' }, 'Dry run');
+  const move = h('button', { type: 'button', id: 'rd-move', class: 'danger', disabled: true }, 'Move these messages');
+  const outcome = h('div', { id: 'rd-outcome', 'aria-live': 'polite' });
+  let planned = null;
+  const body = (dryRun) => {
+    const filter = {};
+    if (orig.value.trim()) filter.originalQueues = [orig.value.trim()];
+    if (max.value) filter.maxMessages = Number(max.value);
+    return { ...target, dryRun, ...(dest.value.trim() ? { destination: dest.value.trim() } : {}), ...(Object.keys(filter).length ? { filter } : {}) };
+  };
+  const post = async (dryRun) => {
+    const key = newKey();
+    const r = await api('/messages/redrive', { method: 'POST', body: body(dryRun), headers: { 'Idempotency-Key': key } });
+    const res = r.data?.result || {};
+    const counts = facts([['Status', statusBadge(r.data?.status || 'FAILED')], [dryRun ? 'Would move' : 'Moved', fmtNumber(res.moved)],
+      ['Skipped', res.skipped ? `${fmtNumber(res.skipped)} (${Object.entries(res.skippedBy || {}).map(([k, v]) => `${k} ${v}`).join(', ')})` : undefined],
+      ['By reason', Object.entries(res.byReason || {}).map(([k, v]) => `${k} ${v}`).join(', ') || '–'],
+      ['By destination', Object.entries(res.byDestination || {}).map(([k, v]) => `${k} ${v}`).join(', ') || '–']]);
+    if (!r.ok) {
+      outcome.replaceChildren(r.data?.error ? h('p', { class: 'problem', role: 'alert' }, `${r.data.error.code}: ${r.data.error.message}`) : problemBox(r, 'REDRIVE'));
+      return;
+    }
+    if (dryRun) {
+      planned = JSON.stringify(body(false));
+      move.disabled = !(res.moved > 0);
+      outcome.replaceChildren(h('h3', {}, 'Dry run: nothing moved yet'), counts,
+        table('Messages that would move', ['MsgId', 'Reason', 'Original queue', 'Destination', 'Size (bytes)'],
+          (res.messages || []).map((m) => [m.msgId, m.reasonName, m.originalQueue, m.destination, fmtNumber(m.payloadBytes)]), { numeric: [4] }),
+        recordLink('REDRIVE', key, 'Open the dry run’s record'));
+      return;
+    }
+    planned = null;
+    move.disabled = true;
+    outcome.replaceChildren(h('h3', {}, 'Moved'), counts, recordLink('REDRIVE', key, 'Open the move’s record'));
+    announce(`Redrive moved ${res.moved} messages`);
+    refresh().catch(ignoreSignIn);
+  };
+  // Changing the form asks for a new dry run before a move.
+  for (const el of [dest, orig, max]) el.addEventListener('input', () => { planned = null; move.disabled = true; });
+  dry.addEventListener('click', () => { post(true).catch(ignoreSignIn); });
+  move.addEventListener('click', () => {
+    if (planned !== JSON.stringify(body(false))) return;
+    post(false).catch(ignoreSignIn);
+  });
+  return h('form', { class: 'redrive-form', onsubmit: (ev) => ev.preventDefault() },
+    h('p', {}, 'REDRIVE moves the messages of this dead-letter queue back to the queue each was for (or to a destination you name), header stripped, exactly once. Run a dry run first: it lists what would move; then move.'),
+    field('rd-destination', 'Destination (optional)', dest, 'Leave empty to send each message to its original queue.'),
+    field('rd-original', 'Only messages for this original queue (optional)', orig, 'A pattern with * and ? wildcards.'),
+    field('rd-max', 'At most this many messages (optional)', max),
+    h('div', { class: 'actions' }, dry, move),
+    outcome);
 }
 
 // ---- Probes ------------------------------------------------------------
@@ -721,6 +929,8 @@ const PAGES = [
   [/^\/ui\/probes\/(.+)$/, 'probes', (m) => probe(decodeURIComponent(m[1]))],
   [/^\/ui\/results\/?$/, 'results', results],
   [/^\/ui\/record\/?$/, 'record', record],
+  [/^\/ui\/queues\/?$/, 'overview', overview],
+  [/^\/ui\/queues\/([^/]+)\/([^/]+)$/, 'overview', (m) => queuePage(decodeURIComponent(m[1]), decodeURIComponent(m[2]))],
   [/^\/ui\/send\/?$/, 'send', () => send().catch((err) => { if (!(err instanceof SignInNeeded)) throw err; })],
 ];
 
