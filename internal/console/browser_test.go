@@ -350,12 +350,34 @@ func TestConsoleInBrowser(t *testing.T) {
 			t.Errorf("the table beside the chart lists %d points", rows)
 		}
 		b.waitFor("the live histogram", `document.querySelector('#histogram-chart rect.bar') !== null`, 10*time.Second)
+		// What the run was asked to do, and how far it is.
+		for _, want := range []string{"QM1:DEV.QUEUE.2", "100 messages/s", "1m 0s"} {
+			b.waitText("#test-summary", want)
+		}
+		b.waitFor("the elapsed share of the duration", `Number(document.querySelector('#test-progress')?.value) > 0`, 10*time.Second)
 		b.screenshot("probe")
+
+		// The overview's commands in flight count the TEST's round trips.
+		b.open("/")
+		inFlight := `[...document.querySelectorAll('#in-flight tbody tr')].find(tr => tr.textContent.includes(` + js(testKey) + `))`
+		b.waitFor("the TEST's round trips in flight", inFlight+`?.textContent.match(/[1-9][\d,]* sent, [\d,]+ back/)`, 15*time.Second)
+		if text := eval[string](b, inFlight+`.textContent`); !strings.Contains(text, "round trips/s") || !strings.Contains(text, "of 1m 0s") {
+			t.Errorf("the TEST in flight shows %q, want its round-trip rate and elapsed of its duration", text)
+		}
+		b.open("/ui/probes/" + testKey)
+		b.waitFor("the Stop button", `document.querySelector('#stop-test')?.hidden === false`, 10*time.Second)
 		b.click("#stop-test")
 		b.waitText("#test-summary", "COMPLETED")
 		b.waitText("#test-summary", "stopped early")
 		if hidden := eval[bool](b, `document.querySelector('#stop-test').hidden`); !hidden {
 			t.Error("the Stop button is still offered after the run ended")
+		}
+
+		// An unknown probe: one clear error, no charts.
+		b.open("/ui/probes/no-such-test")
+		b.waitText("#no-such-test", "No TEST “no-such-test” here")
+		if n := eval[int](b, `document.querySelectorAll('svg.chart, #latency, #rate, #histogram, .problem').length`); n != 1 {
+			t.Errorf("an unknown probe's page shows %d charts or errors besides its one error", n-1)
 		}
 
 		b.open("/ui/probes")

@@ -341,12 +341,27 @@ function overview() {
       const rows = Object.entries(counts || {}).sort(([a], [b]) => a.localeCompare(b));
       return table('Commands of your tenant that ended in the last hour, by outcome', ['Outcome', 'Commands'], rows.map(([k, v]) => [k, fmtNumber(v)]), { numeric: [1] });
     });
-    running.update(st.inFlight, (f) => {
-      const rows = (f?.commands || []).map((c) => [
-        c.operationType, recordLink(c.operationType, c.idempotencyKey), String(c.attempt), fmtTime(c.startedAt),
-        c.total ? h('span', {}, h('progress', { max: c.total, value: c.done, 'aria-label': `${c.idempotencyKey} progress` }), ` ${fmtNumber(c.done)} of ${fmtNumber(c.total)}`) : fmtNumber(c.done),
-        fmtNumber(c.committed), c.ratePerSec ? `${fmtNumber(c.ratePerSec)}/s` : '–',
-      ]);
+    // A TEST counts round trips, not messages done and committed: its
+    // figures come from its live statistics.
+    const tests = {};
+    await Promise.all((st.inFlight?.commands || []).filter((c) => c.operationType === 'TEST').slice(0, 10).map(async (c) => {
+      const r = await api(`/tests/${encodeURIComponent(c.idempotencyKey)}?after=${Number.MAX_SAFE_INTEGER}`);
+      if (r.ok) tests[c.idempotencyKey] = { plan: r.data.plan, st: r.data.result || {} };
+    }));
+    running.update({ f: st.inFlight, tests }, ({ f }) => {
+      const rows = (f?.commands || []).map((c) => {
+        const t = tests[c.idempotencyKey];
+        if (c.operationType === 'TEST') {
+          const elapsed = isoSeconds(t?.st.elapsed), total = t?.plan?.durationSeconds;
+          return [h('a', { href: `/ui/probes/${encodeURIComponent(c.idempotencyKey)}` }, 'TEST'), recordLink(c.operationType, c.idempotencyKey), String(c.attempt), fmtTime(c.startedAt),
+            t ? h('span', {}, total && !Number.isNaN(elapsed) ? [h('progress', { max: total, value: Math.min(elapsed, total), 'aria-label': `${c.idempotencyKey} elapsed of its duration` }), ` ${fmtDuration(elapsed)} of ${fmtDuration(total)}, `] : null,
+              `${fmtNumber(t.st.sent)} sent, ${fmtNumber(t.st.received)} back, ${fmtNumber(t.st.lost)} lost`) : 'running elsewhere',
+            'not applicable (round trips)', t ? `${fmtNumber(t.st.throughputPerSec)} round trips/s` : '–'];
+        }
+        return [c.operationType, recordLink(c.operationType, c.idempotencyKey), String(c.attempt), fmtTime(c.startedAt),
+          c.total ? h('span', {}, h('progress', { max: c.total, value: c.done, 'aria-label': `${c.idempotencyKey} progress` }), ` ${fmtNumber(c.done)} of ${fmtNumber(c.total)}`) : fmtNumber(c.done),
+          fmtNumber(c.committed), c.ratePerSec ? `${fmtNumber(c.ratePerSec)}/s` : '–'];
+      });
       const t = table(`${f?.count || 0} of your commands executing on this instance`, ['Operation', 'Key', 'Attempt', 'Started', 'Done', 'Committed', 'Rate'], rows, { numeric: [2, 5, 6] });
       return f?.omitted ? [t, h('p', { class: 'hint' }, `${f.omitted} more not listed.`)] : t;
     });
@@ -583,6 +598,28 @@ function probes() {
   }, 2000);
 }
 
+// isoSeconds reads an ISO 8601 duration of days, hours, minutes and
+// seconds (PT1M2.5S) as seconds; NaN when it is none.
+function isoSeconds(iso) {
+  const m = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:([\d.]+)S)?)?$/.exec(iso || '');
+  if (!m) return NaN;
+  return (Number(m[1] || 0) * 86400) + (Number(m[2] || 0) * 3600) + (Number(m[3] || 0) * 60) + Number(m[4] || 0);
+}
+
+// planFacts describes what a TEST was asked to do and how far it is.
+function planFacts(plan, st, record) {
+  const elapsed = isoSeconds(st.elapsed);
+  const rate = plan ? (plan.rateLimitPerSec ? `${fmtNumber(plan.rateLimitPerSec)} messages/s` : 'as fast as it goes') : undefined;
+  const length = plan ? (plan.durationSeconds ? `${fmtDuration(plan.durationSeconds)}` : `${fmtNumber(plan.count)} messages`) : undefined;
+  const progress = plan?.durationSeconds && !Number.isNaN(elapsed)
+    ? h('span', {}, h('progress', { id: 'test-progress', max: plan.durationSeconds, value: Math.min(elapsed, plan.durationSeconds), 'aria-label': 'Elapsed of the duration' }),
+      ` ${fmtDuration(elapsed)} of ${fmtDuration(plan.durationSeconds)}`)
+    : (Number.isNaN(elapsed) ? undefined : fmtDuration(elapsed));
+  return facts([['Target', plan?.target || record?.target || undefined], ['Reply queue', plan?.replyQueue], ['Rate', rate],
+    [plan?.durationSeconds ? 'Duration' : 'Length', length], ['Message size', plan?.messageSizeBytes ? `${fmtNumber(plan.messageSizeBytes)} bytes` : undefined],
+    ['Elapsed', progress], ['Started', record?.createdAt ? fmtTime(record.createdAt) : undefined]]);
+}
+
 function probe(id) {
   const summary = section('test-summary', 'Run');
   const latency = section('latency', 'Round-trip latency over time');
@@ -591,27 +628,47 @@ function probe(id) {
   const stop = h('button', { type: 'button', id: 'stop-test', class: 'danger', hidden: true }, 'Stop this TEST');
   const points = [];
   let after = 0;
+  let plan = null;
   stop.addEventListener('click', async () => {
     stop.disabled = true;
     const reply = await api(`/tests/${encodeURIComponent(id)}/stop`, { method: 'POST' });
     announce(reply.ok ? 'Stopping: the run drains what is in flight, then ends.' : `Stop refused: HTTP ${reply.status}`);
     if (!reply.ok) summary.append(problemBox(reply, 'Stop'));
   });
-  page(`Probe ${id}`, h('div', { class: 'actions' }, stop, recordLink('TEST', id, 'Open its idempotency record')), summary, latency, rate, histogram);
+  const charts = h('div', { id: 'charts' }, latency, rate, histogram);
+  charts.hidden = true;
+  page(`Probe ${id}`, h('div', { class: 'actions' }, stop, recordLink('TEST', id, 'Open its idempotency record')), summary, charts);
+  let record = null;
   poll(async () => {
+    if (record === null) {
+      const r = await api(`/idempotency/TEST/${encodeURIComponent(id)}`);
+      record = r.ok ? r.data : false; // false: none to read (another tenant's, or expired)
+    }
     const reply = await api(`/tests/${encodeURIComponent(id)}?after=${after}`);
+    if (reply.status === 404) {
+      // One clear answer, and no empty charts.
+      page(`Probe ${id}`, h('div', { class: 'problem', role: 'alert', id: 'no-such-test' },
+        h('strong', {}, `No TEST “${id}” here.`),
+        h('p', {}, 'Its record may have expired, it may belong to another tenant, or the id is mistyped. ',
+          h('a', { href: '/ui/probes' }, 'The TEST runs you can see'), ' · ', h('a', { href: '/ui/send?op=TEST' }, 'Start a TEST'))));
+      return false;
+    }
     if (!reply.ok) {
       summary.update(reply, () => problemBox(reply, `GET /tests/${id}`));
-      return reply.status !== 404;
+      return true;
     }
+    charts.hidden = false;
     const t = reply.data;
     for (const p of t.series || []) points.push(p);
     if (points.length) after = points[points.length - 1].n;
     const st = t.result || {};
     const running = t.status === 'IN_PROGRESS';
     stop.hidden = !running;
-    summary.update({ status: t.status, st: { ...st, latencyHistogram: undefined }, error: t.error }, () => [
+    if (t.plan) plan = t.plan;
+    summary.update({ status: t.status, st: { ...st, latencyHistogram: undefined }, error: t.error, plan, record }, () => [
       h('p', {}, 'Status: ', statusBadge(t.status), st.stopped ? ' (stopped early)' : ''),
+      planFacts(plan, st, record),
+      !plan && !running ? h('p', { class: 'hint' }, 'The rate and duration asked for are shown while the run is live on this instance.') : null,
       t.error ? h('p', { class: 'problem' }, `${t.error.code}: ${t.error.message}`) : null,
       table('Counts and latency so far', ['Sent', 'Received', 'Lost', 'Duplicated', 'Out of order', 'In flight', 'Throughput (/s)'],
         [[st.sent, st.received, st.lost, st.duplicated, st.outOfOrder, st.inFlight, st.throughputPerSec].map((v) => fmtNumber(v))], { numeric: [0, 1, 2, 3, 4, 5, 6] }),
