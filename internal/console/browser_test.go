@@ -247,6 +247,10 @@ func TestConsoleInBrowser(t *testing.T) {
 		b.click("#see-results")
 		b.waitText("#results", produceKey)
 		b.waitText("#results", "COMPLETED")
+		b.waitText("#results .summary", "7 enqueued in 1 transaction")
+		if lines := eval[int](b, `document.querySelector('#results .time').getClientRects().length`); lines != 1 {
+			t.Errorf("the result's time wraps onto %d lines", lines)
+		}
 		b.click("#results details summary")
 		b.waitText("#results details pre", `"idempotencyKey": "`+produceKey+`"`)
 		if shown := eval[bool](b, `document.querySelector('#results details details').open`); shown {
@@ -337,6 +341,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		b.fill("#f-target-queue", "DEV.QUEUE.2")
 		b.fill("#f-durationSeconds", "60")
 		b.fill("#f-batch-rateLimitPerSec", "100")
+		b.fill("#f-progressSeconds", "1")
 		b.click("#send-button")
 		b.waitText("#reply", "202")
 		b.click("#watch-probe")
@@ -372,6 +377,13 @@ func TestConsoleInBrowser(t *testing.T) {
 		if hidden := eval[bool](b, `document.querySelector('#stop-test').hidden`); !hidden {
 			t.Error("the Stop button is still offered after the run ended")
 		}
+
+		// Its progress events fold into the one command, under its outcome.
+		b.open("/ui/results?idempotencyKey=" + testKey)
+		b.waitText("#results caption", "1 command from ")
+		b.waitText("#results tbody tr", "COMPLETED")
+		b.waitText("#results .progress-events summary", "progress event")
+		b.waitText("#results .summary", "sent, ")
 
 		// An unknown probe: one clear error, no charts.
 		b.open("/ui/probes/no-such-test")

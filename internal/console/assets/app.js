@@ -753,21 +753,67 @@ function results() {
         return;
       }
       const events = reply.data.results;
+      const commands = foldEvents(events);
       list.update(events, () => [
-        table(`${events.length} ${events.length === 1 ? 'event' : 'events'}${reply.data.truncated ? ' (more matched than one reply carries)' : ''}`, ['Time', 'Operation', 'Key', 'Status', 'Target', 'Duration (ms)', 'Event'],
-          events.map((e) => {
+        table(`${commands.length} ${commands.length === 1 ? 'command' : 'commands'} from ${events.length} ${events.length === 1 ? 'event' : 'events'}${reply.data.truncated ? ' (more matched than one reply carries)' : ''}`,
+          ['Time', 'Operation', 'Key', 'Status', 'Target', 'Duration (ms)', 'Summary', 'Event'],
+          commands.map(({ main: e, progress }) => {
             const { result: payload, ...data } = e.data;
-            return [fmtTime(e.time), data.operationType, recordLink(data.operationType, data.idempotencyKey), h('span', {}, statusBadge(data.status), data.replay ? ' (replay)' : ''),
-              data.target || '–', fmtNumber(data.durationMs),
-              h('details', {}, h('summary', {}, 'Show event'), jsonBlock({ ...e, data }, 'Result event without its payload'),
-                payload === null || payload === undefined ? h('p', { class: 'empty' }, 'No payload.')
-                  : h('details', {}, h('summary', {}, 'Show payload (data.result)'), jsonBlock(payload, 'Result payload')))];
+            return [h('span', { class: 'time' }, fmtTime(e.time)), data.operationType, recordLink(data.operationType, data.idempotencyKey),
+              h('span', {}, statusBadge(data.status), data.replay ? ' (replay)' : ''),
+              data.target || '–', fmtNumber(data.durationMs), h('span', { class: 'summary' }, resultSummary(e.data)),
+              h('div', {},
+                h('details', {}, h('summary', {}, 'Show event'), jsonBlock({ ...e, data }, 'Result event without its payload'),
+                  payload === null || payload === undefined ? h('p', { class: 'empty' }, 'No payload.')
+                    : h('details', {}, h('summary', {}, 'Show payload (data.result)'), jsonBlock(payload, 'Result payload'))),
+                progress.length ? h('details', { class: 'progress-events' }, h('summary', {}, `${progress.length} progress ${progress.length === 1 ? 'event' : 'events'}`),
+                  table('Progress events, newest first', ['Time', 'So far'], progress.map((p) => [h('span', { class: 'time' }, fmtTime(p.time)), resultSummary(p.data)]))) : null)];
           }), { numeric: [5] }),
       ]);
     } catch (err) {
       if (!(err instanceof SignInNeeded)) throw err;
     }
   })();
+}
+
+// foldEvents groups events (newest first) by command: each command's
+// newest outcome event, else its newest progress event, with its progress
+// events beside it.
+function foldEvents(events) {
+  const byCommand = new Map();
+  for (const e of events) {
+    const id = `${e.data.tenant || ''}\u0000${e.data.operationType}\u0000${e.data.idempotencyKey}`;
+    if (!byCommand.has(id)) byCommand.set(id, { main: null, progress: [] });
+    const c = byCommand.get(id);
+    if (e.type === 'mqprobe.command.progress') c.progress.push(e);
+    else if (!c.main) c.main = e;
+  }
+  return [...byCommand.values()].map((c) => ({ main: c.main || c.progress[0], progress: c.main ? c.progress : c.progress.slice(1) }));
+}
+
+// resultSummary is one line of what a command did, by operation.
+function resultSummary(data) {
+  const r = data.result;
+  if (data.error) return `${data.error.code}: ${data.error.message}`;
+  if (!r || typeof r !== 'object') return '–';
+  switch (data.operationType) {
+    case 'PRODUCE':
+      return `${fmtNumber(r.enqueued)} enqueued in ${fmtNumber(r.transactions)} ${r.transactions === 1 ? 'transaction' : 'transactions'}, ${fmtNumber(r.ratePerSec)}/s`;
+    case 'CONSUME':
+      return r.browsed ? `${fmtNumber(r.browsed)} browsed` : `${fmtNumber(r.received)} received${r.truncated ? ' (list truncated)' : ''}`;
+    case 'DEPTH':
+      return [r.currentDepth !== undefined ? `depth ${fmtNumber(r.currentDepth)} of ${fmtNumber(r.maxDepth)}` : `${r.queueType} queue`,
+        r.oldestMessageAgeSeconds !== undefined ? `oldest ${fmtAge(r.oldestMessageAgeSeconds)}` : null, r.verdict ? `verdict ${r.verdict}` : null].filter(Boolean).join(', ');
+    case 'CONNECTION_TEST':
+      return `${r.queueManager}, command level ${r.commandLevel}, ${r.platform}, connected in ${fmtNumber(r.connectMs)} ms`;
+    case 'TEST':
+      return `${fmtNumber(r.sent)} sent, ${fmtNumber(r.received)} back, ${fmtNumber(r.lost)} lost${r.latencyMs?.p99 !== undefined ? `, p99 ${fmtNumber(r.latencyMs.p99)} ms` : ''}${r.stopped ? ', stopped early' : ''}`;
+    case 'REDRIVE':
+      return `${fmtNumber(r.moved)} ${r.dryRun ? 'would move (dry run)' : 'moved'}${r.skipped ? `, ${fmtNumber(r.skipped)} skipped` : ''}`;
+    case 'STOP_TEST':
+      return r.stopped ? `stopped ${r.testId}` : `${r.testId} was not running here`;
+  }
+  return '–';
 }
 
 // ---- Record ------------------------------------------------------------
