@@ -318,6 +318,32 @@ func TestConsoleInBrowser(t *testing.T) {
 		b.waitText("#messages", "The first 0 messages")
 	})
 
+	t.Run("list the records, filtered and paged", func(t *testing.T) {
+		b.t = t
+		b.open("/ui/record")
+		b.waitText("#records", produceKey)
+		row := `[...document.querySelectorAll('#records tbody tr')].find(tr => tr.textContent.includes(` + js(produceKey) + `))`
+		if text := eval[string](b, row+`.textContent`); !strings.Contains(text, "7 enqueued") || !strings.Contains(text, "COMPLETED") {
+			t.Errorf("the PRODUCE's record row: %q", text)
+		}
+		b.screenshot("records")
+		b.do(chromedp.SetValue(chromedp.CSS("#l-operationType"), "REDRIVE"))
+		b.click("#filter-records")
+		b.waitText("#records caption", "2 records")
+		if eval[bool](b, `document.querySelector('#records').textContent.includes(`+js(produceKey)+`)`) {
+			t.Error("operation REDRIVE lists the PRODUCE")
+		}
+		b.open("/ui/record?status=FAILED")
+		b.waitText("#records caption", "0 records")
+		// A page of one, then the next.
+		b.open("/ui/record?limit=1")
+		b.waitText("#records caption", "1 record on this page")
+		first := eval[string](b, `document.querySelector('#records tbody a').textContent`)
+		b.click("#next-records")
+		b.waitText("#records caption", "1 record on this page")
+		b.waitFor("another record on the next page", `document.querySelector('#records tbody a').textContent !== `+js(first), 10*time.Second)
+	})
+
 	t.Run("open the record and evict it", func(t *testing.T) {
 		b.t = t
 		b.open("/ui/record?op=PRODUCE&key=" + produceKey)

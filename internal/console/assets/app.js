@@ -826,8 +826,11 @@ function record() {
     field('r-key', 'Idempotency key', h('input', { type: 'text', id: 'r-key', name: 'key', value: key, required: true, maxlength: 255 })),
     h('button', { type: 'submit' }, 'Open'));
   const view = section('record', 'Idempotency record');
-  page('Record', form, key ? view : h('p', { class: 'hint' }, 'Name an operation and key to see its record: status, attempt, lease, checkpoint and expiry.'));
-  if (!key) return;
+  if (!key) {
+    recordList(form);
+    return;
+  }
+  page('Record', form, view);
   const path = `/idempotency/${encodeURIComponent(op)}/${encodeURIComponent(key)}`;
   const outcome = h('div', { id: 'evict-outcome' });
   const show = async () => {
@@ -870,6 +873,43 @@ function record() {
     yes.focus();
   };
   show().catch((err) => { if (!(err instanceof SignInNeeded)) throw err; });
+}
+
+// recordList lists the tenant's records a page at a time, filtered as the
+// query says (GET /idempotency).
+function recordList(lookup) {
+  const q = new URLSearchParams(location.search);
+  const filters = h('form', { class: 'panel filters', method: 'get', action: '/ui/record', role: 'search', 'aria-label': 'Filter records' },
+    field('l-operationType', 'Operation', select('l-operationType', 'operationType', [['', 'any'], ...OPERATIONS.concat('STOP_TEST').map((o) => [o, o])], q.get('operationType') || '')),
+    field('l-status', 'Status', select('l-status', 'status', [['', 'any'], ['IN_PROGRESS', 'IN_PROGRESS'], ['COMPLETED', 'COMPLETED'], ['FAILED', 'FAILED']], q.get('status') || '')),
+    field('l-olderThan', 'Not updated for', h('input', { type: 'text', id: 'l-olderThan', name: 'olderThan', value: q.get('olderThan') || '', placeholder: 'PT10M', pattern: 'P.*' }),
+      'An ISO 8601 duration: with IN_PROGRESS, commands whose holder stopped.'),
+    field('l-limit', 'Per page', h('input', { type: 'number', id: 'l-limit', name: 'limit', min: 1, max: 1000, value: q.get('limit') || 50 })),
+    h('button', { type: 'submit', id: 'filter-records' }, 'Filter'));
+  const list = section('records', 'Records');
+  page('Record', h('p', {}, 'Every unexpired idempotency record of your tenant, a page at a time. Open one by its key to see its lease, checkpoint and response, or to evict it.'),
+    filters, list, h('details', { class: 'panel' }, h('summary', {}, 'Open a record by operation and key'), lookup));
+  const apiQuery = new URLSearchParams();
+  for (const k of ['operationType', 'status', 'olderThan', 'limit', 'cursor']) if (q.get(k)) apiQuery.set(k, q.get(k));
+  if (!apiQuery.has('limit')) apiQuery.set('limit', '50');
+  (async () => {
+    const reply = await api(`/idempotency?${apiQuery}`);
+    if (!reply.ok) {
+      list.update(reply, () => problemBox(reply, 'GET /idempotency'));
+      return;
+    }
+    const records = [...reply.data.records].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+    const next = reply.data.nextCursor;
+    list.update(reply.data, () => [
+      table(`${records.length} ${records.length === 1 ? 'record' : 'records'} on this page, latest update first`,
+        ['Operation', 'Key', 'Status', 'Attempt', 'Updated', 'Expires', 'Target', 'Summary'],
+        records.map((r) => [r.operationType, recordLink(r.operationType, r.idempotencyKey), statusBadge(r.status), String(r.attempt),
+          h('span', { class: 'time' }, fmtTime(r.updatedAt)), h('span', { class: 'time' }, fmtTime(r.expiresAt)), r.target || '–',
+          h('span', { class: 'summary' }, r.response ? resultSummary({ operationType: r.operationType, result: r.response.result, error: r.response.error })
+            : (r.errorMessage || '–'))]), { numeric: [3] }),
+      next ? h('div', { class: 'actions' }, h('a', { id: 'next-records', href: `/ui/record?${new URLSearchParams([...apiQuery.entries()].filter(([k]) => k !== 'cursor').concat([['cursor', next]]))}` }, 'Next page')) : null,
+    ]);
+  })().catch(ignoreSignIn);
 }
 
 // ---- Send --------------------------------------------------------------
