@@ -16,6 +16,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/targets"
 	"github.com/mqprobe/mqprobe/internal/tenant"
 	"github.com/mqprobe/mqprobe/internal/testenv"
 )
@@ -122,11 +123,17 @@ func (b *browser) waitText(sel, text string) {
 		fmt.Sprintf(`document.querySelector(%s)?.textContent.includes(%s)`, js(sel), js(text)), 15*time.Second)
 }
 
-// fill sets the form control sel to value as if typed, inputs in folded
-// sections included.
+// fill sets the form control sel (an input, or a select's option) to
+// value as if chosen, controls in folded sections included, firing the
+// input and change events a user's choice fires.
 func (b *browser) fill(sel, value string) {
 	b.t.Helper()
-	b.do(chromedp.SetValue(chromedp.CSS(sel), value))
+	b.waitFor(sel+" on the page", `document.querySelector(`+js(sel)+`) !== null`, 10*time.Second)
+	got := eval[string](b, `(() => { const el = document.querySelector(`+js(sel)+`); el.value = `+js(value)+`;
+		el.dispatchEvent(new Event('input', { bubbles: true })); el.dispatchEvent(new Event('change', { bubbles: true })); return el.value; })()`)
+	if got != value {
+		b.t.Fatalf("%s takes %q, not %q (no such choice?)", sel, got, value)
+	}
 }
 
 func (b *browser) click(sel string) {
@@ -186,6 +193,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	h := daemontest.Start(t, func(s *daemontest.Setup) {
 		s.Cfg.HTTP.AuthToken = adminToken
 		s.Cfg.HTTP.Tokens = map[string]tenant.Config{"team-a": {TokenRef: "env:MQPROBE_TEST_CONSOLE_TEAM_TOKEN", Inline: true}}
+		s.Cfg.Targets.Profiles = map[string]targets.ProfileConfig{"lab": {QueueManager: "QM1", Queue: "DEV.QUEUE.2"}}
 	})
 	if dir := os.Getenv(screenshotsVar); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -235,6 +243,24 @@ func TestConsoleInBrowser(t *testing.T) {
 		if max := eval[string](b, `document.querySelector('#f-batch-count').max`); max != "10000000" {
 			t.Errorf("batch count's max %q, want the schema's 10000000", max)
 		}
+		// The daemon's queue managers, queues and profiles are choices; the
+		// connection fields the embedded backend refuses are not offered.
+		options := func(sel string) string {
+			return eval[string](b, `[...document.querySelectorAll('`+sel+` option')].map(o => o.value).filter(Boolean).join(',')`)
+		}
+		if got := options("#f-target-queueManager"); got != "QM1" {
+			t.Errorf("queue manager choices %q, want QM1", got)
+		}
+		if got := options("#f-target-queue"); got != "DEV.QUEUE.1,DEV.QUEUE.2,DEV.QUEUE.3,DEV.DEAD.LETTER.QUEUE" {
+			t.Errorf("queue choices %q, want QM1's queues", got)
+		}
+		if got := options("#f-targetRef"); got != "lab" {
+			t.Errorf("profile choices %q, want lab", got)
+		}
+		if n := eval[int](b, `document.querySelectorAll('#f-target-channel, #f-target-connName, #f-target-ccdtUrl, #g-target-ssl').length`); n != 0 {
+			t.Errorf("the form offers %d connection fields the embedded backend refuses", n)
+		}
+		b.waitText("#embedded-note", "connects nowhere")
 		b.fill("#f-target-queueManager", "QM1")
 		b.fill("#f-target-queue", "DEV.QUEUE.3")
 		b.fill("#f-batch-count", "7")
@@ -327,7 +353,7 @@ func TestConsoleInBrowser(t *testing.T) {
 			t.Errorf("the PRODUCE's record row: %q", text)
 		}
 		b.screenshot("records")
-		b.do(chromedp.SetValue(chromedp.CSS("#l-operationType"), "REDRIVE"))
+		b.fill("#l-operationType", "REDRIVE")
 		b.click("#filter-records")
 		b.waitText("#records caption", "2 records")
 		if eval[bool](b, `document.querySelector('#records').textContent.includes(`+js(produceKey)+`)`) {

@@ -1008,6 +1008,61 @@ function collect(form) {
   return body;
 }
 
+// choice replaces the text control input with a select of values (the
+// same id and data attributes, so the form collects it the same way).
+function choice(input, values, none) {
+  const sel = h('select', { id: input.id, 'aria-describedby': input.getAttribute('aria-describedby') },
+    h('option', { value: '' }, none), values.map((v) => h('option', { value: v }, v)));
+  for (const [k, v] of Object.entries(input.dataset)) sel.dataset[k] = v;
+  input.replaceWith(sel);
+  return sel;
+}
+
+// offerChoices turns the queue manager, queue and profile fields into
+// choices of what GET /status says the caller may use: the embedded queue
+// managers and their queues, the target profiles.
+function offerChoices(form, tg) {
+  const qms = tg.queueManagers || [];
+  const qmInput = form.querySelector('#f-target-queueManager');
+  const queueInput = form.querySelector('#f-target-queue');
+  if (qms.length && qmInput && queueInput) {
+    const qm = choice(qmInput, qms.map((x) => x.name), '(choose a queue manager)');
+    const allQueues = [...new Set(qms.flatMap((x) => x.queues))];
+    const queue = choice(queueInput, allQueues, '(choose a queue)');
+    qm.addEventListener('change', () => {
+      const queues = qms.find((x) => x.name === qm.value)?.queues || allQueues;
+      const keep = queue.value;
+      queue.replaceChildren(h('option', { value: '' }, '(choose a queue)'), ...queues.map((v) => h('option', { value: v, selected: v === keep }, v)));
+    });
+  }
+  const refInput = form.querySelector('#f-targetRef');
+  if ((tg.profiles || []).length && refInput) {
+    const ref = choice(refInput, tg.profiles.map((p) => p.name), '(none: name an inline target)');
+    const queueOfRef = form.querySelector('#f-queue');
+    ref.addEventListener('change', () => {
+      const p = tg.profiles.find((x) => x.name === ref.value);
+      if (queueOfRef) queueOfRef.placeholder = p ? `${p.queue} (the profile's)` : '';
+    });
+  }
+}
+
+// hideUnreachable removes the inline target's connection fields, which the
+// embedded backend refuses: it connects nowhere.
+function hideUnreachable(form) {
+  const gone = [];
+  for (const [sel, name] of [['#f-target-channel', 'channel'], ['#f-target-connName', 'connName'], ['#f-target-ccdtUrl', 'ccdtUrl'], ['#g-target-ssl', 'ssl']]) {
+    const el = form.querySelector(sel);
+    if (!el) continue;
+    const wrapper = el.tagName === 'FIELDSET' ? (el.parentElement.tagName === 'DETAILS' ? el.parentElement : el) : el.closest('.field');
+    wrapper.remove();
+    gone.push(name);
+  }
+  const target = form.querySelector('#g-target');
+  if (gone.length && target) {
+    target.append(h('p', { class: 'hint', id: 'embedded-note' }, `No ${gone.join(', ')} here: the embedded MQ backend runs its queue managers in this process and connects nowhere (they need mq.backend ibmmq).`));
+  }
+}
+
 async function send() {
   const q = new URLSearchParams(location.search);
   const op = OPERATIONS.includes(q.get('op')) ? q.get('op') : 'PRODUCE';
@@ -1034,6 +1089,8 @@ async function send() {
       field('idempotency-key', 'Idempotency-Key (header)', keyInput, 'Sending again with the same key replays the recorded result instead of executing twice.'),
       h('button', { type: 'button', class: 'secondary', onclick: () => { keyInput.value = newKey(); keyInput.focus(); } }, 'New key')));
   schemaFields(doc, schema, [], true, form);
+  offerChoices(form, tg);
+  if (statusReply.ok && statusReply.data.backends?.mq === 'embedded') hideUnreachable(form);
   form.append(h('div', { class: 'actions' }, h('button', { type: 'submit', id: 'send-button' }, `Send ${op}`)));
   const reply = section('reply', 'Reply');
   reply.hidden = true;
