@@ -25,6 +25,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/google/uuid"
 
+	store "github.com/mqprobe/mqprobe/internal/idempotency/dynamodb"
 	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
@@ -156,7 +157,14 @@ func deployIntoMoto(t *testing.T, cfg aws.Config, tmpl map[string]any, secrets [
 		attrs = append(attrs, aws.ToString(a.AttributeName)+" "+string(a.AttributeType))
 	}
 	wantEqual(t, "key schema", keys, []string{"pk HASH"})
-	wantEqual(t, "attributes", attrs, []string{"pk S"})
+	wantEqual(t, "attributes", attrs, []string{"pk S", "listTarget S", "listTenant S", "listedAt S"})
+	// The template's indexes are the store's: store init finds them all.
+	info, err := store.New(ddb, tableName).EnsureTable(ctx)
+	if err != nil {
+		t.Fatalf("store init on the deployed table: %v", err)
+	}
+	wantEqual(t, "indexes store init finds", info.Indexes,
+		map[string]string{store.TargetIndex: store.IndexPresent, store.TenantIndex: store.IndexPresent})
 	if table.Table.BillingModeSummary == nil || table.Table.BillingModeSummary.BillingMode != ddbtypes.BillingModePayPerRequest {
 		t.Errorf("billing %+v, want PAY_PER_REQUEST", table.Table.BillingModeSummary)
 	}
@@ -229,14 +237,17 @@ func deployIntoMoto(t *testing.T, cfg aws.Config, tmpl map[string]any, secrets [
 	allow := func(sid, service string) string {
 		var actions []string
 		for a := range daemonCalls {
-			if strings.HasPrefix(a, service+":") {
+			if strings.HasPrefix(a, service+":") && a != "dynamodb:Query" {
 				actions = append(actions, a)
 			}
 		}
 		return normalStatement(map[string]any{"Sid": sid, "Effect": "Allow", "Action": actions, "Resource": arnOf[service]})
 	}
+	// Query, on the listing indexes only.
+	listing := normalStatement(map[string]any{"Sid": "IdempotencyListing", "Effect": "Allow", "Action": []string{"dynamodb:Query"},
+		"Resource": []string{tableArn + "/index/" + store.TargetIndex, tableArn + "/index/" + store.TenantIndex}})
 	wantStatements(t, "PolicyArn", managedPolicy(ctx, t, iamc, outputs, "PolicyArn"),
-		allow("IdempotencyRecords", "dynamodb"), allow("Commands", "sqs"), allow("Results", "sns"))
+		allow("IdempotencyRecords", "dynamodb"), listing, allow("Commands", "sqs"), allow("Results", "sns"))
 	if len(secrets) > 0 {
 		wantStatements(t, "SecretsPolicyArn", managedPolicy(ctx, t, iamc, outputs, "SecretsPolicyArn"),
 			allow("SecretReferences", "secretsmanager"))

@@ -20,14 +20,17 @@ import (
 
 // daemonCalls are the AWS actions mqprobe's daemon calls in aws mode, each
 // with the file that calls it (through the SDK's <Operation>Input). Not among
-// them: DynamoDB Scan and DeleteItem (expired-record cleanup, which the
-// daemon leaves to TTL on DynamoDB), the table calls of `mqprobe store init`
+// them: DynamoDB Scan (a listing no index serves: every tenant's records,
+// which the daemon's API never asks; and the expired-record cleanup, which
+// the daemon leaves to TTL on DynamoDB) and DeleteItem, the table calls of `mqprobe store init`
 // (the template creates the table) and sqs:SendMessage (results go to SNS
 // here; the CLI's `send` is not the daemon).
 var daemonCalls = map[string]string{
 	"dynamodb:GetItem":              "internal/idempotency/dynamodb/store.go",  // replays, readiness
 	"dynamodb:PutItem":              "internal/idempotency/dynamodb/begin.go",  // the conditional claim
 	"dynamodb:UpdateItem":           "internal/idempotency/dynamodb/update.go", // heartbeat, complete, release
+	"dynamodb:Query":                "internal/idempotency/dynamodb/list.go",   // GET /idempotency, on the listing indexes
+	"dynamodb:BatchGetItem":         "internal/idempotency/dynamodb/list.go",   // the records of a listed page
 	"sqs:GetQueueUrl":               "internal/awsbus/queue.go",                // sqs.commandQueue given by name
 	"sqs:ReceiveMessage":            "internal/awsbus/subscriber.go",           // through watermill-aws
 	"sqs:ChangeMessageVisibility":   "internal/awsbus/visibility.go",           // extend, nack delay
@@ -147,7 +150,21 @@ func TestCloudFormationResources(t *testing.T) {
 	wantEqual(t, "table name", table["TableName"], ref("TableName"))
 	// The attribute names of seed 000 that the store writes.
 	wantEqual(t, "key schema", table["KeySchema"], []any{map[string]any{"AttributeName": "pk", "KeyType": "HASH"}})
-	wantEqual(t, "attributes", table["AttributeDefinitions"], []any{map[string]any{"AttributeName": "pk", "AttributeType": "S"}})
+	var attrs []any
+	for _, a := range []string{"pk", "listTarget", "listTenant", "listedAt"} {
+		attrs = append(attrs, map[string]any{"AttributeName": a, "AttributeType": "S"})
+	}
+	wantEqual(t, "attributes", table["AttributeDefinitions"], attrs)
+	// The listing indexes, as the store creates them.
+	var indexes []any
+	for _, ix := range []struct{ name, hash, other string }{
+		{dynamodb.TargetIndex, "listTarget", "listTenant"}, {dynamodb.TenantIndex, "listTenant", "listTarget"},
+	} {
+		indexes = append(indexes, map[string]any{"IndexName": ix.name,
+			"KeySchema":  []any{map[string]any{"AttributeName": ix.hash, "KeyType": "HASH"}, map[string]any{"AttributeName": "listedAt", "KeyType": "RANGE"}},
+			"Projection": map[string]any{"ProjectionType": "INCLUDE", "NonKeyAttributes": []any{ix.other, "status", "operationType", "expiresAtMs"}}})
+	}
+	wantEqual(t, "indexes", table["GlobalSecondaryIndexes"], indexes)
 	wantEqual(t, "billing", table["BillingMode"], "PAY_PER_REQUEST")
 	wantEqual(t, "TTL", table["TimeToLiveSpecification"], map[string]any{"AttributeName": "ttl", "Enabled": true})
 
@@ -362,8 +379,12 @@ func TestCloudFormationPoliciesAreExact(t *testing.T) {
 			for _, a := range strs(s.body["Action"]) {
 				granted = append(granted, a)
 				service, _, _ := strings.Cut(a, ":")
-				if !reflect.DeepEqual(s.body["Resource"], resourceOf[service]) {
-					t.Errorf("%s grants %s on %v, want %v", s.where, a, s.body["Resource"], resourceOf[service])
+				want := resourceOf[service]
+				if a == "dynamodb:Query" {
+					want = listingIndexes
+				}
+				if !reflect.DeepEqual(s.body["Resource"], want) {
+					t.Errorf("%s grants %s on %v, want %v", s.where, a, s.body["Resource"], want)
 				}
 				if policyOf[service] != p.name {
 					t.Errorf("%s grants %s, which belongs in %s", s.where, a, policyOf[service])
@@ -380,6 +401,13 @@ func TestCloudFormationPoliciesAreExact(t *testing.T) {
 	if !slices.Equal(granted, called) {
 		t.Errorf("the policy grants\n%v\nthe daemon calls\n%v", granted, called)
 	}
+}
+
+// listingIndexes are the resources of dynamodb:Query: the table's listing
+// indexes, not the table (which a Query of the table would read).
+var listingIndexes = []any{
+	map[string]any{"Fn::Sub": "${IdempotencyTable.Arn}/index/" + dynamodb.TargetIndex},
+	map[string]any{"Fn::Sub": "${IdempotencyTable.Arn}/index/" + dynamodb.TenantIndex},
 }
 
 // resource returns a resource of the template, its Type and Condition with

@@ -143,7 +143,11 @@ func TestStoreInitCreatesTheDynamoDBTableOnce(t *testing.T) {
 	if status != 0 || !strings.Contains(out, table+" created") || !strings.Contains(out, "TTL on ttl: not supported by this endpoint") {
 		t.Fatalf("first init: %d %s", status, out)
 	}
-	if out, status = mqprobe(t, "store", "init"); status != 0 || !strings.Contains(out, table+" exists") {
+	if !strings.Contains(out, "index target-index: created with the table") || !strings.Contains(out, "index tenant-index: created with the table") {
+		t.Errorf("first init names no listing index: %s", out)
+	}
+	if out, status = mqprobe(t, "store", "init"); status != 0 || !strings.Contains(out, table+" exists") ||
+		!strings.Contains(out, "index target-index: present") {
 		t.Fatalf("second init: %d %s", status, out)
 	}
 }

@@ -166,8 +166,8 @@ func storeListCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "Print unexpired idempotency records: a table on a terminal, JSON Lines otherwise",
-		Long: `Print the unexpired records that match the filters, at most --limit of
-them; when more match, a note on standard error says so. On a terminal (or
+		Long: `Print the unexpired records that match the filters, newest first, at most
+--limit of them; when more match, a note on standard error says so. On a terminal (or
 with --output table) a table, one record a line; otherwise (or with
 --output json) one JSON object per line (JSON Lines: jq -c, grep and wc -l
 work on it). Without --tenant
@@ -177,13 +177,22 @@ Finding commands whose holder died (no heartbeat for ten minutes):
 
   mqprobe store list --status IN_PROGRESS --older-than 10m
 
-On DynamoDB a listing scans the table (read capacity grows with the table,
-not with the matches).` + "\n" + recordsExitCodes,
+The commands against a queue this morning:
+
+  mqprobe store list --target QM1:DEV.QUEUE.1 --since 2026-11-27T06:00:00Z
+
+On DynamoDB a listing by --target with a queue, or of one --tenant, reads
+only its matches from an index; every tenant's records without a queue are
+a table scan (read capacity grows with the table, not with the matches),
+and a note on standard error says so.` + "\n" + recordsExitCodes,
 		Args: cobra.NoArgs,
 		RunE: runStoreList,
 	}
 	cmd.Flags().String("status", "", "only records in this state: IN_PROGRESS, COMPLETED or FAILED")
 	cmd.Flags().String("operation", "", "only records of this operation type (PRODUCE, DEPTH, ...)")
+	cmd.Flags().String("target", "", "only the commands against this queue manager (QM1) or queue (QM1:DEV.QUEUE.1)")
+	cmd.Flags().String("since", "", "only records updated at or after this instant (RFC 3339) or this long ago (1h, PT1H)")
+	cmd.Flags().String("until", "", "only records updated before this instant (RFC 3339) or this long ago (1h, PT1H)")
 	cmd.Flags().String("older-than", "", "only records not updated for this long (10m, 1h30m, or ISO 8601 PT10M)")
 	cmd.Flags().Int("limit", idempotency.DefaultListLimit, "the most records to print")
 	cmd.Flags().StringP("output", "o", outputAuto, "auto (a table on a terminal, JSON Lines otherwise), json (JSON Lines) or table")
@@ -219,8 +228,21 @@ func runStoreList(cmd *cobra.Command, _ []string) error {
 	if statuses := []string{"IN_PROGRESS", "COMPLETED", "FAILED"}; status != "" && !slices.Contains(statuses, strings.ToUpper(status)) {
 		return usageErrorf(cmd, "--status %q: must be one of %s", status, strings.Join(statuses, ", "))
 	}
-	q := idempotency.RecordQuery{Status: idempotency.Status(strings.ToUpper(status)), OperationType: op,
+	target, _ := flags.GetString("target")
+	q := idempotency.RecordQuery{Status: idempotency.Status(strings.ToUpper(status)), OperationType: op, Target: target,
 		Tenant: tenantFlag(cmd), AllTenants: !flags.Changed("tenant")}
+	for _, bound := range []struct {
+		flag string
+		at   *time.Time
+	}{{"since", &q.Since}, {"until", &q.Until}} {
+		if s, _ := flags.GetString(bound.flag); s != "" {
+			t, err := parseInstant(s, time.Now())
+			if err != nil {
+				return usageErrorf(cmd, "--%s: %w", bound.flag, err)
+			}
+			*bound.at = t
+		}
+	}
 	if s, _ := flags.GetString("older-than"); s != "" {
 		d, err := parseAge(s)
 		if err != nil {
@@ -233,7 +255,7 @@ func runStoreList(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	defer closeStore() //nolint:errcheck // read-only use
-	printed := 0
+	printed, scanNoted := 0, false
 	for {
 		q.Limit = min(limit-printed, idempotency.MaxListLimit)
 		page, err := engine.List(cmd.Context(), q)
@@ -248,6 +270,11 @@ func runStoreList(cmd *cobra.Command, _ []string) error {
 			if err := printRecord(out, rec, false); err != nil {
 				return err
 			}
+		}
+		if page.Scan && !scanNoted {
+			scanNoted = true
+			fmt.Fprintln(cmd.ErrOrStderr(), "mqprobe: no index serves these filters: the listing scans the table, in its own order "+
+				"(name a queue with --target, or a --tenant, to read an index)")
 		}
 		printed += len(page.Records)
 		if page.Cursor == "" {
@@ -271,6 +298,19 @@ func writeRecordRow(w io.Writer, rec idempotency.Record) {
 	}
 	fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", rec.OperationType, orDash(rec.Tenant), rec.IdempotencyKey, rec.Status,
 		rec.Attempt, orDash(rec.Target), rec.UpdatedAt.UTC().Format(time.DateTime), rec.ExpiresAt.UTC().Format(time.DateTime))
+}
+
+// parseInstant reads an RFC 3339 instant, or a duration (parseAge) before
+// now.
+func parseInstant(s string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	d, err := parseAge(s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("must be an RFC 3339 instant like 2026-11-27T09:00:00Z or a duration ago like 1h or PT1H (got %q)", s)
+	}
+	return now.Add(-d), nil
 }
 
 // parseAge reads a Go duration (10m) or an ISO 8601 one (PT10M).

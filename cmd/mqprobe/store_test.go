@@ -39,7 +39,9 @@ func seedSQLite(t *testing.T) map[string]idempotency.Record {
 	}
 	begin := func(op, tenant, key string) idempotency.Result {
 		t.Helper()
-		res, err := engine.Begin(ctx, idempotency.Request{OperationType: op, Tenant: tenant, IdempotencyKey: key, RequestHash: "h-" + key})
+		target := map[string]string{"PRODUCE": "QM1:DEV.QUEUE.1", "DEPTH": "QM2:DEV.QUEUE.9"}[op]
+		res, err := engine.Begin(ctx, idempotency.Request{OperationType: op, Tenant: tenant, IdempotencyKey: key, RequestHash: "h-" + key,
+			Target: target})
 		if err != nil || res.Outcome != idempotency.Acquired {
 			t.Fatalf("Begin(%s): %v %v", key, res.Outcome, err)
 		}
@@ -128,13 +130,18 @@ func listKeys(t *testing.T, args ...string) ([]string, string) {
 func TestStoreList(t *testing.T) {
 	seedSQLite(t)
 	for args, want := range map[string][]string{
-		"":                                       {"/DEPTH/done", "/PRODUCE/running", "/PRODUCE/stuck", "team-a/DEPTH/done"},
-		"--tenant default":                       {"/DEPTH/done", "/PRODUCE/running", "/PRODUCE/stuck"},
-		"--tenant team-a":                        {"team-a/DEPTH/done"},
-		"--status in_progress":                   {"/PRODUCE/running", "/PRODUCE/stuck"},
-		"--status IN_PROGRESS --older-than 10m":  {"/PRODUCE/stuck"},
-		"--status IN_PROGRESS --older-than PT2H": nil,
-		"--operation DEPTH --status COMPLETED":   {"/DEPTH/done", "team-a/DEPTH/done"},
+		"":                                         {"/DEPTH/done", "/PRODUCE/running", "/PRODUCE/stuck", "team-a/DEPTH/done"},
+		"--tenant default":                         {"/DEPTH/done", "/PRODUCE/running", "/PRODUCE/stuck"},
+		"--tenant team-a":                          {"team-a/DEPTH/done"},
+		"--status in_progress":                     {"/PRODUCE/running", "/PRODUCE/stuck"},
+		"--status IN_PROGRESS --older-than 10m":    {"/PRODUCE/stuck"},
+		"--status IN_PROGRESS --older-than PT2H":   nil,
+		"--operation DEPTH --status COMPLETED":     {"/DEPTH/done", "team-a/DEPTH/done"},
+		"--target QM1":                             {"/PRODUCE/running", "/PRODUCE/stuck"},
+		"--target QM2:DEV.QUEUE.9 --tenant team-a": {"team-a/DEPTH/done"},
+		"--target QM2:DEV.QUEUE.1":                 nil,
+		"--since 30m":                              {"/DEPTH/done", "/PRODUCE/running", "team-a/DEPTH/done"},
+		"--until PT30M --target QM1":               {"/PRODUCE/stuck"},
 	} {
 		if got, _ := listKeys(t, strings.Fields(args)...); !slices.Equal(got, want) {
 			t.Errorf("list %s: %v, want %v", args, got, want)
@@ -152,6 +159,8 @@ func TestStoreList(t *testing.T) {
 		{[]string{"--older-than", "ten minutes"}, `--older-than: must be a duration like 10m or PT10M (got "ten minutes")`},
 		{[]string{"--older-than", "xyz"}, `--older-than: must be a duration`},
 		{[]string{"--limit", "0"}, "--limit must be at least 1 (got 0)"},
+		{[]string{"--since", "last week"}, `--since: must be an RFC 3339 instant like 2026-11-27T09:00:00Z or a duration ago like 1h or PT1H (got "last week")`},
+		{[]string{"--target", "QM1:DEV QUEUE"}, `target must be a queue manager (QM1) or a queue manager and a queue`},
 		{[]string{"--operation", "bogus"}, `--operation "bogus": must be one of PRODUCE, CONSUME, DEPTH, CONNECTION_TEST, TEST`},
 	} {
 		out, stderr, status := storeCLI(t, append([]string{"store", "list"}, tc.args...)...)
@@ -244,8 +253,9 @@ func TestStoreListTable(t *testing.T) {
 	screen, stderr, status := runOnPTY(t, "store", "list", "--status", "COMPLETED")
 	lines := strings.Split(strings.TrimSpace(screen), "\n")
 	if status != 0 || len(lines) != 3 || !regexp.MustCompile(`^OPERATION +TENANT +KEY +STATUS +ATTEMPT +TARGET +UPDATED +EXPIRES$`).MatchString(lines[0]) ||
-		!regexp.MustCompile(`^DEPTH +- +done +COMPLETED +1 +- +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +\d{4}-`).MatchString(lines[1]) ||
-		!regexp.MustCompile(`^DEPTH +team-a +done +COMPLETED +1 `).MatchString(lines[2]) {
+		// Newest first; the two completed at one instant, by pk descending.
+		!regexp.MustCompile(`^DEPTH +team-a +done +COMPLETED +1 `).MatchString(lines[1]) ||
+		!regexp.MustCompile(`^DEPTH +- +done +COMPLETED +1 +QM2:DEV.QUEUE.9 +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d +\d{4}-`).MatchString(lines[2]) {
 		t.Errorf("store list on a terminal: exit %d, %s\n%s", status, stderr, screen)
 	}
 	if out, _, status := storeCLI(t, "store", "list", "-o", "table", "--status", "COMPLETED"); status != 0 || !strings.HasPrefix(out, "OPERATION ") {

@@ -626,7 +626,11 @@ func InitStore(ctx context.Context, cfg *config.Config) (string, error) {
 		if info.Created {
 			created = "created"
 		}
-		return fmt.Sprintf("dynamodb table %s %s (hash key pk, PAY_PER_REQUEST); TTL on ttl: %s", cfg.Idempotency.DynamoDB.Table, created, info.TTL), nil
+		msg := fmt.Sprintf("dynamodb table %s %s (hash key pk, PAY_PER_REQUEST); TTL on ttl: %s", cfg.Idempotency.DynamoDB.Table, created, info.TTL)
+		for _, ix := range []string{dynamodb.TargetIndex, dynamodb.TenantIndex} {
+			msg += fmt.Sprintf("; index %s: %s", ix, info.Indexes[ix])
+		}
+		return msg, nil
 	case config.StoreSQLite:
 		return fmt.Sprintf("sqlite store ready at %s (schema version %d)", cfg.Idempotency.SQLite.Path, sqlstore.SchemaVersion), nil
 	case config.StorePostgres:

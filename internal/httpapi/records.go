@@ -136,7 +136,7 @@ func (a *api) inspectRecord(w http.ResponseWriter, r *http.Request) {
 }
 
 // listQueryParams are the query parameters GET /idempotency accepts.
-var listQueryParams = []string{"status", "operationType", "olderThan", "limit", "cursor"}
+var listQueryParams = []string{"status", "operationType", "target", "since", "until", "olderThan", "limit", "cursor"}
 
 // listRecords pages through the caller's records.
 func (a *api) listRecords(w http.ResponseWriter, r *http.Request) {
@@ -145,7 +145,20 @@ func (a *api) listRecords(w http.ResponseWriter, r *http.Request) {
 	}
 	params := r.URL.Query()
 	q := idempotency.RecordQuery{Status: idempotency.Status(params.Get("status")), OperationType: params.Get("operationType"),
-		Tenant: tenant.FromContext(r.Context()).Name, Cursor: params.Get("cursor")}
+		Target: params.Get("target"), Tenant: tenant.FromContext(r.Context()).Name, Cursor: params.Get("cursor")}
+	for _, bound := range []struct {
+		name string
+		at   *time.Time
+	}{{"since", &q.Since}, {"until", &q.Until}} {
+		if s := params.Get(bound.name); s != "" {
+			t, err := time.Parse(time.RFC3339Nano, s)
+			if err != nil {
+				a.badParam(w, r, bound.name, "must be an RFC 3339 instant like 2026-11-27T09:00:00Z (got "+strconv.Quote(s)+")")
+				return
+			}
+			*bound.at = t
+		}
+	}
 	if s := params.Get("olderThan"); s != "" {
 		d, err := isoduration.Parse(s)
 		if err != nil {
@@ -171,7 +184,11 @@ func (a *api) listRecords(w http.ResponseWriter, r *http.Request) {
 	for i, rec := range page.Records {
 		views[i] = RecordView(rec)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"records": views, "nextCursor": page.Cursor})
+	body := map[string]any{"records": views, "nextCursor": page.Cursor}
+	if page.Scan {
+		body["scan"] = true
+	}
+	writeJSON(w, http.StatusOK, body)
 }
 
 // evictRecord deletes one of the caller's records, refusing a live lease
@@ -291,16 +308,25 @@ func recordPaths() map[string]any {
 			"parameters": []any{
 				map[string]any{"name": "status", "in": "query", "schema": map[string]any{"type": "string", "enum": []any{"IN_PROGRESS", "COMPLETED", "FAILED"}}},
 				map[string]any{"name": "operationType", "in": "query", "schema": map[string]any{"type": "string"}},
+				map[string]any{"name": "target", "in": "query", "description": "Only the commands against this queue manager (QM1) or queue (QM1:DEV.QUEUE.1, as a record's target shows it).",
+					"schema": map[string]any{"type": "string", "example": "QM1:DEV.QUEUE.1"}},
+				map[string]any{"name": "since", "in": "query", "description": "Only records updated at or after this RFC 3339 instant.",
+					"schema": map[string]any{"type": "string", "format": "date-time"}},
+				map[string]any{"name": "until", "in": "query", "description": "Only records updated before this RFC 3339 instant.",
+					"schema": map[string]any{"type": "string", "format": "date-time"}},
 				map[string]any{"name": "olderThan", "in": "query", "description": "Only records not updated for this ISO 8601 duration (PT10M): with status=IN_PROGRESS, commands whose holder stopped heartbeating.",
 					"schema": map[string]any{"type": "string", "example": "PT10M"}},
 				map[string]any{"name": "limit", "in": "query", "description": "Records per page (default 100).", "schema": map[string]any{"type": "integer", "minimum": 1, "maximum": idempotency.MaxListLimit}},
 				map[string]any{"name": "cursor", "in": "query", "description": "The nextCursor of the previous page.", "schema": map[string]any{"type": "string"}},
 			},
 			"responses": map[string]any{
-				"200": map[string]any{"description": "A page; it may be short, even empty, while nextCursor is set. On DynamoDB a page is a table scan.", "content": jsonContent(map[string]any{
+				"200": map[string]any{"description": "A page, newest first (by the last update; on DynamoDB a running record by its claim). " +
+					"A page is full unless the records end, except where scan says otherwise.", "content": jsonContent(map[string]any{
 					"type": "object", "required": []any{"records", "nextCursor"}, "properties": map[string]any{
 						"records":    map[string]any{"type": "array", "items": ref("IdempotencyRecord")},
-						"nextCursor": map[string]any{"type": "string", "description": "Empty on the last page."}}})},
+						"nextCursor": map[string]any{"type": "string", "description": "Empty on the last page."},
+						"scan": map[string]any{"type": "boolean", "description": "Present and true when no index serves the filters " +
+							"(DynamoDB without its listing indexes): the page read the table, in its own order, and may be short, even empty, while nextCursor is set."}}})},
 				"400": problemResponse("A parameter breaks its rule (the problem names it), or is unknown.", nil),
 				"503": problemResponse("The idempotency store is unavailable.", retryAfter),
 			},

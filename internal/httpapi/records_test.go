@@ -227,6 +227,7 @@ func TestListRecordsFiltersAndPagesPerTenant(t *testing.T) {
 	a.claim("DEPTH", "", "depth", idempotency.StatusFailed)
 	a.claim("PRODUCE", "team-a", "theirs", idempotency.StatusInProgress)
 	a.clock.Advance(10 * time.Minute)
+	freshAt := idempotency.FormatTime(a.clock.Now())
 	a.claim("PRODUCE", "", "fresh", idempotency.StatusInProgress)
 
 	all := []string{"DEPTH/depth", "PRODUCE/done", "PRODUCE/fresh", "PRODUCE/stuck"}
@@ -241,11 +242,24 @@ func TestListRecordsFiltersAndPagesPerTenant(t *testing.T) {
 		"status=IN_PROGRESS&operationType=PRODUCE&olderThan=PT9M59S": {"PRODUCE/stuck"},
 		"operationType=DEPTH":                                        {"DEPTH/depth"},
 		"olderThan=PT11M":                                            nil,
+		"target=QM1":                                                 all,
+		"target=QM1:DEV.QUEUE.1&status=IN_PROGRESS":                  {"PRODUCE/fresh", "PRODUCE/stuck"},
+		"target=QM1:DEV.QUEUE.2":                                     nil,
+		"target=QM2":                                                 nil,
+		"since=" + freshAt:                                           {"PRODUCE/fresh"},
+		"until=" + freshAt + "&operationType=PRODUCE":                {"PRODUCE/done", "PRODUCE/stuck"},
 	} {
 		q, _ := url.ParseQuery(query)
 		if got := a.listKeys(q, "implicit-token", 10); !slices.Equal(got, want) {
 			t.Errorf("%s: %v, want %v", query, got, want)
 		}
+	}
+	// Newest first.
+	if rec := a.do(http.MethodGet, "/idempotency?status=IN_PROGRESS", "implicit-token"); rec.Code != http.StatusOK {
+		t.Errorf("GET /idempotency?status=IN_PROGRESS: %d %s", rec.Code, rec.Body)
+	} else if records := decodeBody(t, rec)["records"].([]any); len(records) != 2 ||
+		records[0].(map[string]any)["idempotencyKey"] != "fresh" || records[1].(map[string]any)["idempotencyKey"] != "stuck" {
+		t.Errorf("IN_PROGRESS records %v, want fresh, then stuck", records)
 	}
 	if got := a.listKeys(url.Values{}, "token-a", 10); !slices.Equal(got, []string{"PRODUCE/theirs"}) {
 		t.Errorf("team-a lists %v, want only its own record", got)
@@ -254,6 +268,8 @@ func TestListRecordsFiltersAndPagesPerTenant(t *testing.T) {
 	for query, field := range map[string]string{
 		"limit=0": "limit", "limit=1001": "limit", "limit=ten": "limit", "olderThan=10m": "olderThan",
 		"status=DONE": "status", "operationType=produce": "operationType", "cursor=not*a*cursor": "cursor", "tenant=team-a": "tenant",
+		"target=QM1:DEV%20QUEUE": "target", "target=:DEV.QUEUE.1": "target", "since=yesterday": "since", "until=2026-11-27": "until",
+		"since=2026-11-27T10:00:00Z&until=2026-11-27T09:00:00Z": "until",
 	} {
 		rec := a.do(http.MethodGet, "/idempotency?"+query, "implicit-token")
 		if rec.Code != http.StatusBadRequest {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/tenant"
@@ -18,6 +19,9 @@ const (
 	ArgOlderThan = "olderThan"
 	ArgLimit     = "limit"
 	ArgCursor    = "cursor"
+	ArgTarget    = "target"
+	ArgSince     = "since"
+	ArgUntil     = "until"
 )
 
 // DefaultListLimit is the page size of List when the query names none.
@@ -41,8 +45,15 @@ var (
 )
 
 // MaxPKLength is the longest pk a store holds (the SQL column is
-// VARCHAR(300)); a List cursor never decodes to more.
+// VARCHAR(300)).
 const MaxPKLength = 300
+
+// MaxCursorBytes bounds a decoded List cursor: a store's position holds a
+// pk, an instant, and on DynamoDB an index's keys (tenant and target).
+const MaxCursorBytes = 1024
+
+// maxObjectName is the longest IBM MQ queue manager or queue name.
+const maxObjectName = 48
 
 // EvictCacheNote is the limitation of Evict an operator must know: only the
 // evicting engine forgets the record.
@@ -68,9 +79,16 @@ type RecordQuery struct {
 	// implicit tenant).
 	Tenant     string
 	AllTenants bool
+	// Target selects the commands against a queue manager ("QM1") or one
+	// of its queues ("QM1:DEV.QUEUE.1", as Record.Target shows it); "" for
+	// any.
+	Target string
 	// OlderThan selects records nobody updated for at least this long (a
 	// stuck IN_PROGRESS record's holder stopped heartbeating); 0 for any.
 	OlderThan time.Duration
+	// Since and Until select records updated at or after Since and before
+	// Until; zero leaves that end open.
+	Since, Until time.Time
 	// Limit is the most records a page holds, up to MaxListLimit; 0 means
 	// DefaultListLimit.
 	Limit int
@@ -78,12 +96,15 @@ type RecordQuery struct {
 	Cursor string
 }
 
-// RecordPage is one page of List.
+// RecordPage is one page of List, newest first.
 type RecordPage struct {
 	Records []Record
 	// Cursor continues the listing in RecordQuery.Cursor; "" at the end. A
 	// page may be short, even empty, while Cursor is set.
 	Cursor string
+	// Scan says no index serves the query's filters: the store read its
+	// table, matching or not (DynamoDB), and a page may be short.
+	Scan bool
 }
 
 // List returns one page of the unexpired records q selects. Bad arguments
@@ -95,10 +116,13 @@ func (e *Engine) List(ctx context.Context, q RecordQuery) (RecordPage, error) {
 		return RecordPage{}, err
 	}
 	page, err := e.store.List(ctx, sq)
+	if errors.Is(err, ErrInvalidCursor) {
+		return RecordPage{}, &ArgumentError{Arg: ArgCursor, Rule: "must be the cursor of a previous page"}
+	}
 	if err != nil {
 		return RecordPage{}, storeError("list", err)
 	}
-	out := RecordPage{Records: page.Records}
+	out := RecordPage{Records: page.Records, Scan: page.Scanned}
 	if page.Next != "" {
 		out.Cursor = base64.RawURLEncoding.EncodeToString([]byte(page.Next))
 	}
@@ -125,11 +149,19 @@ func (e *Engine) storeQuery(q RecordQuery) (ListQuery, error) {
 	if q.Limit < 0 || q.Limit > MaxListLimit {
 		return ListQuery{}, &ArgumentError{Arg: ArgLimit, Rule: fmt.Sprintf("must be between 1 and %d (got %d)", MaxListLimit, q.Limit)}
 	}
+	qmgr, queue, err := parseTargetFilter(q.Target)
+	if err != nil {
+		return ListQuery{}, err
+	}
+	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
+		return ListQuery{}, &ArgumentError{Arg: ArgUntil, Rule: fmt.Sprintf("must be after since (got since %s, until %s)",
+			FormatTime(q.Since), FormatTime(q.Until))}
+	}
 	// Bounded before decoding: a forged cursor is a bad argument, not a key
 	// the store rejects as a failure.
-	if len(q.Cursor) > base64.RawURLEncoding.EncodedLen(MaxPKLength) {
+	if len(q.Cursor) > base64.RawURLEncoding.EncodedLen(MaxCursorBytes) {
 		return ListQuery{}, &ArgumentError{Arg: ArgCursor, Rule: fmt.Sprintf("must be the cursor of a previous page (at most %d characters, got %d)",
-			base64.RawURLEncoding.EncodedLen(MaxPKLength), len(q.Cursor))}
+			base64.RawURLEncoding.EncodedLen(MaxCursorBytes), len(q.Cursor))}
 	}
 	after, err := base64.RawURLEncoding.DecodeString(q.Cursor)
 	if err != nil {
@@ -137,11 +169,44 @@ func (e *Engine) storeQuery(q RecordQuery) (ListQuery, error) {
 	}
 	now := e.now()
 	sq := ListQuery{Status: q.Status, OperationType: q.OperationType, Tenant: q.Tenant, AllTenants: q.AllTenants,
+		QueueManager: qmgr, Queue: queue, Since: q.Since, Until: q.Until,
 		LiveAt: now, Limit: cmp.Or(q.Limit, DefaultListLimit), After: string(after)}
 	if q.OlderThan > 0 {
 		sq.UpdatedBefore = now.Add(-q.OlderThan)
 	}
 	return sq, nil
+}
+
+// parseTargetFilter splits RecordQuery.Target into its queue manager and
+// queue ("" when it names a queue manager only).
+func parseTargetFilter(target string) (qmgr, queue string, err error) {
+	if target == "" {
+		return "", "", nil
+	}
+	qmgr, queue, _ = strings.Cut(target, ":")
+	for _, name := range []string{qmgr, queue} {
+		if len(name) > maxObjectName || !validObjectName(name) {
+			return "", "", &ArgumentError{Arg: ArgTarget, Rule: fmt.Sprintf("must be a queue manager (QM1) or a queue manager and a queue "+
+				"(QM1:DEV.QUEUE.1), each at most %d characters of A-Z, a-z, 0-9, '.', '/', '_' and '%%' (got %q)", maxObjectName, target)}
+		}
+	}
+	if qmgr == "" {
+		return "", "", &ArgumentError{Arg: ArgTarget, Rule: fmt.Sprintf("must start with a queue manager name (got %q)", target)}
+	}
+	return qmgr, queue, nil
+}
+
+// validObjectName applies IBM's character set for MQ object names.
+func validObjectName(s string) bool {
+	for _, c := range s {
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9',
+			c == '.', c == '/', c == '_', c == '%':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // EvictRequest names the record Evict removes and who asks.

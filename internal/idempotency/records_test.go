@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mqprobe/mqprobe/internal/idempotency"
 	"github.com/mqprobe/mqprobe/internal/idempotency/memory"
@@ -178,18 +179,22 @@ func TestEvictLeavesOtherEnginesCachesAlone(t *testing.T) {
 	}
 }
 
-// TestListRejectsAnOverlongCursor: a forged cursor longer than any pk is a
-// bad argument, not a store failure.
-func TestListRejectsAnOverlongCursor(t *testing.T) {
+// TestListRejectsAForgedCursor: a forged cursor, too long for any store's
+// position or not one at all, is a bad argument, not a store failure.
+func TestListRejectsAForgedCursor(t *testing.T) {
 	e := newEngine(t, memory.New(), idempotency.Config{})
-	forged := base64.RawURLEncoding.EncodeToString([]byte(strings.Repeat("x", idempotency.MaxPKLength+1)))
+	forged := base64.RawURLEncoding.EncodeToString([]byte(strings.Repeat("x", idempotency.MaxCursorBytes+1)))
 	_, err := e.List(t.Context(), idempotency.RecordQuery{Cursor: forged})
 	var arg *idempotency.ArgumentError
 	if !errors.As(err, &arg) || arg.Arg != idempotency.ArgCursor {
 		t.Fatalf("List with a %d-character cursor = %v, want an argument error naming cursor", len(forged), err)
 	}
-	longest := base64.RawURLEncoding.EncodeToString([]byte(strings.Repeat("x", idempotency.MaxPKLength)))
-	if _, err := e.List(t.Context(), idempotency.RecordQuery{Cursor: longest}); err != nil {
+	notACursor := base64.RawURLEncoding.EncodeToString([]byte(strings.Repeat("x", idempotency.MaxPKLength)))
+	if _, err := e.List(t.Context(), idempotency.RecordQuery{Cursor: notACursor}); !errors.As(err, &arg) || arg.Arg != idempotency.ArgCursor {
+		t.Fatalf("List with a cursor of no page = %v, want an argument error naming cursor", err)
+	}
+	longest := idempotency.ListPosition{UpdatedAt: time.Now(), PK: strings.Repeat("x", idempotency.MaxPKLength)}.String()
+	if _, err := e.List(t.Context(), idempotency.RecordQuery{Cursor: base64.RawURLEncoding.EncodeToString([]byte(longest))}); err != nil {
 		t.Fatalf("List with a cursor of the longest pk: %v", err)
 	}
 }

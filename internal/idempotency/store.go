@@ -2,6 +2,8 @@ package idempotency
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"time"
 )
 
@@ -35,12 +37,13 @@ type Store interface {
 	// Delete removes the record d names with one conditional write and
 	// reports whether it did; see Deletion for the conditions.
 	Delete(ctx context.Context, d Deletion) (bool, error)
-	// List returns at most q.Limit records matching q, in the store's own
-	// order, and the Next value that continues after them ("" when there are
-	// no more). A page may hold fewer than q.Limit records while Next is set
-	// (a store may bound the work of one call); records written or deleted
-	// while a caller pages may or may not appear. List is an operator tool,
-	// not a hot path.
+	// List returns at most q.Limit records matching q, newest first (Newer
+	// order; DynamoDB's indexes order a running record by its claim, not
+	// its last heartbeat), and the Next value that continues after them
+	// ("" when there are no more). A page may hold fewer than q.Limit
+	// records while Next is set (a store may bound the work of one call);
+	// records written or deleted while a caller pages may or may not
+	// appear.
 	List(ctx context.Context, q ListQuery) (ListPage, error)
 	// Close releases the store's resources.
 	Close() error
@@ -63,9 +66,12 @@ const numberBytes = 21
 
 // RecordSize measures r the way DynamoDB sizes an item, an upper bound of
 // every store's own measure: each attribute's name plus its value (UTF-8
-// bytes of a string, numberBytes for a number), empty strings left out.
+// bytes of a string, numberBytes for a number), empty strings left out;
+// and DynamoDB's listing index keys (tenant and target, "_" when empty, and
+// the instant).
 func RecordSize(r Record) int {
-	n := 0
+	n := len("listTenant") + max(len(r.Tenant), 1) + len("listTarget") + max(len(r.Target), 1) +
+		len("listedAt") + len(FormatTime(r.UpdatedAt))
 	for _, a := range [...]struct {
 		name, value string
 	}{
@@ -118,17 +124,34 @@ type ListQuery struct {
 	// implicit tenant's); AllTenants selects every tenant's.
 	Tenant     string
 	AllTenants bool
+	// QueueManager selects the records of commands against this queue
+	// manager (Record.Target "QM1:..."); Queue, with it, against this queue
+	// of it only (Record.Target "QM1:DEV.QUEUE.1").
+	QueueManager string
+	Queue        string
 	// UpdatedBefore selects records whose updatedAt is before it (records
 	// nobody touched since: a stuck IN_PROGRESS has no heartbeat).
 	UpdatedBefore time.Time
+	// Since and Until select records whose updatedAt is at or after Since
+	// and before Until; zero leaves that end open.
+	Since, Until time.Time
 	// LiveAt leaves out records expired at it (Record.Expired).
 	LiveAt time.Time
 	// Limit is the most records one page holds, 1 to MaxListLimit; stores
 	// clamp other values into that range.
 	Limit int
-	// After continues a listing: the Next of the previous page.
+	// After continues a listing: the Next of the previous page. A value no
+	// page of this store returned fails List with ErrInvalidCursor.
 	After string
 }
+
+// ErrInvalidCursor is matched by List's error for an After that is no
+// Next this store returned.
+var ErrInvalidCursor = errors.New("idempotency: not the cursor of a previous page")
+
+// TargetPrefix is the start of Record.Target for the commands against
+// queueManager.
+func TargetPrefix(queueManager string) string { return queueManager + ":" }
 
 // Matches reports whether r is one of the records q selects, ignoring
 // paging; for stores that filter in memory.
@@ -136,18 +159,69 @@ func (q ListQuery) Matches(r Record) bool {
 	return (q.Status == "" || r.Status == q.Status) &&
 		(q.OperationType == "" || r.OperationType == q.OperationType) &&
 		(q.AllTenants || r.Tenant == q.Tenant) &&
+		(q.QueueManager == "" || (q.Queue == "" && strings.HasPrefix(r.Target, TargetPrefix(q.QueueManager))) ||
+			r.Target == TargetPrefix(q.QueueManager)+q.Queue) &&
 		(q.UpdatedBefore.IsZero() || r.UpdatedAt.Before(q.UpdatedBefore)) &&
+		(q.Since.IsZero() || !r.UpdatedAt.Before(q.Since)) &&
+		(q.Until.IsZero() || r.UpdatedAt.Before(q.Until)) &&
 		(q.LiveAt.IsZero() || !r.Expired(q.LiveAt))
 }
 
 // PageSize is q.Limit clamped to 1..MaxListLimit.
 func (q ListQuery) PageSize() int { return min(max(q.Limit, 1), MaxListLimit) }
 
+// Newer orders records as List returns them, newest first: by updatedAt
+// descending, then pk descending; for stores that sort in memory.
+func Newer(a, b Record) int {
+	if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+		return c
+	}
+	return strings.Compare(b.PK, a.PK)
+}
+
+// ListPosition is where a listing in Newer order stands: after the record
+// updated at UpdatedAt with pk PK. Stores that order by updatedAt use its
+// String as ListPage.Next.
+type ListPosition struct {
+	UpdatedAt time.Time
+	PK        string
+}
+
+// PositionOf is the position after r.
+func PositionOf(r Record) ListPosition { return ListPosition{UpdatedAt: r.UpdatedAt, PK: r.PK} }
+
+// String is p as ListQuery.After: the instant as FormatTime writes it, a
+// space and the pk.
+func (p ListPosition) String() string { return FormatTime(p.UpdatedAt) + " " + p.PK }
+
+// ParseListPosition reads a ListPosition.String; "" is the start. Other
+// text fails with ErrInvalidCursor.
+func ParseListPosition(s string) (ListPosition, bool, error) {
+	if s == "" {
+		return ListPosition{}, false, nil
+	}
+	at, pk, ok := strings.Cut(s, " ")
+	t, err := ParseTime(at)
+	if !ok || err != nil || pk == "" {
+		return ListPosition{}, false, ErrInvalidCursor
+	}
+	return ListPosition{UpdatedAt: t, PK: pk}, true, nil
+}
+
+// Before reports whether r comes after p in Newer order, i.e. belongs to a
+// page after p.
+func (p ListPosition) Before(r Record) bool {
+	return Newer(Record{UpdatedAt: p.UpdatedAt, PK: p.PK}, r) < 0
+}
+
 // ListPage is one page of List.
 type ListPage struct {
 	Records []Record
 	// Next continues after this page as ListQuery.After; "" at the end.
 	Next string
+	// Scanned says the store read its whole table for this page, matching
+	// or not, because no index serves the query's filters (DynamoDB).
+	Scanned bool
 }
 
 // Claim is the record Begin tries to write.

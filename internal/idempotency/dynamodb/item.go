@@ -34,7 +34,26 @@ const (
 	attrDurationMs      = "durationMs"
 	attrErrorMessage    = "errorMessage"
 	attrProgress        = "progress"
+
+	// The keys of the listing indexes (index.go), written at claim and
+	// completion only.
+	attrListTenant = "listTenant"
+	attrListTarget = "listTarget"
+	attrListedAt   = "listedAt"
 )
+
+// standIn is the index key of the implicit tenant and of a command without
+// a target: an item without an index's key is left out of the index, and
+// the default deployment's listing would scan. No tenant name or target
+// ("QM1:...") is "_".
+const standIn = "_"
+
+func orStandIn(s string) string {
+	if s == "" {
+		return standIn
+	}
+	return s
+}
 
 func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
 
@@ -46,8 +65,13 @@ func key(pk string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{attrPK: str(pk)}
 }
 
+// Item is the item the store writes for r: what a tool loading records in
+// bulk (BatchWriteItem) puts so that they list as the store's own.
+func Item(r idempotency.Record) map[string]types.AttributeValue { return encode(r) }
+
 // encode maps r to an item. Optional strings are left out when empty, as the
 // record's JSON form does, so an item never holds meaningless attributes.
+// The listing indexes' keys are never left out (standIn).
 func encode(r idempotency.Record) map[string]types.AttributeValue {
 	item := map[string]types.AttributeValue{
 		attrPK:             str(r.PK),
@@ -64,6 +88,9 @@ func encode(r idempotency.Record) map[string]types.AttributeValue {
 		attrLeaseExpiresAt: num(r.LeaseExpiresAt.UnixMilli()),
 		attrAttempt:        num(int64(r.Attempt)),
 		attrDurationMs:     num(r.DurationMs),
+		attrListTenant:     str(orStandIn(r.Tenant)),
+		attrListTarget:     str(orStandIn(r.Target)),
+		attrListedAt:       str(idempotency.FormatTime(r.UpdatedAt)),
 	}
 	for name, v := range map[string]string{
 		attrResponsePayload: r.ResponsePayload, attrLeaseToken: r.LeaseToken, attrTarget: r.Target,

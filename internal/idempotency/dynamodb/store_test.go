@@ -3,6 +3,7 @@ package dynamodb_test
 import (
 	"context"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -99,7 +100,20 @@ func TestItemAttributes(t *testing.T) {
 		"target":         sAttr("QM1:DEV.QUEUE.1"),
 		"traceId":        sAttr("4bf92f3577b34da6a3ce929d0e0e4736"),
 		"durationMs":     nAttr(0),
+		// The listing indexes' keys: the implicit tenant's stand-in.
+		"listTenant": sAttr("_"),
+		"listTarget": sAttr("QM1:DEV.QUEUE.1"),
+		"listedAt":   sAttr("2026-11-22T12:00:00.000Z"),
 	}
+	assertItem(t, raw(), want)
+
+	// A heartbeat leaves the index keys alone: no index write.
+	beat := now.Add(time.Second)
+	if _, err := s.Update(ctx, c.PK, c.LeaseToken, idempotency.Update{Kind: idempotency.UpdateHeartbeat, Now: beat,
+		LeaseExpiresAt: beat.Add(30 * time.Second)}); err != nil {
+		t.Fatalf("heartbeat: %v", err)
+	}
+	want["updatedAt"], want["leaseExpiresAt"] = sAttr("2026-11-22T12:00:01.000Z"), nAttr(beat.Add(30*time.Second).UnixMilli())
 	assertItem(t, raw(), want)
 
 	later := now.Add(2500 * time.Millisecond)
@@ -109,6 +123,7 @@ func TestItemAttributes(t *testing.T) {
 		t.Fatalf("Complete: %v", err)
 	}
 	want["status"], want["updatedAt"] = sAttr("COMPLETED"), sAttr("2026-11-22T12:00:02.500Z")
+	want["listedAt"] = sAttr("2026-11-22T12:00:02.500Z") // completion moves it
 	want["responsePayload"], want["httpStatus"], want["durationMs"] = sAttr(payload), nAttr(201), nAttr(2500)
 	assertItem(t, raw(), want)
 }
@@ -265,4 +280,102 @@ func TestDoubleTakeover(t *testing.T) {
 		t.Error("the two takeovers never met at the compare-and-set write")
 	}
 	t.Logf("%d of 50 races were decided by the compare-and-set write", casRaces)
+}
+
+// TestEnsureTableAddsTheListingIndexes: store init on a table made before
+// the listing indexes adds them (moto, as DynamoDB), and says so when the
+// endpoint ignores the addition (dynalite 4.0.0) rather than waiting for
+// an index that never comes; List scans there.
+func TestEnsureTableAddsTheListingIndexes(t *testing.T) {
+	onEachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		client := newClient(t)
+		name := "mqprobe-test-" + strings.ReplaceAll(uuid.NewString(), "-", "")[:16]
+		// The table as the code before the indexes made it.
+		if _, err := client.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String(name),
+			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+			BillingMode:          types.BillingModePayPerRequest}); err != nil {
+			t.Fatalf("create the old table: %v", err)
+		}
+		t.Cleanup(func() {
+			if _, err := client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)}); err != nil {
+				t.Errorf("delete table %s: %v", name, err)
+			}
+		})
+		s := store.New(client, name)
+		now := time.Now()
+		if _, ok, err := s.Begin(ctx, claim("before-init", "h", now)); err != nil || !ok {
+			t.Fatalf("Begin = %v, %v", ok, err)
+		}
+		want := store.IndexAdded
+		if b.name == "dynalite" {
+			want = store.IndexUnsupported
+		}
+		for run, want := range []string{want, map[bool]string{true: store.IndexPresent, false: store.IndexUnsupported}[b.name != "dynalite"]} {
+			info, err := s.EnsureTable(ctx)
+			if err != nil {
+				t.Fatalf("EnsureTable run %d: %v", run+1, err)
+			}
+			if info.Created {
+				t.Errorf("run %d created the table", run+1)
+			}
+			for _, ix := range []string{store.TargetIndex, store.TenantIndex} {
+				if info.Indexes[ix] != want {
+					t.Errorf("run %d: %s %q, want %q", run+1, ix, info.Indexes[ix], want)
+				}
+			}
+		}
+		out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		if err != nil {
+			t.Fatalf("describe: %v", err)
+		}
+		active := 0
+		for _, ix := range out.Table.GlobalSecondaryIndexes {
+			if ix.IndexStatus == types.IndexStatusActive {
+				active++
+			}
+		}
+		if b.name == "dynalite" {
+			// Records written now list all the same, by a scan.
+			page, err := s.List(ctx, idempotency.ListQuery{QueueManager: "QM1", Queue: "DEV.QUEUE.1", Limit: 10})
+			if err != nil || len(page.Records) != 1 || !page.Scanned {
+				t.Errorf("List on the table without indexes = %d records, scanned %v, %v; want the record, scanned", len(page.Records), page.Scanned, err)
+			}
+			return
+		}
+		if active != 2 {
+			t.Errorf("%d ACTIVE indexes after EnsureTable, want 2: %+v", active, out.Table.GlobalSecondaryIndexes)
+		}
+		// A record written from now on lists by its queue from the index.
+		if _, ok, err := s.Begin(ctx, claim("after-init", "h", now.Add(time.Millisecond))); err != nil || !ok {
+			t.Fatalf("Begin = %v, %v", ok, err)
+		}
+		page, err := s.List(ctx, idempotency.ListQuery{QueueManager: "QM1", Queue: "DEV.QUEUE.1", Limit: 10})
+		if err != nil || page.Scanned || len(page.Records) == 0 || page.Records[0].IdempotencyKey != "after-init" {
+			t.Errorf("List by queue after adding the indexes = %v, scanned %v, %v; want after-init first, from the index", page.Records, page.Scanned, err)
+		}
+	})
+}
+
+// TestListQueriesTheIndexOfItsFilter: a queue, or one tenant, is a Query
+// of an index; only every tenant's records without a queue are scanned.
+func TestListQueriesTheIndexOfItsFilter(t *testing.T) {
+	s := newStore(t, newClient(t))
+	for _, tc := range []struct {
+		q       idempotency.ListQuery
+		scanned bool
+	}{
+		{idempotency.ListQuery{AllTenants: true, QueueManager: "QM1", Queue: "DEV.QUEUE.1"}, false},
+		{idempotency.ListQuery{Tenant: "team-a", QueueManager: "QM1", Queue: "DEV.QUEUE.1", Status: idempotency.StatusFailed}, false},
+		{idempotency.ListQuery{}, false},
+		{idempotency.ListQuery{Tenant: "team-a", Status: idempotency.StatusInProgress, QueueManager: "QM1", Since: time.Now().Add(-time.Hour)}, false},
+		{idempotency.ListQuery{AllTenants: true}, true},
+		{idempotency.ListQuery{AllTenants: true, QueueManager: "QM1"}, true},
+	} {
+		page, err := s.List(context.Background(), tc.q)
+		if err != nil || page.Scanned != tc.scanned {
+			t.Errorf("List(%+v): scanned %v, %v; want scanned %v", tc.q, page.Scanned, err, tc.scanned)
+		}
+	}
 }

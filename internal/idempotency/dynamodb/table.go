@@ -24,23 +24,30 @@ const (
 type TableInfo struct {
 	Created bool   // the table did not exist and was created
 	TTL     string // one of the TTL states
+	// Indexes maps each listing index (TargetIndex, TenantIndex) to one of
+	// the index states.
+	Indexes map[string]string
 }
 
 // tableActiveTimeout bounds the wait for a new table to become ACTIVE.
 const tableActiveTimeout = 5 * time.Minute
 
-// EnsureTable creates the table (hash key pk, on-demand billing) unless it
-// exists, waits until it is ACTIVE and enables TTL on ttl unless it is
-// enabled. Running it again, or from several processes at once, is harmless.
-// Endpoints without the TTL API (dynalite) are reported in TableInfo.TTL,
-// not as an error: DeleteExpired does TTL's work there.
+// EnsureTable creates the table (hash key pk, on-demand billing, the
+// listing indexes) unless it exists, waits until it is ACTIVE, adds the
+// listing indexes it lacks (waiting for each to become ACTIVE) and enables
+// TTL on ttl unless it is enabled. Running it again, or from several
+// processes at once, is harmless. Endpoints without the TTL API (dynalite)
+// are reported in TableInfo.TTL, not as an error: DeleteExpired does TTL's
+// work there; an endpoint that ignores an added index is reported in
+// TableInfo.Indexes.
 func (s *Store) EnsureTable(ctx context.Context) (TableInfo, error) {
 	var info TableInfo
 	_, err := s.client.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            &s.table,
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String(attrPK), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash}},
-		BillingMode:          types.BillingModePayPerRequest,
+		TableName:              &s.table,
+		AttributeDefinitions:   tableAttributes(),
+		KeySchema:              []types.KeySchemaElement{{AttributeName: aws.String(attrPK), KeyType: types.KeyTypeHash}},
+		GlobalSecondaryIndexes: allIndexes(),
+		BillingMode:            types.BillingModePayPerRequest,
 	})
 	var inUse *types.ResourceInUseException
 	switch {
@@ -55,6 +62,9 @@ func (s *Store) EnsureTable(ctx context.Context) (TableInfo, error) {
 	})
 	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: &s.table}, tableActiveTimeout); err != nil {
 		return info, fmt.Errorf("wait for table %s: %w", s.table, err)
+	}
+	if info.Indexes, err = s.ensureIndexes(ctx, info.Created); err != nil {
+		return info, fmt.Errorf("table %s: %w", s.table, err)
 	}
 	if info.TTL, err = s.ensureTTL(ctx); err != nil {
 		return info, fmt.Errorf("table %s: %w", s.table, err)
@@ -97,6 +107,14 @@ func (s *Store) ensureTTL(ctx context.Context) (string, error) {
 	default:
 		return "", fmt.Errorf("enable TTL on %s: %w", attrTTL, err)
 	}
+}
+
+// alreadyExists: UpdateTable refused to create an index the table has
+// (another process added it since we looked).
+func alreadyExists(err error) bool {
+	var apiErr smithy.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode() == "ValidationException" &&
+		strings.Contains(strings.ToLower(apiErr.ErrorMessage()), "already exists")
 }
 
 func unknownOperation(err error) bool {

@@ -40,11 +40,16 @@ func (s *Store) Update(ctx context.Context, pk, token string, u idempotency.Upda
 			assignStr(attrProgress, *u.Progress)
 		}
 	case idempotency.UpdateComplete:
+		// The listing indexes order by the claim and the completion only:
+		// a heartbeat rewriting an index key would write every index
+		// again, and make a busy target a hot index partition.
+		assign(attrListedAt, str(idempotency.FormatTime(u.Now)))
 		assign(attrStatus, str(string(idempotency.StatusCompleted)))
 		assignStr(attrResponsePayload, u.ResponsePayload)
 		assign(attrHTTPStatus, num(int64(u.HTTPStatus)))
 		assign(attrDurationMs, num(u.DurationMs))
 	case idempotency.UpdateFail:
+		assign(attrListedAt, str(idempotency.FormatTime(u.Now)))
 		assign(attrStatus, str(string(idempotency.StatusFailed)))
 		assignStr(attrErrorMessage, u.ErrorMessage)
 		assignStr(attrResponsePayload, u.ResponsePayload)

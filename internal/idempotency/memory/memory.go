@@ -4,8 +4,8 @@ package memory
 
 import (
 	"context"
+	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -104,24 +104,28 @@ func (s *Store) Delete(_ context.Context, d idempotency.Deletion) (bool, error) 
 	return true, nil
 }
 
-// List implements idempotency.Store, in pk order; Next is the last pk of
-// a full page.
+// List implements idempotency.Store, newest first; Next is the position
+// of the last record of a full page.
 func (s *Store) List(_ context.Context, q idempotency.ListQuery) (idempotency.ListPage, error) {
+	after, paging, err := idempotency.ParseListPosition(q.After)
+	if err != nil {
+		return idempotency.ListPage{}, fmt.Errorf("list: %w", err)
+	}
 	// Only the copying holds the lock; the sort, the costly part, does not
 	// keep Begin and Update waiting.
 	s.mu.Lock()
 	var matched []idempotency.Record
-	for pk, rec := range s.records {
-		if pk > q.After && q.Matches(rec) {
+	for _, rec := range s.records {
+		if (!paging || after.Before(rec)) && q.Matches(rec) {
 			matched = append(matched, rec)
 		}
 	}
 	s.mu.Unlock()
-	slices.SortFunc(matched, func(a, b idempotency.Record) int { return strings.Compare(a.PK, b.PK) })
+	slices.SortFunc(matched, idempotency.Newer)
 	var page idempotency.ListPage
 	if size := q.PageSize(); len(matched) > size {
 		matched = matched[:size]
-		page.Next = matched[size-1].PK
+		page.Next = idempotency.PositionOf(matched[size-1]).String()
 	}
 	page.Records = matched
 	return page, nil

@@ -24,29 +24,40 @@ type dialect struct {
 	beginReturnsExisting bool
 	// lockMigrations serialises concurrent schema migrations.
 	lockMigrations string
+	// bytewise follows the target column where it is compared: ranges of
+	// targets compare bytes, whatever the database's collation.
+	bytewise string
+	// unindexed prefixes a column whose index must not drive a query
+	// (SQLite's unary +): List's expiry filter would otherwise pick the
+	// expiry index over the newest-first one and sort every live record.
+	unindexed string
 	// beginWrite opens a batched write transaction; SQLite takes the write
 	// lock at once, so a batch never fails to upgrade a read lock.
 	beginWrite string
 }
 
 var postgres = dialect{
-	name:                 "postgres",
-	ddlTypes:             strings.NewReplacer("{{ts}}", "TIMESTAMPTZ", "{{json}}", "JSON", "{{int64}}", "BIGINT", "{{text}}", "TEXT"),
+	name: "postgres",
+	ddlTypes: strings.NewReplacer("{{ts}}", "TIMESTAMPTZ", "{{json}}", "JSON", "{{int64}}", "BIGINT", "{{text}}", "TEXT",
+		"{{bytewise}}", ` COLLATE "C"`),
 	placeholder:          func(n int) string { return fmt.Sprintf("$%d", n) },
 	timeArg:              func(t time.Time) any { return t.UTC() },
 	skipLocked:           " FOR UPDATE SKIP LOCKED",
 	beginReturnsExisting: true,
 	lockMigrations:       "SELECT pg_advisory_xact_lock(7465626573)",
 	beginWrite:           "BEGIN",
+	bytewise:             ` COLLATE "C"`,
 }
 
 var sqlite = dialect{
 	name: "sqlite",
 	// Instants are epoch milliseconds: exact, ordered, and cheap to compare.
-	ddlTypes:    strings.NewReplacer("{{ts}}", "INTEGER", "{{json}}", "TEXT", "{{int64}}", "INTEGER", "{{text}}", "TEXT"),
+	// SQLite's default collation (BINARY) already compares bytes.
+	ddlTypes:    strings.NewReplacer("{{ts}}", "INTEGER", "{{json}}", "TEXT", "{{int64}}", "INTEGER", "{{text}}", "TEXT", "{{bytewise}}", ""),
 	placeholder: func(n int) string { return fmt.Sprintf("?%d", n) },
 	timeArg:     func(t time.Time) any { return t.UnixMilli() },
 	beginWrite:  "BEGIN IMMEDIATE",
+	unindexed:   "+",
 }
 
 var paramRE = regexp.MustCompile(`\$(\d+)`)

@@ -102,7 +102,10 @@ func (s *Store) AppliedVersions(ctx context.Context) ([]int, error) {
 // PostgreSQL sequential scans are disabled for the plan: on a test's few
 // rows one would always win, hiding which index the query can use.
 func (s *Store) ListPlan(ctx context.Context, q idempotency.ListQuery) (string, error) {
-	query, args := s.listQuery(q, q.PageSize())
+	query, args, err := s.listQuery(q, q.PageSize())
+	if err != nil {
+		return "", err
+	}
 	conn, err := s.pool.Conn(ctx)
 	if err != nil {
 		return "", err

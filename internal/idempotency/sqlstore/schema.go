@@ -46,6 +46,18 @@ var migrations = []string{
 	// than every tenant's.
 	`CREATE INDEX IF NOT EXISTS idx_idempotency_tenant_pk ON idempotency_record (tenant, pk);
 	CREATE INDEX IF NOT EXISTS idx_idempotency_tenant_status_pk ON idempotency_record (tenant, status, pk)`,
+	// 6: List returns the newest first, filtered by tenant, status or
+	// target (issue 35): each filter's index walks its records in
+	// (updated_at, pk) order, so a page reads only the records it returns.
+	// The pk-ordered indexes of 3 and 5 serve nothing any more.
+	`DROP INDEX IF EXISTS idx_idempotency_status_pk;
+	DROP INDEX IF EXISTS idx_idempotency_tenant_pk;
+	DROP INDEX IF EXISTS idx_idempotency_tenant_status_pk;
+	CREATE INDEX IF NOT EXISTS idx_idempotency_updated ON idempotency_record (updated_at, pk);
+	CREATE INDEX IF NOT EXISTS idx_idempotency_status_updated ON idempotency_record (status, updated_at, pk);
+	CREATE INDEX IF NOT EXISTS idx_idempotency_tenant_updated ON idempotency_record (tenant, updated_at, pk);
+	CREATE INDEX IF NOT EXISTS idx_idempotency_tenant_status_updated ON idempotency_record (tenant, status, updated_at, pk);
+	CREATE INDEX IF NOT EXISTS idx_idempotency_target_updated ON idempotency_record (target{{bytewise}}, updated_at, pk)`,
 }
 
 // SchemaVersion is the schema version this build migrates to.

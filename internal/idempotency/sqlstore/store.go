@@ -455,15 +455,19 @@ func (s *Store) Delete(ctx context.Context, d idempotency.Deletion) (bool, error
 	return n > 0, nil
 }
 
-// List implements idempotency.Store: one indexed query in pk order (keyset
-// paging on the primary key, (status, pk), (tenant, pk) or
-// (tenant, status, pk) as the filters allow); After and Next are pks.
+// List implements idempotency.Store: one indexed query, newest first
+// (keyset paging on (updated_at, pk) within the index the filters pick:
+// the tenant's, with its status, the target's, the status's, or every
+// record's); After and Next are idempotency.ListPosition strings.
 func (s *Store) List(ctx context.Context, q idempotency.ListQuery) (idempotency.ListPage, error) {
 	if err := s.file.check(); err != nil {
 		return idempotency.ListPage{}, fmt.Errorf("list: %w", err)
 	}
 	size := q.PageSize()
-	query, args := s.listQuery(q, size)
+	query, args, err := s.listQuery(q, size)
+	if err != nil {
+		return idempotency.ListPage{}, fmt.Errorf("list: %w", err)
+	}
 	rows, err := s.pool.QueryContext(ctx, query, args...)
 	if err != nil {
 		return idempotency.ListPage{}, fmt.Errorf("list: %w", err)
@@ -482,41 +486,68 @@ func (s *Store) List(ctx context.Context, q idempotency.ListQuery) (idempotency.
 	}
 	if len(page.Records) > size {
 		page.Records = page.Records[:size]
-		page.Next = page.Records[size-1].PK
+		page.Next = idempotency.PositionOf(page.Records[size-1]).String()
 	}
 	return page, nil
 }
 
 // listQuery is List's statement for q and its arguments: a page of size
 // records and one more, which tells whether another page follows.
-func (s *Store) listQuery(q idempotency.ListQuery, size int) (string, []any) {
+func (s *Store) listQuery(q idempotency.ListQuery, size int) (string, []any, error) {
+	after, paging, err := idempotency.ParseListPosition(q.After)
+	if err != nil {
+		return "", nil, err
+	}
 	var (
 		conds []string
 		args  []any
 	)
-	where := func(cond string, v any) {
+	arg := func(v any) string {
 		args = append(args, v)
-		conds = append(conds, fmt.Sprintf(cond, len(args)))
+		return fmt.Sprintf("$%d", len(args))
 	}
-	where("pk > $%d", q.After)
+	if paging {
+		at := arg(s.d.timeArg(after.UpdatedAt))
+		conds = append(conds, fmt.Sprintf("(updated_at < %s OR (updated_at = %s AND pk < %s))", at, at, arg(after.PK)))
+	}
 	if q.Status != "" {
-		where("status = $%d", string(q.Status))
+		conds = append(conds, "status = "+arg(string(q.Status)))
 	}
 	if q.OperationType != "" {
-		where("operation_type = $%d", q.OperationType)
+		conds = append(conds, "operation_type = "+arg(q.OperationType))
 	}
 	if !q.AllTenants {
-		where("tenant = $%d", q.Tenant)
+		conds = append(conds, "tenant = "+arg(q.Tenant))
+	}
+	switch prefix := idempotency.TargetPrefix(q.QueueManager); {
+	case q.QueueManager == "":
+	case q.Queue != "":
+		conds = append(conds, "target"+s.d.bytewise+" = "+arg(prefix+q.Queue))
+	default:
+		// The queue manager's targets, "QM1:" to "QM1:<anything>", sort
+		// bytewise between "QM1:" and "QM1;" (';' follows ':').
+		conds = append(conds, fmt.Sprintf("target%s >= %s AND target%s < %s",
+			s.d.bytewise, arg(prefix), s.d.bytewise, arg(q.QueueManager+";")))
 	}
 	if !q.UpdatedBefore.IsZero() {
-		where("updated_at < $%d", s.d.timeArg(q.UpdatedBefore))
+		conds = append(conds, "updated_at < "+arg(s.d.timeArg(q.UpdatedBefore)))
+	}
+	if !q.Since.IsZero() {
+		conds = append(conds, "updated_at >= "+arg(s.d.timeArg(q.Since)))
+	}
+	if !q.Until.IsZero() {
+		conds = append(conds, "updated_at < "+arg(s.d.timeArg(q.Until)))
 	}
 	if !q.LiveAt.IsZero() {
-		where("expires_at > $%d", s.d.timeArg(q.LiveAt))
+		conds = append(conds, s.d.unindexed+"expires_at > "+arg(s.d.timeArg(q.LiveAt)))
 	}
-	query := fmt.Sprintf(`SELECT %s FROM idempotency_record WHERE %s ORDER BY pk LIMIT %d`,
-		columns, strings.Join(conds, " AND "), size+1)
-	return s.d.bind(query), args
+	where := ""
+	if len(conds) > 0 {
+		where = " WHERE " + strings.Join(conds, " AND ")
+	}
+	query := fmt.Sprintf(`SELECT %s FROM idempotency_record%s ORDER BY updated_at DESC, pk DESC LIMIT %d`,
+		columns, where, size+1)
+	return s.d.bind(query), args, nil
 }
 
 // Close implements idempotency.Store: it stops the writer once the batch it

@@ -14,10 +14,17 @@ import (
 // stored record.
 func (f *fixture) put(op, tenant string, status idempotency.Status, ttl time.Duration) idempotency.Record {
 	f.t.Helper()
+	return f.putTarget(op, tenant, "", status, ttl)
+}
+
+// putTarget is put of a command against target ("QM1:DEV.QUEUE.1").
+func (f *fixture) putTarget(op, tenant, target string, status idempotency.Status, ttl time.Duration) idempotency.Record {
+	f.t.Helper()
 	key := newKey()
 	now := f.clock.Now()
 	c := idempotency.Claim{PK: idempotency.PK(op, tenant, key), OperationType: op, Tenant: tenant, IdempotencyKey: key,
-		RequestHash: hashA, LeaseToken: "token-" + key, Now: now, ExpiresAt: now.Add(ttl), LeaseExpiresAt: now.Add(lease)}
+		RequestHash: hashA, LeaseToken: "token-" + key, Now: now, ExpiresAt: now.Add(ttl), LeaseExpiresAt: now.Add(lease),
+		Target: target}
 	rec, ok, err := f.store.Begin(f.ctx, c)
 	if err != nil || !ok {
 		f.t.Fatalf("Begin(%s) = %v, %v", c.PK, ok, err)
@@ -38,11 +45,17 @@ func (f *fixture) put(op, tenant string, status idempotency.Status, ttl time.Dur
 }
 
 // listAll pages through q with pages of pageSize and returns the pks seen
-// in order, failing on a page over its limit or a pk seen twice.
-func (f *fixture) listAll(q idempotency.ListQuery, pageSize int) []string {
+// in order, failing on a page over its limit, a pk seen twice or a record
+// out of newest-first order in a page that is not scanned. The records it lists must have been updated
+// at distinct instants: DynamoDB's indexes order ties as they please.
+func (f *fixture) listAll(q idempotency.ListQuery, pageSize int) listing {
 	f.t.Helper()
 	q.Limit = pageSize
-	var pks []string
+	var (
+		pks     []string
+		last    idempotency.Record
+		scanned bool
+	)
 	for range 200 {
 		page, err := f.store.List(f.ctx, q)
 		if err != nil {
@@ -55,19 +68,35 @@ func (f *fixture) listAll(q idempotency.ListQuery, pageSize int) []string {
 			if slices.Contains(pks, r.PK) {
 				f.t.Fatalf("%s listed twice", r.PK)
 			}
+			if len(pks) > 0 && !page.Scanned && !newerThan(last, r) {
+				f.t.Errorf("%s (updated %s) listed after %s (updated %s): want newest first", r.PK, r.UpdatedAt, last.PK, last.UpdatedAt)
+			}
+			last = r
 			if !q.Matches(r) {
 				f.t.Errorf("%s (%s, %s, tenant %q, updated %s) does not match %+v", r.PK, r.Status, r.OperationType, r.Tenant, r.UpdatedAt, q)
 			}
 			pks = append(pks, r.PK)
 		}
+		scanned = scanned || page.Scanned
 		if page.Next == "" {
-			return pks
+			return listing{pks: pks, scanned: scanned}
 		}
 		q.After = page.Next
 	}
 	f.t.Fatal("List never ended")
-	return nil
+	return listing{}
 }
+
+// listing is what listAll saw: the pks in order, and whether a page was
+// scanned (DynamoDB without an index for the filter: table order).
+type listing struct {
+	pks     []string
+	scanned bool
+}
+
+// newerThan reports whether a comes before b in a listing: newest first,
+// by pk among records updated at the same instant.
+func newerThan(a, b idempotency.Record) bool { return idempotency.Newer(a, b) < 0 }
 
 func sorted(pks []string) []string {
 	out := slices.Clone(pks)
@@ -87,41 +116,73 @@ func assertListed(t *testing.T, what string, got []string, want ...idempotency.R
 }
 
 // testList: every filter alone and combined selects exactly its records,
-// across pages of several sizes, each record once, all fields intact.
+// newest first, across pages of several sizes, each record once, all
+// fields intact.
 func testList(t *testing.T, f *fixture) {
-	stuck := f.put(opProd, "", idempotency.StatusInProgress, time.Hour)
-	oldDone := f.put("DEPTH", "", idempotency.StatusCompleted, time.Hour)
-	expired := f.put(opProd, "", idempotency.StatusFailed, 5*time.Minute)
+	// Each record a millisecond after the last: the order is then one.
+	put := func(op, tenant, target string, status idempotency.Status, ttl time.Duration) idempotency.Record {
+		t.Helper()
+		f.clock.Advance(time.Millisecond)
+		return f.putTarget(op, tenant, target, status, ttl)
+	}
+	const queue1, queue2, otherQM = "QM1:DEV.QUEUE.1", "QM1:DEV.QUEUE.2", "QM10:DEV.QUEUE.1"
+	stuck := put(opProd, "", queue1, idempotency.StatusInProgress, time.Hour)
+	oldDone := put("DEPTH", "", queue2, idempotency.StatusCompleted, time.Hour)
+	expired := put(opProd, "", queue1, idempotency.StatusFailed, 5*time.Minute)
 	f.clock.Advance(10 * time.Minute)
 	cutoff := f.clock.Now()
-	f.clock.Advance(time.Second)
-	running := f.put(opProd, "", idempotency.StatusInProgress, time.Hour)
-	failed := f.put(opProd, "", idempotency.StatusFailed, time.Hour)
-	done := f.put(opProd, "", idempotency.StatusCompleted, time.Hour)
-	teamRunning := f.put(opProd, "team-a", idempotency.StatusInProgress, time.Hour)
-	teamDepth := f.put("DEPTH", "team-a", idempotency.StatusCompleted, time.Hour)
-	otherTeam := f.put(opProd, "team-b", idempotency.StatusCompleted, time.Hour)
+	running := put(opProd, "", otherQM, idempotency.StatusInProgress, time.Hour)
+	failed := put(opProd, "", "", idempotency.StatusFailed, time.Hour)
+	done := put(opProd, "", queue1, idempotency.StatusCompleted, time.Hour)
+	teamRunning := put(opProd, "team-a", queue1, idempotency.StatusInProgress, time.Hour)
+	teamDepth := put("DEPTH", "team-a", "QM1:", idempotency.StatusCompleted, time.Hour)
+	otherTeam := put(opProd, "team-b", queue2, idempotency.StatusCompleted, time.Hour)
 	now := f.clock.Now()
 
+	// Newest first: the reverse of the order they were written in.
 	all := idempotency.ListQuery{AllTenants: true}
-	assertListed(t, "everything", f.listAll(all, 1000), stuck, oldDone, expired, running, failed, done, teamRunning, teamDepth, otherTeam)
+	everything := []idempotency.Record{otherTeam, teamDepth, teamRunning, done, failed, running, expired, oldDone, stuck}
+	assertOrder(t, "everything", f.listAll(all, 1000), everything...)
 	for _, size := range []int{1, 2, 4} {
-		assertListed(t, "everything, paged", f.listAll(all, size), stuck, oldDone, expired, running, failed, done, teamRunning, teamDepth, otherTeam)
+		assertOrder(t, "everything, paged", f.listAll(all, size), everything...)
 	}
-	assertListed(t, "implicit tenant", f.listAll(idempotency.ListQuery{}, 3), stuck, oldDone, expired, running, failed, done)
-	assertListed(t, "team-a", f.listAll(idempotency.ListQuery{Tenant: "team-a"}, 3), teamRunning, teamDepth)
-	assertListed(t, "live", f.listAll(idempotency.ListQuery{AllTenants: true, LiveAt: now}, 3),
+	assertOrder(t, "implicit tenant", f.listAll(idempotency.ListQuery{}, 3), done, failed, running, expired, oldDone, stuck)
+	assertOrder(t, "team-a", f.listAll(idempotency.ListQuery{Tenant: "team-a"}, 3), teamDepth, teamRunning)
+	assertListed(t, "live", f.listAll(idempotency.ListQuery{AllTenants: true, LiveAt: now}, 3).pks,
 		stuck, oldDone, running, failed, done, teamRunning, teamDepth, otherTeam)
-	assertListed(t, "IN_PROGRESS", f.listAll(idempotency.ListQuery{AllTenants: true, Status: idempotency.StatusInProgress}, 2),
-		stuck, running, teamRunning)
-	assertListed(t, "DEPTH", f.listAll(idempotency.ListQuery{AllTenants: true, OperationType: "DEPTH"}, 2), oldDone, teamDepth)
-	assertListed(t, "updated before the cutoff", f.listAll(idempotency.ListQuery{AllTenants: true, UpdatedBefore: cutoff}, 2),
+	assertOrder(t, "IN_PROGRESS", f.listAll(idempotency.ListQuery{AllTenants: true, Status: idempotency.StatusInProgress}, 2),
+		teamRunning, running, stuck)
+	assertListed(t, "DEPTH", f.listAll(idempotency.ListQuery{AllTenants: true, OperationType: "DEPTH"}, 2).pks, oldDone, teamDepth)
+	assertListed(t, "updated before the cutoff", f.listAll(idempotency.ListQuery{AllTenants: true, UpdatedBefore: cutoff}, 2).pks,
 		stuck, oldDone, expired)
 	assertListed(t, "stuck: IN_PROGRESS, untouched since the cutoff, live",
-		f.listAll(idempotency.ListQuery{Status: idempotency.StatusInProgress, UpdatedBefore: cutoff, LiveAt: now}, 2), stuck)
+		f.listAll(idempotency.ListQuery{Status: idempotency.StatusInProgress, UpdatedBefore: cutoff, LiveAt: now}, 2).pks, stuck)
 	assertListed(t, "implicit COMPLETED PRODUCE",
-		f.listAll(idempotency.ListQuery{Status: idempotency.StatusCompleted, OperationType: opProd}, 1), done)
-	assertListed(t, "team-b FAILED", f.listAll(idempotency.ListQuery{Tenant: "team-b", Status: idempotency.StatusFailed}, 5))
+		f.listAll(idempotency.ListQuery{Status: idempotency.StatusCompleted, OperationType: opProd}, 1).pks, done)
+	assertListed(t, "team-b FAILED", f.listAll(idempotency.ListQuery{Tenant: "team-b", Status: idempotency.StatusFailed}, 5).pks)
+
+	// By target: a queue, or every queue of a queue manager (not QM10's).
+	assertOrder(t, "QM1:DEV.QUEUE.1, every tenant",
+		f.listAll(idempotency.ListQuery{AllTenants: true, QueueManager: "QM1", Queue: "DEV.QUEUE.1"}, 2), teamRunning, done, expired, stuck)
+	assertOrder(t, "QM1:DEV.QUEUE.1, implicit tenant, live",
+		f.listAll(idempotency.ListQuery{QueueManager: "QM1", Queue: "DEV.QUEUE.1", LiveAt: now}, 1), done, stuck)
+	assertOrder(t, "QM1:DEV.QUEUE.1, COMPLETED",
+		f.listAll(idempotency.ListQuery{AllTenants: true, QueueManager: "QM1", Queue: "DEV.QUEUE.1", Status: idempotency.StatusCompleted}, 1), done)
+	assertOrder(t, "QM1, every tenant", f.listAll(idempotency.ListQuery{AllTenants: true, QueueManager: "QM1"}, 3),
+		otherTeam, teamDepth, teamRunning, done, expired, oldDone, stuck)
+	assertOrder(t, "QM1, team-a", f.listAll(idempotency.ListQuery{Tenant: "team-a", QueueManager: "QM1"}, 1), teamDepth, teamRunning)
+	assertOrder(t, "QM10", f.listAll(idempotency.ListQuery{QueueManager: "QM10"}, 2), running)
+	assertOrder(t, "QM1:NO.SUCH.QUEUE", f.listAll(idempotency.ListQuery{AllTenants: true, QueueManager: "QM1", Queue: "NO.SUCH.QUEUE"}, 2))
+
+	// By time: updated at or after since, before until.
+	since, until := running.UpdatedAt, teamDepth.UpdatedAt
+	assertOrder(t, "since running, until teamDepth",
+		f.listAll(idempotency.ListQuery{AllTenants: true, Since: since, Until: until}, 2), teamRunning, done, failed, running)
+	assertOrder(t, "since running, implicit tenant, QM1",
+		f.listAll(idempotency.ListQuery{QueueManager: "QM1", Since: since}, 2), done)
+	assertOrder(t, "until the cutoff, team-a", f.listAll(idempotency.ListQuery{Tenant: "team-a", Until: cutoff}, 2))
+	assertOrder(t, "since running, team-a, IN_PROGRESS",
+		f.listAll(idempotency.ListQuery{Tenant: "team-a", Status: idempotency.StatusInProgress, Since: since}, 2), teamRunning)
 
 	// Records come back whole.
 	page, err := f.store.List(f.ctx, idempotency.ListQuery{Tenant: "team-a", OperationType: "DEPTH", Limit: 10})
@@ -134,6 +195,35 @@ func testList(t *testing.T, f *fixture) {
 		if rest, err := f.store.List(f.ctx, idempotency.ListQuery{Tenant: "team-a", OperationType: "DEPTH", Limit: 10, After: page.Next}); err != nil || len(rest.Records) != 0 {
 			t.Errorf("page after the only match: %d records, %v", len(rest.Records), err)
 		}
+	}
+	// A page is full unless the data ends: an indexed filter needs no short pages.
+	page, err = f.store.List(f.ctx, idempotency.ListQuery{AllTenants: true, QueueManager: "QM1", Queue: "DEV.QUEUE.1", Limit: 3})
+	if err != nil || len(page.Records) != 3 || page.Next == "" {
+		t.Errorf("List of 3 of the 4 QM1:DEV.QUEUE.1 records = %d records, next %q, %v; want a full page and a cursor", len(page.Records), page.Next, err)
+	}
+	if _, err := f.store.List(f.ctx, idempotency.ListQuery{AllTenants: true, After: "not a cursor of this store"}); !errors.Is(err, idempotency.ErrInvalidCursor) {
+		t.Errorf("List after a forged cursor = %v, want ErrInvalidCursor", err)
+	}
+}
+
+// assertOrder: got lists exactly want's records, in want's order unless
+// it was scanned.
+func assertOrder(t *testing.T, what string, l listing, want ...idempotency.Record) {
+	t.Helper()
+	if l.scanned {
+		assertListed(t, what+" (scanned)", l.pks, want...)
+		return
+	}
+	got := l.pks
+	wantPKs := []string{}
+	for _, r := range want {
+		wantPKs = append(wantPKs, r.PK)
+	}
+	if got == nil {
+		got = []string{}
+	}
+	if !slices.Equal(got, wantPKs) {
+		t.Errorf("%s listed\n %v\nwant, newest first,\n %v", what, got, wantPKs)
 	}
 }
 
