@@ -3,9 +3,11 @@ package daemon_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -61,12 +63,49 @@ func TestRespondersOnTheEmbeddedDefault(t *testing.T) {
 		t.Errorf("mean hops sum to %.6f ms, the mean round trip is %.6f ms", sum, hops.RoundTripMs.Mean)
 	}
 
-	_, _, metrics := h.Get("/metrics")
-	for _, want := range []string{`mqprobe_responder_requests_total{outcome="replied",responder="echo"} 200`,
-		`mqprobe_responder_workers{responder="echo"} 2`, `mqprobe_responder_service_seconds_count{responder="echo"} 200`} {
-		if !bytes.Contains(metrics, []byte(want)) {
-			t.Errorf("/metrics lacks %s", want)
+	// While a run goes on, its live statistics carry the hops so far and
+	// its series each interval's mean hops.
+	body = `{` + daemontest.Target + `,"mode":"requestReply","replyQueue":"DEV.QUEUE.2","durationSeconds":30,"batch":{"rateLimitPerSec":100}}`
+	if r := h.Post("/tests", body, "Idempotency-Key", "rr-live"); r.Status != http.StatusAccepted {
+		t.Fatalf("POST /tests: %d %s", r.Status, r.Body)
+	}
+	var live struct {
+		Status string
+		Result *probe.Stats
+		Series []struct {
+			HopsMs *probe.HopMeans `json:"hopsMs"`
 		}
+	}
+	testenv.Eventually(t, 20*time.Second, "live hops of test rr-live", func() bool {
+		_, _, data := h.Get("/tests/rr-live")
+		live.Result, live.Series = nil, nil
+		if err := json.Unmarshal(data, &live); err != nil {
+			t.Fatalf("GET /tests/rr-live: %v: %s", err, data)
+		}
+		return live.Status == "IN_PROGRESS" && live.Result != nil && live.Result.Hops != nil &&
+			slices.ContainsFunc(live.Series, func(p struct {
+				HopsMs *probe.HopMeans `json:"hopsMs"`
+			}) bool {
+				return p.HopsMs != nil
+			})
+	})
+	if r := h.Post("/tests/rr-live/stop", ""); r.Status != http.StatusAccepted {
+		t.Fatalf("stop rr-live: %d %s", r.Status, r.Body)
+	}
+	testenv.Eventually(t, 20*time.Second, "the end of test rr-live", func() bool {
+		_, _, data := h.Get("/tests/rr-live")
+		return json.Unmarshal(data, &live) == nil && live.Status != "IN_PROGRESS"
+	})
+
+	// A worker counts a reply just after putting it: the count may trail
+	// the run's end by a moment.
+	replied := fmt.Sprintf(`mqprobe_responder_requests_total{outcome="replied",responder="echo"} %d`, 200+live.Result.Received)
+	var metrics []byte
+	if !testenv.Until(10*time.Second, func() bool {
+		_, _, metrics = h.Get("/metrics")
+		return bytes.Contains(metrics, []byte(replied)) && bytes.Contains(metrics, []byte(`mqprobe_responder_workers{responder="echo"} 2`))
+	}) {
+		t.Errorf("/metrics lacks %s or 2 workers:\n%s", replied, metrics)
 	}
 
 	// The dead-letter queue is outside targets.inline.queues: no reply goes
