@@ -86,12 +86,10 @@ type workers struct {
 
 func (r *run) open(ctx context.Context, conns Connector) (*workers, error) {
 	w := &workers{}
-	if r.cfg.Mode == ModeRequestReply {
-		// The reply queue first: the requests name it, and a model queue
-		// opened makes the queue they name.
-		if err := r.openReplies(ctx, w, conns); err != nil {
-			return w, err
-		}
+	// Getters first: in a request/reply run the requests name the reply
+	// queue, and opening a model queue makes the queue they name.
+	if err := r.openGetters(ctx, w, conns); err != nil {
+		return w, err
 	}
 	for i := range r.cfg.Putters {
 		q, err := w.openQueue(ctx, conns, r.cfg.Target, r.cfg.Queue, mq.OpenOutput)
@@ -100,17 +98,21 @@ func (r *run) open(ctx context.Context, conns Connector) (*workers, error) {
 		}
 		w.putters = append(w.putters, newPutter(r, i, q))
 	}
+	return w, nil
+}
+
+func (r *run) openGetters(ctx context.Context, w *workers, conns Connector) error {
+	if r.cfg.Mode == ModeRequestReply {
+		return r.openReplies(ctx, w, conns)
+	}
 	for i := range r.cfg.Getters {
-		if r.cfg.Mode == ModeRequestReply {
-			break
-		}
 		q, err := w.openQueue(ctx, conns, r.cfg.Target, r.cfg.replyQueue(), mq.OpenInputShared)
 		if err != nil {
-			return w, fmt.Errorf("probe: getter %d: %w", i, err)
+			return fmt.Errorf("probe: getter %d: %w", i, err)
 		}
 		w.getters = append(w.getters, &getter{r: r, index: i, q: q})
 	}
-	return w, nil
+	return nil
 }
 
 // openReplies opens the getters of a request/reply run on its reply
