@@ -56,6 +56,9 @@ type TestPoint struct {
 	RatePerSec float64  `json:"ratePerSec"`
 	P50Ms      *float64 `json:"p50Ms,omitempty"`
 	P99Ms      *float64 `json:"p99Ms,omitempty"`
+	// HopsMs are the interval's mean hops of a requestReply test, absent
+	// when no stamped reply came back in it.
+	HopsMs *probe.HopMeans `json:"hopsMs,omitempty"`
 }
 
 // LiveTest is a running test: what it was asked to do, its statistics so
@@ -84,6 +87,7 @@ func (r *testRun) record(p probe.Progress) {
 		p50, p99 := p.Window.LatencyMs.P50, p.Window.LatencyMs.P99
 		point.P50Ms, point.P99Ms = &p50, &p99
 	}
+	point.HopsMs = p.Window.Hops
 	if len(r.series) == maxTestPoints {
 		r.series = slices.Delete(r.series, 0, 1)
 	}
@@ -193,7 +197,7 @@ func (t *Tests) Test(ctx context.Context, run Run) (any, error) {
 
 func testConfig(run Run) probe.Config {
 	cmd := run.Command
-	cfg := probe.Config{Target: run.Target, Queue: run.Queue, ReplyQueue: cmd.ReplyQueue,
+	cfg := probe.Config{Target: run.Target, Queue: run.Queue, ReplyQueue: cmd.ReplyQueue, Mode: probe.Mode(cmd.Mode),
 		Duration: time.Duration(cmd.DurationSeconds) * time.Second, Count: cmd.Count,
 		ProgressEvery: time.Duration(cmd.ProgressSeconds) * time.Second}
 	if cmd.Batch != nil {

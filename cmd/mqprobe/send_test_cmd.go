@@ -37,6 +37,7 @@ type testOptions struct {
 	rate       int
 	size       int
 	replyQueue string
+	mode       string
 	persistent bool
 	progress   time.Duration
 }
@@ -71,7 +72,8 @@ result could not be read).`,
 	f.IntVar(&opts.count, "count", 0, "round trips to make (count); with --duration the run ends at whichever comes first")
 	f.IntVar(&opts.rate, "rate", 0, "probe messages per second (batch.rateLimitPerSec; default: as fast as possible)")
 	sizeVar(f, &opts.size, "size", 1024, "probe message size in bytes (batch.messageSizeBytes)")
-	f.StringVar(&opts.replyQueue, "reply-queue", "", "queue the probe messages are read back from (default: the target queue)")
+	f.StringVar(&opts.replyQueue, "reply-queue", "", "queue the probe messages are read back from (default: the target queue); with --mode requestReply the queue, or model queue, replies come to")
+	f.StringVar(&opts.mode, "mode", "", "loop (the default) or requestReply: each probe a request a responder answers to --reply-queue (mode)")
 	f.BoolVar(&opts.persistent, "persistent", false, "put persistent probe messages (mqProps.persistence)")
 	f.DurationVar(&opts.progress, "progress", 5*time.Second, "seconds between the daemon's progress events (progressSeconds), and between plain progress lines with --wait")
 	c.Flags().AddFlagSet(f)
@@ -109,6 +111,7 @@ func testBody(cmd *cobra.Command, target *targetOptions, o *testOptions, ownFlag
 			c["mqProps"] = map[string]any{"persistence": map[bool]string{true: "persistent", false: "nonpersistent"}[o.persistent]}
 		}
 		given(flags, "reply-queue", c, "replyQueue", o.replyQueue)
+		given(flags, "mode", c, "mode", o.mode)
 		if flags.Changed("progress") {
 			secs, err := wholeSeconds(cmd, "--progress", o.progress)
 			if err != nil {

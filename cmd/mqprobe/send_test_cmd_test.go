@@ -187,13 +187,13 @@ func runCLI(t *testing.T, ctx context.Context, args ...string) (string, string, 
 func TestSendTestBody(t *testing.T) {
 	f := newFakeTests(t, 3, "COMPLETED")
 	out, status := mqprobe(t, "send", "test", "--addr", f.addr, "--queue", "DEV.QUEUE.2", "--duration", "45s", "--count", "500",
-		"--rate", "200", "--size", "256", "--reply-queue", "DEV.REPLY", "--persistent", "--progress", "2s", "--key", "t-body",
+		"--rate", "200", "--size", "256", "--reply-queue", "DEV.REPLY", "--mode", "requestReply", "--persistent", "--progress", "2s", "--key", "t-body",
 		"--tag", "team=mw")
 	if status != 0 || !strings.Contains(out, `"testId": "t-body"`) || !strings.Contains(out, `"status": "IN_PROGRESS"`) {
 		t.Errorf("no --wait: status %d, output %s", status, out)
 	}
 	body, header := f.lastPost()
-	want := `{"batch":{"messageSizeBytes":256,"rateLimitPerSec":200},"count":500,"durationSeconds":45,` +
+	want := `{"batch":{"messageSizeBytes":256,"rateLimitPerSec":200},"count":500,"durationSeconds":45,"mode":"requestReply",` +
 		`"mqProps":{"persistence":"persistent"},"operationType":"TEST","progressSeconds":2,"replyQueue":"DEV.REPLY",` +
 		`"tags":{"team":"mw"},"target":{"queue":"DEV.QUEUE.2","queueManager":"QM1"}}`
 	if got, _ := json.Marshal(body); string(got) != want {

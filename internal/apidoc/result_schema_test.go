@@ -9,6 +9,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/configs"
 	"github.com/mqprobe/mqprobe/handlers"
+	"github.com/mqprobe/mqprobe/internal/probe"
 )
 
 // TestResultSchemasNameEveryField keeps each operation's result schema and
@@ -28,6 +29,7 @@ func TestResultSchemasNameEveryField(t *testing.T) {
 	for def, goType := range map[string]reflect.Type{
 		"depthResult":   reflect.TypeFor[handlers.DepthResult](),
 		"redriveResult": reflect.TypeFor[handlers.RedriveResult](),
+		"testResult":    reflect.TypeFor[probe.Stats](),
 	} {
 		schema, ok := ev.Defs[def]
 		if !ok {

@@ -69,6 +69,10 @@ type Command struct {
 	DurationSeconds int    `json:"durationSeconds,omitempty"`
 	Count           int    `json:"count,omitempty"`
 	ReplyQueue      string `json:"replyQueue,omitempty"`
+	// Mode is TEST's mode: "" (loop, the default; the schema gives no
+	// default so that commands from before it keep their request hash) or
+	// "requestReply".
+	Mode            string `json:"mode,omitempty"`
 	ProgressSeconds int    `json:"progressSeconds,omitempty"` // TEST: seconds between progress events
 	TestID          string `json:"testId,omitempty"`
 

@@ -198,6 +198,8 @@ func TestDecodeRejects(t *testing.T) {
 		{"thresholds unknown", bus(mutate(t, minimalDepth, edit{"thresholds/maxDepth", 10})), CodeSchemaViolation, "/thresholds/maxDepth", "additionalProperties"},
 		// enums
 		{"persistence", bus(mutate(t, minimalProduce, edit{"mqProps/persistence", "sometimes"})), CodeSchemaViolation, "/mqProps/persistence", "enum"},
+		{"TEST mode unknown", bus(mutate(t, minimalTest, edit{"mode", "echo"})), CodeSchemaViolation, "/mode", "enum"},
+		{"requestReply without replyQueue", bus(mutate(t, minimalTest, edit{"mode", "requestReply"})), CodeSchemaViolation, "/replyQueue", "required"},
 		{"payload mode", bus(mutate(t, minimalProduce, edit{"payload/mode", "zeros"})), CodeSchemaViolation, "/payload/mode", "enum"},
 		{"ack", bus(mutate(t, minimalConsume, edit{"ack", "maybe"})), CodeSchemaViolation, "/ack", "enum"},
 		// base64

@@ -17,6 +17,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/idempotency/sqlstore"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
+	"github.com/mqprobe/mqprobe/internal/responder"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/secrets"
 	"github.com/mqprobe/mqprobe/internal/targets"
@@ -61,6 +62,7 @@ type Config struct {
 	Consume     handlers.CaptureLimits  `yaml:"consume"`
 	Tests       handlers.TestLimits     `yaml:"tests"`
 	Targets     targets.Settings        `yaml:"targets"`
+	Responders  []responder.Config      `yaml:"responders"`
 	Limits      LimitsConfig            `yaml:"limits"`
 	Secrets     secrets.Config          `yaml:"secrets"`
 	SQS         awsbus.SubscriberConfig `yaml:"sqs"`

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/awsbus"
 	"github.com/mqprobe/mqprobe/internal/configcheck"
+	"github.com/mqprobe/mqprobe/internal/responder"
 	"github.com/mqprobe/mqprobe/internal/tenant"
 )
 
@@ -37,6 +38,7 @@ func (c *Config) Validate() error {
 	v.Add(c.Tests.Validate())
 	v.Add(c.Consume.Validate())
 	c.validateTargets(v)
+	v.Add(responder.Validate(c.Responders, slices.Collect(maps.Keys(c.Targets.Profiles))))
 	v.Add(c.Secrets.Validate())
 	c.validateBus(v)
 	v.PositiveDuration("aws.checkInterval", c.AWS.CheckInterval)

@@ -39,6 +39,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/idempotency/sqlstore"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
+	"github.com/mqprobe/mqprobe/internal/responder"
 	"github.com/mqprobe/mqprobe/internal/result"
 	"github.com/mqprobe/mqprobe/internal/secrets"
 	"github.com/mqprobe/mqprobe/internal/targets"
@@ -62,21 +63,23 @@ type Options struct {
 
 // Daemon is an assembled mqprobe.
 type Daemon struct {
-	cfg      *config.Config
-	log      *slog.Logger
-	store    idempotency.Store
-	engine   *idempotency.Engine
-	backend  mq.Backend
-	pool     *mq.Pool
-	limiter  *admission.Limiter
-	exec     *executor.Executor
-	bus      *router.Transport // where commands come from and results go: the mode's transport
-	aws      *aws.Config       // loaded on first use
-	router   *router.Router
-	recent   *result.Recent
-	tel      *telemetry.Telemetry
-	server   *http.Server
-	listener net.Listener
+	cfg     *config.Config
+	log     *slog.Logger
+	store   idempotency.Store
+	engine  *idempotency.Engine
+	backend mq.Backend
+	pool    *mq.Pool
+	limiter *admission.Limiter
+	exec    *executor.Executor
+	bus     *router.Transport // where commands come from and results go: the mode's transport
+	aws     *aws.Config       // loaded on first use
+	router  *router.Router
+	recent  *result.Recent
+	// responders serve request/reply probes from Run until the drain.
+	responders *responder.Set
+	tel        *telemetry.Telemetry
+	server     *http.Server
+	listener   net.Listener
 
 	work       context.Context // command work; cancelled at the drain deadline
 	cancelWork context.CancelCauseFunc
@@ -191,6 +194,10 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 		return nil, err
 	}
 	resolver := targets.NewResolver(cfg.Targets.Config(secretsResolver, cfg.MQ.Backend == config.BackendEmbedded))
+	if d.responders, err = responder.New(ctx, cfg.Responders, responder.Deps{Conns: d.pool, Targets: resolver,
+		Metrics: d.tel.Metrics, Log: log}); err != nil {
+		return nil, err
+	}
 	if d.exec, err = executor.New(executor.Config{
 		Source:       "mqprobe/" + cfg.InstanceID,
 		ReplayConfig: cfg.Results.ReplayConfig, RejectedConfig: cfg.Results.RejectedConfig, RetryConfig: cfg.Bus.RetryConfig,
@@ -330,6 +337,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		d.cfg.Idempotency.Store != config.StoreDynamoDB {
 		d.background.Go(func() { d.engine.RunCleanup(d.work, d.cfg.Idempotency.CleanupInterval) })
 	}
+	d.responders.Start()
 	d.log.Info("mqprobe running", "addr", d.Addr(), "mode", d.cfg.Mode, "mq", d.cfg.MQ.Backend, "store", storeName(d.cfg))
 
 	var runErr error
@@ -404,6 +412,9 @@ func (d *Daemon) shutdown() {
 		}
 	}
 	d.recordPendingOutcomes(drainCtx)
+	// After the commands: a TEST draining here may be waiting for replies
+	// from this daemon's own responders.
+	d.responders.Close(errors.New("daemon draining"))
 	// A command handed back above is settled (its redelivery delay set on
 	// SQS) by the subscriber; wait for that before the process goes.
 	if err := d.bus.Commands.Close(); err != nil {

@@ -200,6 +200,13 @@ var testSeriesSchema = map[string]any{
 			"ratePerSec": map[string]any{"type": "number", "minimum": 0, "description": "Round trips completed per second since the previous point."},
 			"p50Ms":      map[string]any{"type": "number", "description": "Median round trip since the previous point, in milliseconds; absent when none came back."},
 			"p99Ms":      map[string]any{"type": "number", "description": "99th percentile round trip since the previous point, in milliseconds; absent when none came back."},
+			"hopsMs": map[string]any{"type": "object", "description": "A requestReply run's mean hops since the previous point, in milliseconds, over the replies the responder stamped; absent when none came back.",
+				"required": []any{"outboundMs", "responderMs", "returnMs"},
+				"properties": map[string]any{
+					"outboundMs":  map[string]any{"type": "number", "minimum": 0, "description": "Put to the responder's get (across two clocks)."},
+					"responderMs": map[string]any{"type": "number", "minimum": 0, "description": "The responder's get to its put (its clock)."},
+					"returnMs":    map[string]any{"type": "number", "minimum": 0, "description": "The responder's put to our get (across two clocks)."},
+				}},
 		},
 	},
 }

@@ -42,7 +42,10 @@ func MessagesOutliveProcess(b Backend) bool {
 // Contexts bound blocking work (connect, get-wait); calls that do not block
 // may ignore them.
 type Conn interface {
-	// OpenQueue opens a local queue (MQOPEN) for the given uses.
+	// OpenQueue opens a queue (MQOPEN) for the given uses. Where the
+	// queue manager has model queues (IBM MQ), opening one creates a
+	// temporary dynamic queue, named AMQ.* and deleted when the handle
+	// closes, whose name the Queue's Name reports.
 	OpenQueue(ctx context.Context, name string, opts OpenOption) (Queue, error)
 	// InquireQueueManager reads the queue manager's name, command level,
 	// platform, CCSID and dead-letter queue.
@@ -73,7 +76,8 @@ type Conn interface {
 
 // Queue is an open queue handle (hObj).
 type Queue interface {
-	// Name is the queue name as opened.
+	// Name is the queue name as opened, or the temporary dynamic queue's
+	// when a model queue was opened.
 	Name() string
 	// Put sends msg (MQPUT) and returns the MsgId and put time the queue
 	// manager assigned. A zero msg.MsgID asks for a new unique one.

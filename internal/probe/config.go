@@ -21,6 +21,20 @@ const (
 	maxQueueNameLength = 48
 )
 
+// Mode is how probe messages come back.
+type Mode string
+
+// Modes.
+const (
+	// ModeLoop (the default) gets the probe messages themselves back: from
+	// Queue, or from ReplyQueue when something moves them there.
+	ModeLoop Mode = "loop"
+	// ModeRequestReply sends each probe as a request naming ReplyQueue in
+	// ReplyToQ/ReplyToQMgr, with a fresh MsgId; a responder answers with
+	// CorrelId = that MsgId, and the reply is what comes back.
+	ModeRequestReply Mode = "requestReply"
+)
+
 // Config describes one probe run. Give Duration, Count or both: the run
 // stops putting at whichever comes first.
 type Config struct {
@@ -28,8 +42,12 @@ type Config struct {
 	// Queue receives the probe messages.
 	Queue string
 	// ReplyQueue is where they come back from, when a responder moves them
-	// there; "" gets them back from Queue.
+	// there; "" gets them back from Queue. In ModeRequestReply it is
+	// required: a queue, or a model queue whose temporary dynamic queue
+	// the run creates and uses.
 	ReplyQueue string
+	// Mode is ModeLoop ("" too) or ModeRequestReply.
+	Mode Mode
 	// Duration bounds the putting phase; 0 = no time limit.
 	Duration time.Duration
 	// Count bounds the number of messages; 0 = no count limit.
@@ -98,6 +116,15 @@ func (c Config) Validate() error {
 	}
 	if len(c.ReplyQueue) > maxQueueNameLength {
 		bad("replyQueue must be at most %d characters", maxQueueNameLength)
+	}
+	switch c.Mode {
+	case "", ModeLoop:
+	case ModeRequestReply:
+		if c.ReplyQueue == "" {
+			bad("replyQueue is required with mode %s: the queue (or model queue) replies come back to", ModeRequestReply)
+		}
+	default:
+		bad("mode must be %s or %s (got %q)", ModeLoop, ModeRequestReply, c.Mode)
 	}
 	if c.Duration < 0 {
 		bad("duration must not be negative (got %s)", c.Duration)

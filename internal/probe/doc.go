@@ -5,6 +5,11 @@
 // received, lost, duplicated and out-of-order counts, throughput and
 // round-trip latency percentiles from an HDR histogram.
 //
+// In request/reply mode each probe is a request with a fresh MsgId naming
+// a reply queue; a responder answers with CorrelId = that MsgId, and
+// where it stamps when it got the request and put the reply, each round
+// trip splits into outbound, responder and return hops (hops.go).
+//
 // Memory is bounded whatever the run's length: the tracker keeps a window
 // of about Rate × LossTimeout sequence numbers, and the histogram has a
 // fixed size.

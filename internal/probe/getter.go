@@ -26,6 +26,13 @@ type getter struct {
 // failures other than "no message".
 func (g *getter) loop(ctx context.Context) error {
 	r := g.r
+	switch {
+	case r.cfg.Mode != ModeRequestReply:
+	case r.privateReplies:
+		return g.privateReplies(ctx)
+	default:
+		return g.sharedReplies(ctx)
+	}
 	opts := mq.GetOptions{Wait: getWait, CorrelID: r.id}
 	for ctx.Err() == nil {
 		err := g.q.Get(ctx, &g.msg, opts)
@@ -33,7 +40,7 @@ func (g *getter) loop(ctx context.Context) error {
 		switch {
 		case err == nil:
 			if h, ok := decodeHeader(g.msg.Payload); ok {
-				r.received(h, now)
+				r.received(h, now, nil)
 			}
 		case mq.IsReason(err, mq.ReasonNoMsgAvailable), ctx.Err() != nil:
 		default:
@@ -41,4 +48,81 @@ func (g *getter) loop(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// privateReplies gets every reply from the run's own dynamic queue: all
+// that arrives there answers this run's requests.
+func (g *getter) privateReplies(ctx context.Context) error {
+	opts := mq.GetOptions{Wait: getWait}
+	for ctx.Err() == nil {
+		err := g.q.Get(ctx, &g.msg, opts)
+		switch {
+		case err == nil:
+			g.reply()
+		case mq.IsReason(err, mq.ReasonNoMsgAvailable), ctx.Err() != nil:
+		default:
+			return fmt.Errorf("probe: getter %d: get from %s: %w", g.index, g.q.Name(), err)
+		}
+	}
+	return nil
+}
+
+// sharedReplies takes the run's replies from a queue others may use too:
+// a reply's CorrelId is its request's MsgId, which MQ can match only
+// exactly, so the getter browses for CorrelIds naming the run and gets
+// each such message by its MsgId, leaving other messages alone. Another
+// getter may take a browsed reply first (2033 on the get): it is counted
+// there.
+func (g *getter) sharedReplies(ctx context.Context) error {
+	r := g.r
+	browse := mq.BrowseFirst
+	for ctx.Err() == nil {
+		err := g.q.Get(ctx, &g.msg, mq.GetOptions{Wait: getWait, Browse: browse})
+		switch {
+		case err == nil:
+			browse = mq.BrowseNext
+			if !isReplyOf(r.id, g.msg.CorrelID) {
+				continue
+			}
+			err = g.q.Get(ctx, &g.msg, mq.GetOptions{MsgID: g.msg.MsgID, CorrelID: g.msg.CorrelID})
+			switch {
+			case err == nil:
+				g.reply()
+			case mq.IsReason(err, mq.ReasonNoMsgAvailable), ctx.Err() != nil:
+			default:
+				return fmt.Errorf("probe: getter %d: get from %s: %w", g.index, g.q.Name(), err)
+			}
+		case mq.IsReason(err, mq.ReasonNoMsgAvailable), ctx.Err() != nil:
+			// Past the last message: start again from the first, which
+			// also finds replies that arrived behind the cursor.
+			browse = mq.BrowseFirst
+		default:
+			return fmt.Errorf("probe: getter %d: browse %s: %w", g.index, g.q.Name(), err)
+		}
+	}
+	return nil
+}
+
+// reply records the reply in g.msg, got just now: its round trip and,
+// when the responder stamped it, its hops.
+func (g *getter) reply() {
+	r := g.r
+	wall := time.Now()
+	now := wall.Sub(r.start)
+	if !isReplyOf(r.id, g.msg.CorrelID) {
+		return
+	}
+	h, ok := decodeHeader(g.msg.Payload)
+	if !ok {
+		return
+	}
+	var hops *hopTimes
+	if gotAt, putAt, stamped := replyStamps(g.msg.Properties); stamped {
+		// The put's time on this host's wall clock, the one the responder's
+		// is compared with: now's reading less the round trip, so that
+		// wall-clock corrections since the run started do not count.
+		sent := wall.Round(0).Add(-(now - h.sentAt))
+		hops = &hopTimes{sent: sent, reqGot: gotAt, rspPut: putAt}
+	}
+	r.received(h, now, hops)
 }

@@ -63,6 +63,51 @@ func decodeHeader(payload []byte) (h header, ok bool) {
 	return h, h.seq >= 0 && h.sentAt >= 0
 }
 
+// Request/reply (ModeRequestReply): a request's MsgId is the first 16
+// bytes of the run's id followed by its sequence number (8 bytes,
+// big-endian), fresh per probe; a responder answers with CorrelId = that
+// MsgId, so the first 16 bytes of a reply's CorrelId name its run. A
+// responder that stamps its replies sets PropRequestGotAt (when it got the
+// request) and PropReplyPutAt (just before it put the reply), both RFC
+// 3339 strings in UTC with nanoseconds, from its own clock.
+const (
+	PropRequestGotAt = "mqprobe.reqGetAt"
+	PropReplyPutAt   = "mqprobe.rspPutAt"
+	runPrefixLength  = 16
+)
+
+// requestMsgID is the MsgId of request seq of run.
+func requestMsgID(run mq.ID, seq int64) mq.ID {
+	var id mq.ID
+	copy(id[:runPrefixLength], run[:runPrefixLength])
+	binary.BigEndian.PutUint64(id[runPrefixLength:], uint64(seq))
+	return id
+}
+
+// isReplyOf reports whether correlID answers a request of run.
+func isReplyOf(run, correlID mq.ID) bool {
+	return [runPrefixLength]byte(correlID[:runPrefixLength]) == [runPrefixLength]byte(run[:runPrefixLength])
+}
+
+// FormatStamp writes t as the responder's stamps are written.
+func FormatStamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// replyStamps reads a reply's responder stamps; ok is false when either
+// is missing or unreadable (a responder that does not stamp).
+func replyStamps(p mq.Properties) (gotAt, putAt time.Time, ok bool) {
+	parse := func(name string) (time.Time, bool) {
+		s, isString := p[name].(string)
+		if !isString {
+			return time.Time{}, false
+		}
+		t, err := time.Parse(time.RFC3339Nano, s)
+		return t, err == nil
+	}
+	gotAt, okGot := parse(PropRequestGotAt)
+	putAt, okPut := parse(PropReplyPutAt)
+	return gotAt, putAt, okGot && okPut
+}
+
 // newRunID makes a CorrelId no other run shares: "MQPROBE:" then 16
 // random bytes.
 func newRunID() mq.ID {

@@ -34,6 +34,9 @@ func newPutter(r *run, index int, q mq.Queue) *putter {
 		Expiry:     cfg.LossTimeout,
 		Payload:    make([]byte, max(cfg.MessageSize, HeaderSize)),
 		Properties: mq.Properties{},
+		// Request/reply: where the responder answers.
+		ReplyToQ:    r.replyQueue,
+		ReplyToQMgr: r.replyQMgr,
 	}}
 }
 
@@ -73,7 +76,10 @@ func (p *putter) put(ctx context.Context, timer *time.Timer, seq int64, due time
 	sentAt := time.Since(r.start)
 	header{putter: p.index, seq: seq, sentAt: sentAt}.encode(p.msg.Payload)
 	p.msg.Properties[PropSeq] = seq
-	p.msg.Properties[PropSentAt] = r.start.Add(sentAt).UTC().Format(time.RFC3339Nano)
+	p.msg.Properties[PropSentAt] = FormatStamp(r.start.Add(sentAt))
+	if r.cfg.Mode == ModeRequestReply {
+		p.msg.MsgID = requestMsgID(r.id, seq)
+	}
 	if err := r.tracker.sending(seq, sentAt); err != nil {
 		if r.credits != nil {
 			<-r.credits

@@ -30,6 +30,12 @@ type run struct {
 	tracker *tracker
 	credits chan struct{} // unpaced runs' in-flight cap; nil when paced
 	settled chan struct{} // a receipt left nothing in flight
+	// Request/reply runs: the queue and queue manager requests name in
+	// ReplyToQ/ReplyToQMgr, and whether that queue is the run's own (a
+	// temporary dynamic queue it created), so getters take any message
+	// from it rather than browse for the run's.
+	replyQueue, replyQMgr string
+	privateReplies        bool
 }
 
 // Run probes cfg.Target: it puts probe messages to cfg.Queue, gets them
@@ -80,6 +86,11 @@ type workers struct {
 
 func (r *run) open(ctx context.Context, conns Connector) (*workers, error) {
 	w := &workers{}
+	// Getters first: in a request/reply run the requests name the reply
+	// queue, and opening a model queue makes the queue they name.
+	if err := r.openGetters(ctx, w, conns); err != nil {
+		return w, err
+	}
 	for i := range r.cfg.Putters {
 		q, err := w.openQueue(ctx, conns, r.cfg.Target, r.cfg.Queue, mq.OpenOutput)
 		if err != nil {
@@ -87,14 +98,44 @@ func (r *run) open(ctx context.Context, conns Connector) (*workers, error) {
 		}
 		w.putters = append(w.putters, newPutter(r, i, q))
 	}
+	return w, nil
+}
+
+func (r *run) openGetters(ctx context.Context, w *workers, conns Connector) error {
+	if r.cfg.Mode == ModeRequestReply {
+		return r.openReplies(ctx, w, conns)
+	}
 	for i := range r.cfg.Getters {
 		q, err := w.openQueue(ctx, conns, r.cfg.Target, r.cfg.replyQueue(), mq.OpenInputShared)
 		if err != nil {
-			return w, fmt.Errorf("probe: getter %d: %w", i, err)
+			return fmt.Errorf("probe: getter %d: %w", i, err)
 		}
 		w.getters = append(w.getters, &getter{r: r, index: i, q: q})
 	}
-	return w, nil
+	return nil
+}
+
+// openReplies opens the getters of a request/reply run on its reply
+// queue, learning the queue's name (a model queue makes a dynamic one,
+// which the other getters open by that name) and the queue manager's.
+func (r *run) openReplies(ctx context.Context, w *workers, conns Connector) error {
+	name := r.cfg.ReplyQueue
+	for i := range r.cfg.Getters {
+		q, err := w.openQueue(ctx, conns, r.cfg.Target, name, mq.OpenInputShared|mq.OpenBrowse)
+		if err != nil {
+			return fmt.Errorf("probe: getter %d: reply queue: %w", i, err)
+		}
+		if i == 0 {
+			info, err := w.conns[len(w.conns)-1].InquireQueueManager(ctx)
+			if err != nil {
+				return fmt.Errorf("probe: reply queue manager: %w", err)
+			}
+			name = q.Name()
+			r.replyQueue, r.replyQMgr, r.privateReplies = name, info.Name, name != r.cfg.ReplyQueue
+		}
+		w.getters = append(w.getters, &getter{r: r, index: i, q: q})
+	}
+	return nil
 }
 
 func (w *workers) openQueue(ctx context.Context, conns Connector, t mq.Target, name string, opts mq.OpenOption) (mq.Queue, error) {
@@ -118,8 +159,8 @@ func (w *workers) close() {
 }
 
 // received records a message and wakes Run when that settles the run.
-func (r *run) received(h header, now time.Duration) {
-	if r.tracker.receive(h, now) {
+func (r *run) received(h header, now time.Duration, hops *hopTimes) {
+	if r.tracker.receive(h, now, hops) {
 		select {
 		case r.settled <- struct{}{}:
 		default:
@@ -188,7 +229,7 @@ func (r *run) execute(ctx context.Context, w *workers, progress func(Progress)) 
 		case <-r.settled:
 		case <-progressC:
 			p := r.tracker.progress(time.Since(r.start))
-			p.Stats.Stopped = stopped
+			r.describe(&p.Stats, stopped)
 			progress(p)
 		}
 		// Checked whatever case was picked: putters end with ctx, and the
@@ -216,8 +257,16 @@ func (r *run) execute(ctx context.Context, w *workers, progress func(Progress)) 
 
 func (r *run) snapshot(stopped bool) Stats {
 	st := r.tracker.snapshot(time.Since(r.start))
-	st.Stopped = stopped
+	r.describe(&st, stopped)
 	return st
+}
+
+// describe sets what the run, not the tracker, knows of its statistics.
+func (r *run) describe(st *Stats, stopped bool) {
+	st.Stopped = stopped
+	if r.cfg.Mode == ModeRequestReply {
+		st.Mode, st.ReplyQueue = ModeRequestReply, r.replyQueue
+	}
 }
 
 // final is the run's closing snapshot, with the latency histogram.

@@ -37,6 +37,12 @@ type Stats struct {
 	// Stopped is true when the run was stopped early (ErrStopped).
 	Stopped  bool  `json:"stopped"`
 	InFlight int64 `json:"inFlight"`
+	// Mode is set in request/reply runs only ("requestReply"), with
+	// ReplyQueue, the queue the replies came back to (a model queue's
+	// dynamic queue by its own name), and Hops when replies were stamped.
+	Mode       Mode   `json:"mode,omitempty"`
+	ReplyQueue string `json:"replyQueue,omitempty"`
+	Hops       *Hops  `json:"hops,omitempty"`
 }
 
 // Progress is what a running probe reports every Config.ProgressEvery.
@@ -53,6 +59,9 @@ type Progress struct {
 type Window struct {
 	Received  int64
 	LatencyMs LatencyMs
+	// Hops are the mean hops of the interval's stamped request/reply
+	// round trips; nil when there were none.
+	Hops *HopMeans
 }
 
 // LatencyBucket is one bar of the round-trip histogram: Count round trips
@@ -89,6 +98,9 @@ type statsJSON struct {
 	LatencyHistogram []LatencyBucket `json:"latencyHistogram,omitempty"`
 	Stopped          bool            `json:"stopped"`
 	InFlight         int64           `json:"inFlight"`
+	Mode             Mode            `json:"mode,omitempty"`
+	ReplyQueue       string          `json:"replyQueue,omitempty"`
+	Hops             *Hops           `json:"hops,omitempty"`
 }
 
 // MarshalJSON writes Elapsed as an ISO 8601 duration.
@@ -97,6 +109,7 @@ func (s Stats) MarshalJSON() ([]byte, error) {
 		Sent: s.Sent, Received: s.Received, Lost: s.Lost, Duplicated: s.Duplicated,
 		OutOfOrder: s.OutOfOrder, Elapsed: isoduration.Format(s.Elapsed), ThroughputPerSec: s.ThroughputPerSec,
 		LatencyMs: s.LatencyMs, LatencyHistogram: s.LatencyHistogram, Stopped: s.Stopped, InFlight: s.InFlight,
+		Mode: s.Mode, ReplyQueue: s.ReplyQueue, Hops: s.Hops,
 	})
 }
 
@@ -114,6 +127,7 @@ func (s *Stats) UnmarshalJSON(data []byte) error {
 		Sent: j.Sent, Received: j.Received, Lost: j.Lost, Duplicated: j.Duplicated,
 		OutOfOrder: j.OutOfOrder, Elapsed: elapsed, ThroughputPerSec: j.ThroughputPerSec,
 		LatencyMs: j.LatencyMs, LatencyHistogram: j.LatencyHistogram, Stopped: j.Stopped, InFlight: j.InFlight,
+		Mode: j.Mode, ReplyQueue: j.ReplyQueue, Hops: j.Hops,
 	}
 	return nil
 }

@@ -72,7 +72,11 @@ type tracker struct {
 	// window holds the round trips since the last takeWindow, for a
 	// running test's latency over time.
 	window *hdrhistogram.Histogram
-	counts counts
+	// hops and windowHops split request/reply round trips whose replies
+	// carry the responder's stamps: the run's, and since the last
+	// progress.
+	hops, windowHops *hopRecorder
+	counts           counts
 }
 
 type counts struct {
@@ -98,6 +102,8 @@ func newTracker(cfg Config, credits chan struct{}) *tracker {
 		lateLost:    make(map[int64]struct{}),
 		hist:        hdrhistogram.New(latencyMinMicros, latencyMaxMicros, latencyDigits),
 		window:      hdrhistogram.New(latencyMinMicros, latencyMaxMicros, latencyDigits),
+		hops:        newHopRecorder(),
+		windowHops:  newHopRecorder(),
 	}
 }
 
@@ -163,15 +169,16 @@ func (t *tracker) resolveLocked() {
 
 // receive records a message got at now (since the run's start) and
 // reports whether nothing is left in flight. Messages that were never sent
-// in this run (a stranger using the run's CorrelId) are ignored.
-func (t *tracker) receive(h header, now time.Duration) (settled bool) {
+// in this run (a stranger using the run's CorrelId) are ignored. A reply
+// with the responder's stamps gives hops, which splits its round trip.
+func (t *tracker) receive(h header, now time.Duration, hops *hopTimes) (settled bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.receiveLocked(h, now)
+	t.receiveLocked(h, now, hops)
 	return t.counts.inFlight == 0
 }
 
-func (t *tracker) receiveLocked(h header, now time.Duration) {
+func (t *tracker) receiveLocked(h header, now time.Duration, hops *hopTimes) {
 	if h.seq < t.base {
 		if _, lost := t.lateLost[h.seq]; lost {
 			delete(t.lateLost, h.seq) // its first copy, late: it stays lost
@@ -204,6 +211,11 @@ func (t *tracker) receiveLocked(h header, now time.Duration) {
 		t.window.RecordValue(micros) // likewise
 		if t.onRoundTrip != nil {
 			t.onRoundTrip(rtt)
+		}
+		if hops != nil {
+			split := splitHops(rtt, *hops)
+			t.hops.record(split)
+			t.windowHops.record(split)
 		}
 		if h.seq < t.highest[h.putter] {
 			t.counts.outOfOrder++
@@ -280,6 +292,7 @@ func (t *tracker) snapshotLocked(elapsed time.Duration) Stats {
 		st.ThroughputPerSec = round1(float64(c.received) / elapsed.Seconds())
 	}
 	st.LatencyMs = latencyMs(t.hist)
+	st.Hops = t.hops.hops()
 	return st
 }
 
@@ -305,9 +318,10 @@ func (t *tracker) progress(elapsed time.Duration) Progress {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p := Progress{Stats: t.snapshotLocked(elapsed),
-		Window: Window{Received: t.window.TotalCount(), LatencyMs: latencyMs(t.window)}}
+		Window: Window{Received: t.window.TotalCount(), LatencyMs: latencyMs(t.window), Hops: t.windowHops.means()}}
 	p.Stats.LatencyHistogram = latencyHistogram(t.hist)
 	t.window.Reset()
+	t.windowHops.reset()
 	return p
 }
 

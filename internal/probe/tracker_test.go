@@ -34,18 +34,18 @@ func wantCounts(t *testing.T, tr *tracker, want counts) {
 func TestTrackerDuplicatesAndOrder(t *testing.T) {
 	tr := newTestTracker(2)
 	send(t, tr, 0, 0, 1, 2, 3)
-	tr.receive(header{putter: 0, seq: 0}, 5*ms)
-	tr.receive(header{putter: 0, seq: 2}, 5*ms)
-	tr.receive(header{putter: 0, seq: 2}, 6*ms) // duplicate
-	tr.receive(header{putter: 1, seq: 1}, 6*ms) // lower, but another putter's
-	tr.receive(header{putter: 0, seq: 3}, 7*ms)
+	tr.receive(header{putter: 0, seq: 0}, 5*ms, nil)
+	tr.receive(header{putter: 0, seq: 2}, 5*ms, nil)
+	tr.receive(header{putter: 0, seq: 2}, 6*ms, nil) // duplicate
+	tr.receive(header{putter: 1, seq: 1}, 6*ms, nil) // lower, but another putter's
+	tr.receive(header{putter: 0, seq: 3}, 7*ms, nil)
 	wantCounts(t, tr, counts{sent: 4, received: 4, duplicated: 1})
 
 	tr = newTestTracker(1)
 	send(t, tr, 0, 0, 1, 2)
-	tr.receive(header{seq: 1}, ms)
-	tr.receive(header{seq: 0}, ms) // behind 1 from the same putter
-	tr.receive(header{seq: 2}, ms)
+	tr.receive(header{seq: 1}, ms, nil)
+	tr.receive(header{seq: 0}, ms, nil) // behind 1 from the same putter
+	tr.receive(header{seq: 2}, ms, nil)
 	wantCounts(t, tr, counts{sent: 3, received: 3, outOfOrder: 1})
 }
 
@@ -53,13 +53,13 @@ func TestTrackerLoss(t *testing.T) {
 	tr := newTestTracker(1)
 	send(t, tr, 0, 0, 1)
 	send(t, tr, 50*ms, 2)
-	tr.receive(header{seq: 1}, 20*ms)
+	tr.receive(header{seq: 1}, 20*ms, nil)
 	tr.sweep(100 * ms) // not yet: lost means older than the timeout
 	wantCounts(t, tr, counts{sent: 3, received: 1, inFlight: 2})
 	tr.sweep(101 * ms)
 	wantCounts(t, tr, counts{sent: 3, received: 1, lost: 1, inFlight: 1})
 	// Too late counts as lost even before a sweep sees it.
-	tr.receive(header{seq: 2, sentAt: 50 * ms}, 151*ms)
+	tr.receive(header{seq: 2, sentAt: 50 * ms}, 151*ms, nil)
 	wantCounts(t, tr, counts{sent: 3, received: 1, lost: 2})
 	if !tr.settled() {
 		t.Error("not settled with nothing in flight")
@@ -69,26 +69,26 @@ func TestTrackerLoss(t *testing.T) {
 func TestTrackerLateCopyIsNotADuplicate(t *testing.T) {
 	tr := newTestTracker(1)
 	send(t, tr, 0, 0, 1)
-	tr.receive(header{seq: 1}, ms)
+	tr.receive(header{seq: 1}, ms, nil)
 	tr.sweep(200 * ms) // 0 lost, and both retired from the window
 	if tr.base != 2 {
 		t.Fatalf("window base %d, want 2", tr.base)
 	}
-	tr.receive(header{seq: 0}, 300*ms) // the lost one, late: still lost
-	tr.receive(header{seq: 0}, 301*ms) // a second copy: a duplicate
-	tr.receive(header{seq: 1}, 302*ms) // received before: a duplicate
+	tr.receive(header{seq: 0}, 300*ms, nil) // the lost one, late: still lost
+	tr.receive(header{seq: 0}, 301*ms, nil) // a second copy: a duplicate
+	tr.receive(header{seq: 1}, 302*ms, nil) // received before: a duplicate
 	wantCounts(t, tr, counts{sent: 2, received: 1, lost: 1, duplicated: 2})
 }
 
 func TestTrackerAbandonAndStrangers(t *testing.T) {
 	tr := newTestTracker(1)
 	send(t, tr, 0, 0, 1)
-	tr.abandon(1)                             // the put failed
-	tr.abandon(2)                             // handed out, never sent
-	tr.receive(header{seq: 9}, ms)            // never sent in this run
-	tr.receive(header{seq: 0, putter: 7}, ms) // no such putter
+	tr.abandon(1)                                  // the put failed
+	tr.abandon(2)                                  // handed out, never sent
+	tr.receive(header{seq: 9}, ms, nil)            // never sent in this run
+	tr.receive(header{seq: 0, putter: 7}, ms, nil) // no such putter
 	wantCounts(t, tr, counts{sent: 1, inFlight: 1})
-	tr.receive(header{seq: 0}, ms)
+	tr.receive(header{seq: 0}, ms, nil)
 	tr.sweep(ms)
 	if tr.base != 3 {
 		t.Errorf("window base %d, want 3: void slots retire", tr.base)
@@ -106,7 +106,7 @@ func TestTrackerWindowGrowsAndStaysBounded(t *testing.T) {
 		t.Fatalf("window %d slots for %d in flight", len(tr.ring), 3*size)
 	}
 	for seq := range int64(3 * size) {
-		tr.receive(header{seq: seq}, ms)
+		tr.receive(header{seq: seq}, ms, nil)
 	}
 	wantCounts(t, tr, counts{sent: int64(3 * size), received: int64(3 * size)})
 
@@ -116,7 +116,7 @@ func TestTrackerWindowGrowsAndStaysBounded(t *testing.T) {
 	for seq := range int64(100 * size) {
 		now := time.Duration(seq) * time.Millisecond
 		send(t, tr, now, seq)
-		tr.receive(header{seq: seq, sentAt: now}, now+ms)
+		tr.receive(header{seq: seq, sentAt: now}, now+ms, nil)
 		if seq%100 == 0 {
 			tr.sweep(now)
 		}
@@ -147,7 +147,7 @@ func TestTrackerSnapshot(t *testing.T) {
 	tr := newTestTracker(1)
 	for seq := range int64(100) {
 		send(t, tr, 0, seq)
-		tr.receive(header{seq: seq}, time.Duration(seq+1)*ms)
+		tr.receive(header{seq: seq}, time.Duration(seq+1)*ms, nil)
 	}
 	st := tr.snapshot(2 * time.Second)
 	if st.Received != 100 || st.ThroughputPerSec != 50 || st.Elapsed != 2*time.Second {

@@ -14,21 +14,26 @@ import (
 // under at /metrics are in each field's comment. Methods on a nil *Metrics
 // do nothing, so components run without telemetry in unit tests.
 type Metrics struct {
-	commands        metric.Int64Counter     // mqprobe_commands_total{operation,outcome,tenant}
-	idempotency     metric.Int64Counter     // mqprobe_idempotency_outcomes_total{outcome}
-	mqMessages      metric.Int64Counter     // mqprobe_mq_messages_total{operation}
-	mqDuration      metric.Float64Histogram // mqprobe_mq_operation_duration_seconds{operation}
-	commandDuration metric.Float64Histogram // mqprobe_command_duration_seconds{operation,outcome,tenant}
-	queueDepth      metric.Int64Gauge       // mqprobe_queue_depth{queue_manager,queue}
-	queueOldestAge  metric.Float64Gauge     // mqprobe_queue_oldest_message_age_seconds{queue_manager,queue}
-	queueHealth     metric.Int64Gauge       // mqprobe_queue_health{queue_manager,queue}
-	probeRoundTrip  metric.Float64Histogram // mqprobe_probe_round_trip_seconds{queue_manager,queue}
-	probeSuccess    metric.Int64Gauge       // mqprobe_probe_success{queue_manager,queue}
+	commands        metric.Int64Counter       // mqprobe_commands_total{operation,outcome,tenant}
+	idempotency     metric.Int64Counter       // mqprobe_idempotency_outcomes_total{outcome}
+	mqMessages      metric.Int64Counter       // mqprobe_mq_messages_total{operation}
+	mqDuration      metric.Float64Histogram   // mqprobe_mq_operation_duration_seconds{operation}
+	commandDuration metric.Float64Histogram   // mqprobe_command_duration_seconds{operation,outcome,tenant}
+	queueDepth      metric.Int64Gauge         // mqprobe_queue_depth{queue_manager,queue}
+	queueOldestAge  metric.Float64Gauge       // mqprobe_queue_oldest_message_age_seconds{queue_manager,queue}
+	queueHealth     metric.Int64Gauge         // mqprobe_queue_health{queue_manager,queue}
+	probeRoundTrip  metric.Float64Histogram   // mqprobe_probe_round_trip_seconds{queue_manager,queue}
+	probeSuccess    metric.Int64Gauge         // mqprobe_probe_success{queue_manager,queue}
+	responderReqs   metric.Int64Counter       // mqprobe_responder_requests_total{responder,outcome}
+	responderTime   metric.Float64Histogram   // mqprobe_responder_service_seconds{responder}
+	responderConns  metric.Int64UpDownCounter // mqprobe_responder_workers{responder}
 
 	commandAttrs attrSets[[3]string] // operation, outcome, tenant
 	outcomeAttrs attrSets[string]
 	mqAttrs      attrSets[string]
 	queueAttrs   attrSets[[2]string] // queue manager, queue
+	// responders are few and named in the configuration.
+	responderAttrs attrSets[[2]string] // responder, outcome ("" for none)
 }
 
 // maxAttrSets bounds each attrSets: past it, label combinations are built
@@ -103,6 +108,15 @@ func newMetrics(mp metric.MeterProvider) (*Metrics, error) {
 	errs(e)
 	m.probeSuccess, e = meter.Int64Gauge("mqprobe.probe.success",
 		metric.WithDescription("1 when the last TEST on a queue got every message back, 0 when it lost any or failed."))
+	errs(e)
+	m.responderReqs, e = meter.Int64Counter("mqprobe.responder.requests",
+		metric.WithDescription("Requests a responder took: replied, dead_lettered (refused or undeliverable, MQDLH on the dead-letter queue) or failed."))
+	errs(e)
+	m.responderTime, e = meter.Float64Histogram("mqprobe.responder.service", metric.WithUnit("s"),
+		metric.WithDescription("A responder's time from getting a request to putting its reply."), metric.WithExplicitBucketBoundaries(latencyBuckets...))
+	errs(e)
+	m.responderConns, e = meter.Int64UpDownCounter("mqprobe.responder.workers",
+		metric.WithDescription("A responder's workers connected and serving its queue."))
 	errs(e)
 	if err != nil {
 		return nil, fmt.Errorf("telemetry instruments: %w", err)
@@ -200,6 +214,43 @@ func (m *Metrics) ProbeSuccess(ctx context.Context, queueManager, queue string, 
 		v = 1
 	}
 	m.probeSuccess.Record(ctx, v, m.queue(queueManager, queue))
+}
+
+// ResponderReplied records a request a responder answered, and its time
+// from getting the request to putting the reply.
+func (m *Metrics) ResponderReplied(ctx context.Context, responder string, service time.Duration) {
+	if m == nil {
+		return
+	}
+	m.responderReqs.Add(ctx, 1, m.responder(responder, "replied"))
+	m.responderTime.Record(ctx, service.Seconds(), m.responder(responder, ""))
+}
+
+// ResponderRequest records a request a responder took and did not answer:
+// outcome dead_lettered or failed.
+func (m *Metrics) ResponderRequest(ctx context.Context, responder, outcome string) {
+	if m == nil {
+		return
+	}
+	m.responderReqs.Add(ctx, 1, m.responder(responder, outcome))
+}
+
+// ResponderWorkers adds delta to a responder's workers serving now.
+func (m *Metrics) ResponderWorkers(ctx context.Context, responder string, delta int) {
+	if m == nil {
+		return
+	}
+	m.responderConns.Add(ctx, int64(delta), m.responder(responder, ""))
+}
+
+func (m *Metrics) responder(responder, outcome string) metric.MeasurementOption {
+	return m.responderAttrs.get([2]string{responder, outcome}, func() []attribute.KeyValue {
+		attrs := []attribute.KeyValue{attribute.String("responder", responder)}
+		if outcome != "" {
+			attrs = append(attrs, attribute.String("outcome", outcome))
+		}
+		return attrs
+	})
 }
 
 // queue is the attribute set of a queue's metrics.

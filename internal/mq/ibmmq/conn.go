@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 
 	mqi "github.com/ibm-messaging/mq-golang/v5/ibmmq"
 
@@ -34,7 +35,8 @@ func (c *conn) warned(verb mq.Verb, object string, err error) {
 
 var _ mq.Conn = (*conn)(nil)
 
-// OpenQueue opens a local queue with MQOPEN.
+// OpenQueue opens a queue with MQOPEN; a model queue opens the temporary
+// dynamic queue it creates (named AMQ.*), which Name then reports.
 func (c *conn) OpenQueue(_ context.Context, name string, opts mq.OpenOption) (mq.Queue, error) {
 	if err := opts.Validate(); err != nil {
 		if e, ok := mq.AsError(err); ok {
@@ -52,6 +54,11 @@ func (c *conn) OpenQueue(_ context.Context, name string, opts mq.OpenOption) (mq
 	// A warned MQOPEN returns an open handle: keep it, or it leaks for the
 	// pooled connection's life.
 	c.warned(mq.VerbOpen, name, err)
+	// MQOPEN of a model queue creates a temporary dynamic queue and writes
+	// its name into the MQOD: the queue's name from now on.
+	if dynamic := strings.TrimSpace(obj.Name); dynamic != "" && dynamic != name {
+		name = dynamic
+	}
 	return newQueue(c, obj, name), nil
 }
 
