@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mqprobe/mqprobe/internal/config"
 	"github.com/mqprobe/mqprobe/internal/daemonclient"
 	"github.com/mqprobe/mqprobe/internal/problems"
 	"github.com/mqprobe/mqprobe/internal/result"
@@ -370,7 +373,7 @@ func runSend(cmd *cobra.Command, opts *sendOptions, op string, ownFlags []string
 	if err := opts.output.print(out, data); err != nil {
 		return err
 	}
-	if hint := connectionHint(cmd, resp, data); hint != "" {
+	if hint := connectionHint(cmd, dc, resp, data); hint != "" {
 		fmt.Fprintln(cmd.ErrOrStderr(), hint)
 	}
 	if resp.Header.Get("Idempotent-Replay") == "true" {
@@ -379,21 +382,48 @@ func runSend(cmd *cobra.Command, opts *sendOptions, op string, ownFlags []string
 	return exitFor(resp, data)
 }
 
+// inlineAllowlistKey finds the targets.inline key a refusal names.
+var inlineAllowlistKey = regexp.MustCompile(`targets\.inline\.[A-Za-z]+`)
+
 // connectionHint says what a daemon needs to take the one-line command to
-// a real queue manager (--conn-name …), when it refused the target.
-func connectionHint(cmd *cobra.Command, resp *http.Response, data []byte) string {
+// a real queue manager (--conn-name …), when it refused the target: an
+// ibmmq daemon an allowlist pattern, the key its refusal names; the
+// embedded backend (which checks the allowlist first, so its refusal may
+// name a key too) an ibmmq build.
+func connectionHint(cmd *cobra.Command, dc *daemonclient.Client, resp *http.Response, data []byte) string {
 	if resp.StatusCode != http.StatusUnprocessableEntity || !slices.ContainsFunc(connectionFlags, cmd.Flags().Changed) {
 		return ""
 	}
 	var p struct {
-		Code string `json:"code"`
+		Code   string `json:"code"`
+		Detail string `json:"detail"`
 	}
 	if json.Unmarshal(data, &p) != nil || p.Code != "TARGET_NOT_ALLOWED" {
 		return ""
 	}
+	if key := inlineAllowlistKey.FindString(p.Detail); key != "" && daemonMQBackend(cmd.Context(), dc) == config.BackendIBMMQ {
+		return fmt.Sprintf("mqprobe: the daemon's allowlist does not admit this target: add a pattern to %s (%s) in its configuration: "+
+			"docs/security.md#target-profiles-and-allowlists", key, config.EnvName(key))
+	}
 	return "mqprobe: a queue manager of your own needs a daemon built with IBM MQ (-tags ibmmq, docs/deployment.md#building-with-ibm-mq; mqprobe version says) and " +
 		"MQPROBE_MQ_BACKEND=ibmmq, whose targets.inline admits the host, channel, queue manager, queue and secret reference: " +
 		"docs/security.md#target-profiles-and-allowlists"
+}
+
+// daemonMQBackend is the MQ backend the daemon's GET /status names, "" when
+// it does not answer one.
+func daemonMQBackend(ctx context.Context, dc *daemonclient.Client) string {
+	resp, data, err := dc.Do(ctx, http.MethodGet, "status", nil, nil)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return ""
+	}
+	var s struct {
+		Backends struct {
+			MQ string `json:"mq"`
+		} `json:"backends"`
+	}
+	_ = json.Unmarshal(data, &s)
+	return s.Backends.MQ
 }
 
 // liveLine reports whether op's progress is drawn on out: a terminal that
