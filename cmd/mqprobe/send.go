@@ -120,7 +120,7 @@ var awsFlags = []string{"sqs-queue", "sns-topic", "results-queue"}
 func (o *awsOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.sqsQueue, "sqs-queue", "", "aws mode: publish to this SQS queue (name or URL; default sqs.commandQueue)")
 	f.StringVar(&o.snsTopic, "sns-topic", "", "aws mode: publish to this SNS topic ARN instead")
-	f.StringVar(&o.resultsQueue, "results-queue", "", "aws mode: where results arrive, for --wait (default results.sqsQueue)")
+	f.StringVar(&o.resultsQueue, "results-queue", "", "aws mode: wait on this shared results queue (default: a queue of its own subscribed to results.snsTopicArn, else results.sqsQueue)")
 }
 
 // produceOptions are send produce's flags.
@@ -248,9 +248,11 @@ file holds the whole command: the flags that build one are refused.
 --wait adds a live progress line on a terminal (produce, consume). In aws
 mode (the configuration's mode, or --sqs-queue / --sns-topic) the command is
 published to the command queue (sqs.commandQueue) or topic with the message
-attributes Idempotency-Key and Idempotency-Expiry-Seconds; with --wait, send
-waits for its result on a results queue (results.sqsQueue, or
---results-queue). Without --wait it prints the message id.
+attributes Idempotency-Key and Idempotency-Expiry-Seconds. With --wait, send
+waits for its result on a temporary queue of its own (mqprobe-wait-<uuid>,
+removed after) subscribed to results.snsTopicArn for its key, or else on the
+shared results queue (results.sqsQueue, or --results-queue). Without --wait
+it prints the message id.
 
 Exit status: 0 COMPLETED (or published, without --wait), 1 FAILED (or the
 daemon unreachable, a TLS handshake failed, no mqprobe API at --addr),
