@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
@@ -27,13 +29,17 @@ import (
 // PolicyArn: ready (its checks), commands received, executed, recorded,
 // replayed, rejected and their results published, with no access denied.
 //
+// The stack is deployed with SecretArns, and a target's password read
+// through a secret:// reference under SecretsPolicyArn.
+//
 // moto (5.2.1) checks every call's action, but a call's resource only for
-// SQS: it authorizes SNS and DynamoDB calls against the resource "*", which
-// no statement scoped to an ARN matches. So the statements on the table
-// and the topic are given to the user with the Resource "*" (their actions
-// unchanged); the command queue's statement is given as the stack made it.
-// What the table and topic statements' ARNs admit is checked by
-// configs/cloudformation_test.go against the template, not here.
+// SQS: it authorizes SNS, DynamoDB and Secrets Manager calls against the
+// resource "*", which no statement scoped to an ARN matches. So the
+// statements on the table, the topic and the secrets are given to the user
+// with the Resource "*" (their actions unchanged); the command queue's
+// statement is given as the stack made it. What the other statements' ARNs
+// admit is checked by configs/cloudformation_test.go against the template,
+// not here.
 func TestStackPolicyUnderIAMEnforcement(t *testing.T) {
 	private, err := testenv.StartPrivate("moto")
 	if err != nil {
@@ -48,15 +54,25 @@ func TestStackPolicyUnderIAMEnforcement(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := "iam-enforced"
+	// The secret a target's secret:// reference names, which the stack's
+	// SecretArns grants.
+	secret, err := secretsmanager.NewFromConfig(admin).CreateSecret(ctx, &secretsmanager.CreateSecretInput{Name: aws.String("mqprobe/qm1"),
+		SecretString: aws.String("app-password")})
+	if err != nil {
+		t.Fatal(err)
+	}
 	outputs, err := testenv.DeployStack(ctx, admin, filepath.Join(root, "configs", "cloudformation.yaml"), name, map[string]string{
-		"TableName": name + "-table", "CommandQueueName": name + "-commands", "ResultsTopicName": name + "-results"})
+		"TableName": name + "-table", "CommandQueueName": name + "-commands", "ResultsTopicName": name + "-results",
+		"SecretArns": aws.ToString(secret.ARN)})
 	if err != nil {
 		t.Fatalf("deploy the stack: %v", err)
 	}
 	iamc := iam.NewFromConfig(admin)
 	policy, widened := stackPolicyForMoto(ctx, t, iamc, outputs["PolicyArn"])
-	t.Logf("the daemon's user holds %s, with the Resource of %d statements (SNS, DynamoDB) widened to * for moto", outputs["PolicyArn"], widened)
-	daemonKey := iamUser(ctx, t, iamc, "mqprobe-daemon", policy)
+	secretsPolicy, widenedSecrets := stackPolicyForMoto(ctx, t, iamc, outputs["SecretsPolicyArn"])
+	t.Logf("the daemon's user holds %s and %s, with the Resource of %d statements (SNS, DynamoDB, Secrets Manager) widened to * for moto",
+		outputs["PolicyArn"], outputs["SecretsPolicyArn"], widened+widenedSecrets)
+	daemonKey := iamUser(ctx, t, iamc, "mqprobe-daemon", policy, secretsPolicy)
 	testerKey := iamUser(ctx, t, iamc, "tester", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`)
 
 	// The test's own reader of results, subscribed to the stack's topic.
@@ -86,7 +102,9 @@ func TestStackPolicyUnderIAMEnforcement(t *testing.T) {
 
 	procs := startDaemonProcesses(t, 1, map[string]string{
 		"AWS_ENDPOINT_URL_SQS": private.Endpoint, "AWS_ENDPOINT_URL_SNS": private.Endpoint, "AWS_ENDPOINT_URL_DYNAMODB": private.Endpoint,
-		"AWS_ACCESS_KEY_ID": daemonKey[0], "AWS_SECRET_ACCESS_KEY": daemonKey[1],
+		"AWS_ENDPOINT_URL_SECRETS_MANAGER":  private.Endpoint,
+		"MQPROBE_TARGETS_INLINE_SECRETREFS": "secret://mqprobe/*",
+		"AWS_ACCESS_KEY_ID":                 daemonKey[0], "AWS_SECRET_ACCESS_KEY": daemonKey[1],
 		"MQPROBE_MODE":                       "aws",
 		"MQPROBE_IDEMPOTENCY_DYNAMODB_TABLE": outputs["IdempotencyTableName"],
 		"MQPROBE_SQS_COMMANDQUEUE":           outputs["CommandQueueUrl"],
@@ -100,6 +118,13 @@ func TestStackPolicyUnderIAMEnforcement(t *testing.T) {
 	sendCommand(t, outputs["CommandQueueUrl"], awsProduce("DEV.QUEUE.1", 0, ""), map[string]string{"Idempotency-Key": "iam-rejected"})
 	if e := reader.wait("iam-produce", 1, 30*time.Second)[0]; e.Data.Status != result.StatusCompleted || e.Data.Replay {
 		t.Errorf("PRODUCE: %+v", e.Data)
+	}
+	// A password from Secrets Manager: the reference resolved under
+	// SecretsPolicyArn.
+	sendCommand(t, outputs["CommandQueueUrl"], `{"operationType":"PRODUCE","target":{"queueManager":"QM1","queue":"DEV.QUEUE.2",`+
+		`"auth":{"user":"app","passwordRef":"secret://mqprobe/qm1"}},"batch":{"count":2}}`, map[string]string{"Idempotency-Key": "iam-secret"})
+	if e := reader.wait("iam-secret", 1, 30*time.Second)[0]; e.Data.Status != result.StatusCompleted {
+		t.Errorf("PRODUCE with a secret:// password: %+v %+v", e.Data, e.Data.Error)
 	}
 	if e := reader.wait("iam-rejected", 1, 30*time.Second)[0]; e.Data.Status != result.StatusRejected {
 		t.Errorf("the invalid PRODUCE: %+v", e.Data)
@@ -134,7 +159,7 @@ func awsConfigAt(endpoint, keyID, secret string) aws.Config {
 }
 
 // stackPolicyForMoto is the document of the managed policy arn, with the
-// Resource of its SNS and DynamoDB statements "*" (see
+// Resource of its SNS, DynamoDB and Secrets Manager statements "*" (see
 // TestStackPolicyUnderIAMEnforcement), and how many statements that
 // changed.
 func stackPolicyForMoto(ctx context.Context, t *testing.T, iamc *iam.Client, arn string) (string, int) {
@@ -161,7 +186,7 @@ func stackPolicyForMoto(ctx context.Context, t *testing.T, iamc *iam.Client, arn
 	widened := 0
 	for _, s := range doc.Statement {
 		actions, _ := json.Marshal(s["Action"])
-		if strings.Contains(string(actions), `"sns:`) || strings.Contains(string(actions), `"dynamodb:`) {
+		if strings.Contains(string(actions), `"sns:`) || strings.Contains(string(actions), `"dynamodb:`) || strings.Contains(string(actions), `"secretsmanager:`) {
 			s["Resource"] = "*"
 			widened++
 		}
@@ -173,16 +198,18 @@ func stackPolicyForMoto(ctx context.Context, t *testing.T, iamc *iam.Client, arn
 	return string(out), widened
 }
 
-// iamUser creates an IAM user holding policy and returns its access key
+// iamUser creates an IAM user holding policies and returns its access key
 // id and secret.
-func iamUser(ctx context.Context, t *testing.T, iamc *iam.Client, name, policy string) [2]string {
+func iamUser(ctx context.Context, t *testing.T, iamc *iam.Client, name string, policies ...string) [2]string {
 	t.Helper()
 	if _, err := iamc.CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String(name)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := iamc.PutUserPolicy(ctx, &iam.PutUserPolicyInput{UserName: aws.String(name), PolicyName: aws.String(name),
-		PolicyDocument: aws.String(policy)}); err != nil {
-		t.Fatal(err)
+	for i, policy := range policies {
+		if _, err := iamc.PutUserPolicy(ctx, &iam.PutUserPolicyInput{UserName: aws.String(name), PolicyName: aws.String(fmt.Sprintf("%s-%d", name, i)),
+			PolicyDocument: aws.String(policy)}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	key, err := iamc.CreateAccessKey(ctx, &iam.CreateAccessKeyInput{UserName: aws.String(name)})
 	if err != nil {
