@@ -39,7 +39,7 @@ test:
 
 
 ## test-images: build the embedded and ibmmq images with podman (base images made from Debian's
-## packages) and run them as users would: non-root, read-only, healthcheck, PRODUCE; ibmmq on mqserver (TLS too)
+## packages) and run them as users would: non-root, read-only, healthcheck, PRODUCE; aws mode on moto; ibmmq on mqserver (TLS too)
 test-images:
 	bash scripts/test-images.sh
 

@@ -31,6 +31,22 @@ wait_ready() {
   return 1
 }
 
+# ensure_aws_cli puts an AWS CLI on PATH, an outside client tests hold
+# mqprobe to: the machine's, else awscli installed by pip into
+# .build/tools/awscli. It fails when neither can be had.
+ensure_aws_cli() {
+  command -v aws >/dev/null && return 0
+  local awscli="$root/.build/tools/awscli"
+  if [ ! -x "$awscli/bin/aws" ]; then
+    log "installing the AWS CLI into $awscli"
+    if ! { python3 -m venv "$awscli" && "$awscli/bin/pip" install --quiet "awscli==1.45.11"; } >&2; then
+      log "no aws on PATH, and pip could not install awscli"
+      return 1
+    fi
+  fi
+  export PATH="$awscli/bin:$PATH"
+}
+
 # stop_pid FILE ends the process whose pid FILE holds (TERM, KILL after 5 s)
 # and removes FILE; without FILE there is nothing to stop.
 stop_pid() {

@@ -2,8 +2,10 @@
 # Builds the Dockerfile's embedded and ibmmq images with podman (`make docker
 # DOCKER=podman`) and runs them as a user would: as the image's non-root
 # user, read-only root filesystem, records in a volume, the image's
-# HEALTHCHECK, a PRODUCE over HTTP; the ibmmq image against mqserver over
-# the host network, plainly and through a TLS profile.
+# HEALTHCHECK, a PRODUCE over HTTP; the embedded image in aws mode against
+# moto (commands from SQS, results to SNS, records in DynamoDB, driven by
+# the image's own CLI); the ibmmq image against mqserver over the host
+# network, plainly and through a TLS profile.
 # Prints the images' sizes and the time taken.
 #
 # No image registry is reachable from CI, so the bases the Dockerfile names
@@ -137,6 +139,7 @@ cleanup() {
   "${podman[@]}" volume rm -f mqprobe-data >/dev/null 2>&1 || true
   if [ -n "${http_pid:-}" ]; then kill "$http_pid" 2>/dev/null || true; fi
   if [ -n "${mqserver_pid:-}" ]; then kill "$mqserver_pid" 2>/dev/null || true; fi
+  if [ -d "$work/moto" ]; then bash scripts/moto.sh stop "$work/moto" || true; fi
   "${podman[@]}" rmi -f "$image:test" "$image:test-embedded" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
@@ -210,6 +213,46 @@ start mqprobe-imagetest-embedded "$image:test-embedded" "$port"
 produce "$port" image-embedded-1 '"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"}'
 "${podman[@]}" exec mqprobe-imagetest-embedded test -s /var/lib/mqprobe/data/mqprobe.db ||
   { log "the embedded image keeps no records in its volume"; exit 1; }
+
+# aws mode on a private moto: the stack's resources made with the AWS CLI,
+# the table by the image's `mqprobe store init`, then the image's CLI
+# sends a PRODUCE through SQS and waits for its result (on a queue of its
+# own subscribed to the topic), and reads its record from DynamoDB; the
+# shared results queue gets the event too.
+ensure_aws_cli
+moto=$(bash scripts/moto.sh start "$work/moto")
+aws_env=(-e AWS_REGION=us-east-1 -e AWS_ACCESS_KEY_ID=image-test -e AWS_SECRET_ACCESS_KEY=image-test
+  -e "AWS_ENDPOINT_URL_SQS=$moto" -e "AWS_ENDPOINT_URL_SNS=$moto" -e "AWS_ENDPOINT_URL_DYNAMODB=$moto"
+  -e MQPROBE_MODE=aws -e MQPROBE_SQS_COMMANDQUEUE=mqprobe-commands -e MQPROBE_IDEMPOTENCY_STORE=dynamodb
+  -e MQPROBE_IDEMPOTENCY_DYNAMODB_TABLE=mq-probe-idempotency -e MQPROBE_TARGETS_ALLOWINLINE=true)
+awsm() { AWS_DEFAULT_REGION=us-east-1 AWS_ACCESS_KEY_ID=image-test AWS_SECRET_ACCESS_KEY=image-test aws --endpoint-url "$moto" "$@"; }
+awsm sqs create-queue --queue-name mqprobe-commands >/dev/null
+results=$(awsm sqs create-queue --queue-name mqprobe-results --query QueueUrl --output text)
+results_arn=$(awsm sqs get-queue-attributes --queue-url "$results" --attribute-names QueueArn --query Attributes.QueueArn --output text)
+topic=$(awsm sns create-topic --name mqprobe-results --query TopicArn --output text)
+awsm sns subscribe --topic-arn "$topic" --protocol sqs --notification-endpoint "$results_arn" --attributes RawMessageDelivery=true >/dev/null
+aws_env+=(-e "MQPROBE_RESULTS_SNSTOPICARN=$topic")
+"${podman[@]}" run --rm "${limits[@]}" --network host --read-only -e MQPROBE_HTTP_ADDR=127.0.0.1:8080 "${aws_env[@]}" "$image:test-embedded" store init >/dev/null ||
+  { log "mqprobe store init in the image failed"; exit 1; }
+port=$(free_port)
+start mqprobe-imagetest-aws "$image:test-embedded" "$port" "${aws_env[@]}"
+reply=$("${podman[@]}" exec mqprobe-imagetest-aws mqprobe send produce --queue DEV.QUEUE.1 --count 3 --key image-aws-1 \
+  --wait --timeout 60s --output json 2>&1) || { log "aws mode: send produce --wait failed: $reply"; exit 1; }
+case "$reply" in
+  *'"status": "COMPLETED"'*) log "aws mode: PRODUCE image-aws-1 through SQS, COMPLETED, its result from SNS" ;;
+  *) log "aws mode: send produce --wait replied: $reply"; exit 1 ;;
+esac
+state=$("${podman[@]}" exec mqprobe-imagetest-aws mqprobe send status PRODUCE image-aws-1 --output json 2>&1) ||
+  { log "aws mode: send status failed: $state"; exit 1; }
+case "$state" in
+  *'"status": "COMPLETED"'*) log "aws mode: send status read the record from DynamoDB" ;;
+  *) log "aws mode: send status replied: $state"; exit 1 ;;
+esac
+shared=$(awsm sqs receive-message --queue-url "$results" --wait-time-seconds 10 --max-number-of-messages 10 --query 'Messages[].Body' --output text)
+case "$shared" in
+  *'"idempotencyKey":"image-aws-1"'*) log "aws mode: the shared results queue has the event" ;;
+  *) log "aws mode: the shared results queue has no event of image-aws-1: $shared"; exit 1 ;;
+esac
 
 # ibmmq against mqserver: a plain and a TLS channel. The server's
 # certificate is signed by a CA the client's key repository (PKCS #12 in

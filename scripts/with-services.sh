@@ -23,7 +23,7 @@
 #
 #   scripts/with-services.sh COMMAND [ARGS...]
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" # sets root
 cd "$root"
 
 cleanups=()
@@ -63,19 +63,8 @@ start goaws MQPROBE_TEST_AWS_ENDPOINT
 start moto MQPROBE_TEST_MOTO_ENDPOINT
 start jaeger MQPROBE_TEST_JAEGER_QUERY env # built from the module proxy on first use
 
-# The AWS CLI, an outside client the tests hold the docs' AWS walkthrough to:
-# the machine's, else pip installs it into .build/tools/awscli.
-if ! command -v aws >/dev/null; then
-  awscli="$root/.build/tools/awscli"
-  if [ ! -x "$awscli/bin/aws" ]; then
-    echo "==> installing the AWS CLI into $awscli"
-    if ! { python3 -m venv "$awscli" && "$awscli/bin/pip" install --quiet "awscli==1.45.11"; }; then
-      echo "==> FATAL: no aws on PATH, and pip could not install awscli" >&2
-      exit 1
-    fi
-  fi
-  export PATH="$awscli/bin:$PATH"
-fi
+# The AWS CLI, an outside client the tests hold the docs' AWS walkthrough to.
+ensure_aws_cli || { echo "==> FATAL: no AWS CLI" >&2; exit 1; }
 
 # Chromium for the console's browser tests: the machine's, else Debian's
 # package.

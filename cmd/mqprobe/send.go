@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/mqprobe/mqprobe/internal/config"
 	"github.com/mqprobe/mqprobe/internal/daemonclient"
 	"github.com/mqprobe/mqprobe/internal/problems"
 	"github.com/mqprobe/mqprobe/internal/result"
@@ -117,7 +120,7 @@ var awsFlags = []string{"sqs-queue", "sns-topic", "results-queue"}
 func (o *awsOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.sqsQueue, "sqs-queue", "", "aws mode: publish to this SQS queue (name or URL; default sqs.commandQueue)")
 	f.StringVar(&o.snsTopic, "sns-topic", "", "aws mode: publish to this SNS topic ARN instead")
-	f.StringVar(&o.resultsQueue, "results-queue", "", "aws mode: where results arrive, for --wait (default results.sqsQueue)")
+	f.StringVar(&o.resultsQueue, "results-queue", "", "aws mode: wait on this shared results queue (default: a queue of its own subscribed to results.snsTopicArn, else results.sqsQueue)")
 }
 
 // produceOptions are send produce's flags.
@@ -245,9 +248,11 @@ file holds the whole command: the flags that build one are refused.
 --wait adds a live progress line on a terminal (produce, consume). In aws
 mode (the configuration's mode, or --sqs-queue / --sns-topic) the command is
 published to the command queue (sqs.commandQueue) or topic with the message
-attributes Idempotency-Key and Idempotency-Expiry-Seconds; with --wait, send
-waits for its result on a results queue (results.sqsQueue, or
---results-queue). Without --wait it prints the message id.
+attributes Idempotency-Key and Idempotency-Expiry-Seconds. With --wait, send
+waits for its result on a temporary queue of its own (mqprobe-wait-<uuid>,
+removed after) subscribed to results.snsTopicArn for its key, or else on the
+shared results queue (results.sqsQueue, or --results-queue). Without --wait
+it prints the message id.
 
 Exit status: 0 COMPLETED (or published, without --wait), 1 FAILED (or the
 daemon unreachable, a TLS handshake failed, no mqprobe API at --addr),
@@ -370,7 +375,7 @@ func runSend(cmd *cobra.Command, opts *sendOptions, op string, ownFlags []string
 	if err := opts.output.print(out, data); err != nil {
 		return err
 	}
-	if hint := connectionHint(cmd, resp, data); hint != "" {
+	if hint := connectionHint(cmd, dc, resp, data); hint != "" {
 		fmt.Fprintln(cmd.ErrOrStderr(), hint)
 	}
 	if resp.Header.Get("Idempotent-Replay") == "true" {
@@ -379,21 +384,48 @@ func runSend(cmd *cobra.Command, opts *sendOptions, op string, ownFlags []string
 	return exitFor(resp, data)
 }
 
+// inlineAllowlistKey finds the targets.inline key a refusal names.
+var inlineAllowlistKey = regexp.MustCompile(`targets\.inline\.[A-Za-z]+`)
+
 // connectionHint says what a daemon needs to take the one-line command to
-// a real queue manager (--conn-name …), when it refused the target.
-func connectionHint(cmd *cobra.Command, resp *http.Response, data []byte) string {
+// a real queue manager (--conn-name …), when it refused the target: an
+// ibmmq daemon an allowlist pattern, the key its refusal names; the
+// embedded backend (which checks the allowlist first, so its refusal may
+// name a key too) an ibmmq build.
+func connectionHint(cmd *cobra.Command, dc *daemonclient.Client, resp *http.Response, data []byte) string {
 	if resp.StatusCode != http.StatusUnprocessableEntity || !slices.ContainsFunc(connectionFlags, cmd.Flags().Changed) {
 		return ""
 	}
 	var p struct {
-		Code string `json:"code"`
+		Code   string `json:"code"`
+		Detail string `json:"detail"`
 	}
 	if json.Unmarshal(data, &p) != nil || p.Code != "TARGET_NOT_ALLOWED" {
 		return ""
 	}
+	if key := inlineAllowlistKey.FindString(p.Detail); key != "" && daemonMQBackend(cmd.Context(), dc) == config.BackendIBMMQ {
+		return fmt.Sprintf("mqprobe: the daemon's allowlist does not admit this target: add a pattern to %s (%s) in its configuration: "+
+			"docs/security.md#target-profiles-and-allowlists", key, config.EnvName(key))
+	}
 	return "mqprobe: a queue manager of your own needs a daemon built with IBM MQ (-tags ibmmq, docs/deployment.md#building-with-ibm-mq; mqprobe version says) and " +
 		"MQPROBE_MQ_BACKEND=ibmmq, whose targets.inline admits the host, channel, queue manager, queue and secret reference: " +
 		"docs/security.md#target-profiles-and-allowlists"
+}
+
+// daemonMQBackend is the MQ backend the daemon's GET /status names, "" when
+// it does not answer one.
+func daemonMQBackend(ctx context.Context, dc *daemonclient.Client) string {
+	resp, data, err := dc.Do(ctx, http.MethodGet, "status", nil, nil)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return ""
+	}
+	var s struct {
+		Backends struct {
+			MQ string `json:"mq"`
+		} `json:"backends"`
+	}
+	_ = json.Unmarshal(data, &s)
+	return s.Backends.MQ
 }
 
 // liveLine reports whether op's progress is drawn on out: a terminal that

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go/logging"
@@ -42,14 +43,18 @@ func awsSend(cmd *cobra.Command, opts *sendOptions, op string, body []byte) (han
 			return true, usageErrorf(cmd, "--%s applies to the daemon's HTTP API; in aws mode the command is published to SQS or SNS", name)
 		}
 	}
+	// --wait's result comes through a queue of its own subscribed to the
+	// results topic, else from the shared results queue (--results-queue
+	// says which).
+	var resultsTopic string
 	if opts.wait && resultsQueue == "" {
 		if cfg == nil {
 			if cfg, err = loadConfig(cmd); err != nil {
 				return true, err
 			}
 		}
-		if resultsQueue = cfg.Results.QueueURL; resultsQueue == "" {
-			return true, usageErrorf(cmd, "--wait needs a results queue: --results-queue or results.sqsQueue")
+		if resultsTopic, resultsQueue = cfg.Results.TopicARN, cfg.Results.QueueURL; resultsTopic == "" && resultsQueue == "" {
+			return true, usageErrorf(cmd, "--wait needs the results: results.snsTopicArn (waited for on a temporary queue of its own), or a results queue: --results-queue or results.sqsQueue")
 		}
 	}
 	if opts.client.Timeout <= 0 {
@@ -77,6 +82,15 @@ func awsSend(cmd *cobra.Command, opts *sendOptions, op string, body []byte) (han
 	// The SDK's own log lines (connection reuse after a long poll ends)
 	// would land in the user's output; its errors reach us as errors.
 	awsCfg.Logger = logging.Nop{}
+	if opts.wait && resultsTopic != "" {
+		sub, err := awsbus.SubscribeResults(ctx, awsCfg, resultsTopic, key)
+		if err != nil {
+			return true, &exitError{code: exitFailed, err: fmt.Errorf("waiting for the result on a queue of its own: %w", err)}
+		}
+		defer removeReplyQueue(cmd, sub)
+		resultsQueue = sub.URL
+		fmt.Fprintf(cmd.ErrOrStderr(), "waiting on %s, subscribed to %s for this key (removed after)\n", sub.Name, resultsTopic)
+	}
 	id, err := awsbus.SendCommand(ctx, awsCfg, queue, topic, body, attrs)
 	if err != nil {
 		return true, &exitError{code: exitFailed, err: err}
@@ -103,9 +117,13 @@ func awsSend(cmd *cobra.Command, opts *sendOptions, op string, body []byte) (han
 		case errors.Is(err, context.Canceled):
 			err = errors.New("interrupted before the result")
 		case errors.Is(err, awsbus.ErrNoResult):
-			err = fmt.Errorf("no result for key %s on %s within --timeout %s", key, resultsQueue, opts.client.Timeout)
+			err = fmt.Errorf("no result for key %s within --timeout %s", key, opts.client.Timeout)
 		}
-		return true, &exitError{code: exitNotDecided, err: fmt.Errorf("%w; the command may still be running: mqprobe send status %s %s asks the daemon's HTTP API, and its result event still goes to %s", err, operation, key, resultsQueue)}
+		goesTo := resultsTopic
+		if goesTo == "" {
+			goesTo = resultsQueue
+		}
+		return true, &exitError{code: exitNotDecided, err: fmt.Errorf("%w; the command may still be running: mqprobe send status %s %s reads its record from the idempotency store, and its result event still goes to %s", err, operation, key, goesTo)}
 	}
 	data, err := json.Marshal(ev.Data)
 	if err != nil {
@@ -115,6 +133,20 @@ func awsSend(cmd *cobra.Command, opts *sendOptions, op string, body []byte) (han
 		return true, err
 	}
 	return true, exitFor(nil, data)
+}
+
+// replyCleanupTimeout bounds removing the reply queue, which runs after
+// an interrupt too.
+const replyCleanupTimeout = 30 * time.Second
+
+// removeReplyQueue unsubscribes and deletes the wait's own queue, saying
+// so when it cannot (the queue is then left for the user to delete).
+func removeReplyQueue(cmd *cobra.Command, sub *awsbus.ResultSubscription) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(cmd.Context()), replyCleanupTimeout)
+	defer cancel()
+	if err := sub.Close(ctx); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "mqprobe: removing the reply queue: %v (delete %s yourself)\n", err, sub.URL)
+	}
 }
 
 // watchRecord shows the live line of a command from its idempotency

@@ -125,7 +125,7 @@ func (c *Config) validateLimits(v *configcheck.Errors) {
 func (c *Config) validateTargets(v *configcheck.Errors) {
 	v.Add(c.Targets.Validate())
 	if c.Targets.InlineAllowed() && c.MQ.Backend == BackendIBMMQ && len(c.Targets.Inline.Hosts) == 0 {
-		v.Fail("targets.inline.hosts", "required when targets.allowInline is true and mq.backend is ibmmq: list the host or host:port patterns inline targets may reach")
+		v.Fail("targets.inline.hosts", "required when targets.allowInline is true and mq.backend is ibmmq: list the host or host:port patterns inline targets may reach (docs/security.md#target-profiles-and-allowlists), or set targets.allowInline false and use targets.profiles")
 	}
 	embeddedQueues := map[string][]string{}
 	for _, qm := range c.MQ.Embedded.QueueManagers {

@@ -580,7 +580,7 @@ var backendOpeners = map[string]func(*config.Config) (mq.Backend, error){
 func openBackend(cfg *config.Config) (mq.Backend, error) {
 	open, ok := backendOpeners[cfg.MQ.Backend]
 	if !ok {
-		return nil, fmt.Errorf("mq.backend: %q is not available in this build (build with -tags ibmmq for the IBM MQ client)", cfg.MQ.Backend)
+		return nil, fmt.Errorf("mq.backend: %q is not available in this build (build with -tags ibmmq for the IBM MQ client, or use the ibmmq image: docs/deployment.md#building-with-ibm-mq)", cfg.MQ.Backend)
 	}
 	b, err := open(cfg)
 	if err != nil {

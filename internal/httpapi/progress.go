@@ -120,18 +120,37 @@ func (a *api) commandState(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *api) commandView(op command.Operation, owner string, rec idempotency.Record) commandView {
+	v := stateOfRecord(op, rec)
+	if rec.Status == idempotency.StatusInProgress {
+		if live := a.liveProgress(op, owner, rec); live != nil {
+			v.Progress = live
+		}
+		for _, o := range a.pendingOutcomes(owner) {
+			if o.OperationType == string(op) && o.Key == rec.IdempotencyKey && o.Attempt == rec.Attempt {
+				v.PendingOutcome = &o
+			}
+		}
+	}
+	return v
+}
+
+// RecordState is GET /commands/{operationType}/{key}'s reply as the record
+// alone has it, without what only the instance running the command knows
+// (its live rate, a pending outcome): what a reader of the store shows,
+// such as mqprobe send status in aws mode.
+func RecordState(op command.Operation, rec idempotency.Record) ([]byte, error) {
+	return json.Marshal(stateOfRecord(op, rec))
+}
+
+// stateOfRecord is the command's state as its record says it.
+func stateOfRecord(op command.Operation, rec idempotency.Record) commandView {
 	v := commandView{OperationType: string(op), IdempotencyKey: rec.IdempotencyKey, Status: rec.Status, Attempt: rec.Attempt,
 		CreatedAt: idempotency.FormatTime(rec.CreatedAt), UpdatedAt: idempotency.FormatTime(rec.UpdatedAt),
 		ExpiresAt: idempotency.FormatTime(rec.ExpiresAt)}
 	switch rec.Status {
 	case idempotency.StatusInProgress:
 		v.Lease = &leaseView{Holder: rec.LeaseHolder, ExpiresAt: idempotency.FormatTime(rec.LeaseExpiresAt)}
-		v.Progress = a.runningProgress(op, owner, rec)
-		for _, o := range a.pendingOutcomes(owner) {
-			if o.OperationType == string(op) && o.Key == rec.IdempotencyKey && o.Attempt == rec.Attempt {
-				v.PendingOutcome = &o
-			}
-		}
+		v.Progress = checkpointProgress(op, rec)
 	case idempotency.StatusCompleted:
 		v.Result = json.RawMessage(rec.ResponsePayload)
 	case idempotency.StatusFailed:
@@ -143,18 +162,26 @@ func (a *api) commandView(op command.Operation, owner string, rec idempotency.Re
 	return v
 }
 
-// runningProgress is a running command's progress: live when this instance
-// runs it, else what its last checkpoint says is committed.
-func (a *api) runningProgress(op command.Operation, owner string, rec idempotency.Record) *progressView {
-	if !handlers.Describe(op).Checkpoints() {
+// liveProgress is a running command's progress when this instance runs
+// it, else nil.
+func (a *api) liveProgress(op command.Operation, owner string, rec idempotency.Record) *progressView {
+	if a.cfg.InFlight == nil || !handlers.Describe(op).Checkpoints() {
 		return nil
 	}
-	if a.cfg.InFlight != nil {
-		if cmd, ok := a.cfg.InFlight.Get(string(op), owner, rec.IdempotencyKey); ok && cmd.Attempt == rec.Attempt {
-			s := cmd.Snapshot(time.Now())
-			return &progressView{Total: s.Total, Done: s.Done, Committed: s.Committed, RatePerSec: s.RatePerSec,
-				StartedAt: idempotency.FormatTime(s.StartedAt)}
-		}
+	cmd, ok := a.cfg.InFlight.Get(string(op), owner, rec.IdempotencyKey)
+	if !ok || cmd.Attempt != rec.Attempt {
+		return nil
+	}
+	s := cmd.Snapshot(time.Now())
+	return &progressView{Total: s.Total, Done: s.Done, Committed: s.Committed, RatePerSec: s.RatePerSec,
+		StartedAt: idempotency.FormatTime(s.StartedAt)}
+}
+
+// checkpointProgress is what a running command's last checkpoint says is
+// committed.
+func checkpointProgress(op command.Operation, rec idempotency.Record) *progressView {
+	if !handlers.Describe(op).Checkpoints() {
+		return nil
 	}
 	cp, ok := handlers.ReadCheckpoint(op, rec.Progress)
 	if !ok {
