@@ -214,13 +214,11 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	var streams context.Context
 	streams, d.endStreams = context.WithCancel(context.Background())
 	api := httpapi.Handler(httpapi.Config{
-		StreamContext: streams,
-		Executor:      d.exec, Recent: d.recent, Submit: d.bus.Submit, OpenAPI: openapi,
+		Executor: d.exec, Recent: d.recent, Submit: d.bus.Submit, OpenAPI: openapi,
 		Settings: cfg.HTTP, ResultsSettings: cfg.Results.ResultsSettings,
-		Load: d.load, WorkContext: d.work,
+		Load: d.load, WorkContext: d.work, StreamContext: streams,
 		Metrics: d.tel.MetricsHandler(), TenantMetrics: d.tel.TenantMetricsHandler, TracerProvider: d.tel.TracerProvider, MeterProvider: d.tel.MeterProvider,
-		Queues: &httpapi.QueueViews{Targets: resolver, Conns: d.pool},
-		Tests:  ops.Tests, Stored: d.engine, Records: d.engine, InFlight: d.exec.InFlight(), Credentials: tokens,
+		Queues: &httpapi.QueueViews{Targets: resolver, Conns: d.pool}, Tests: ops.Tests, Stored: d.engine, Records: d.engine, InFlight: d.exec.InFlight(), Credentials: tokens,
 		Ready: d.withResourceChecks(map[string]httpapi.Check{"store": d.storeReady, "router": d.routerReady, "intake": d.intakeReady, "admission": d.admissionReady}),
 		Status: httpapi.StatusInfo{Version: opts.Version, Mode: cfg.Mode, Instance: cfg.InstanceID, Started: time.Now(),
 			Backends:      map[string]string{"mq": cfg.MQ.Backend, "idempotencyStore": storeName(cfg), "bus": d.bus.Name, "results": d.bus.ResultsName},
