@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -57,7 +58,7 @@ func putDeadLetter(t *testing.T, backend mq.Backend, queue, body string) {
 		t.Fatal(err)
 	}
 	defer q.Close()
-	msg := &mq.Message{Format: mq.FormatDeadLetterHeader, Payload: append(hdr, body...), Properties: mq.Properties{"app.origin": "lab"}}
+	msg := &mq.Message{Format: mq.FormatDeadLetterHeader, Payload: append(hdr, body...), Properties: mq.Properties{"app.origin": "lab", "app.ratio": math.NaN()}}
 	if _, err := q.Put(context.Background(), msg, mq.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func TestQueueViews(t *testing.T) {
 		if p, _ := base64.StdEncoding.DecodeString(m["payloadBase64"].(string)); string(p) != "lost order 42" {
 			t.Errorf("the payload after the header: %q", p)
 		}
-		if m["properties"].(map[string]any)["app.origin"] != "lab" || len(m["msgId"].(string)) != 48 {
+		if props := m["properties"].(map[string]any); props["app.origin"] != "lab" || props["app.ratio"] != "NaN" || len(m["msgId"].(string)) != 48 {
 			t.Errorf("properties and hex MsgId: %v", m)
 		}
 		if depth := daemontest.QueueDepth(t, h.Backend, "DEV.DEAD.LETTER.QUEUE"); depth != 1 {
