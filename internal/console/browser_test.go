@@ -204,15 +204,17 @@ func TestConsoleInBrowser(t *testing.T) {
 
 	t.Run("without the token no data", func(t *testing.T) {
 		b.t = t
-		for _, path := range []string{"/", "/ui/results", "/ui/probes", "/ui/record?op=PRODUCE&key=k", "/ui/send"} {
+		for _, path := range []string{"/", "/ui/results", "/ui/probes", "/ui/record?op=PRODUCE&key=k", "/ui/record", "/ui/send", "/ui/queues/QM1/DEV.QUEUE.1"} {
 			b.open(path)
 			b.waitFor("the sign-in form on "+path, `document.querySelector('#signin #token') !== null`, 10*time.Second)
 			if text := b.mainText(); strings.Contains(text, "embedded") || strings.Contains(text, "QM1") || strings.Contains(text, "None.") {
 				t.Errorf("%s without a token shows data:\n%s", path, text)
 			}
 		}
-		if status := eval[int](b, `fetch('/status').then(r => r.status)`); status != http.StatusUnauthorized {
-			t.Errorf("GET /status from the page without a token: %d, want 401", status)
+		for _, path := range []string{"/status", "/queues", "/queues/QM1/DEV.QUEUE.1/messages", "/results/stream"} {
+			if status := eval[int](b, `fetch(`+js(path)+`).then(r => r.status)`); status != http.StatusUnauthorized {
+				t.Errorf("GET %s from the page without a token: %d, want 401", path, status)
+			}
 		}
 	})
 
