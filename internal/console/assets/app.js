@@ -684,15 +684,19 @@ function redriveForm(qm, queue, targetRef, refresh) {
 
 function probes() {
   const list = section('tests', 'TEST runs');
+  const live = liveBadge();
   page('Probes',
     h('p', {}, 'Every TEST whose record has not expired, running or finished, newest first. ',
       h('a', { href: '/ui/send?op=TEST' }, 'Start a TEST'), '.'),
-    list);
-  poll(async () => {
+    live, list);
+  // A TEST's progress and outcome events say when to read the list again;
+  // a run started elsewhere shows with its first progress event, or within
+  // 10 s.
+  const view = refresher(async () => {
     const reply = await api('/idempotency?operationType=TEST&limit=100');
     if (!reply.ok) {
       list.update(reply, () => problemBox(reply, 'GET /idempotency'));
-      return;
+      return false;
     }
     const records = [...reply.data.records].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
     list.update(records, () => table('TEST runs', ['Test', 'Status', 'Started', 'Sent', 'Received', 'Lost', 'Duplicated', 'p99 (ms)'],
@@ -701,8 +705,9 @@ function probes() {
         return [h('a', { href: `/ui/probes/${encodeURIComponent(r.idempotencyKey)}` }, r.idempotencyKey), statusBadge(r.status), fmtTime(r.createdAt),
           fmtNumber(st.sent), fmtNumber(st.received), fmtNumber(st.lost), fmtNumber(st.duplicated), fmtNumber(st.latencyMs?.p99)];
       }), { numeric: [3, 4, 5, 6, 7] }));
-    return true;
-  }, 2000);
+    return live.dataset.state === 'live' ? 10000 : 2000;
+  });
+  streamResults('operationType=TEST', () => view.kick(), live.set);
 }
 
 // isoSeconds reads an ISO 8601 duration of days, hours, minutes and
