@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -138,7 +139,7 @@ func browsed(m *mq.Message, position, payloadBytes int) BrowsedMessage {
 	if len(m.Properties) > 0 {
 		b.Properties = make(map[string]any, len(m.Properties))
 		for k, v := range m.Properties {
-			b.Properties[k] = v // []byte marshals as base64, the rest as themselves
+			b.Properties[k] = propertyJSON(v)
 		}
 	}
 	body := m.Payload
@@ -154,6 +155,23 @@ func browsed(m *mq.Message, position, payloadBytes int) BrowsedMessage {
 	b.PayloadBase64 = base64.StdEncoding.EncodeToString(body[:keep])
 	b.PayloadTruncated = keep < len(body)
 	return b
+}
+
+// propertyJSON is a property value as JSON carries it: a byte string in
+// base64 (as encoding/json writes []byte), a float that JSON cannot hold
+// (NaN, ±Inf) as its name, the rest as itself.
+func propertyJSON(v any) any {
+	switch f := v.(type) {
+	case float64:
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Sprint(f)
+		}
+	case float32:
+		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+			return fmt.Sprint(f)
+		}
+	}
+	return v
 }
 
 // refuseSystemQueue refuses run.Queue when it is a SYSTEM.* queue other

@@ -204,15 +204,17 @@ func TestConsoleInBrowser(t *testing.T) {
 
 	t.Run("without the token no data", func(t *testing.T) {
 		b.t = t
-		for _, path := range []string{"/", "/ui/results", "/ui/probes", "/ui/record?op=PRODUCE&key=k", "/ui/send"} {
+		for _, path := range []string{"/", "/ui/results", "/ui/probes", "/ui/record?op=PRODUCE&key=k", "/ui/record", "/ui/send", "/ui/queues/QM1/DEV.QUEUE.1"} {
 			b.open(path)
 			b.waitFor("the sign-in form on "+path, `document.querySelector('#signin #token') !== null`, 10*time.Second)
 			if text := b.mainText(); strings.Contains(text, "embedded") || strings.Contains(text, "QM1") || strings.Contains(text, "None.") {
 				t.Errorf("%s without a token shows data:\n%s", path, text)
 			}
 		}
-		if status := eval[int](b, `fetch('/status').then(r => r.status)`); status != http.StatusUnauthorized {
-			t.Errorf("GET /status from the page without a token: %d, want 401", status)
+		for _, path := range []string{"/status", "/queues", "/queues/QM1/DEV.QUEUE.1/messages", "/results/stream"} {
+			if status := eval[int](b, `fetch(`+js(path)+`).then(r => r.status)`); status != http.StatusUnauthorized {
+				t.Errorf("GET %s from the page without a token: %d, want 401", path, status)
+			}
 		}
 	})
 
@@ -290,6 +292,44 @@ func TestConsoleInBrowser(t *testing.T) {
 		b.waitText("#results", produceKey)
 		b.open("/ui/results?target=QM1:DEV.QUEUE.2")
 		b.waitText("#results", "0 events")
+	})
+
+	t.Run("live updates stream in, the token in a header", func(t *testing.T) {
+		b.t = t
+		// The results page does not poll: a new event appears only streamed.
+		b.open("/ui/results")
+		b.waitFor("the live stream", `document.querySelector('#live-status')?.dataset.state === 'live'`, 15*time.Second)
+		if r := h.Post("/queue/depth", `{`+daemontest.Target+`}`, "Authorization", "Bearer "+adminToken, "Idempotency-Key", "streamed-depth"); r.Status != http.StatusOK {
+			t.Fatalf("depth: %d %s", r.Status, r.Body)
+		}
+		b.waitText("#results", "streamed-depth")
+		b.waitText("#results", "depth 0 of 5,000")
+
+		// The overview's outcomes follow the stream too.
+		b.open("/")
+		b.waitFor("the live stream", `document.querySelector('#live-status')?.dataset.state === 'live'`, 15*time.Second)
+		completed := `Number([...document.querySelectorAll('#last-hour tr')].find(tr => tr.cells[0]?.textContent === 'completed')?.cells[1].textContent ?? 0)`
+		b.waitFor("the last hour's outcomes", completed+` > 0`, 10*time.Second)
+		before := eval[int](b, completed)
+		if r := h.Post("/queue/depth", `{`+daemontest.Target+`}`, "Authorization", "Bearer "+adminToken, "Idempotency-Key", "streamed-depth-2"); r.Status != http.StatusOK {
+			t.Fatalf("depth: %d %s", r.Status, r.Body)
+		}
+		b.waitFor("the new outcome on the overview", fmt.Sprintf(`%s > %d`, completed, before), 10*time.Second)
+
+		// A stream's entry is listed once it ends: these are the requests
+		// done, none with the token in its URL.
+		for _, u := range eval[[]string](b, `performance.getEntriesByType('resource').map(e => e.name)`) {
+			if strings.Contains(u, adminToken) {
+				t.Errorf("the token is in a URL: %s", u)
+			}
+		}
+
+		// A page left lets its stream go: more pages than a browser opens
+		// connections to one host (6) each go live.
+		for i := range 8 {
+			b.open([]string{"/", "/ui/results"}[i%2])
+			b.waitFor(fmt.Sprintf("page %d's live stream", i+1), `document.querySelector('#live-status')?.dataset.state === 'live'`, 15*time.Second)
+		}
 	})
 
 	t.Run("queues: health on the overview, a dead-lettered message browsed and redriven", func(t *testing.T) {

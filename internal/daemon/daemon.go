@@ -88,6 +88,8 @@ type Daemon struct {
 	// after they end.
 	background sync.WaitGroup
 	draining   atomic.Bool
+	// endStreams ends the API's open result streams (at the shutdown).
+	endStreams context.CancelFunc
 	// serving holds Run's goroutines: the HTTP server and the router.
 	serving sync.WaitGroup
 
@@ -214,13 +216,16 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	if err != nil {
 		return nil, fmt.Errorf("openapi: %w", err)
 	}
+	// Open result streams end when a shutdown begins, which would
+	// otherwise wait for them.
+	var streams context.Context
+	streams, d.endStreams = context.WithCancel(context.Background())
 	api := httpapi.Handler(httpapi.Config{
 		Executor: d.exec, Recent: d.recent, Submit: d.bus.Submit, OpenAPI: openapi,
 		Settings: cfg.HTTP, ResultsSettings: cfg.Results.ResultsSettings,
-		Load: d.load, WorkContext: d.work,
+		Load: d.load, WorkContext: d.work, StreamContext: streams,
 		Metrics: d.tel.MetricsHandler(), TenantMetrics: d.tel.TenantMetricsHandler, TracerProvider: d.tel.TracerProvider, MeterProvider: d.tel.MeterProvider,
-		Queues: &httpapi.QueueViews{Targets: resolver, Conns: d.pool},
-		Tests:  ops.Tests, Stored: d.engine, Records: d.engine, InFlight: d.exec.InFlight(), Credentials: tokens,
+		Queues: &httpapi.QueueViews{Targets: resolver, Conns: d.pool}, Tests: ops.Tests, Stored: d.engine, Records: d.engine, InFlight: d.exec.InFlight(), Credentials: tokens,
 		Ready: d.withResourceChecks(map[string]httpapi.Check{"store": d.storeReady, "router": d.routerReady, "intake": d.intakeReady, "admission": d.admissionReady}),
 		Status: httpapi.StatusInfo{Version: opts.Version, Mode: cfg.Mode, Instance: cfg.InstanceID, Started: time.Now(),
 			Backends:      map[string]string{"mq": cfg.MQ.Backend, "idempotencyStore": storeName(cfg), "bus": d.bus.Name, "results": d.bus.ResultsName},
@@ -234,6 +239,7 @@ func New(ctx context.Context, cfg *config.Config, opts Options) (d *Daemon, err 
 	// counts from when the reply is ready, not from the request).
 	d.server = &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: cfg.HTTP.ReadTimeout,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	d.server.RegisterOnShutdown(d.endStreams)
 	if d.listener, err = net.Listen("tcp", cfg.HTTP.Addr); err != nil {
 		return nil, fmt.Errorf("http.addr %s: %w", cfg.HTTP.Addr, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/command"
 	"github.com/mqprobe/mqprobe/internal/outcome"
 	"github.com/mqprobe/mqprobe/internal/problems"
+	"github.com/mqprobe/mqprobe/internal/result"
 )
 
 // commandRoutes are the synchronous command endpoints: path, operation,
@@ -278,7 +279,20 @@ func opsPaths() map[string]any {
 			"responses": map[string]any{"202": map[string]any{"description": "Stopping.", "content": jsonContent(obj)},
 				"404": problemResponse("Not running on this instance.", nil)},
 		}},
-		"/results":      results,
+		"/results": results,
+		"/results/stream": map[string]any{"get": map[string]any{
+			"operationId": "streamResults",
+			"summary": "The caller's tenant's result events published from now on that the filters match (those of GET /results but limit, since and until), as server-sent events: " +
+				"`event: result` with the event as data, a comment line every 15 s, and a last `event: lagged` if the reader fell 256 events behind; the stream ends after 10 minutes (reconnect) and at shutdown. Embedded mode. " +
+				"Read it with fetch and the Authorization header: a browser's EventSource cannot send a bearer token, and a token never belongs in a URL.",
+			"parameters": results["get"].(map[string]any)["parameters"].([]any)[:4],
+			"responses": map[string]any{
+				"200": map[string]any{"description": "The stream.", "content": map[string]any{"text/event-stream": map[string]any{"schema": map[string]any{"type": "string"}}}},
+				"400": problemResponse("A parameter breaks its rule (the problem names it).", nil),
+				"404": problemResponse("Not embedded mode: results leave through the results topic or queue only.", nil),
+				"503": problemResponse(fmt.Sprintf("%d streams are open already; retry after Retry-After.", result.MaxWatches), retryAfter),
+			},
+		}},
 		"/health/live":  get("live", "The process is alive.", obj),
 		"/health/ready": ready,
 		"/status":       get("status", "Version, mode, uptime, backends, command counts by outcome since start (commands) and the caller's of the last hour (lastHour), the targets the caller may use (targets: the embedded queue managers, the profiles), the caller's commands executing on this instance (inFlight), and the caller's commands that ran here whose outcome the idempotency store has not recorded yet (pendingOutcomes).", obj),

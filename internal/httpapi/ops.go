@@ -23,6 +23,16 @@ func (a *api) results(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, r, http.StatusNotFound, problem{Detail: "results are kept in-process only in embedded mode; subscribe to the results topic"})
 		return
 	}
+	f, ok := a.resultFilter(w, r)
+	if !ok {
+		return
+	}
+	writeResults(w, a.cfg.Recent.Find(f), cmp.Or(a.cfg.MaxReplyBytes, DefaultMaxReplyBytes))
+}
+
+// resultFilter reads GET /results' query into a filter of the caller's
+// events, answering 400 itself when a parameter breaks its rule.
+func (a *api) resultFilter(w http.ResponseWriter, r *http.Request) (result.Filter, bool) {
 	q := r.URL.Query()
 	f := result.Filter{Tenant: tenant.FromContext(r.Context()).Name, IdempotencyKey: q.Get("idempotencyKey"), OperationType: q.Get("operationType"),
 		Status: result.Status(q.Get("status")), Target: q.Get("target"), Limit: 100}
@@ -31,13 +41,13 @@ func (a *api) results(w http.ResponseWriter, r *http.Request) {
 		if err != nil || n < 1 || n > 1000 {
 			writeProblem(w, r, http.StatusBadRequest, problem{Type: problems.Validation, Detail: "limit must be an integer from 1 to 1000",
 				Errors: []result.Problem{{Path: "limit", Rule: "range", Message: "must be 1..1000"}}})
-			return
+			return f, false
 		}
 		f.Limit = n
 	}
 	if f.Status != "" && !slices.Contains(resultStatuses, f.Status) {
 		a.badParam(w, r, "status", fmt.Sprintf("must be one of %v (got %q)", resultStatuses, f.Status))
-		return
+		return f, false
 	}
 	for _, b := range []struct {
 		name  string
@@ -48,12 +58,12 @@ func (a *api) results(w http.ResponseWriter, r *http.Request) {
 			t, err := time.Parse(time.RFC3339Nano, s)
 			if err != nil {
 				a.badParam(w, r, name, "must be an RFC 3339 time like 2026-03-01T12:00:00Z (got "+strconv.Quote(s)+")")
-				return
+				return f, false
 			}
 			*bound = t
 		}
 	}
-	writeResults(w, a.cfg.Recent.Find(f), cmp.Or(a.cfg.MaxReplyBytes, DefaultMaxReplyBytes))
+	return f, true
 }
 
 // resultStatuses are the statuses of published result events.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/targets"
+	"github.com/mqprobe/mqprobe/internal/tenant"
 )
 
 // getJSON GETs path with a bearer token and decodes the answer.
@@ -56,7 +58,7 @@ func putDeadLetter(t *testing.T, backend mq.Backend, queue, body string) {
 		t.Fatal(err)
 	}
 	defer q.Close()
-	msg := &mq.Message{Format: mq.FormatDeadLetterHeader, Payload: append(hdr, body...), Properties: mq.Properties{"app.origin": "lab"}}
+	msg := &mq.Message{Format: mq.FormatDeadLetterHeader, Payload: append(hdr, body...), Properties: mq.Properties{"app.origin": "lab", "app.ratio": math.NaN()}}
 	if _, err := q.Put(context.Background(), msg, mq.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -67,10 +69,13 @@ func putDeadLetter(t *testing.T, backend mq.Backend, queue, body string) {
 // without claiming a record, within the caller's token, the allowlist and
 // their bounds, and refuse SYSTEM.* queues but the dead-letter queue.
 func TestQueueViews(t *testing.T) {
-	const token = "queue-views-token"
+	const token, teamToken = "queue-views-token", "queue-views-team-token"
+	t.Setenv("MQPROBE_TEST_QUEUE_VIEWS_TEAM_TOKEN", teamToken)
 	h := daemontest.Start(t, func(s *daemontest.Setup) {
 		s.Cfg.HTTP.AuthToken = token
+		s.Cfg.HTTP.Tokens = map[string]tenant.Config{"team": {TokenRef: "env:MQPROBE_TEST_QUEUE_VIEWS_TEAM_TOKEN", Profiles: []string{"lab"}}}
 		s.Cfg.Targets.Inline = targets.Allowlist{Queues: []string{"DEV.*", "SYSTEM.*"}}
+		s.Cfg.Targets.Profiles = map[string]targets.ProfileConfig{"lab": {QueueManager: "QM1", Queue: "DEV.QUEUE.2"}}
 	})
 	if r := h.Post("/messages/produce", `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"},"batch":{"count":3,"messageSizeBytes":2000}}`,
 		"Authorization", "Bearer "+token); r.Status != http.StatusCreated {
@@ -86,10 +91,14 @@ func TestQueueViews(t *testing.T) {
 		byName := map[string]map[string]any{}
 		for _, q := range body["queues"].([]any) {
 			q := q.(map[string]any)
-			byName[q["queue"].(string)] = q
+			name := q["queue"].(string)
+			if ref, ok := q["targetRef"].(string); ok {
+				name = ref + "/" + name
+			}
+			byName[name] = q
 		}
-		if len(byName) != 4 {
-			t.Fatalf("GET /queues lists %d queues, want QM1's four: %v", len(byName), body)
+		if len(byName) != 5 || byName["lab/DEV.QUEUE.2"]["health"] == nil {
+			t.Fatalf("GET /queues lists %d queues, want QM1's four and profile lab's, each with its health: %v", len(byName), body)
 		}
 		health := byName["DEV.QUEUE.1"]["health"].(map[string]any)
 		if health["currentDepth"] != 3.0 || health["verdict"] != "healthy" || health["oldestMessageAgeSeconds"] == nil {
@@ -118,7 +127,7 @@ func TestQueueViews(t *testing.T) {
 		if p, _ := base64.StdEncoding.DecodeString(m["payloadBase64"].(string)); string(p) != "lost order 42" {
 			t.Errorf("the payload after the header: %q", p)
 		}
-		if m["properties"].(map[string]any)["app.origin"] != "lab" || len(m["msgId"].(string)) != 48 {
+		if props := m["properties"].(map[string]any); props["app.origin"] != "lab" || props["app.ratio"] != "NaN" || len(m["msgId"].(string)) != 48 {
 			t.Errorf("properties and hex MsgId: %v", m)
 		}
 		if depth := daemontest.QueueDepth(t, h.Backend, "DEV.DEAD.LETTER.QUEUE"); depth != 1 {
@@ -158,6 +167,8 @@ func TestQueueViews(t *testing.T) {
 			{"/queues/QM1/OTHER.QUEUE/messages", http.StatusForbidden, "targets.inline.queues"},
 			{"/queues/QM1/DEV.NONE/messages", http.StatusNotFound, "2085"},
 			{"/queues/QM1/DEV.QUEUE.1?targetRef=nope", http.StatusNotFound, "nope"},
+			{"/queues/QM1/DEV.QUEUE.1/messages?targetRef=lab", http.StatusForbidden, "allowedQueues"},
+			{"/queues/QM2/DEV.QUEUE.2?targetRef=lab", http.StatusNotFound, `"QM1", not "QM2"`},
 			{"/queues/QM1/DEV.QUEUE.1?maxDepthShare=-1", http.StatusBadRequest, "maxDepthShare"},
 		} {
 			status, body := getJSON(t, h, c.path, token)
@@ -165,8 +176,21 @@ func TestQueueViews(t *testing.T) {
 				t.Errorf("GET %s: %d %v, want %d saying %q", c.path, status, body["detail"], c.status, c.says)
 			}
 		}
+		if status, body := getJSON(t, h, "/queues/QM1/DEV.QUEUE.2?targetRef=lab", token); status != http.StatusOK || body["targetRef"] != "lab" {
+			t.Errorf("DEV.QUEUE.2 through profile lab: %d %v", status, body)
+		}
 		if status, _ := getJSON(t, h, "/queues", ""); status != http.StatusUnauthorized {
 			t.Errorf("GET /queues without the token: %d, want 401", status)
+		}
+	})
+
+	t.Run("a tenant reaches only its own targets", func(t *testing.T) {
+		status, body := getJSON(t, h, "/queues", teamToken)
+		if queues := body["queues"].([]any); status != http.StatusOK || len(queues) != 1 || queues[0].(map[string]any)["targetRef"] != "lab" {
+			t.Errorf("GET /queues as a tenant with profile lab only: %d %v", status, body)
+		}
+		if status, body := getJSON(t, h, "/queues/QM1/DEV.QUEUE.1/messages", teamToken); status != http.StatusForbidden || !strings.Contains(fmt.Sprint(body["detail"]), "inline") {
+			t.Errorf("an inline queue as a tenant without inline targets: %d %v, want 403", status, body["detail"])
 		}
 	})
 

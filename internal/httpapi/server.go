@@ -67,6 +67,10 @@ type Config struct {
 	Load func() Load
 	// WorkContext carries command work; cancelled at the drain deadline.
 	WorkContext context.Context
+	// StreamContext ends the open result streams (GET /results/stream)
+	// when done: at the start of a shutdown, which would otherwise wait
+	// for them. nil: they end on their own.
+	StreamContext context.Context
 	// Metrics serves GET /metrics to operators (the implicit tenant and
 	// tokens marked operator): every series. nil disables the route.
 	Metrics http.Handler
@@ -170,6 +174,7 @@ func Handler(cfg Config) http.Handler {
 	a.registerRecords(mux)
 	a.registerQueues(mux)
 	mux.HandleFunc("GET /results", a.replyWithin(a.results))
+	mux.HandleFunc("GET /results/stream", a.resultsStream)
 	mux.HandleFunc("GET /health/live", a.replyWithin(a.live))
 	mux.HandleFunc("GET /health/ready", a.replyWithin(a.ready))
 	mux.HandleFunc("GET /status", a.replyWithin(a.status))

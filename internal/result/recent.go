@@ -2,6 +2,7 @@ package result
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +20,82 @@ type Recent struct {
 	bytes    int     // size of events
 	max      int
 	maxBytes int
+	// watchers receive the events published from now on.
+	watchers map[*Watch]struct{}
+}
+
+// Bounds of the watches of new events (GET /results/stream).
+const (
+	// MaxWatches is how many watches may be open at once.
+	MaxWatches = 32
+	// watchBuffer is the events a watch holds for a slow reader; past it,
+	// the watch ends (Lagged) rather than hold more or block publishing.
+	watchBuffer = 256
+)
+
+// ErrTooManyWatches refuses a watch past MaxWatches.
+var ErrTooManyWatches = errors.New("result: too many watches of new events open")
+
+// Watch receives the events published after it began that its filter
+// matches, on Events, until Close, or until its reader falls
+// watchBuffer events behind: then Events is closed and Lagged reports it.
+type Watch struct {
+	Events <-chan Event
+	events chan Event
+	filter Filter
+	r      *Recent
+	lagged bool // under r.mu
+}
+
+// Watch begins a watch of the events f matches (Limit, Since and Until do
+// not apply), or fails with ErrTooManyWatches.
+func (r *Recent) Watch(f Filter) (*Watch, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.watchers) >= MaxWatches {
+		return nil, ErrTooManyWatches
+	}
+	if r.watchers == nil {
+		r.watchers = map[*Watch]struct{}{}
+	}
+	f.Limit, f.Since, f.Until = 0, time.Time{}, time.Time{}
+	w := &Watch{events: make(chan Event, watchBuffer), filter: f, r: r}
+	w.Events = w.events
+	r.watchers[w] = struct{}{}
+	return w, nil
+}
+
+// Close ends the watch; Events is closed.
+func (w *Watch) Close() {
+	w.r.mu.Lock()
+	defer w.r.mu.Unlock()
+	if _, ok := w.r.watchers[w]; ok {
+		delete(w.r.watchers, w)
+		close(w.events)
+	}
+}
+
+// Lagged reports whether the watch ended because its reader fell behind.
+func (w *Watch) Lagged() bool {
+	w.r.mu.Lock()
+	defer w.r.mu.Unlock()
+	return w.lagged
+}
+
+// notify hands e to the watches it matches; under r.mu.
+func (r *Recent) notify(e Event) {
+	for w := range r.watchers {
+		if !w.filter.match(e) {
+			continue
+		}
+		select {
+		case w.events <- e:
+		default:
+			w.lagged = true
+			delete(r.watchers, w)
+			close(w.events)
+		}
+	}
 }
 
 // eventOverhead approximates an event's size beyond its variable parts.
@@ -61,6 +138,7 @@ func (r *Recent) Publish(_ context.Context, e Event) error {
 	defer r.mu.Unlock()
 	r.events = append(r.events, e)
 	r.bytes += size(e)
+	r.notify(e)
 	drop := 0
 	for len(r.events)-drop > 1 && (len(r.events)-drop > r.max || (r.maxBytes > 0 && r.bytes > r.maxBytes)) {
 		r.bytes -= size(r.events[drop])

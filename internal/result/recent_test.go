@@ -125,3 +125,65 @@ func TestRecentConfig(t *testing.T) {
 		t.Errorf("kept %+v, want the 2 newest", got)
 	}
 }
+
+// TestRecentWatches: a watch receives the matching events published after
+// it began; one whose reader falls behind ends, saying so, rather than
+// hold more or block publishing; and watches are bounded.
+func TestRecentWatches(t *testing.T) {
+	r := result.NewRecent(10, 0)
+	publish := func(key string) {
+		t.Helper()
+		if err := r.Publish(context.Background(), result.New("mqprobe/test", result.Data{IdempotencyKey: key, OperationType: "DEPTH", Status: result.StatusCompleted}, time.Now())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	publish("before")
+	w, err := r.Watch(result.Filter{IdempotencyKey: "mine", Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	publish("other")
+	publish("mine")
+	publish("mine")
+	for i := range 2 {
+		if e := <-w.Events; e.Data.IdempotencyKey != "mine" {
+			t.Fatalf("event %d of the watch: key %q, want only mine, and only new ones", i, e.Data.IdempotencyKey)
+		}
+	}
+
+	// Never read: it ends once its buffer is full, and publishing goes on.
+	slow, err := r.Watch(result.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 300 {
+		publish("x")
+	}
+	n := 0
+	for range slow.Events {
+		n++
+	}
+	if !slow.Lagged() || n == 0 || n >= 300 {
+		t.Errorf("a watch never read: lagged %v after %d of 300 events, want it ended, lagged, with what it held", slow.Lagged(), n)
+	}
+	w.Close()
+	if _, open := <-w.Events; open || w.Lagged() {
+		t.Error("a closed watch still delivers, or says it lagged")
+	}
+
+	var open []*result.Watch
+	for range result.MaxWatches {
+		w, err := r.Watch(result.Filter{})
+		if err != nil {
+			t.Fatalf("watch %d: %v", len(open)+1, err)
+		}
+		open = append(open, w)
+	}
+	if _, err := r.Watch(result.Filter{}); err != result.ErrTooManyWatches {
+		t.Errorf("watch %d: %v, want ErrTooManyWatches", result.MaxWatches+1, err)
+	}
+	open[0].Close()
+	if _, err := r.Watch(result.Filter{}); err != nil {
+		t.Errorf("a watch after one closed: %v", err)
+	}
+}

@@ -162,6 +162,103 @@ function poll(fn, ms) {
   tick();
 }
 
+// refresher runs fn now, again after the delay (ms) it returns (false:
+// not on its own), and soon after each kick(): a stream event says the
+// figures changed. Runs never overlap; kicks during one coalesce.
+function refresher(fn) {
+  let timer = null, running = false, again = false;
+  const run = async () => {
+    if (stopped) return;
+    if (running) { again = true; return; }
+    clearTimeout(timer);
+    running = true;
+    let next = false;
+    try {
+      next = await fn();
+    } catch (err) {
+      if (err instanceof SignInNeeded) return;
+      console.error(err);
+      next = 5000;
+    } finally {
+      running = false;
+    }
+    if (again) { again = false; run(); return; }
+    if (next !== false && !stopped) timer = setTimeout(run, next);
+  };
+  run();
+  return { kick: () => { clearTimeout(timer); timer = setTimeout(run, 200); } };
+}
+
+// streamResults follows GET /results/stream (query: its filters), calling
+// onEvent with each new result event and onState with 'live',
+// 'reconnecting' or 'unavailable'. It reads the stream with fetch, so that
+// the token travels in the Authorization header — a browser's EventSource
+// cannot send one, and a token never belongs in a URL — and reconnects,
+// backing off, when the stream ends.
+// streams ends the page's streams when it is left: a browser may keep a
+// left page, and its connection, alive for going back.
+const streams = new AbortController();
+window.addEventListener('pagehide', () => streams.abort());
+window.addEventListener('pageshow', (ev) => { if (ev.persisted) location.reload(); });
+
+function streamResults(query, onEvent, onState = () => {}) {
+  let backoff = 1000;
+  const connect = async () => {
+    if (stopped) return;
+    const headers = { Accept: 'text/event-stream' };
+    const token = sessionStorage.getItem(TOKEN_KEY);
+    if (token) headers.Authorization = `Bearer ${token}`;
+    try {
+      const resp = await fetch(`/results/stream?${query}`, { headers, cache: 'no-store', signal: streams.signal });
+      if (resp.status === 401) {
+        showSignIn(Boolean(token));
+        return;
+      }
+      if (resp.status === 404) { // no in-process results (aws mode)
+        onState('unavailable');
+        return;
+      }
+      if (!resp.ok) throw new Error(`GET /results/stream: HTTP ${resp.status}`);
+      onState('live');
+      backoff = 1000;
+      const reader = resp.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buf = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done || stopped) break;
+        buf += value;
+        for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          let kind = 'message', data = '';
+          for (const line of block.split('\n')) {
+            if (line.startsWith('event: ')) kind = line.slice(7);
+            else if (line.startsWith('data: ')) data += line.slice(6);
+          }
+          if (kind === 'result' && data) onEvent(JSON.parse(data));
+        }
+      }
+    } catch (err) {
+      console.error(err);
+    }
+    if (stopped || streams.signal.aborted) return;
+    onState('reconnecting');
+    setTimeout(connect, backoff);
+    backoff = Math.min(backoff * 2, 30000);
+  };
+  connect();
+}
+
+function liveBadge() {
+  const el = h('p', { id: 'live-status', class: 'hint', role: 'status' }, 'Connecting to the live stream…');
+  el.set = (state) => {
+    el.dataset.state = state;
+    el.textContent = { live: '● Live: updates arrive as results are published.', reconnecting: '○ Reconnecting to the live stream…',
+      unavailable: 'No live stream here (results are not kept in this process): reload for news.' }[state];
+  };
+  return el;
+}
+
 function showSignIn(rejected) {
   stopped = true;
   const input = h('input', { type: 'password', id: 'token', name: 'token', autocomplete: 'off', required: true, 'aria-describedby': 'token-hint' });
@@ -319,17 +416,23 @@ function overview() {
   const running = section('in-flight', 'Commands in flight');
   const outcomes = section('last-hour', 'Outcomes of the last hour');
   const queues = section('queues', 'Queues');
-  page('Overview', h('div', { class: 'grid' }, about, outcomes), queues, running, targets);
-  poll(async () => {
+  const live = liveBadge();
+  page('Overview', live, h('div', { class: 'grid' }, about, outcomes), queues, running, targets);
+  // Queue depths change without result events (other applications put and
+  // get): they are read every 5 s, and at once after an event.
+  const queueView = refresher(async () => {
     const reply = await api(`/queues?${new URLSearchParams(QUEUE_THRESHOLDS)}`);
     queues.update(reply.data, () => !reply.ok ? problemBox(reply, 'GET /queues') : queueTable(reply.data));
-    return reply.ok;
-  }, 5000);
-  poll(async () => {
+    return reply.ok ? 5000 : false;
+  });
+  // The rest changes with the commands: read again as their result events
+  // stream in; every 2 s while commands run (their progress), else every
+  // 30 s (uptime).
+  const statusView = refresher(async () => {
     const reply = await api('/status');
     if (!reply.ok) {
       about.update(reply, () => problemBox(reply, 'GET /status'));
-      return;
+      return false;
     }
     const st = reply.data;
     about.update({ ...st, inFlight: undefined, load: undefined, lastHour: undefined, uptimeSeconds: Math.floor(st.uptimeSeconds / 60) }, () => facts([
@@ -369,8 +472,12 @@ function overview() {
       table('Embedded queue managers', ['Queue manager', 'Queues'], (tg?.queueManagers || []).map((q) => [q.name, q.queues.join(', ')])),
       table('Target profiles (targetRef) you may use', ['Profile', 'Queue manager', 'Queue'], (tg?.profiles || []).map((p) => [p.name, p.queueManager, p.queue])),
     ]);
-    return true;
-  }, 1000);
+    return st.inFlight?.count ? 2000 : (live.dataset.state === 'live' ? 30000 : 2000);
+  });
+  streamResults('', () => { statusView.kick(); queueView.kick(); }, (state) => {
+    live.set(state);
+    if (state !== 'live') statusView.kick();
+  });
 }
 
 // ---- Queues ------------------------------------------------------------
@@ -577,15 +684,19 @@ function redriveForm(qm, queue, targetRef, refresh) {
 
 function probes() {
   const list = section('tests', 'TEST runs');
+  const live = liveBadge();
   page('Probes',
     h('p', {}, 'Every TEST whose record has not expired, running or finished, newest first. ',
       h('a', { href: '/ui/send?op=TEST' }, 'Start a TEST'), '.'),
-    list);
-  poll(async () => {
+    live, list);
+  // A TEST's progress and outcome events say when to read the list again;
+  // a run started elsewhere shows with its first progress event, or within
+  // 10 s.
+  const view = refresher(async () => {
     const reply = await api('/idempotency?operationType=TEST&limit=100');
     if (!reply.ok) {
       list.update(reply, () => problemBox(reply, 'GET /idempotency'));
-      return;
+      return false;
     }
     const records = [...reply.data.records].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
     list.update(records, () => table('TEST runs', ['Test', 'Status', 'Started', 'Sent', 'Received', 'Lost', 'Duplicated', 'p99 (ms)'],
@@ -594,8 +705,9 @@ function probes() {
         return [h('a', { href: `/ui/probes/${encodeURIComponent(r.idempotencyKey)}` }, r.idempotencyKey), statusBadge(r.status), fmtTime(r.createdAt),
           fmtNumber(st.sent), fmtNumber(st.received), fmtNumber(st.lost), fmtNumber(st.duplicated), fmtNumber(st.latencyMs?.p99)];
       }), { numeric: [3, 4, 5, 6, 7] }));
-    return true;
-  }, 2000);
+    return live.dataset.state === 'live' ? 10000 : 2000;
+  });
+  streamResults('operationType=TEST', () => view.kick(), live.set);
 }
 
 // isoSeconds reads an ISO 8601 duration of days, hours, minutes and
@@ -742,7 +854,8 @@ function results() {
     location.search = params.toString();
   });
   const list = section('results', 'Result events');
-  page('Results', h('p', {}, 'The recent result events of your tenant kept by this instance (embedded mode), newest first.'), form, list);
+  const live = liveBadge();
+  page('Results', h('p', {}, 'The recent result events of your tenant kept by this instance (embedded mode), newest first.'), form, live, list);
   (async () => {
     const apiQuery = new URLSearchParams();
     for (const k of ['operationType', 'status', 'idempotencyKey', 'target', 'since', 'until', 'limit']) if (q.get(k)) apiQuery.set(k, q.get(k));
@@ -752,24 +865,39 @@ function results() {
         list.update(reply, () => problemBox(reply, 'GET /results'));
         return;
       }
-      const events = reply.data.results;
-      const commands = foldEvents(events);
-      list.update(events, () => [
-        table(`${commands.length} ${commands.length === 1 ? 'command' : 'commands'} from ${events.length} ${events.length === 1 ? 'event' : 'events'}${reply.data.truncated ? ' (more matched than one reply carries)' : ''}`,
-          ['Time', 'Operation', 'Key', 'Status', 'Target', 'Duration (ms)', 'Summary', 'Event'],
-          commands.map(({ main: e, progress }) => {
-            const { result: payload, ...data } = e.data;
-            return [h('span', { class: 'time' }, fmtTime(e.time)), data.operationType, recordLink(data.operationType, data.idempotencyKey),
-              h('span', {}, statusBadge(data.status), data.replay ? ' (replay)' : ''),
-              data.target || '–', fmtNumber(data.durationMs), h('span', { class: 'summary' }, resultSummary(e.data)),
-              h('div', {},
-                h('details', {}, h('summary', {}, 'Show event'), jsonBlock({ ...e, data }, 'Result event without its payload'),
-                  payload === null || payload === undefined ? h('p', { class: 'empty' }, 'No payload.')
-                    : h('details', {}, h('summary', {}, 'Show payload (data.result)'), jsonBlock(payload, 'Result payload'))),
-                progress.length ? h('details', { class: 'progress-events' }, h('summary', {}, `${progress.length} progress ${progress.length === 1 ? 'event' : 'events'}`),
-                  table('Progress events, newest first', ['Time', 'So far'], progress.map((p) => [h('span', { class: 'time' }, fmtTime(p.time)), resultSummary(p.data)]))) : null)];
-          }), { numeric: [5] }),
-      ]);
+      let events = reply.data.results;
+      const render = () => {
+        const commands = foldEvents(events);
+        list.update(events, () => [
+          table(`${commands.length} ${commands.length === 1 ? 'command' : 'commands'} from ${events.length} ${events.length === 1 ? 'event' : 'events'}${reply.data.truncated ? ' (more matched than one reply carries)' : ''}`,
+            ['Time', 'Operation', 'Key', 'Status', 'Target', 'Duration (ms)', 'Summary', 'Event'],
+            commands.map(({ main: e, progress }) => {
+              const { result: payload, ...data } = e.data;
+              return [h('span', { class: 'time' }, fmtTime(e.time)), data.operationType, recordLink(data.operationType, data.idempotencyKey),
+                h('span', {}, statusBadge(data.status), data.replay ? ' (replay)' : ''),
+                data.target || '–', fmtNumber(data.durationMs), h('span', { class: 'summary' }, resultSummary(e.data)),
+                h('div', {},
+                  h('details', {}, h('summary', {}, 'Show event'), jsonBlock({ ...e, data }, 'Result event without its payload'),
+                    payload === null || payload === undefined ? h('p', { class: 'empty' }, 'No payload.')
+                      : h('details', {}, h('summary', {}, 'Show payload (data.result)'), jsonBlock(payload, 'Result payload'))),
+                  progress.length ? h('details', { class: 'progress-events' }, h('summary', {}, `${progress.length} progress ${progress.length === 1 ? 'event' : 'events'}`),
+                    table('Progress events, newest first', ['Time', 'So far'], progress.map((p) => [h('span', { class: 'time' }, fmtTime(p.time)), resultSummary(p.data)]))) : null)];
+            }), { numeric: [5] }),
+        ]);
+      };
+      render();
+      // New events stream in, unless the page asked for those until a time.
+      if (q.get('until')) {
+        live.remove();
+        return;
+      }
+      const streamQuery = new URLSearchParams();
+      for (const k of ['operationType', 'status', 'idempotencyKey', 'target']) if (q.get(k)) streamQuery.set(k, q.get(k));
+      const limit = Number(q.get('limit') || 100);
+      streamResults(streamQuery, (e) => {
+        events = [e, ...events].slice(0, limit);
+        render();
+      }, live.set);
     } catch (err) {
       if (!(err instanceof SignInNeeded)) throw err;
     }
