@@ -16,6 +16,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/responder"
 	"github.com/mqprobe/mqprobe/internal/targets"
 	"github.com/mqprobe/mqprobe/internal/tenant"
 	"github.com/mqprobe/mqprobe/internal/testenv"
@@ -503,6 +504,33 @@ func TestConsoleInBrowser(t *testing.T) {
 		b.open("/ui/probes")
 		b.waitText("#tests", "None.")
 	})
+}
+
+// TestConsoleShowsRequestReplyHops: a requestReply TEST answered by the
+// daemon's own responder shows, on its probe page, its round trips split
+// into outbound, responder and return hops, the whole run's and each
+// interval's, and says which of them depend on clocks agreeing.
+func TestConsoleShowsRequestReplyHops(t *testing.T) {
+	h := daemontest.Start(t, func(s *daemontest.Setup) {
+		s.Cfg.Responders = []responder.Config{{Name: "echo", QueueManager: "QM1", Queue: "DEV.QUEUE.1"}}
+	})
+	body := `{` + daemontest.Target + `,"mode":"requestReply","replyQueue":"DEV.QUEUE.2","durationSeconds":30,"batch":{"rateLimitPerSec":50},"progressSeconds":1}`
+	if r := h.Post("/tests", body, "Idempotency-Key", "hops-1"); r.Status != http.StatusAccepted {
+		t.Fatalf("POST /tests: %d %s", r.Status, r.Body)
+	}
+	b := newBrowser(t, h.Base)
+	b.open("/ui/probes/hops-1")
+	b.waitFor("the hops table", `document.querySelectorAll('#hops tbody tr').length === 4`, 20*time.Second)
+	for _, want := range []string{"Outbound", "Responder", "Return", "Round trip", "stamped round trips", "clocks agree"} {
+		b.waitText("#test-summary", want)
+	}
+	b.waitFor("the hops chart", `document.querySelectorAll('#hops-chart polyline').length === 3`, 20*time.Second)
+	if hidden := eval[bool](b, `document.querySelector('#hops-over-time').hidden`); hidden {
+		t.Error("the hops over time section is hidden while the series carries hops")
+	}
+	b.click("#stop-test")
+	b.waitText("#test-summary", "COMPLETED")
+	b.waitFor("the final hops", `document.querySelectorAll('#hops tbody tr').length === 4`, 10*time.Second)
 }
 
 // TestConsoleDisabled: console.enabled false leaves / to the API, which

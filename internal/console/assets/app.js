@@ -732,11 +732,29 @@ function planFacts(plan, st, record) {
     ['Elapsed', progress], ['Started', record?.createdAt ? fmtTime(record.createdAt) : undefined]]);
 }
 
+// HOPS are a request/reply round trip's parts, as result.hops names them.
+const HOPS = [['outboundMs', 'Outbound'], ['responderMs', 'Responder'], ['returnMs', 'Return'], ['roundTripMs', 'Round trip']];
+
+// hopsFacts shows a request/reply run's round trips split at the
+// responder's stamps, or nothing for a loop run.
+function hopsFacts(st) {
+  const hops = st.hops;
+  if (!hops) return st.mode === 'requestReply' ? h('p', { class: 'hint' }, 'No reply carried the responder\'s stamps (mqprobe.reqGetAt, mqprobe.rspPutAt): only round trips are known.') : null;
+  return h('div', { id: 'hops' },
+    table(`Hops of ${fmtNumber(hops.probes)} stamped round trips (ms)`, ['Hop', 'p50', 'p95', 'p99', 'Mean'],
+      HOPS.map(([key, name]) => [name, ...['p50', 'p95', 'p99', 'mean'].map((k) => fmtNumber(hops[key]?.[k]))]), { numeric: [1, 2, 3, 4] }),
+    h('p', { class: 'hint' }, 'Outbound and return compare this host\'s clock with the responder\'s, so they are only as right as the two clocks agree; ',
+      'responder time and the round trip each read one clock. ',
+      hops.clockAdjusted ? `${fmtNumber(hops.clockAdjusted)} probes had clocks that disagreed by more than the round trip: their outbound hop was held within it.` : ''));
+}
+
 function probe(id) {
   const summary = section('test-summary', 'Run');
   const latency = section('latency', 'Round-trip latency over time');
   const rate = section('rate', 'Achieved rate over time');
   const histogram = section('histogram', 'Round-trip latency histogram');
+  const hopChart = section('hops-over-time', 'Request/reply hops over time');
+  hopChart.hidden = true;
   const stop = h('button', { type: 'button', id: 'stop-test', class: 'danger', hidden: true }, 'Stop this TEST');
   const points = [];
   let after = 0;
@@ -747,7 +765,7 @@ function probe(id) {
     announce(reply.ok ? 'Stopping: the run drains what is in flight, then ends.' : `Stop refused: HTTP ${reply.status}`);
     if (!reply.ok) summary.append(problemBox(reply, 'Stop'));
   });
-  const charts = h('div', { id: 'charts' }, latency, rate, histogram);
+  const charts = h('div', { id: 'charts' }, latency, hopChart, rate, histogram);
   charts.hidden = true;
   page(`Probe ${id}`, h('div', { class: 'actions' }, stop, recordLink('TEST', id, 'Open its idempotency record')), summary, charts);
   let record = null;
@@ -786,6 +804,7 @@ function probe(id) {
         [[st.sent, st.received, st.lost, st.duplicated, st.outOfOrder, st.inFlight, st.throughputPerSec].map((v) => fmtNumber(v))], { numeric: [0, 1, 2, 3, 4, 5, 6] }),
       table('Round trip over the whole run (ms)', ['p50', 'p90', 'p99', 'p99.9', 'max'],
         [['p50', 'p90', 'p99', 'p999', 'max'].map((k) => fmtNumber(st.latencyMs?.[k]))], { numeric: [0, 1, 2, 3, 4] }),
+      hopsFacts(st),
     ]);
     const withLatency = points.filter((p) => p.p50Ms !== undefined);
     const recent = points.slice(-30).reverse();
@@ -801,6 +820,14 @@ function probe(id) {
         lines: [{ name: 'received/s', points: points.map((p) => [p.elapsedMs / 1000, p.ratePerSec]) }],
       }), table('Latest points (newest first)', ['Time (s)', 'Rate (/s)', 'Sent', 'Received', 'Lost'],
         recent.map((p) => [fmtNumber(p.elapsedMs / 1000), fmtNumber(p.ratePerSec), fmtNumber(p.sent), fmtNumber(p.received), fmtNumber(p.lost)]), { numeric: [0, 1, 2, 3, 4] })));
+    const withHops = points.filter((p) => p.hopsMs);
+    hopChart.hidden = withHops.length === 0;
+    hopChart.update(withHops.length, () => withHops.length === 0 ? null
+      : chartRow(lineChart({
+        id: 'hops-chart', title: 'Mean hop per interval', xLabel: 'Time since the first put (s)', yLabel: 'Hop', yUnit: 'ms',
+        lines: HOPS.slice(0, 3).map(([key, name]) => ({ name, points: withHops.map((p) => [p.elapsedMs / 1000, p.hopsMs[key]]) })),
+      }), table('Latest points (newest first)', ['Time (s)', ...HOPS.slice(0, 3).map(([, name]) => `${name} (ms)`)],
+        withHops.slice(-30).reverse().map((p) => [fmtNumber(p.elapsedMs / 1000), ...HOPS.slice(0, 3).map(([key]) => fmtNumber(p.hopsMs[key]))]), { numeric: [0, 1, 2, 3] })));
     const buckets = st.latencyHistogram || [];
     histogram.update(buckets, () => buckets.length === 0 ? h('p', { class: 'empty' }, 'No round trip yet.')
       : chartRow(barChart({
