@@ -44,10 +44,14 @@ type produceProgress struct {
 
 // producer is one PRODUCE attempt.
 type producer struct {
-	run     Run
-	count   int
-	txSize  int  // puts per commit, or per checkpoint without syncpoint
-	tx      bool // put under syncpoint
+	run    Run
+	count  int
+	txSize int  // puts per commit, or per checkpoint without syncpoint
+	tx     bool // put under syncpoint
+	// async puts without waiting for the queue manager's answer; the
+	// commit (under syncpoint) or the check before each checkpoint says
+	// whether they all succeeded, before any is counted.
+	async   bool
 	q       mq.Queue
 	conn    mq.Conn
 	md      *descriptor
@@ -130,11 +134,15 @@ func newProducer(run Run) (*producer, error) {
 	if err != nil {
 		return nil, err
 	}
+	tx := batch.Transaction.Enabled
 	return &producer{
-		run:     run,
-		count:   batch.Count,
-		txSize:  batch.Transaction.TxSize,
-		tx:      batch.Transaction.Enabled,
+		run:    run,
+		count:  batch.Count,
+		txSize: batch.Transaction.TxSize,
+		tx:     tx,
+		// A persistent message put asynchronously outside syncpoint could
+		// be lost with no commit to report it: those wait for the answer.
+		async:   run.AsyncPut && (tx || !md.msg.Persistent),
 		md:      md,
 		payload: pl,
 		pace:    newPacer(batch.RateLimitPerSec),
@@ -169,7 +177,7 @@ func (p *producer) putAll(ctx context.Context) (int, error) {
 		}
 		body := p.payload.next(int64(seq))
 		msg := p.md.next(body, p.payload.format)
-		res, err := p.q.Put(ctx, msg, mq.PutOptions{Syncpoint: p.tx})
+		res, err := p.q.Put(ctx, msg, mq.PutOptions{Syncpoint: p.tx, Async: p.async})
 		p.lat.lap() // includes building the message: nanoseconds, below the histogram's 1 µs
 		if err != nil {
 			err = syncpointLimitHint(err, "batch.transaction.txSize", p.txSize)
@@ -205,6 +213,12 @@ func (p *producer) putAll(ctx context.Context) (int, error) {
 // the next commit waits for it — so the store's round trip costs the put
 // rate nothing and a takeover still repeats at most one transaction.
 func (p *producer) settle(ctx context.Context) error {
+	if p.async && !p.tx {
+		// No commit reports these puts: ask before counting them.
+		if err := mq.CheckAsyncPuts(ctx, p.conn); err != nil {
+			return fmt.Errorf("produce: messages %d to %d, put asynchronously: %w", p.done.Committed+1, p.done.Committed+p.pending, withCause(ctx, err))
+		}
+	}
 	if p.tx {
 		if err := p.awaitCheckpoint(); err != nil {
 			return backout(ctx, p.conn, err)

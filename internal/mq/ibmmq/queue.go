@@ -60,6 +60,12 @@ func (q *queue) Put(_ context.Context, msg *mq.Message, opts mq.PutOptions) (mq.
 	if msg.MsgID.IsZero() {
 		pmo.Options |= mqi.MQPMO_NEW_MSG_ID
 	}
+	if opts.Async {
+		// The queue manager answers nothing: the connection's next
+		// MQSTAT (Commit, Backout, CheckAsyncPuts) says how it went.
+		pmo.Options |= mqi.MQPMO_ASYNC_RESPONSE
+		q.conn.asyncPuts++
+	}
 	pmo.OriginalMsgHandle = mqi.MQMessageHandle{}
 	if len(msg.Properties) > 0 {
 		h, err := q.putProps.set(msg.Properties)
