@@ -56,7 +56,7 @@ var groups = []Group{
 	{Name: "end to end, embedded, against the baseline commit", Pkg: "./internal/daemon", Bench: "^BenchmarkEndToEndBaseline$", Benchtime: "3x"},
 	{Name: "end to end, goaws + dynalite", Pkg: "./internal/daemon/e2e", Bench: "^BenchmarkEndToEndAWS$", Benchtime: "3s"},
 	{Name: "start-up", Pkg: "./internal/daemon", Bench: "^BenchmarkStartup$", Benchtime: "1x", Count: 10},
-	{Name: "CPU per PRODUCE message", Pkg: "./internal/daemon", Bench: "^BenchmarkProduceCPU$", Tags: "ibmmq", Benchtime: "1x"},
+	{Name: "CPU per PRODUCE message (and the C put loop's and the server's instructions)", Pkg: "./internal/daemon", Bench: "^BenchmarkProduceCPU$", Tags: "ibmmq", Benchtime: "1x"},
 }
 
 func atLeast(v float64) *Goal { return &Goal{Op: ">=", Value: v} }
@@ -276,5 +276,45 @@ func buildItems() []Item {
 			figure(backend+": CPU time per message, ns", b, "cpu-ns/msg", nil))
 	}
 
-	return []Item{overhead, dedupe, pacing, memory, e2e, startup, cpu}
+	return []Item{overhead, dedupe, pacing, memory, e2e, startup, cpu, serverPath()}
+}
+
+// serverPath is item 8: PRODUCE on the IBM MQ client library over TCP to an
+// mqserver process, judged against the C put loop on the same server.
+func serverPath() Item {
+	overhead := "BenchmarkProduceOverhead/ibmmq-mqserver"
+	cpu := "BenchmarkProduceCPU/ibmmq-server"
+	it := Item{Number: 8, Title: "Server path against a C put loop",
+		How: "The ceiling is `bench/putloop/putloop.c`, a C program written against the MQ client library the way " +
+			"IBM's blast programs put (MQCONNX, MQOPEN, MQPUT in a loop with MQPMO_NEW_MSG_ID under syncpoint, MQCMIT " +
+			"every txSize, no properties), built by the benchmark against the project's client library. All rows: 2 KiB, " +
+			"non-persistent, txSize 100. Throughput: in `BenchmarkProduceOverhead/ibmmq-mqserver` the C loop (a process " +
+			"of its own, timed from its first MQPUT to its last MQCMIT) takes its turn with the Go bare loop and PRODUCE " +
+			"against the same mqserver process, alternating, 10 × 5,000 messages each per round, then PRODUCE from a second " +
+			"daemon putting asynchronously (MQPMO_ASYNC_RESPONSE, MQSTAT before each commit: the default; the first daemon " +
+			"has `targets.syncPut`); ratio = PRODUCE msgs/s ÷ C loop msgs/s (synchronous) over a repetition's rounds. Instructions (callgrind, as in item 7; N = 5,000, median of " +
+			"three pairs): client = the daemon's PRODUCE of 2N minus N, ÷ N (item 7's IBM MQ figure), against a C loop " +
+			"process putting 2N minus one putting N, ÷ N; server = an mqserver under callgrind, counted over a PRODUCE of " +
+			"2N minus N (from a daemon not under callgrind) and over C loops of 2N and N, ÷ N."}
+	clientRatio := ratio("server: client instructions per message, PRODUCE ÷ C put loop",
+		Ref{cpu, "instructions/msg"}, Ref{cpu, "c-loop-instructions/msg"})
+	clientRatio.Goal = atMost(1.25)
+	serverRatio := ratio("server: server instructions per message, PRODUCE ÷ C put loop",
+		Ref{cpu, "server-instructions/msg"}, Ref{cpu, "c-loop-server-instructions/msg"})
+	serverRatio.Goal = atMost(1.1)
+	it.Figures = []FigureSpec{
+		figure("server: PRODUCE ÷ C put loop, sync", overhead, "c-ratio", atLeast(0.9)),
+		figure("server: PRODUCE async ÷ C put loop (sync)", overhead, "async-c-ratio", atLeast(1.5)),
+		figure("C put loop on the server, msgs/s", overhead, "c-loop-msgs/s", nil),
+		figure("Go bare put loop on the server, msgs/s", overhead, "bare-msgs/s", nil),
+		figure("PRODUCE on the server, msgs/s", overhead, "produce-msgs/s", nil),
+		figure("PRODUCE with asynchronous puts on the server, msgs/s", overhead, "produce-async-msgs/s", nil),
+		clientRatio,
+		figure("C put loop, client instructions per message", cpu, "c-loop-instructions/msg", nil),
+		figure("PRODUCE, daemon instructions per message", cpu, "instructions/msg", nil),
+		serverRatio,
+		figure("C put loop, server's instructions per message", cpu, "c-loop-server-instructions/msg", nil),
+		figure("PRODUCE, server's instructions per message", cpu, "server-instructions/msg", nil),
+	}
+	return it
 }
