@@ -63,6 +63,9 @@ type putter struct {
 	// The message handle last put with, and its MQI handle.
 	handle mqi.MQMessageHandle
 	hMsg   C.MQHMSG
+	// The PutDate last seen, and its midnight.
+	date C.MQCHAR8
+	day  time.Time
 }
 
 // newPutter prepares puts to obj on qm; nil when the binding's handles
@@ -147,7 +150,7 @@ func (p *putter) put(msg *mq.Message, options int32, h mqi.MQMessageHandle) (mq.
 		}
 	}
 	md := &p.c.md
-	res := mq.PutResult{PutTime: putTime(&md.PutDate, &md.PutTime)}
+	res := mq.PutResult{PutTime: p.putTime(&md.PutDate, &md.PutTime)}
 	res.MsgID = *(*[mq.IDLength]byte)(unsafe.Pointer(&md.MsgId[0]))
 	return res, err
 }
@@ -163,27 +166,38 @@ func setField(field []C.MQCHAR, s string) {
 }
 
 // putTime is the MQMD's PutDate (YYYYMMDD) and PutTime (HHMMSSTH, in
-// hundredths) in UTC, as MQ gives them; zero when they are not digits.
-func putTime(date, clock *C.MQCHAR8) time.Time {
-	num := func(f *C.MQCHAR8, from, to int) (int, bool) {
-		n := 0
-		for _, c := range f[from:to] {
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			n = n*10 + int(c-'0')
+// hundredths) in UTC, as MQ gives them; zero when they are not digits. The
+// day is parsed once per date.
+func (p *putter) putTime(date, clock *C.MQCHAR8) time.Time {
+	if *date != p.date || p.day.IsZero() {
+		y, ok1 := digits(date[0:4])
+		mo, ok2 := digits(date[4:6])
+		d, ok3 := digits(date[6:8])
+		if !(ok1 && ok2 && ok3) {
+			return time.Time{}
 		}
-		return n, true
+		p.date, p.day = *date, time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC)
 	}
-	y, ok1 := num(date, 0, 4)
-	mo, ok2 := num(date, 4, 6)
-	d, ok3 := num(date, 6, 8)
-	h, ok4 := num(clock, 0, 2)
-	mi, ok5 := num(clock, 2, 4)
-	s, ok6 := num(clock, 4, 6)
-	hs, ok7 := num(clock, 6, 8)
-	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) {
+	hundredths, ok := digits(clock[6:8])
+	h, ok1 := digits(clock[0:2])
+	mi, ok2 := digits(clock[2:4])
+	sec, ok3 := digits(clock[4:6])
+	if !(ok && ok1 && ok2 && ok3) {
 		return time.Time{}
 	}
-	return time.Date(y, time.Month(mo), d, h, mi, s, hs*int(10*time.Millisecond), time.UTC)
+	return p.day.Add(time.Duration(h)*time.Hour + time.Duration(mi)*time.Minute + time.Duration(sec)*time.Second +
+		time.Duration(hundredths)*10*time.Millisecond)
+}
+
+// digits is the decimal number f spells; false when f holds another
+// character.
+func digits(f []C.MQCHAR) (int, bool) {
+	n := 0
+	for _, c := range f {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }

@@ -54,6 +54,7 @@ typedef struct {
 } mqs_buf;
 
 void mqs_buf_init(mqs_buf *b, uint16_t op);   /* reserves the frame header */
+void mqs_buf_reserve(mqs_buf *b, size_t more); /* room for more bytes (sets oom when there is none) */
 void mqs_buf_free(mqs_buf *b);
 void mqs_put_i32(mqs_buf *b, int32_t v);
 void mqs_put_bytes(mqs_buf *b, const void *p, size_t n);
