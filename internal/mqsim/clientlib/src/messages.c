@@ -123,7 +123,7 @@ static void put_async(mqs_conn *c, mqs_buf *b, MQMD *md, MQPMO *pmo, MQLONG len,
     mqs_set(pCompCode, pReason, MQCC_FAILED, rc);
     return;
   }
-  rc = mqs_send_no_reply(c, b);
+  rc = mqs_send_no_reply(c, b, (pmo->Options & MQPMO_SYNCPOINT) != 0);
   mqs_set(pCompCode, pReason, rc ? MQCC_FAILED : MQCC_OK, rc);
 }
 
