@@ -93,6 +93,32 @@ func TestAsyncPutFailures(t *testing.T) {
 		}
 	})
 
+	t.Run("a connection lost before the commit fails it", func(t *testing.T) {
+		e := newServerEnv(t)
+		c, err := New().Connect(e.ctx, e.target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		q, err := c.OpenQueue(e.ctx, "DEV.QUEUE.1", mq.OpenOutput)
+		if err != nil {
+			t.Fatal(err)
+		}
+		putAsync(e, q, 10, true) // held back by the client library until the commit
+		e.server.Faults().BreakConnections()
+		if err := c.Commit(e.ctx); !mq.IsConnectionBroken(err) {
+			t.Fatalf("commit on a lost connection: %v, want MQRC_CONNECTION_BROKEN (2009)", err)
+		}
+		other, err := New().Connect(e.ctx, e.target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
+		if d := depth(e, other); d != 0 {
+			t.Errorf("DEV.QUEUE.1 holds %d messages, want none: the unit of work went with the connection", d)
+		}
+	})
+
 	t.Run("backout discards what it backed out", func(t *testing.T) {
 		e := newServerEnv(t)
 		c, err := New().Connect(e.ctx, e.target)
