@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
@@ -49,21 +50,38 @@ type md struct {
 	OriginalLength   int32
 }
 
+// mdIsWireLayout: on a little-endian machine md's memory is the wire's
+// MQMD byte for byte (int32 fields at multiples of 4, no padding), so an
+// MQMD is copied rather than walked field by field through reflection,
+// which cost a put most of the server's instructions.
+var mdIsWireLayout = unsafe.Sizeof(md{}) == mdLength && binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
 func decodeMD(d *decoder) md {
 	var m md
 	if b := d.take(mdLength); b != nil {
-		_, _ = binary.Decode(b, binary.LittleEndian, &m) // cannot fail: b is the struct's size
+		if mdIsWireLayout {
+			copy(mdBytes(&m), b)
+		} else {
+			_, _ = binary.Decode(b, binary.LittleEndian, &m) // cannot fail: b is the struct's size
+		}
 	}
 	return m
 }
 
 func (e *encoder) md(m *md) {
+	if mdIsWireLayout {
+		e.buf = append(e.buf, mdBytes(m)...)
+		return
+	}
 	var err error
 	e.buf, err = binary.Append(e.buf, binary.LittleEndian, m)
 	if err != nil {
 		panic("mqserver: MQMD does not encode: " + err.Error()) // fixed-size struct: cannot happen
 	}
 }
+
+// mdBytes is m's memory (see mdIsWireLayout).
+func mdBytes(m *md) []byte { return unsafe.Slice((*byte)(unsafe.Pointer(m)), mdLength) }
 
 // defaultMD is MQMD_DEFAULT as a reply's template.
 func defaultMD() md {
