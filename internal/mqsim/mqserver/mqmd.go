@@ -201,12 +201,14 @@ func decodeProps(d *decoder) (mq.Properties, []string, int32) {
 	return props, order, reason
 }
 
+// propertySizes are the fixed-size property types' sizes in bytes.
+var propertySizes = map[int32]int{typeBoolean: 4, typeInt8: 1, typeInt16: 2, typeInt32: 4, typeInt64: 8,
+	typeFloat32: 4, typeFloat64: 8, typeNull: 0}
+
 // propertyValue decodes one value; a size that does not fit its type is
 // MQRC_PROPERTY_TYPE_ERROR, as is an unknown type.
 func propertyValue(typ int32, raw []byte) (any, int32) {
-	size := map[int32]int{typeBoolean: 4, typeInt8: 1, typeInt16: 2, typeInt32: 4, typeInt64: 8,
-		typeFloat32: 4, typeFloat64: 8, typeNull: 0}
-	if want, ok := size[typ]; ok && len(raw) != want {
+	if want, ok := propertySizes[typ]; ok && len(raw) != want {
 		return nil, rcPropertyTypeError
 	}
 	le := binary.LittleEndian
