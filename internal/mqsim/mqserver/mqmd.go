@@ -168,7 +168,29 @@ func gotMD(msg *mq.Message, d *embedded.Descriptor, qmgrCCSID int32) md {
 // decodeProps reads a props field into mq.Properties and the order of its
 // names; a later property of the same name replaces an earlier one. It
 // returns the reason code for a name or type MQSETMP would refuse.
-func decodeProps(d *decoder) (mq.Properties, []string, int32) {
+// nameCache remembers the last few property names that passed
+// mq.CheckPropertyName, so a put loop's names are checked once.
+type nameCache struct {
+	names [8]string
+	next  int
+}
+
+// valid reports whether name is a valid property name.
+func (c *nameCache) valid(name string) bool {
+	for _, n := range c.names {
+		if n == name && n != "" {
+			return true
+		}
+	}
+	if mq.CheckPropertyName(name) != nil {
+		return false
+	}
+	c.names[c.next] = name
+	c.next = (c.next + 1) % len(c.names)
+	return true
+}
+
+func decodeProps(d *decoder, names *nameCache) (mq.Properties, []string, int32) {
 	n := d.count()
 	if n == 0 || d.err != nil {
 		return nil, nil, rcNone
@@ -184,7 +206,7 @@ func decodeProps(d *decoder) (mq.Properties, []string, int32) {
 			return nil, nil, rcNone
 		}
 		v, rc := propertyValue(typ, raw)
-		if rc == rcNone && mq.CheckPropertyName(name) != nil {
+		if rc == rcNone && !names.valid(name) {
 			rc = rcPropertyNameError
 		}
 		if rc != rcNone {
