@@ -300,8 +300,8 @@ const clientInstructionsCause = "Profiled with callgrind (2026-11-27, this tree,
 const syncThroughputCause = "Each synchronous put waits for the server's answer: PRODUCE's cost per message is the round " +
 	"trip plus the daemon's CPU, about 3.4 times the C loop's in instructions (see the client instructions row), and " +
 	"on a busy 2-core machine each answer also waits for a core for the thread blocked in MQPUT, for the server's " +
-	"goroutine and for the checkpoint's SQLite write. Runs of this tree on 2026-11-27 with a load average of 10–13 " +
-	"(other jobs on both cores) measured PRODUCE at 0.28–0.32 of the C loop while the Go bare loop, the same round " +
+	"goroutine and for the checkpoint's SQLite write. Runs on 2026-11-27 with a load average of 10–15 " +
+	"(other jobs on both cores) measured PRODUCE at 0.28–0.45 of the C loop while the Go bare loop, the same round " +
 	"trips without properties, checkpoints or HTTP, reached 0.85–0.96 of it; the previous report (load 1.1–1.7) had " +
 	"PRODUCE at 0.94 of the Go bare loop. Read it against the load average above; meeting 0.9 under load would take " +
 	"the daemon's per-message instructions near the C loop's (see that row) — or asynchronous puts, the default"
@@ -310,8 +310,8 @@ const syncThroughputCause = "Each synchronous put waits for the server's answer:
 // asynchronous PRODUCE missed 1.5 times the synchronous C loop.
 const asyncThroughputCause = "An asynchronous put costs no round trip, so PRODUCE's rate is bounded by the CPU of the " +
 	"daemon and of the server (about 21,700 instructions per message, the larger) sharing 2 cores, while the synchronous C loop is bounded by its round trips. " +
-	"Runs of this tree on 2026-11-27 with a load average of 10–13 measured 0.88 and 1.33 before the client library " +
-	"held asynchronous puts under syncpoint back (one send per ~30 puts since); meeting 1.5 on a loaded machine would " +
+	"Runs on 2026-11-27 with a load average of 10–15 measured 0.88 and 1.33 before the client library held " +
+	"asynchronous puts under syncpoint back (one send per ~30 puts since) and 1.86 after; meeting 1.5 on a loaded machine would " +
 	"take the server's per-put instructions down (it parses and stores each message through the embedded queue " +
 	"manager) as much as the client's"
 
