@@ -112,16 +112,16 @@ func instructionsPerMessage(b *testing.B, name string, vars map[string]string, t
 	p, out := startUnderCallgrind(b, name, vars)
 	produceAll(b, p, target, n) // warm-up: code translated, pools and buffers grown
 	pid := p.Cmd.Process.Pid
-	perMessage := countedPerMessage(b, pid, out, n, func(count int) { produceAll(b, p, target, count) })
+	perMessage := countedPerMessage(b, pid, out, n, countedPairs, func(count int) { produceAll(b, p, target, count) })
 	p.Stop(syscall.SIGTERM)
 	return perMessage
 }
 
-// countedPerMessage returns the median over countedPairs pairs of
+// countedPerMessage returns the median over pairs pairs of
 // (instructions(work(2n)) − instructions(work(n))) / n, counted by the
 // callgrind of process pid, which dumps to prefix.k; callgrind counts from
 // here on.
-func countedPerMessage(b *testing.B, pid int, prefix string, n int, work func(count int)) float64 {
+func countedPerMessage(b *testing.B, pid int, prefix string, n, pairs int, work func(count int)) float64 {
 	b.Helper()
 	callgrindControl(b, pid, "--instr=on")
 	measure := func(count int) float64 {
@@ -133,7 +133,7 @@ func countedPerMessage(b *testing.B, pid int, prefix string, n int, work func(co
 	// The median of three pairs: one pair disturbed by something else in
 	// the process does not move the figure.
 	var perMessage []float64
-	for range countedPairs {
+	for range pairs {
 		single := measure(n)
 		double := measure(2 * n)
 		perMessage = append(perMessage, (double-single)/float64(n))
