@@ -74,8 +74,9 @@ lint: tools mqstub
 	@$(GO) mod tidy -diff || { echo "go.mod or go.sum is not tidy: run go mod tidy"; exit 1; }
 	bash scripts/shellcheck.sh
 
-## bench: the benchmark report (bench/report.md, bench/report.json), with the services it needs
+## bench: the benchmark report (bench/report.md, bench/report.json), with the services it needs and valgrind
 bench:
+	bash scripts/valgrind.sh
 	bash scripts/with-services.sh $(GO) run ./bench -go $(GO) -out bench
 
 ## mqstub: build the IBM MQ client stub into .build/mqstub

@@ -20,6 +20,9 @@ type Run struct {
 	// connName, TLS, credentials); Queue is the queue the command names.
 	Target mq.Target
 	Queue  string
+	// AsyncPut lets PRODUCE put asynchronously where that is safe:
+	// non-persistent messages, or persistent ones under syncpoint.
+	AsyncPut bool
 	// AllowQueue refuses another queue of Target's queue manager that the
 	// target allowlist does not admit (REDRIVE's destinations); nil admits
 	// any.

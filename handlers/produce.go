@@ -17,14 +17,16 @@ import (
 // Bytes and FirstMsgID cover the whole command, earlier attempts included;
 // Elapsed, RatePerSec and LatencyMs cover this attempt's puts.
 type ProduceResult struct {
-	Enqueued     int       `json:"enqueued"`
-	Transactions int       `json:"transactions"`
-	Bytes        int64     `json:"bytes"`
-	Elapsed      string    `json:"elapsed"` // ISO 8601, e.g. "PT2.3S"
-	RatePerSec   float64   `json:"ratePerSec"`
-	LatencyMs    LatencyMs `json:"latencyMs"`
-	FirstMsgID   string    `json:"firstMsgId,omitempty"` // base64
-	LastMsgID    string    `json:"lastMsgId,omitempty"`  // base64
+	Enqueued     int     `json:"enqueued"`
+	Transactions int     `json:"transactions"`
+	Bytes        int64   `json:"bytes"`
+	Elapsed      string  `json:"elapsed"` // ISO 8601, e.g. "PT2.3S"
+	RatePerSec   float64 `json:"ratePerSec"`
+	// LatencyMs are the percentiles of a sample of this attempt's puts,
+	// each timed alone: the first 256, then every 16th.
+	LatencyMs  LatencyMs `json:"latencyMs"`
+	FirstMsgID string    `json:"firstMsgId,omitempty"` // base64
+	LastMsgID  string    `json:"lastMsgId,omitempty"`  // base64
 	// ResumedFrom is the count a previous attempt had checkpointed when this
 	// one took over. Messages after it that the previous attempt put but had
 	// not checkpointed were put again: at most one transaction with
@@ -44,10 +46,14 @@ type produceProgress struct {
 
 // producer is one PRODUCE attempt.
 type producer struct {
-	run     Run
-	count   int
-	txSize  int  // puts per commit, or per checkpoint without syncpoint
-	tx      bool // put under syncpoint
+	run    Run
+	count  int
+	txSize int  // puts per commit, or per checkpoint without syncpoint
+	tx     bool // put under syncpoint
+	// async puts without waiting for the queue manager's answer; the
+	// commit (under syncpoint) or the check before each checkpoint says
+	// whether they all succeeded, before any is counted.
+	async   bool
 	q       mq.Queue
 	conn    mq.Conn
 	md      *descriptor
@@ -130,11 +136,15 @@ func newProducer(run Run) (*producer, error) {
 	if err != nil {
 		return nil, err
 	}
+	tx := batch.Transaction.Enabled
 	return &producer{
-		run:     run,
-		count:   batch.Count,
-		txSize:  batch.Transaction.TxSize,
-		tx:      batch.Transaction.Enabled,
+		run:    run,
+		count:  batch.Count,
+		txSize: batch.Transaction.TxSize,
+		tx:     tx,
+		// A persistent message put asynchronously outside syncpoint could
+		// be lost with no commit to report it: those wait for the answer.
+		async:   run.AsyncPut && (tx || !md.msg.Persistent),
 		md:      md,
 		payload: pl,
 		pace:    newPacer(batch.RateLimitPerSec),
@@ -151,11 +161,19 @@ func newRNG() (*rand.ChaCha8, error) {
 	return rand.NewChaCha8(seed), nil
 }
 
+// PRODUCE times a sample of its puts for latencyMs: the first
+// latencyTimedFirst of an attempt, then every latencySampleEvery-th. Two
+// clock reads per timed put cost about as much as a put on the in-process
+// queue manager, so timing every put would halve its rate.
+const (
+	latencyTimedFirst  = 256
+	latencySampleEvery = 16
+)
+
 // putAll puts the messages not yet checkpointed and returns how many this
 // attempt put. On failure the open unit of work is backed out.
 func (p *producer) putAll(ctx context.Context) (int, error) {
 	put := 0
-	p.lat.restart()
 	for seq := p.done.Committed + 1; seq <= p.count; seq++ {
 		if p.uow == nil {
 			p.uow = beginUnit(ctx, p.run, "put")
@@ -164,13 +182,16 @@ func (p *producer) putAll(ctx context.Context) (int, error) {
 		if err := p.pace.wait(ctx); err != nil {
 			return put, p.abort(ctx, fmt.Errorf("produce: stopped before message %d of %d: %w", seq, p.count, err))
 		}
-		if p.pace.paced() {
-			p.lat.restart()
-		}
 		body := p.payload.next(int64(seq))
 		msg := p.md.next(body, p.payload.format)
-		res, err := p.q.Put(ctx, msg, mq.PutOptions{Syncpoint: p.tx})
-		p.lat.lap() // includes building the message: nanoseconds, below the histogram's 1 µs
+		timed := put < latencyTimedFirst || put%latencySampleEvery == 0
+		if timed {
+			p.lat.restart()
+		}
+		res, err := p.q.Put(ctx, msg, mq.PutOptions{Syncpoint: p.tx, Async: p.async})
+		if timed {
+			p.lat.lap()
+		}
 		if err != nil {
 			err = syncpointLimitHint(err, "batch.transaction.txSize", p.txSize)
 			return put, p.abort(ctx, fmt.Errorf("produce: put message %d of %d: %w", seq, p.count, withCause(ctx, err)))
@@ -191,7 +212,6 @@ func (p *producer) putAll(ctx context.Context) (int, error) {
 			if err != nil {
 				return put, err
 			}
-			p.lat.restart()
 		}
 	}
 	return put, p.awaitCheckpoint()
@@ -205,6 +225,12 @@ func (p *producer) putAll(ctx context.Context) (int, error) {
 // the next commit waits for it — so the store's round trip costs the put
 // rate nothing and a takeover still repeats at most one transaction.
 func (p *producer) settle(ctx context.Context) error {
+	if p.async && !p.tx {
+		// No commit reports these puts: ask before counting them.
+		if err := mq.CheckAsyncPuts(ctx, p.conn); err != nil {
+			return fmt.Errorf("produce: messages %d to %d, put asynchronously: %w", p.done.Committed+1, p.done.Committed+p.pending, withCause(ctx, err))
+		}
+	}
 	if p.tx {
 		if err := p.awaitCheckpoint(); err != nil {
 			return backout(ctx, p.conn, err)

@@ -24,8 +24,10 @@ import (
 type cpuCase struct {
 	name string
 	// setup starts what the backend needs outside the daemon (a queue
-	// manager server) and returns the daemon's settings and target.
-	setup func(b *testing.B) (vars map[string]string, target string)
+	// manager server) and returns the daemon's settings and target, and
+	// more (nil: none), which measures the case's other figures once per
+	// repetition, by unit.
+	setup func(b *testing.B) (vars map[string]string, target string, more func(b *testing.B) map[string]float64)
 	// counted is N for the instruction count (PRODUCEs of N and 2N under
 	// callgrind); timed is the PRODUCE whose CPU time is read.
 	counted, timed int
@@ -35,8 +37,8 @@ type cpuCase struct {
 // client against the project's queue manager server (cpu_ibmmq_bench_test.go).
 var cpuCases = []cpuCase{{
 	name: "embedded",
-	setup: func(*testing.B) (map[string]string, string) {
-		return embeddedProcessVars, `"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"}`
+	setup: func(*testing.B) (map[string]string, string, func(*testing.B) map[string]float64) {
+		return embeddedProcessVars, `"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"}`, nil
 	},
 	counted: 20_000, timed: 500_000,
 }}
@@ -63,14 +65,23 @@ func BenchmarkProduceCPU(b *testing.B) {
 	}
 	for _, c := range cpuCases {
 		b.Run(c.name, func(b *testing.B) {
-			vars, target := c.setup(b)
+			vars, target, more := c.setup(b)
 			var instructions, cpuNs float64
+			sums := map[string]float64{}
 			for i := range b.N {
 				instructions += instructionsPerMessage(b, fmt.Sprintf("cpu-%s-%d-callgrind", c.name, i), vars, target, c.counted)
 				cpuNs += cpuNanosPerMessage(b, fmt.Sprintf("cpu-%s-%d", c.name, i), vars, target, c.timed)
+				if more != nil {
+					for unit, v := range more(b) {
+						sums[unit] += v
+					}
+				}
 			}
 			b.ReportMetric(instructions/float64(b.N), "instructions/msg")
 			b.ReportMetric(cpuNs/float64(b.N), "cpu-ns/msg")
+			for unit, sum := range sums {
+				b.ReportMetric(sum/float64(b.N), unit)
+			}
 		})
 	}
 }
@@ -100,26 +111,51 @@ func instructionsPerMessage(b *testing.B, name string, vars map[string]string, t
 	b.Helper()
 	p, out := startUnderCallgrind(b, name, vars)
 	produceAll(b, p, target, n) // warm-up: code translated, pools and buffers grown
-	callgrindControl(b, p, "--instr=on")
-	dumps := 0
+	pid := p.Cmd.Process.Pid
+	perMessage := countedPerMessage(b, pid, out, n, countedPairs, func(count int) { produceAll(b, p, target, count) })
+	p.Stop(syscall.SIGTERM)
+	return perMessage
+}
+
+// countedPerMessage returns the median over pairs pairs of
+// (instructions(work(2n)) − instructions(work(n))) / n, counted by the
+// callgrind of process pid, which dumps to prefix.k; callgrind counts from
+// here on.
+func countedPerMessage(b *testing.B, pid int, prefix string, n, pairs int, work func(count int)) float64 {
+	b.Helper()
+	callgrindControl(b, pid, "--instr=on")
 	measure := func(count int) float64 {
-		callgrindControl(b, p, "--zero")
-		produceAll(b, p, target, count)
-		callgrindControl(b, p, "--dump")
-		dumps++
-		return dumpInstructions(b, fmt.Sprintf("%s.%d", out, dumps))
+		callgrindControl(b, pid, "--zero")
+		work(count)
+		callgrindControl(b, pid, "--dump")
+		return dumpInstructions(b, lastDump(b, prefix))
 	}
 	// The median of three pairs: one pair disturbed by something else in
 	// the process does not move the figure.
 	var perMessage []float64
-	for range countedPairs {
+	for range pairs {
 		single := measure(n)
 		double := measure(2 * n)
 		perMessage = append(perMessage, (double-single)/float64(n))
 	}
-	p.Stop(syscall.SIGTERM)
 	slices.Sort(perMessage)
 	return perMessage[len(perMessage)/2]
+}
+
+// lastDump is the newest of callgrind's dumps prefix.1, prefix.2, ...
+func lastDump(b *testing.B, prefix string) string {
+	b.Helper()
+	last, path := 0, ""
+	matches, _ := filepath.Glob(prefix + ".*")
+	for _, m := range matches {
+		if k, err := strconv.Atoi(strings.TrimPrefix(m, prefix+".")); err == nil && k > last {
+			last, path = k, m
+		}
+	}
+	if path == "" {
+		b.Fatalf("no callgrind dump %s.k", prefix)
+	}
+	return path
 }
 
 // countedPairs is how many PRODUCEs of n and 2n instructionsPerMessage
@@ -140,19 +176,30 @@ const countedPairs = 3
 // in cpu-ns/msg.
 func startUnderCallgrind(b *testing.B, name string, vars map[string]string) (*daemontest.Process, string) {
 	b.Helper()
-	out := filepath.Join(b.TempDir(), "callgrind.out")
+	wrapper, out := callgrindWrapper(b)
 	all := maps.Clone(vars)
-	all["GODEBUG"], all["GOGC"] = "asyncpreemptoff=1", "off"
-	p := daemontest.StartUnder(b, []string{"valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=" + out},
-		name, all, 2*time.Minute)
+	maps.Copy(all, goUnderCallgrind)
+	p := daemontest.StartUnder(b, wrapper, name, all, 2*time.Minute)
 	return p, out
 }
 
-// callgrindControl sends one callgrind_control command to p's valgrind.
-func callgrindControl(b *testing.B, p *daemontest.Process, command string) {
+// goUnderCallgrind is the environment a Go program needs under callgrind
+// (see startUnderCallgrind).
+var goUnderCallgrind = map[string]string{"GODEBUG": "asyncpreemptoff=1", "GOGC": "off"}
+
+// callgrindWrapper is valgrind's callgrind counting nothing until told
+// (--instr-atstart=no), and the prefix of its dump files.
+func callgrindWrapper(b *testing.B) ([]string, string) {
+	out := filepath.Join(b.TempDir(), "callgrind.out")
+	return []string{"valgrind", "--tool=callgrind", "--instr-atstart=no", "--callgrind-out-file=" + out}, out
+}
+
+// callgrindControl sends one callgrind_control command to the valgrind
+// of process pid.
+func callgrindControl(b *testing.B, pid int, command string) {
 	b.Helper()
 	// callgrind_control exits 0 even when it reaches no valgrind.
-	out, err := exec.Command("callgrind_control", command, strconv.Itoa(p.Cmd.Process.Pid)).CombinedOutput()
+	out, err := exec.Command("callgrind_control", command, strconv.Itoa(pid)).CombinedOutput()
 	if err != nil || bytes.Contains(out, []byte("Error")) {
 		b.Fatalf("callgrind_control %s: %v\n%s", command, err, out)
 	}

@@ -21,18 +21,18 @@ func init() {
 	overheadCases = append(overheadCases,
 		overheadCase{
 			name: "ibmmq-stub", count: 5000, commands: 10,
-			backend: func(b *testing.B) mq.Backend {
+			backend: func(b *testing.B) (mq.Backend, *daemontest.MQServer) {
 				srv := mqsimtest.Start(b)
 				b.Setenv("MQSERVER", srv.MQSERVER()) // the benchmark's targets name no host
-				return ibmmq.New()
+				return ibmmq.New(), nil
 			},
 		},
 		overheadCase{
 			name: "ibmmq-mqserver", count: 5000, commands: 10,
-			backend: func(b *testing.B) mq.Backend {
+			backend: func(b *testing.B) (mq.Backend, *daemontest.MQServer) {
 				srv := daemontest.StartMQServer(b)
 				b.Setenv("MQSERVER", mqsimtest.Channel+"/TCP/"+srv.ConnName())
-				return ibmmq.New()
+				return ibmmq.New(), srv
 			},
 		})
 }

@@ -246,7 +246,7 @@ func (x *Executor) run(ctx context.Context, j *job, handler handlers.Handler, cl
 	defer x.running.Add(live)()
 	stored := &checkpoints{last: lease.Progress()}
 	run := handlers.Run{
-		Command: cmd, Target: j.target.Target, Queue: j.target.Queue, AllowQueue: j.target.AllowQueue, Conns: x.Conns,
+		Command: cmd, Target: j.target.Target, Queue: j.target.Queue, AsyncPut: j.target.AsyncPut, AllowQueue: j.target.AllowQueue, Conns: x.Conns,
 		Progress: lease.Progress(), Metrics: x.Metrics, Key: j.dec.IdempotencyKey, Tenant: j.tenant.Name,
 		Checkpoint: func(ctx context.Context, progress string) error {
 			stored.ask(progress)

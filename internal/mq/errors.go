@@ -20,6 +20,7 @@ const (
 	VerbBackout    Verb = "MQBACK"
 	VerbInquire    Verb = "MQINQ"
 	VerbSetProp    Verb = "MQSETMP"
+	VerbStatus     Verb = "MQSTAT"
 )
 
 // Error is a failed (or warned) MQI call. Every backend returns *Error for

@@ -126,6 +126,13 @@ type PutOptions struct {
 	// Syncpoint puts the message in the connection's unit of work: it is
 	// invisible to getters until Commit and vanishes on Backout.
 	Syncpoint bool
+	// Async lets Put return before the queue manager has answered (IBM MQ's
+	// MQPMO_ASYNC_RESPONSE): the PutResult then holds the MsgId the client
+	// made but no PutTime, and a failed put is reported later — by the
+	// connection's next Commit, which then backs the unit of work out, or
+	// by CheckAsyncPuts. Backends without asynchronous puts put
+	// synchronously.
+	Async bool
 }
 
 // PutResult carries the MQMD output fields of a put.

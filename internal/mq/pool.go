@@ -417,19 +417,23 @@ func (p *Pool) release(tp *targetPool, conn Conn, broken bool) {
 // unfinished unit of work (so the next borrower cannot commit it) and
 // returns the connection to the pool, or discards it if it broke.
 type PooledConn struct {
-	pool     *Pool
-	tp       *targetPool
-	conn     Conn
-	queues   []*pooledQueue
-	inUOW    bool
-	broken   bool
-	released bool
+	pool   *Pool
+	tp     *targetPool
+	conn   Conn
+	queues []*pooledQueue
+	inUOW  bool
+	// asyncUnchecked: asynchronous puts since the last Commit, Backout or
+	// CheckAsyncPuts.
+	asyncUnchecked bool
+	broken         bool
+	released       bool
 }
 
 var (
-	_ Conn         = (*PooledConn)(nil)
-	_ ProcessBound = (*PooledConn)(nil)
-	_ ProcessBound = (*Pool)(nil)
+	_ Conn            = (*PooledConn)(nil)
+	_ ProcessBound    = (*PooledConn)(nil)
+	_ ProcessBound    = (*Pool)(nil)
+	_ AsyncPutChecker = (*PooledConn)(nil)
 )
 
 // observe marks the connection broken when err says so and returns err.
@@ -481,15 +485,25 @@ func (pc *PooledConn) Commit(ctx context.Context) error {
 	if pc.released {
 		return NewError(VerbCommit, "", ReasonHconnError)
 	}
-	pc.inUOW = false
+	pc.inUOW, pc.asyncUnchecked = false, false
 	return pc.observe(pc.conn.Commit(ctx))
+}
+
+// CheckAsyncPuts reports the asynchronous puts since the last check (see
+// AsyncPutChecker); nil when the backend's puts are never asynchronous.
+func (pc *PooledConn) CheckAsyncPuts(ctx context.Context) error {
+	if pc.released {
+		return NewError(VerbPut, "", ReasonHconnError)
+	}
+	pc.asyncUnchecked = false
+	return pc.observe(CheckAsyncPuts(ctx, pc.conn))
 }
 
 func (pc *PooledConn) Backout(ctx context.Context) error {
 	if pc.released {
 		return NewError(VerbBackout, "", ReasonHconnError)
 	}
-	pc.inUOW = false
+	pc.inUOW, pc.asyncUnchecked = false, false
 	return pc.observe(pc.conn.Backout(ctx))
 }
 
@@ -506,6 +520,13 @@ func (pc *PooledConn) Close() error {
 	}
 	if pc.inUOW && !pc.broken {
 		if err := pc.conn.Backout(context.Background()); err != nil {
+			pc.broken = true
+		}
+	}
+	// Outcomes of asynchronous puts nobody asked for must not reach the
+	// next borrower's check; a connection that cannot say is dropped.
+	if pc.asyncUnchecked && !pc.broken {
+		if err := CheckAsyncPuts(context.Background(), pc.conn); err != nil {
 			pc.broken = true
 		}
 	}
@@ -533,6 +554,9 @@ func (pq *pooledQueue) Name() string { return pq.q.Name() }
 func (pq *pooledQueue) Put(ctx context.Context, msg *Message, opts PutOptions) (PutResult, error) {
 	if opts.Syncpoint {
 		pq.pc.inUOW = true
+	}
+	if opts.Async {
+		pq.pc.asyncUnchecked = true
 	}
 	res, err := pq.q.Put(ctx, msg, opts)
 	return res, pq.pc.observe(err)

@@ -74,6 +74,24 @@ type Conn interface {
 	Close() error
 }
 
+// AsyncPutChecker is a connection whose puts may be asynchronous
+// (PutOptions.Async).
+type AsyncPutChecker interface {
+	// CheckAsyncPuts asks the queue manager how the asynchronous puts since
+	// the last check went (MQSTAT) and fails, with the first failure's
+	// reason, when any of them failed.
+	CheckAsyncPuts(ctx context.Context) error
+}
+
+// CheckAsyncPuts is conn's CheckAsyncPuts; nil for a connection whose puts
+// are never asynchronous.
+func CheckAsyncPuts(ctx context.Context, conn Conn) error {
+	if c, ok := conn.(AsyncPutChecker); ok {
+		return c.CheckAsyncPuts(ctx)
+	}
+	return nil
+}
+
 // Queue is an open queue handle (hObj).
 type Queue interface {
 	// Name is the queue name as opened, or the temporary dynamic queue's

@@ -16,10 +16,13 @@ import (
 // desc tags: see internal/config); Config turns it into what a Resolver
 // uses.
 type Settings struct {
-	AllowInline *bool                    `yaml:"allowInline" desc:"Accept inline targets in commands (else only targetRef profiles), within targets.inline" default:"true in embedded mode, false in aws mode"`
-	Inline      Allowlist                `yaml:"inline"`
-	RateLimit   RateLimitConfig          `yaml:"rateLimit"`
-	Profiles    map[string]ProfileConfig `yaml:"profiles"`
+	AllowInline *bool           `yaml:"allowInline" desc:"Accept inline targets in commands (else only targetRef profiles), within targets.inline" default:"true in embedded mode, false in aws mode"`
+	Inline      Allowlist       `yaml:"inline"`
+	RateLimit   RateLimitConfig `yaml:"rateLimit"`
+	// SyncPut turns asynchronous puts off for inline targets and for the
+	// profiles that do not say.
+	SyncPut  bool                     `yaml:"syncPut" desc:"PRODUCE waits for the queue manager's answer to every put on inline targets and on profiles without their own syncPut (ibmmq; by default it puts with MQPMO_ASYNC_RESPONSE where that is safe and checks MQSTAT before each commit and checkpoint)"`
+	Profiles map[string]ProfileConfig `yaml:"profiles"`
 }
 
 // RateLimitConfig is a token bucket of commands per target; over it, HTTP
@@ -47,6 +50,7 @@ type ProfileConfig struct {
 	Auth          AuthConfig       `yaml:"auth"`
 	AllowedQueues []string         `yaml:"allowedQueues" desc:"Queue name patterns (* and ?) commands may name besides queue (empty = only queue)"`
 	RateLimit     ProfileRateLimit `yaml:"rateLimit"`
+	SyncPut       *bool            `yaml:"syncPut" desc:"PRODUCE waits for the queue manager's answer to every put on this profile (default: targets.syncPut)"`
 }
 
 // SSLConfig is channel TLS.
@@ -72,12 +76,16 @@ func (s Settings) InlineAllowed() bool { return s.AllowInline != nil && *s.Allow
 // resolving references and connectsNowhere saying the MQ backend is
 // in-process.
 func (s Settings) Config(secrets *secrets.Resolver, connectsNowhere bool) Config {
-	c := Config{AllowInline: s.InlineAllowed(), Inline: s.Inline, Profiles: make(map[string]Profile, len(s.Profiles)),
+	c := Config{AllowInline: s.InlineAllowed(), Inline: s.Inline, Profiles: make(map[string]Profile, len(s.Profiles)), SyncPut: s.SyncPut,
 		RateLimit: Rate{PerSecond: float64(s.RateLimit.CommandsPerSecond), Burst: s.RateLimit.Burst},
 		Secrets:   secrets, ConnectsNowhere: connectsNowhere}
 	for name, p := range s.Profiles {
 		tp := Profile{QueueManager: p.QueueManager, Queue: p.Queue, Channel: p.Channel, ConnName: p.ConnName,
-			CCDTURL: p.CCDTURL, User: p.Auth.User, PasswordRef: p.Auth.PasswordRef, AllowedQueues: p.AllowedQueues}
+			CCDTURL: p.CCDTURL, User: p.Auth.User, PasswordRef: p.Auth.PasswordRef, AllowedQueues: p.AllowedQueues,
+			SyncPut: s.SyncPut}
+		if p.SyncPut != nil {
+			tp.SyncPut = *p.SyncPut
+		}
 		if p.SSL.Enabled {
 			tp.CipherSpec, tp.KeyStoreRef = p.SSL.CipherSpec, p.SSL.KeyStoreRef
 		}

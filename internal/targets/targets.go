@@ -35,6 +35,8 @@ type Profile struct {
 	AllowedQueues []string
 	// RateLimit overrides Config.RateLimit for this profile.
 	RateLimit *Rate
+	// SyncPut turns asynchronous puts off for commands on this profile.
+	SyncPut bool
 }
 
 // Allowlist says what inline targets may name; it is the targets.inline
@@ -64,6 +66,8 @@ type Config struct {
 	Profiles    map[string]Profile
 	// RateLimit applies to every target without its own; zero is unlimited.
 	RateLimit Rate
+	// SyncPut turns asynchronous puts off for inline targets.
+	SyncPut bool
 	// Secrets resolves password and key repository references.
 	Secrets *secrets.Resolver
 	// ConnectsNowhere says the MQ backend is in-process (embedded): an
@@ -76,6 +80,10 @@ type Config struct {
 type Resolved struct {
 	Target mq.Target
 	Queue  string
+	// AsyncPut lets PRODUCE put asynchronously where that is safe (see
+	// mq.PutOptions.Async): unless the profile, or for an inline target the
+	// configuration, turned it off.
+	AsyncPut bool
 	// limitKey names the token bucket: the profile, or the inline queue
 	// manager and connection.
 	limitKey string
@@ -171,6 +179,7 @@ func (r *Resolver) Resolve(ctx context.Context, cmd command.Command) (Resolved, 
 	}
 	res.limitKey = "inline\x00" + res.Target.QueueManager + "\x00" + res.Target.ConnName + "\x00" + res.Target.CCDTURL
 	res.rate = r.cfg.RateLimit
+	res.AsyncPut = !r.cfg.SyncPut
 	return res, nil
 }
 
@@ -201,6 +210,7 @@ func (r *Resolver) resolveRef(ctx context.Context, cmd command.Command) (Resolve
 	}
 	res.limitKey = "profile\x00" + cmd.TargetRef
 	res.rate = r.cfg.RateLimit
+	res.AsyncPut = !p.SyncPut
 	if p.RateLimit != nil {
 		res.rate = *p.RateLimit
 	}

@@ -28,8 +28,12 @@ type MQServer struct {
 	Port   string
 	log    string
 	config string // the -config file, if any
-	cmd    *exec.Cmd
-	done   chan struct{}
+	// wrapper runs the server under another program (valgrind), with env
+	// added to its environment; such a server gets a minute to listen.
+	wrapper []string
+	env     []string
+	cmd     *exec.Cmd
+	done    chan struct{}
 }
 
 // StartMQServer builds ./cmd/mqserver once per test binary and starts it on
@@ -44,6 +48,22 @@ func StartMQServer(t testing.TB) *MQServer {
 // for one.
 func StartMQServerConfig(t testing.TB, yaml string) *MQServer {
 	t.Helper()
+	return startMQServer(t, yaml, nil, nil)
+}
+
+// StartMQServerUnder is StartMQServer with the server run under wrapper
+// (valgrind's callgrind, say), env added to its environment.
+func StartMQServerUnder(t testing.TB, wrapper []string, env map[string]string) *MQServer {
+	t.Helper()
+	var vars []string
+	for k, v := range env {
+		vars = append(vars, k+"="+v)
+	}
+	return startMQServer(t, "", wrapper, vars)
+}
+
+func startMQServer(t testing.TB, yaml string, wrapper, env []string) *MQServer {
+	t.Helper()
 	serverBinary.once.Do(func() {
 		serverBinary.path, serverBinary.err = buildCommand("./cmd/mqserver", "mqserver", "")
 	})
@@ -55,7 +75,7 @@ func StartMQServerConfig(t testing.TB, yaml string) *MQServer {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	s := &MQServer{Port: port, log: filepath.Join(dir, "mqserver.log")}
+	s := &MQServer{Port: port, log: filepath.Join(dir, "mqserver.log"), wrapper: wrapper, env: env}
 	if yaml != "" {
 		s.config = filepath.Join(dir, "mqserver.yaml")
 		if err := os.WriteFile(s.config, []byte(yaml), 0o600); err != nil {
@@ -82,7 +102,7 @@ func (s *MQServer) Target(queue string) string {
 }
 
 // Up starts the server on its port and returns once it listens. It fails t
-// if the server is already running or does not start within 10 s.
+// if the server is already running or does not start within 10 s (a minute under a wrapper).
 func (s *MQServer) Up(t testing.TB) {
 	t.Helper()
 	if s.cmd != nil {
@@ -97,7 +117,11 @@ func (s *MQServer) Up(t testing.TB) {
 	if s.config != "" {
 		args = append(args, "-config", s.config)
 	}
-	cmd := exec.Command(serverBinary.path, args...)
+	argv := append(append(append([]string{}, s.wrapper...), serverBinary.path), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	if s.env != nil {
+		cmd.Env = append(os.Environ(), s.env...)
+	}
 	cmd.Stderr = logFile
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -126,6 +150,10 @@ func (s *MQServer) Up(t testing.TB) {
 		}
 	}()
 	s.cmd, s.done = cmd, make(chan struct{})
+	within := 10 * time.Second
+	if s.wrapper != nil {
+		within = time.Minute
+	}
 	go func(done chan struct{}) {
 		_ = cmd.Wait()
 		close(done)
@@ -137,10 +165,13 @@ func (s *MQServer) Up(t testing.TB) {
 			s.cmd = nil
 			t.Fatalf("mqserver exited before it listened:\n%s", LogTail(s.log, 4<<10))
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("mqserver not listening within 10s:\n%s", LogTail(s.log, 4<<10))
+	case <-time.After(within):
+		t.Fatalf("mqserver not listening within %s:\n%s", within, LogTail(s.log, 4<<10))
 	}
 }
+
+// Pid is the running server's process id (its wrapper's, under one).
+func (s *MQServer) Pid() int { return s.cmd.Process.Pid }
 
 // Down kills the server with SIGKILL, as a crash would: its clients'
 // connections drop and its messages are gone. Down on a stopped server

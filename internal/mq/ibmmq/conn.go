@@ -5,6 +5,7 @@ package ibmmq
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 
@@ -23,6 +24,9 @@ type conn struct {
 	channel string
 	log     *slog.Logger
 	closed  bool
+	// asyncPuts counts the asynchronous puts (MQPMO_ASYNC_RESPONSE) since
+	// the last MQSTAT.
+	asyncPuts int
 }
 
 // warned logs err when it is a warning, which the caller treats as success.
@@ -129,16 +133,55 @@ func stringAttr(attrs map[int32]any, selector int32) string {
 	return v
 }
 
-// Commit commits the unit of work with MQCMIT.
-func (c *conn) Commit(context.Context) error {
+// Commit commits the unit of work with MQCMIT. After asynchronous puts it
+// first asks MQSTAT how they went: when any failed it backs the unit of
+// work out (MQCMIT would commit the others: a failed non-persistent put
+// does not spoil the unit of work) and fails with the first failure's
+// reason, so no commit ever hides a lost put.
+func (c *conn) Commit(ctx context.Context) error {
+	if err := c.CheckAsyncPuts(ctx); err != nil {
+		if berr := c.Backout(ctx); berr != nil {
+			return errors.Join(err, berr)
+		}
+		return fmt.Errorf("%w; the unit of work was backed out", err)
+	}
 	if err := c.qm.Cmit(); err != nil {
 		return mqError(mq.VerbCommit, c.qmName, err)
 	}
 	return nil
 }
 
-// Backout backs the unit of work out with MQBACK.
-func (c *conn) Backout(context.Context) error {
+// CheckAsyncPuts asks MQSTAT (MQSTAT_TYPE_ASYNC_ERROR) how the asynchronous
+// puts since the last check went, which also resets the queue manager's
+// counts. It fails with the first failure's reason when any failed; a
+// warning (the message is on the queue) is logged.
+func (c *conn) CheckAsyncPuts(context.Context) error {
+	if c.asyncPuts == 0 {
+		return nil
+	}
+	sent := c.asyncPuts
+	c.asyncPuts = 0
+	sts := mqi.NewMQSTS()
+	if err := c.qm.Stat(mqi.MQSTAT_TYPE_ASYNC_ERROR, sts); err != nil {
+		return mqError(mq.VerbStatus, c.qmName, err)
+	}
+	if sts.PutFailureCount > 0 {
+		e := mq.NewError(mq.VerbPut, strings.TrimSpace(sts.ObjectName), mq.Reason(sts.Reason))
+		e.Err = fmt.Errorf("%d of %d asynchronous puts failed", sts.PutFailureCount, sent)
+		return e
+	}
+	if sts.PutWarningCount > 0 {
+		c.log.Warn("mq: asynchronous puts completed with a warning", "object", strings.TrimSpace(sts.ObjectName),
+			"count", sts.PutWarningCount, "reason", mq.Reason(sts.Reason).String())
+	}
+	return nil
+}
+
+// Backout backs the unit of work out with MQBACK. Outcomes of asynchronous
+// puts not yet asked for are discarded with it (MQSTAT resets them), so a
+// later check does not report puts that were backed out.
+func (c *conn) Backout(ctx context.Context) error {
+	_ = c.CheckAsyncPuts(ctx) // the puts are gone either way
 	if err := c.qm.Back(); err != nil {
 		return mqError(mq.VerbBackout, c.qmName, err)
 	}

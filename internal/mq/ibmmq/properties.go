@@ -68,6 +68,9 @@ func (p *propertyHandle) set(props mq.Properties) (mqi.MQMessageHandle, error) {
 	if err != nil {
 		return h, err
 	}
+	if p.holdsAll(props) {
+		return h, nil // the usual put of a loop: one pass, no MQI call
+	}
 	for name, value := range props {
 		if !p.holds(name, value) {
 			if err := mq.ValidateProperty(name, value); err != nil {
@@ -100,6 +103,19 @@ func (p *propertyHandle) set(props mq.Properties) (mqi.MQMessageHandle, error) {
 		p.onHandle[name] = value
 	}
 	return h, nil
+}
+
+// holdsAll reports whether the handle has exactly props.
+func (p *propertyHandle) holdsAll(props mq.Properties) bool {
+	if len(props) != len(p.onHandle) {
+		return false
+	}
+	for name, value := range props {
+		if !p.holds(name, value) {
+			return false
+		}
+	}
+	return true
 }
 
 // holds reports whether the handle has property name with value.

@@ -27,6 +27,9 @@ type queue struct {
 	recv     []byte // receives messages larger than the caller's Payload; grows, never shrinks
 	putProps *propertyHandle
 	getProps *propertyHandle
+	// putter makes the puts while the queue is open; nil: the binding's
+	// MQPUT does.
+	putter *putter
 }
 
 var _ mq.Queue = (*queue)(nil)
@@ -40,6 +43,7 @@ func newQueue(c *conn, obj mqi.MQObject, name string) *queue {
 		gmo:      mqi.NewMQGMO(),
 		putProps: newPropertyHandle(&c.qm, name),
 		getProps: newPropertyHandle(&c.qm, name),
+		putter:   newPutter(&c.qm, obj),
 	}
 }
 
@@ -50,8 +54,6 @@ func (q *queue) Put(_ context.Context, msg *mq.Message, opts mq.PutOptions) (mq.
 	if err := validatePut(msg, q.name); err != nil {
 		return mq.PutResult{}, err
 	}
-	md := q.desc.reset()
-	setPutFields(md, msg)
 	pmo := q.pmo
 	pmo.Options = mqi.MQPMO_NO_SYNCPOINT | mqi.MQPMO_FAIL_IF_QUIESCING
 	if opts.Syncpoint {
@@ -59,6 +61,12 @@ func (q *queue) Put(_ context.Context, msg *mq.Message, opts mq.PutOptions) (mq.
 	}
 	if msg.MsgID.IsZero() {
 		pmo.Options |= mqi.MQPMO_NEW_MSG_ID
+	}
+	if opts.Async {
+		// The queue manager answers nothing: the connection's next
+		// MQSTAT (Commit, Backout, CheckAsyncPuts) says how it went.
+		pmo.Options |= mqi.MQPMO_ASYNC_RESPONSE
+		q.conn.asyncPuts++
 	}
 	pmo.OriginalMsgHandle = mqi.MQMessageHandle{}
 	if len(msg.Properties) > 0 {
@@ -68,7 +76,19 @@ func (q *queue) Put(_ context.Context, msg *mq.Message, opts mq.PutOptions) (mq.
 		}
 		pmo.OriginalMsgHandle = h
 	}
-	if err := q.obj.Put(md, pmo, msg.Payload); err != nil {
+	var res mq.PutResult
+	var err error
+	if q.putter != nil {
+		res, err = q.putter.put(msg, pmo.Options, pmo.OriginalMsgHandle)
+	} else {
+		md := q.desc.reset()
+		setPutFields(md, msg)
+		if err = q.obj.Put(md, pmo, msg.Payload); err == nil || isWarning(err) {
+			res.PutTime = md.PutDateTime
+			copy(res.MsgID[:], md.MsgId)
+		}
+	}
+	if err != nil {
 		if !isWarning(err) {
 			return mq.PutResult{}, mqError(mq.VerbPut, q.name, err)
 		}
@@ -77,8 +97,6 @@ func (q *queue) Put(_ context.Context, msg *mq.Message, opts mq.PutOptions) (mq.
 		// it put again.
 		q.conn.warned(mq.VerbPut, q.name, err)
 	}
-	res := mq.PutResult{PutTime: md.PutDateTime}
-	copy(res.MsgID[:], md.MsgId)
 	return res, nil
 }
 
@@ -263,6 +281,10 @@ var typeSelectors = map[mq.QueueType][]int32{
 func (q *queue) Close() error {
 	if err := closeObject(&q.obj, q.name); err != nil {
 		return err
+	}
+	if q.putter != nil {
+		q.putter.free()
+		q.putter = nil
 	}
 	return errors.Join(q.putProps.release(), q.getProps.release())
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
 	"github.com/mqprobe/mqprobe/internal/mq/embedded"
@@ -49,21 +50,38 @@ type md struct {
 	OriginalLength   int32
 }
 
+// mdIsWireLayout: on a little-endian machine md's memory is the wire's
+// MQMD byte for byte (int32 fields at multiples of 4, no padding), so an
+// MQMD is copied rather than walked field by field through reflection,
+// which cost a put most of the server's instructions.
+var mdIsWireLayout = unsafe.Sizeof(md{}) == mdLength && binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
 func decodeMD(d *decoder) md {
 	var m md
 	if b := d.take(mdLength); b != nil {
-		_, _ = binary.Decode(b, binary.LittleEndian, &m) // cannot fail: b is the struct's size
+		if mdIsWireLayout {
+			copy(mdBytes(&m), b)
+		} else {
+			_, _ = binary.Decode(b, binary.LittleEndian, &m) // cannot fail: b is the struct's size
+		}
 	}
 	return m
 }
 
 func (e *encoder) md(m *md) {
+	if mdIsWireLayout {
+		e.buf = append(e.buf, mdBytes(m)...)
+		return
+	}
 	var err error
 	e.buf, err = binary.Append(e.buf, binary.LittleEndian, m)
 	if err != nil {
 		panic("mqserver: MQMD does not encode: " + err.Error()) // fixed-size struct: cannot happen
 	}
 }
+
+// mdBytes is m's memory (see mdIsWireLayout).
+func mdBytes(m *md) []byte { return unsafe.Slice((*byte)(unsafe.Pointer(m)), mdLength) }
 
 // defaultMD is MQMD_DEFAULT as a reply's template.
 func defaultMD() md {
@@ -150,7 +168,29 @@ func gotMD(msg *mq.Message, d *embedded.Descriptor, qmgrCCSID int32) md {
 // decodeProps reads a props field into mq.Properties and the order of its
 // names; a later property of the same name replaces an earlier one. It
 // returns the reason code for a name or type MQSETMP would refuse.
-func decodeProps(d *decoder) (mq.Properties, []string, int32) {
+// nameCache remembers the last few property names that passed
+// mq.CheckPropertyName, so a put loop's names are checked once.
+type nameCache struct {
+	names [8]string
+	next  int
+}
+
+// valid reports whether name is a valid property name.
+func (c *nameCache) valid(name string) bool {
+	for _, n := range c.names {
+		if n == name && n != "" {
+			return true
+		}
+	}
+	if mq.CheckPropertyName(name) != nil {
+		return false
+	}
+	c.names[c.next] = name
+	c.next = (c.next + 1) % len(c.names)
+	return true
+}
+
+func decodeProps(d *decoder, names *nameCache) (mq.Properties, []string, int32) {
 	n := d.count()
 	if n == 0 || d.err != nil {
 		return nil, nil, rcNone
@@ -166,7 +206,7 @@ func decodeProps(d *decoder) (mq.Properties, []string, int32) {
 			return nil, nil, rcNone
 		}
 		v, rc := propertyValue(typ, raw)
-		if rc == rcNone && mq.CheckPropertyName(name) != nil {
+		if rc == rcNone && !names.valid(name) {
 			rc = rcPropertyNameError
 		}
 		if rc != rcNone {
@@ -183,12 +223,14 @@ func decodeProps(d *decoder) (mq.Properties, []string, int32) {
 	return props, order, reason
 }
 
+// propertySizes are the fixed-size property types' sizes in bytes.
+var propertySizes = map[int32]int{typeBoolean: 4, typeInt8: 1, typeInt16: 2, typeInt32: 4, typeInt64: 8,
+	typeFloat32: 4, typeFloat64: 8, typeNull: 0}
+
 // propertyValue decodes one value; a size that does not fit its type is
 // MQRC_PROPERTY_TYPE_ERROR, as is an unknown type.
 func propertyValue(typ int32, raw []byte) (any, int32) {
-	size := map[int32]int{typeBoolean: 4, typeInt8: 1, typeInt16: 2, typeInt32: 4, typeInt64: 8,
-		typeFloat32: 4, typeFloat64: 8, typeNull: 0}
-	if want, ok := size[typ]; ok && len(raw) != want {
+	if want, ok := propertySizes[typ]; ok && len(raw) != want {
 		return nil, rcPropertyTypeError
 	}
 	le := binary.LittleEndian

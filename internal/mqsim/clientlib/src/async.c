@@ -12,7 +12,29 @@
 
 #include "internal.h"
 
-MQLONG mqs_send_no_reply(mqs_conn *c, mqs_buf *b)
+/* Asynchronous puts under syncpoint are held back and sent together, up
+ * to this many bytes at a time: no getter can see them before MQCMIT, a
+ * call with a reply, which sends them first, in order. A connection lost
+ * before they went fails that MQCMIT (2009), and the server backs the unit
+ * of work out: a held put is never lost silently. */
+#define HOLD_BYTES 65536
+
+MQLONG mqs_flush_held(mqs_conn *c)
+{
+  if (c->held.len == 0)
+    return MQRC_NONE;
+  int failed = c->fd < 0 || mqs_net_send(c->fd, c->ssl, c->held.p, c->held.len, c->reply_timeout_ms) != 0;
+  c->held.len = 0;
+  if (c->held.cap > 4 * HOLD_BYTES)   /* a large message passed through: give it back */
+    mqs_buf_free(&c->held);
+  if (failed) {
+    mqs_conn_break(c);
+    return MQRC_CONNECTION_BROKEN;
+  }
+  return MQRC_NONE;
+}
+
+MQLONG mqs_send_no_reply(mqs_conn *c, mqs_buf *b, int syncpoint)
 {
   if (b->oom) {               /* nothing was sent: the connection is fine */
     mqs_buf_free(b);
@@ -30,6 +52,24 @@ MQLONG mqs_send_no_reply(mqs_conn *c, mqs_buf *b)
   b->p[3] = (unsigned char)(length >> 24);
   b->p[6] = (unsigned char)(MQS_FLAG_NO_REPLY & 0xff);
   b->p[7] = (unsigned char)(MQS_FLAG_NO_REPLY >> 8);
+  /* A reconnectable connection sends at once: a reconnection must know
+   * which puts went before it. */
+  if (syncpoint && !c->recon && b->len < HOLD_BYTES) {
+    if (c->held.len + b->len > HOLD_BYTES && (rc = mqs_flush_held(c)) != MQRC_NONE) {
+      mqs_buf_free(b);
+      return rc;
+    }
+    mqs_put_bytes(&c->held, b->p, b->len);
+    if (!c->held.oom) {
+      mqs_buf_free(b);
+      return MQRC_NONE;
+    }
+    c->held.oom = 0;          /* no room to hold it: send it as it is, after the others */
+  }
+  if ((rc = mqs_flush_held(c)) != MQRC_NONE) {
+    mqs_buf_free(b);
+    return rc;
+  }
   int failed = mqs_net_send(c->fd, c->ssl, b->p, b->len, c->reply_timeout_ms) != 0;
   mqs_buf_free(b);
   if (failed) {

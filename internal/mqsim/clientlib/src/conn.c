@@ -31,6 +31,7 @@ static void conn_free(mqs_conn *c)
   if (c->fd >= 0)
     close(c->fd);
   mqs_reconnect_free(c->recon);
+  mqs_buf_free(&c->held);
   pthread_mutex_destroy(&c->mu);
   free(c);
 }
@@ -92,6 +93,7 @@ void mqs_conn_leave(mqs_conn *c)
 void mqs_conn_break(mqs_conn *c)
 {
   c->broken = 1;
+  c->held.len = 0;            /* held puts go with the connection's unit of work */
   mqs_tls_close(c->ssl);
   c->ssl = NULL;
   if (c->fd >= 0) {
@@ -200,7 +202,11 @@ MQLONG mqs_call(mqs_conn *c, mqs_buf *b, int timeout_ms, unsigned char **reply, 
     return MQRC_STORAGE_NOT_AVAILABLE;
   }
   uint16_t op = (uint16_t)(b->p[4] | b->p[5] << 8);
-  MQLONG result;
+  MQLONG result = mqs_flush_held(c);   /* the held puts go first */
+  if (result != MQRC_NONE) {
+    mqs_buf_free(b);
+    return result;
+  }
   if (c->recon && op != MQS_OP_DISC) {
     result = reconnecting_exchange(c, b, op, syncpoint, timeout_ms, reply, r, cc, rc);
   } else if (exchange(c->fd, c->ssl, b, timeout_ms, reply, r, cc, rc) != 0) {

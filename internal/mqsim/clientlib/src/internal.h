@@ -54,6 +54,7 @@ typedef struct {
 } mqs_buf;
 
 void mqs_buf_init(mqs_buf *b, uint16_t op);   /* reserves the frame header */
+void mqs_buf_reserve(mqs_buf *b, size_t more); /* room for more bytes (sets oom when there is none) */
 void mqs_buf_free(mqs_buf *b);
 void mqs_put_i32(mqs_buf *b, int32_t v);
 void mqs_put_bytes(mqs_buf *b, const void *p, size_t n);
@@ -189,6 +190,7 @@ typedef struct mqs_conn {
   int              call_syncpoint; /* set by MQPUT/MQPUT1/MQGET for mqs_call: under syncpoint */
   MQBYTE           connid[MQ_CONNECTION_ID_LENGTH]; /* the server's ConnectionId */
   uint32_t         async_seq;  /* MsgIds made for asynchronous puts (async.c) */
+  mqs_buf          held;       /* asynchronous puts under syncpoint not sent yet (async.c) */
 } mqs_conn;
 
 /* Start an MQI call on Hconn: returns the connection with its mutex held,
@@ -229,7 +231,10 @@ MQLONG mqs_reconnect_ensure(mqs_conn *c);
 /* Send the request in b (consumed) with MQS_FLAG_NO_REPLY: no reply comes.
  * Returns 0, or MQRC_CONNECTION_BROKEN / MQRC_STORAGE_NOT_AVAILABLE as
  * mqs_call does (async.c). */
-MQLONG mqs_send_no_reply(mqs_conn *c, mqs_buf *b);
+MQLONG mqs_send_no_reply(mqs_conn *c, mqs_buf *b, int syncpoint);
+/* Send the held asynchronous puts, if any: 0, or 2009 after marking c
+ * broken. Every other frame goes after them. */
+MQLONG mqs_flush_held(mqs_conn *c);
 /* A MsgId or CorrelId for an asynchronous put, made by the client as IBM's
  * does: "AMQ ", the queue manager's name, a suffix unique to c and the put. */
 void   mqs_async_new_id(mqs_conn *c, MQBYTE24 id);

@@ -53,6 +53,9 @@ static MQLONG check_put(const mqs_conn *c, const MQMD *md, const MQPMO *pmo, MQL
 static MQLONG encode_message(mqs_buf *b, const MQMD *md, const MQPMO *pmo, MQLONG options, MQLONG len,
                              const void *buf)
 {
+  /* Room for the message and what goes with it at once, rather than the
+   * buffer doubling its way there, copying as it goes. */
+  mqs_buf_reserve(b, 4 + MQS_MD_WIRE_LENGTH + 4 + (len > 0 ? (size_t)len : 0) + 256);
   mqs_put_i32(b, options);
   mqs_put_md(b, md);
   MQLONG rc = mqs_props_encode_for_put(b, pmo);
@@ -120,7 +123,7 @@ static void put_async(mqs_conn *c, mqs_buf *b, MQMD *md, MQPMO *pmo, MQLONG len,
     mqs_set(pCompCode, pReason, MQCC_FAILED, rc);
     return;
   }
-  rc = mqs_send_no_reply(c, b);
+  rc = mqs_send_no_reply(c, b, (pmo->Options & MQPMO_SYNCPOINT) != 0);
   mqs_set(pCompCode, pReason, rc ? MQCC_FAILED : MQCC_OK, rc);
 }
 

@@ -123,9 +123,12 @@ int mqs_net_connect(const mqs_endpoint *e, MQLONG keepalive_s)
 int mqs_net_send(int fd, void *ssl, const unsigned char *p, size_t n, int timeout_ms)
 {
   int64_t deadline = deadline_after(timeout_ms);
-  short want = POLLOUT;
+  /* In clear, a send that finds room in the socket's buffer (nearly
+   * always) needs no poll first: one system call per request. TLS writes
+   * to a blocking socket, so it waits for room first. */
+  short want = ssl ? POLLOUT : 0;
   while (n > 0) {
-    if (wait_fd(fd, want, deadline) != 0)
+    if (want && wait_fd(fd, want, deadline) != 0)
       return -1;
     ssize_t w;
     if (ssl) {
@@ -139,24 +142,30 @@ int mqs_net_send(int fd, void *ssl, const unsigned char *p, size_t n, int timeou
     } else {
       w = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
       if (w < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+          want = POLLOUT;
         if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
           continue;
         return -1;
       }
     }
-    want = POLLOUT;
+    want = ssl ? POLLOUT : 0;
     p += w;
     n -= (size_t)w;
   }
   return 0;
 }
 
-static int recv_all(int fd, void *ssl, unsigned char *p, size_t n, int64_t deadline)
+/* Receive n bytes. ready says they are probably there already (a frame's
+ * body after its header): in clear it then reads before polling, which
+ * saves the poll when they are. TLS reads a blocking socket, so it polls
+ * unless OpenSSL holds decrypted bytes. */
+static int recv_all(int fd, void *ssl, unsigned char *p, size_t n, int64_t deadline, int ready)
 {
-  short want = POLLIN;
+  short want = ready && !ssl ? 0 : POLLIN;
   while (n > 0) {
     /* TLS may hold decrypted bytes while the socket is quiet. */
-    if (!(ssl && want == POLLIN && mqs_tls_pending(ssl)) && wait_fd(fd, want, deadline) != 0)
+    if (want && !(ssl && want == POLLIN && mqs_tls_pending(ssl)) && wait_fd(fd, want, deadline) != 0)
       return -1;
     ssize_t got;
     if (ssl) {
@@ -172,12 +181,14 @@ static int recv_all(int fd, void *ssl, unsigned char *p, size_t n, int64_t deadl
       if (got == 0)
         return -1;            /* the server closed the connection */
       if (got < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+          want = POLLIN;
         if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
           continue;
         return -1;
       }
     }
-    want = POLLIN;
+    want = ready && !ssl ? 0 : POLLIN;
     p += got;
     n -= (size_t)got;
   }
@@ -190,7 +201,7 @@ int mqs_net_recv_frame(int fd, void *ssl, int timeout_ms, uint16_t *op, unsigned
   unsigned char hdr[8];
   *body = NULL;
   *n = 0;
-  if (recv_all(fd, ssl, hdr, sizeof hdr, deadline) != 0)
+  if (recv_all(fd, ssl, hdr, sizeof hdr, deadline, 0) != 0)
     return -1;
   uint32_t length = (uint32_t)hdr[0] | (uint32_t)hdr[1] << 8 | (uint32_t)hdr[2] << 16 |
                     (uint32_t)hdr[3] << 24;
@@ -202,7 +213,7 @@ int mqs_net_recv_frame(int fd, void *ssl, int timeout_ms, uint16_t *op, unsigned
   unsigned char *p = malloc(len ? len : 1);
   if (!p)
     return -1;
-  if (recv_all(fd, ssl, p, len, deadline) != 0) {
+  if (recv_all(fd, ssl, p, len, deadline, 1) != 0) {
     free(p);
     return -1;
   }

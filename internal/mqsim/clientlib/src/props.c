@@ -158,10 +158,35 @@ static int merge_prop(mqs_prop **out, const mqs_prop *p)
   return 1;
 }
 
+/* Encode props, a list with unique names, as the wire's props. */
+static void encode_props(mqs_buf *b, const mqs_prop *props)
+{
+  int32_t n = 0;
+  for (const mqs_prop *p = props; p; p = p->next)
+    n++;
+  mqs_put_i32(b, n);
+  for (const mqs_prop *p = props; p; p = p->next) {
+    mqs_put_cstr(b, p->name);
+    mqs_put_i32(b, p->type);
+    mqs_put_i32(b, p->len);
+    mqs_put_bytes(b, p->value, (size_t)p->len);
+  }
+}
+
 MQLONG mqs_props_encode_for_put(mqs_buf *b, const MQPMO *pmo)
 {
   mqs_prop *merged = NULL;
   MQLONG rc = MQRC_NONE;
+  if (pmo->Version >= MQPMO_VERSION_3 && (pmo->OriginalMsgHandle == MQHM_NONE) != (pmo->NewMsgHandle == MQHM_NONE)) {
+    /* One handle, the usual put: its properties go out as they are, with
+     * no merged copy to make and free per put. */
+    pthread_mutex_lock(&g_hmsg_mu);
+    mqs_hmsg *h = hmsg_find(pmo->OriginalMsgHandle != MQHM_NONE ? pmo->OriginalMsgHandle : pmo->NewMsgHandle);
+    if (h)
+      encode_props(b, h->props);
+    pthread_mutex_unlock(&g_hmsg_mu);
+    return h ? MQRC_NONE : MQRC_HMSG_ERROR;
+  }
   if (pmo->Version >= MQPMO_VERSION_3) {
     MQHMSG hs[2] = { pmo->OriginalMsgHandle, pmo->NewMsgHandle };
     pthread_mutex_lock(&g_hmsg_mu);
@@ -177,18 +202,8 @@ MQLONG mqs_props_encode_for_put(mqs_buf *b, const MQPMO *pmo)
     }
     pthread_mutex_unlock(&g_hmsg_mu);
   }
-  if (!rc) {
-    int32_t n = 0;
-    for (const mqs_prop *p = merged; p; p = p->next)
-      n++;
-    mqs_put_i32(b, n);
-    for (const mqs_prop *p = merged; p; p = p->next) {
-      mqs_put_cstr(b, p->name);
-      mqs_put_i32(b, p->type);
-      mqs_put_i32(b, p->len);
-      mqs_put_bytes(b, p->value, (size_t)p->len);
-    }
-  }
+  if (!rc)
+    encode_props(b, merged);
   mqs_props_free(merged);
   return rc;
 }

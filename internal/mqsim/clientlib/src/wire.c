@@ -34,6 +34,11 @@ static void reserve(mqs_buf *b, size_t more)
   b->cap = cap;
 }
 
+void mqs_buf_reserve(mqs_buf *b, size_t more)
+{
+  reserve(b, more);
+}
+
 void mqs_buf_init(mqs_buf *b, uint16_t op)
 {
   memset(b, 0, sizeof *b);
