@@ -74,6 +74,9 @@ func (s *Store) List(ctx context.Context, q idempotency.ListQuery) (idempotency.
 		page.Scanned = true
 		return page, err
 	}
+	if empty(q) {
+		return idempotency.ListPage{}, nil
+	}
 	page, err := s.query(ctx, q, ix, start)
 	if missingIndex(err) && q.After == "" {
 		// A table made before the indexes, on an endpoint that cannot add
@@ -150,6 +153,16 @@ func filters(e *expr, q idempotency.ListQuery, ix listIndex) []string {
 		}
 	}
 	return conds
+}
+
+// empty: q's time range holds no instant (olderThan reaches back past
+// since), which no key condition can say.
+func empty(q idempotency.ListQuery) bool {
+	before := q.Until
+	if !q.UpdatedBefore.IsZero() && (before.IsZero() || q.UpdatedBefore.Before(before)) {
+		before = q.UpdatedBefore
+	}
+	return !q.Since.IsZero() && !before.IsZero() && !q.Since.Before(before)
 }
 
 // keyCondition is the index's hash key and the time range on listedAt:
