@@ -29,6 +29,7 @@ type testID struct{ tenant, key string }
 
 type testRun struct {
 	stop   context.CancelCauseFunc
+	plan   TestPlan
 	mu     sync.Mutex
 	stats  probe.Stats
 	series []TestPoint // the latest maxTestPoints, oldest first
@@ -57,9 +58,10 @@ type TestPoint struct {
 	P99Ms      *float64 `json:"p99Ms,omitempty"`
 }
 
-// LiveTest is a running test: its statistics so far and the points of its
-// series asked for.
+// LiveTest is a running test: what it was asked to do, its statistics so
+// far and the points of its series asked for.
 type LiveTest struct {
+	Plan   TestPlan
 	Stats  probe.Stats
 	Series []TestPoint
 }
@@ -131,7 +133,7 @@ func (t *Tests) Live(tenant, id string, after int64) (LiveTest, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	i, _ := slices.BinarySearchFunc(r.series, after+1, func(p TestPoint, n int64) int { return cmp.Compare(p.N, n) })
-	return LiveTest{Stats: r.stats, Series: slices.Clone(r.series[i:])}, true
+	return LiveTest{Plan: r.plan, Stats: r.stats, Series: slices.Clone(r.series[i:])}, true
 }
 
 // Stop ends tenant's running test id early: putting stops, messages in
@@ -152,7 +154,7 @@ func (t *Tests) Test(ctx context.Context, run Run) (any, error) {
 	cfg := testConfig(run)
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	r := &testRun{stop: stop}
+	r := &testRun{stop: stop, plan: testPlan(run)}
 	id := testID{run.Tenant, run.Key}
 	t.mu.Lock()
 	if _, dup := t.runs[id]; dup {

@@ -249,21 +249,21 @@ func TestAsyncAPIResultPayloadAcceptsResultEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 11, 22, 12, 0, 2, 0, time.UTC)
-	depthOf := func(r handlers.DepthResult) json.RawMessage {
-		b, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	three, zero := 3, 0
+	three, zero, complete := 3, 0, true
 	for _, data := range []result.Data{
 		{OperationType: "DEPTH", IdempotencyKey: "k-1", Status: result.StatusCompleted, Target: "QM1:DEV.QUEUE.1", Attempt: 1,
-			StartedAt: &now, FinishedAt: &now, Tags: map[string]string{}, Result: depthOf(handlers.DepthResult{
+			StartedAt: &now, FinishedAt: &now, Tags: map[string]string{}, Result: resultOf(t, handlers.DepthResult{
 				CurrentDepth: &three, MaxDepth: &three, OpenInputCount: &zero, OpenOutputCount: &zero, QueueType: "local"})},
 		{OperationType: "DEPTH", IdempotencyKey: "k-3", Status: result.StatusCompleted, Target: "QM1:DEV.REMOTE.1", Attempt: 1,
-			StartedAt: &now, FinishedAt: &now, Tags: map[string]string{}, Result: depthOf(handlers.DepthResult{
+			StartedAt: &now, FinishedAt: &now, Tags: map[string]string{}, Result: resultOf(t, handlers.DepthResult{
 				QueueType: "remote", RemoteQueue: "IN.Q", RemoteQueueManager: "QM2"})},
+		{OperationType: "REDRIVE", IdempotencyKey: "k-4", Status: result.StatusCompleted, Target: "QM1:DEV.DEAD.LETTER.QUEUE", Attempt: 1,
+			StartedAt: &now, FinishedAt: &now, Tags: map[string]string{}, Result: resultOf(t, handlers.RedriveResult{
+				DryRun: true, Moved: 1, ByReason: map[string]int{"MQRC_Q_FULL": 1}, ByDestination: map[string]int{"DEV.QUEUE.1": 1},
+				Browsed: 2, Skipped: 1, SkippedBy: map[string]int{"noDeadLetterHeader": 1}, Elapsed: "PT0.004S", Complete: &complete,
+				Messages: []handlers.RedriveMessage{{MsgIDBase64: "AAAA", Reason: 2053, ReasonName: "MQRC_Q_FULL", OriginalQueue: "DEV.QUEUE.1",
+					OriginalQueueManager: "QM1", PutApplName: "amqsput", PutApplType: 6, DeadLetteredAt: now, Format: "MQSTR", CCSID: 1208,
+					Encoding: 546, PayloadBytes: 5, Destination: "DEV.QUEUE.1"}}})},
 		{OperationType: "PRODUCE", IdempotencyKey: "k-2", Status: result.StatusFailed, Result: json.RawMessage(`null`), Tags: map[string]string{},
 			Error: &result.Error{Code: "MQRC_UNKNOWN_OBJECT_NAME", Reason: 2085, Message: "no such queue", Transient: false}},
 	} {
@@ -282,6 +282,13 @@ func TestAsyncAPIResultPayloadAcceptsResultEvents(t *testing.T) {
 	if schema.Validate(inst) == nil {
 		t.Error("ResultEvent accepted an event with an unknown type and no data")
 	}
+	// A REDRIVE result must carry its counts.
+	inst, _ = jsonschema.UnmarshalJSON(strings.NewReader(`{"specversion":"1.0","id":"e","source":"mqprobe/test","type":"mqprobe.command.completed",` +
+		`"time":"2026-11-22T12:00:02Z","datacontenttype":"application/json","data":{"operationType":"REDRIVE","idempotencyKey":"k",` +
+		`"status":"COMPLETED","replay":false,"durationMs":1,"result":{"dryRun":false},"error":null,"tags":{}}}`))
+	if schema.Validate(inst) == nil {
+		t.Error("ResultEvent accepted a REDRIVE result without its counts")
+	}
 	// A DEPTH result must say which queue type its counts are for.
 	inst, _ = jsonschema.UnmarshalJSON(strings.NewReader(`{"operationType":"DEPTH","idempotencyKey":"k","status":"COMPLETED","replay":false,` +
 		`"durationMs":1,"result":{"currentDepth":3},"error":null,"tags":{}}`))
@@ -292,4 +299,14 @@ func TestAsyncAPIResultPayloadAcceptsResultEvents(t *testing.T) {
 	if data.Validate(inst) == nil {
 		t.Error("ResultData accepted a DEPTH result without queueType")
 	}
+}
+
+// resultOf is v as a command's data.result.
+func resultOf(t *testing.T, v any) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -74,7 +74,7 @@ func Schemas(ops ...command.Operation) (map[string]any, error) {
 		return nil, err
 	}
 	eventDefs := map[string]string{"data": "ResultData", "error": "ResultError", "problem": "ResultProblem", "progress": "ResultProgress",
-		"depthResult": "DepthResult"}
+		"depthResult": "DepthResult", "redriveResult": "RedriveResult"}
 	evDefs, _ := ev["$defs"].(map[string]any)
 	for def, name := range eventDefs {
 		s, ok := evDefs[def]

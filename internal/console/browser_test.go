@@ -15,6 +15,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
+	"github.com/mqprobe/mqprobe/internal/mq"
+	"github.com/mqprobe/mqprobe/internal/targets"
 	"github.com/mqprobe/mqprobe/internal/tenant"
 	"github.com/mqprobe/mqprobe/internal/testenv"
 )
@@ -121,11 +123,17 @@ func (b *browser) waitText(sel, text string) {
 		fmt.Sprintf(`document.querySelector(%s)?.textContent.includes(%s)`, js(sel), js(text)), 15*time.Second)
 }
 
-// fill sets the form control sel to value as if typed, inputs in folded
-// sections included.
+// fill sets the form control sel (an input, or a select's option) to
+// value as if chosen, controls in folded sections included, firing the
+// input and change events a user's choice fires.
 func (b *browser) fill(sel, value string) {
 	b.t.Helper()
-	b.do(chromedp.SetValue(chromedp.CSS(sel), value))
+	b.waitFor(sel+" on the page", `document.querySelector(`+js(sel)+`) !== null`, 10*time.Second)
+	got := eval[string](b, `(() => { const el = document.querySelector(`+js(sel)+`); el.value = `+js(value)+`;
+		el.dispatchEvent(new Event('input', { bubbles: true })); el.dispatchEvent(new Event('change', { bubbles: true })); return el.value; })()`)
+	if got != value {
+		b.t.Fatalf("%s takes %q, not %q (no such choice?)", sel, got, value)
+	}
 }
 
 func (b *browser) click(sel string) {
@@ -185,6 +193,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	h := daemontest.Start(t, func(s *daemontest.Setup) {
 		s.Cfg.HTTP.AuthToken = adminToken
 		s.Cfg.HTTP.Tokens = map[string]tenant.Config{"team-a": {TokenRef: "env:MQPROBE_TEST_CONSOLE_TEAM_TOKEN", Inline: true}}
+		s.Cfg.Targets.Profiles = map[string]targets.ProfileConfig{"lab": {QueueManager: "QM1", Queue: "DEV.QUEUE.2"}}
 	})
 	if dir := os.Getenv(screenshotsVar); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -234,6 +243,24 @@ func TestConsoleInBrowser(t *testing.T) {
 		if max := eval[string](b, `document.querySelector('#f-batch-count').max`); max != "10000000" {
 			t.Errorf("batch count's max %q, want the schema's 10000000", max)
 		}
+		// The daemon's queue managers, queues and profiles are choices; the
+		// connection fields the embedded backend refuses are not offered.
+		options := func(sel string) string {
+			return eval[string](b, `[...document.querySelectorAll('`+sel+` option')].map(o => o.value).filter(Boolean).join(',')`)
+		}
+		if got := options("#f-target-queueManager"); got != "QM1" {
+			t.Errorf("queue manager choices %q, want QM1", got)
+		}
+		if got := options("#f-target-queue"); got != "DEV.QUEUE.1,DEV.QUEUE.2,DEV.QUEUE.3,DEV.DEAD.LETTER.QUEUE" {
+			t.Errorf("queue choices %q, want QM1's queues", got)
+		}
+		if got := options("#f-targetRef"); got != "lab" {
+			t.Errorf("profile choices %q, want lab", got)
+		}
+		if n := eval[int](b, `document.querySelectorAll('#f-target-channel, #f-target-connName, #f-target-ccdtUrl, #g-target-ssl').length`); n != 0 {
+			t.Errorf("the form offers %d connection fields the embedded backend refuses", n)
+		}
+		b.waitText("#embedded-note", "connects nowhere")
 		b.fill("#f-target-queueManager", "QM1")
 		b.fill("#f-target-queue", "DEV.QUEUE.3")
 		b.fill("#f-batch-count", "7")
@@ -246,6 +273,10 @@ func TestConsoleInBrowser(t *testing.T) {
 		b.click("#see-results")
 		b.waitText("#results", produceKey)
 		b.waitText("#results", "COMPLETED")
+		b.waitText("#results .summary", "7 enqueued in 1 transaction")
+		if lines := eval[int](b, `document.querySelector('#results .time').getClientRects().length`); lines != 1 {
+			t.Errorf("the result's time wraps onto %d lines", lines)
+		}
 		b.click("#results details summary")
 		b.waitText("#results details pre", `"idempotencyKey": "`+produceKey+`"`)
 		if shown := eval[bool](b, `document.querySelector('#results details details').open`); shown {
@@ -259,6 +290,84 @@ func TestConsoleInBrowser(t *testing.T) {
 		b.waitText("#results", produceKey)
 		b.open("/ui/results?target=QM1:DEV.QUEUE.2")
 		b.waitText("#results", "0 events")
+	})
+
+	t.Run("queues: health on the overview, a dead-lettered message browsed and redriven", func(t *testing.T) {
+		b.t = t
+		putDeadLetter(t, h, "DEV.QUEUE.1", "order 42 that could not be delivered")
+		before := queueDepth(t, h, "DEV.QUEUE.1")
+		b.open("/")
+		// DEV.QUEUE.3 holds the 7 messages the form's PRODUCE put.
+		row := `[...document.querySelectorAll('#queues tbody tr')].find(tr => tr.cells[1]?.textContent === 'DEV.QUEUE.3')`
+		b.waitFor("DEV.QUEUE.3's depth on the overview", row+`?.cells[3].textContent.startsWith('7 of ')`, 15*time.Second)
+		if got := eval[string](b, row+`.cells[5].textContent`); !strings.Contains(got, "healthy") {
+			t.Errorf("DEV.QUEUE.3's verdict %q, want healthy", got)
+		}
+		if got := eval[string](b, row+`.cells[4].textContent`); got == "–" || got == "unknown" {
+			t.Errorf("DEV.QUEUE.3's oldest message age %q, want a figure", got)
+		}
+		b.screenshot("overview-queues")
+		b.click(`#queues a[href="/ui/queues/QM1/DEV.DEAD.LETTER.QUEUE"]`)
+		b.waitText("#queue-health", "1 of ")
+		b.waitText("#messages", "MQRC_UNKNOWN_OBJECT_NAME")
+		b.click("#messages details.message-details summary")
+		b.waitText("#messages .message", "Original queue")
+		for _, want := range []string{"DEV.QUEUE.1", "amqsput", "2026-11-27 04:00:00Z", "MsgId", "Persistence", "app.origin"} {
+			if text := eval[string](b, `document.querySelector('#messages .message').textContent`); !strings.Contains(text, want) {
+				t.Errorf("the browsed message does not show %q:\n%s", want, text)
+			}
+		}
+		b.waitText("#messages pre.payload.text", "order 42 that could not be delivered")
+		if hex := eval[string](b, `document.querySelector('#messages pre.payload.hex').textContent`); !strings.Contains(hex, "6f 72 64 65 72 20 34 32") {
+			t.Errorf("the hex view does not show the payload's bytes:\n%s", hex)
+		}
+		b.screenshot("queue")
+
+		// A dry run first: it lists the message and moves nothing.
+		if enabled := eval[bool](b, `!document.querySelector('#rd-move').disabled`); enabled {
+			t.Error("the move is offered before a dry run")
+		}
+		b.click("#rd-dry-run")
+		b.waitText("#rd-outcome", "Dry run")
+		b.waitText("#rd-outcome", "DEV.QUEUE.1")
+		if depth := queueDepth(t, h, "DEV.DEAD.LETTER.QUEUE"); depth != 1 {
+			t.Errorf("the dry run changed the dead-letter queue's depth to %d", depth)
+		}
+		b.click("#rd-move")
+		b.waitText("#rd-outcome", "Moved")
+		if got := queueDepth(t, h, "DEV.QUEUE.1"); got != before+1 {
+			t.Errorf("DEV.QUEUE.1 holds %d messages after the redrive, want %d", got, before+1)
+		}
+		if depth := queueDepth(t, h, "DEV.DEAD.LETTER.QUEUE"); depth != 0 {
+			t.Errorf("the dead-letter queue holds %d after the redrive, want 0", depth)
+		}
+		b.waitText("#messages", "The first 0 messages")
+	})
+
+	t.Run("list the records, filtered and paged", func(t *testing.T) {
+		b.t = t
+		b.open("/ui/record")
+		b.waitText("#records", produceKey)
+		row := `[...document.querySelectorAll('#records tbody tr')].find(tr => tr.textContent.includes(` + js(produceKey) + `))`
+		if text := eval[string](b, row+`.textContent`); !strings.Contains(text, "7 enqueued") || !strings.Contains(text, "COMPLETED") {
+			t.Errorf("the PRODUCE's record row: %q", text)
+		}
+		b.screenshot("records")
+		b.fill("#l-operationType", "REDRIVE")
+		b.click("#filter-records")
+		b.waitText("#records caption", "2 records")
+		if eval[bool](b, `document.querySelector('#records').textContent.includes(`+js(produceKey)+`)`) {
+			t.Error("operation REDRIVE lists the PRODUCE")
+		}
+		b.open("/ui/record?status=FAILED")
+		b.waitText("#records caption", "0 records")
+		// A page of one, then the next.
+		b.open("/ui/record?limit=1")
+		b.waitText("#records caption", "1 record on this page")
+		first := eval[string](b, `document.querySelector('#records tbody a').textContent`)
+		b.click("#next-records")
+		b.waitText("#records caption", "1 record on this page")
+		b.waitFor("another record on the next page", `document.querySelector('#records tbody a').textContent !== `+js(first), 10*time.Second)
 	})
 
 	t.Run("open the record and evict it", func(t *testing.T) {
@@ -284,6 +393,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		b.fill("#f-target-queue", "DEV.QUEUE.2")
 		b.fill("#f-durationSeconds", "60")
 		b.fill("#f-batch-rateLimitPerSec", "100")
+		b.fill("#f-progressSeconds", "1")
 		b.click("#send-button")
 		b.waitText("#reply", "202")
 		b.click("#watch-probe")
@@ -297,12 +407,41 @@ func TestConsoleInBrowser(t *testing.T) {
 			t.Errorf("the table beside the chart lists %d points", rows)
 		}
 		b.waitFor("the live histogram", `document.querySelector('#histogram-chart rect.bar') !== null`, 10*time.Second)
+		// What the run was asked to do, and how far it is.
+		for _, want := range []string{"QM1:DEV.QUEUE.2", "100 messages/s", "1m 0s"} {
+			b.waitText("#test-summary", want)
+		}
+		b.waitFor("the elapsed share of the duration", `Number(document.querySelector('#test-progress')?.value) > 0`, 10*time.Second)
 		b.screenshot("probe")
+
+		// The overview's commands in flight count the TEST's round trips.
+		b.open("/")
+		inFlight := `[...document.querySelectorAll('#in-flight tbody tr')].find(tr => tr.textContent.includes(` + js(testKey) + `))`
+		b.waitFor("the TEST's round trips in flight", inFlight+`?.textContent.match(/[1-9][\d,]* sent, [\d,]+ back/)`, 15*time.Second)
+		if text := eval[string](b, inFlight+`.textContent`); !strings.Contains(text, "round trips/s") || !strings.Contains(text, "of 1m 0s") {
+			t.Errorf("the TEST in flight shows %q, want its round-trip rate and elapsed of its duration", text)
+		}
+		b.open("/ui/probes/" + testKey)
+		b.waitFor("the Stop button", `document.querySelector('#stop-test')?.hidden === false`, 10*time.Second)
 		b.click("#stop-test")
 		b.waitText("#test-summary", "COMPLETED")
 		b.waitText("#test-summary", "stopped early")
 		if hidden := eval[bool](b, `document.querySelector('#stop-test').hidden`); !hidden {
 			t.Error("the Stop button is still offered after the run ended")
+		}
+
+		// Its progress events fold into the one command, under its outcome.
+		b.open("/ui/results?idempotencyKey=" + testKey)
+		b.waitText("#results caption", "1 command from ")
+		b.waitText("#results tbody tr", "COMPLETED")
+		b.waitText("#results .progress-events summary", "progress event")
+		b.waitText("#results .summary", "sent, ")
+
+		// An unknown probe: one clear error, no charts.
+		b.open("/ui/probes/no-such-test")
+		b.waitText("#no-such-test", "No TEST “no-such-test” here")
+		if n := eval[int](b, `document.querySelectorAll('svg.chart, #latency, #rate, #histogram, .problem').length`); n != 1 {
+			t.Errorf("an unknown probe's page shows %d charts or errors besides its one error", n-1)
 		}
 
 		b.open("/ui/probes")
@@ -334,6 +473,29 @@ func TestConsoleDisabled(t *testing.T) {
 		if status, _, _ := h.Get(path); status != http.StatusNotFound {
 			t.Errorf("GET %s with the console disabled: %d, want 404", path, status)
 		}
+	}
+}
+
+// putDeadLetter puts a message with an MQDLH on QM1's dead-letter queue,
+// as the queue manager does for a message it could not put on queue.
+func putDeadLetter(t *testing.T, h *daemontest.Harness, queue, body string) {
+	t.Helper()
+	hdr, err := mq.DeadLetterHeader{Reason: mq.ReasonUnknownObjectName, DestQueue: queue, DestQMgr: "QM1",
+		Encoding: mq.EncodingNativeLittle, CCSID: 1208, Format: mq.FormatString, PutApplType: 6, PutApplName: "amqsput",
+		PutTime: time.Date(2026, 11, 27, 4, 0, 0, 0, time.UTC)}.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := daemontest.ConnectQM1(t, h.Backend)
+	defer conn.Close()
+	q, err := conn.OpenQueue(context.Background(), "DEV.DEAD.LETTER.QUEUE", mq.OpenOutput)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	msg := &mq.Message{Format: mq.FormatDeadLetterHeader, Payload: append(hdr, body...), Properties: mq.Properties{"app.origin": "lab"}}
+	if _, err := q.Put(context.Background(), msg, mq.PutOptions{}); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -28,7 +28,7 @@ var (
 
 // Pages are the console's pages by path: each serves the same document,
 // whose script renders the page its path names.
-var Pages = []string{"/", "/ui/probes", "/ui/results", "/ui/record", "/ui/send"}
+var Pages = []string{"/", "/ui/probes", "/ui/results", "/ui/record", "/ui/send", "/ui/queues"}
 
 // securityHeaders keep the console's pages to their own origin's scripts,
 // styles and API, out of frames, and their URLs out of Referer headers.

@@ -61,6 +61,9 @@ func OpenAPI(version string) ([]byte, error) {
 	for path, op := range opsPaths() {
 		paths[path] = op
 	}
+	for path, op := range queuePaths() {
+		paths[path] = op
+	}
 	for path, op := range recordPaths() {
 		paths[path] = op
 	}
@@ -201,6 +204,20 @@ var testSeriesSchema = map[string]any{
 	},
 }
 
+// testPlanSchema documents a running test's plan (handlers.TestPlan).
+var testPlanSchema = map[string]any{
+	"type":        "object",
+	"description": "While the run is IN_PROGRESS on the instance answering: what it was asked to do.",
+	"properties": map[string]any{
+		"target":           map[string]any{"type": "string", "description": "QM:QUEUE the probes go to."},
+		"replyQueue":       map[string]any{"type": "string"},
+		"durationSeconds":  map[string]any{"type": "integer", "description": "How long it puts; absent when it puts a count."},
+		"count":            map[string]any{"type": "integer", "description": "How many it puts; absent when it runs for a duration."},
+		"rateLimitPerSec":  map[string]any{"type": "integer", "description": "Puts per second; absent: as fast as it goes."},
+		"messageSizeBytes": map[string]any{"type": "integer"},
+	},
+}
+
 func opsPaths() map[string]any {
 	obj := map[string]any{"type": "object"}
 	get := func(id, summary string, content any) map[string]any {
@@ -245,7 +262,7 @@ func opsPaths() map[string]any {
 				"description": "Only the series points numbered above this (the n of the last point the caller has), so that a chart polling the run fetches each point once.",
 				"schema":      map[string]any{"type": "integer", "minimum": 0, "default": 0}}),
 			"responses": map[string]any{"200": map[string]any{"description": "OK", "content": jsonContent(map[string]any{
-				"allOf": []any{ref("ResultData"), map[string]any{"properties": map[string]any{"series": testSeriesSchema}}}})},
+				"allOf": []any{ref("ResultData"), map[string]any{"properties": map[string]any{"series": testSeriesSchema, "plan": testPlanSchema}}}})},
 				"400": problemResponse("after is not a whole number of 0 or more, or a query parameter is unknown.", nil),
 				"404": problemResponse("No such test.", nil)},
 		}},

@@ -82,6 +82,9 @@ type Config struct {
 	// for that route and GET /status; nil lists none.
 	Records  Records
 	InFlight *inflight.Registry
+	// Queues serves the read-only queue views (GET /queues…); nil
+	// disables them.
+	Queues *QueueViews
 	// Credentials are the named tenants' bearer tokens. When they or
 	// Settings.AuthToken (the implicit tenant's) are set, every request but
 	// the health probes must carry one. Settings.AllowedHosts are Host values
@@ -165,6 +168,7 @@ func Handler(cfg Config) http.Handler {
 		mux.HandleFunc("POST /tests/{id}/stop", a.replyWithin(a.stopTest))
 	}
 	a.registerRecords(mux)
+	a.registerQueues(mux)
 	mux.HandleFunc("GET /results", a.replyWithin(a.results))
 	mux.HandleFunc("GET /health/live", a.replyWithin(a.live))
 	mux.HandleFunc("GET /health/ready", a.replyWithin(a.ready))

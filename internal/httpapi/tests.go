@@ -100,6 +100,7 @@ func (a *api) test(w http.ResponseWriter, r *http.Request) {
 	if live, ok := a.cfg.Tests.Live(owner, id, after); ok {
 		data := testData(id, result.StatusInProgress, live.Stats, nil)
 		data["series"] = live.Series
+		data["plan"] = live.Plan
 		if live.Series == nil {
 			data["series"] = []handlers.TestPoint{}
 		}

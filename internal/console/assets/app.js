@@ -3,11 +3,13 @@
 // certificate. Text from the API is only ever set as text, never as HTML.
 
 const TOKEN_KEY = 'mqprobe.token';
-const OPERATIONS = ['PRODUCE', 'CONSUME', 'DEPTH', 'CONNECTION_TEST', 'TEST'];
+const OPERATIONS = ['PRODUCE', 'CONSUME', 'DEPTH', 'CONNECTION_TEST', 'TEST', 'REDRIVE'];
 const COMMAND_ROUTES = {
   PRODUCE: '/messages/produce', CONSUME: '/messages/consume', DEPTH: '/queue/depth',
-  CONNECTION_TEST: '/connections/test', TEST: '/tests',
+  CONNECTION_TEST: '/connections/test', TEST: '/tests', REDRIVE: '/messages/redrive',
 };
+// The thresholds the console judges queues by (DEPTH's thresholds).
+const QUEUE_THRESHOLDS = { maxDepthShare: 0.8, maxOldestMessageAgeSeconds: 300 };
 const STATUS_MARKS = { COMPLETED: '✓', FAILED: '✗', REJECTED: '⊘', IN_PROGRESS: '⟳' };
 
 const main = document.getElementById('main');
@@ -188,7 +190,7 @@ function showSignIn(rejected) {
 
 function page(title, ...content) {
   document.title = `${title} · mqprobe console`;
-  main.replaceChildren(h('h1', {}, title), ...content);
+  main.replaceChildren(h('h1', {}, title), ...content.filter((c) => c !== null && c !== undefined && c !== false));
 }
 
 // section returns a panel whose body render replaces only when its data
@@ -316,7 +318,13 @@ function overview() {
   const targets = section('targets', 'Queue managers and profiles');
   const running = section('in-flight', 'Commands in flight');
   const outcomes = section('last-hour', 'Outcomes of the last hour');
-  page('Overview', h('div', { class: 'grid' }, about, outcomes), running, targets);
+  const queues = section('queues', 'Queues');
+  page('Overview', h('div', { class: 'grid' }, about, outcomes), queues, running, targets);
+  poll(async () => {
+    const reply = await api(`/queues?${new URLSearchParams(QUEUE_THRESHOLDS)}`);
+    queues.update(reply.data, () => !reply.ok ? problemBox(reply, 'GET /queues') : queueTable(reply.data));
+    return reply.ok;
+  }, 5000);
   poll(async () => {
     const reply = await api('/status');
     if (!reply.ok) {
@@ -333,12 +341,27 @@ function overview() {
       const rows = Object.entries(counts || {}).sort(([a], [b]) => a.localeCompare(b));
       return table('Commands of your tenant that ended in the last hour, by outcome', ['Outcome', 'Commands'], rows.map(([k, v]) => [k, fmtNumber(v)]), { numeric: [1] });
     });
-    running.update(st.inFlight, (f) => {
-      const rows = (f?.commands || []).map((c) => [
-        c.operationType, recordLink(c.operationType, c.idempotencyKey), String(c.attempt), fmtTime(c.startedAt),
-        c.total ? h('span', {}, h('progress', { max: c.total, value: c.done, 'aria-label': `${c.idempotencyKey} progress` }), ` ${fmtNumber(c.done)} of ${fmtNumber(c.total)}`) : fmtNumber(c.done),
-        fmtNumber(c.committed), c.ratePerSec ? `${fmtNumber(c.ratePerSec)}/s` : '–',
-      ]);
+    // A TEST counts round trips, not messages done and committed: its
+    // figures come from its live statistics.
+    const tests = {};
+    await Promise.all((st.inFlight?.commands || []).filter((c) => c.operationType === 'TEST').slice(0, 10).map(async (c) => {
+      const r = await api(`/tests/${encodeURIComponent(c.idempotencyKey)}?after=${Number.MAX_SAFE_INTEGER}`);
+      if (r.ok) tests[c.idempotencyKey] = { plan: r.data.plan, st: r.data.result || {} };
+    }));
+    running.update({ f: st.inFlight, tests }, ({ f }) => {
+      const rows = (f?.commands || []).map((c) => {
+        const t = tests[c.idempotencyKey];
+        if (c.operationType === 'TEST') {
+          const elapsed = isoSeconds(t?.st.elapsed), total = t?.plan?.durationSeconds;
+          return [h('a', { href: `/ui/probes/${encodeURIComponent(c.idempotencyKey)}` }, 'TEST'), recordLink(c.operationType, c.idempotencyKey), String(c.attempt), fmtTime(c.startedAt),
+            t ? h('span', {}, total && !Number.isNaN(elapsed) ? [h('progress', { max: total, value: Math.min(elapsed, total), 'aria-label': `${c.idempotencyKey} elapsed of its duration` }), ` ${fmtDuration(elapsed)} of ${fmtDuration(total)}, `] : null,
+              `${fmtNumber(t.st.sent)} sent, ${fmtNumber(t.st.received)} back, ${fmtNumber(t.st.lost)} lost`) : 'running elsewhere',
+            'not applicable (round trips)', t ? `${fmtNumber(t.st.throughputPerSec)} round trips/s` : '–'];
+        }
+        return [c.operationType, recordLink(c.operationType, c.idempotencyKey), String(c.attempt), fmtTime(c.startedAt),
+          c.total ? h('span', {}, h('progress', { max: c.total, value: c.done, 'aria-label': `${c.idempotencyKey} progress` }), ` ${fmtNumber(c.done)} of ${fmtNumber(c.total)}`) : fmtNumber(c.done),
+          fmtNumber(c.committed), c.ratePerSec ? `${fmtNumber(c.ratePerSec)}/s` : '–'];
+      });
       const t = table(`${f?.count || 0} of your commands executing on this instance`, ['Operation', 'Key', 'Attempt', 'Started', 'Done', 'Committed', 'Rate'], rows, { numeric: [2, 5, 6] });
       return f?.omitted ? [t, h('p', { class: 'hint' }, `${f.omitted} more not listed.`)] : t;
     });
@@ -348,6 +371,206 @@ function overview() {
     ]);
     return true;
   }, 1000);
+}
+
+// ---- Queues ------------------------------------------------------------
+
+function queueHref(q) {
+  const path = `/ui/queues/${encodeURIComponent(q.queueManager)}/${encodeURIComponent(q.queue)}`;
+  return q.targetRef ? `${path}?${new URLSearchParams({ targetRef: q.targetRef })}` : path;
+}
+
+function verdictBadge(verdict) {
+  if (!verdict) return '–';
+  const marks = { healthy: '✓', warning: '!', critical: '✗', unknown: '?' };
+  return h('span', { class: `verdict ${verdict}` }, `${marks[verdict] || '•'} ${verdict}`);
+}
+
+function fmtAge(seconds) {
+  if (seconds === undefined || seconds === null) return '–';
+  return seconds < 60 ? `${fmtNumber(seconds)} s` : fmtDuration(seconds);
+}
+
+// depthText is "current of max (share)".
+function depthText(hl) {
+  if (hl.currentDepth === undefined) return '–';
+  const share = hl.depthShare !== undefined ? ` (${fmtNumber(hl.depthShare * 100, 2)}%)` : '';
+  return `${fmtNumber(hl.currentDepth)} of ${fmtNumber(hl.maxDepth)}${share}`;
+}
+
+function queueTable(data) {
+  const rows = (data.queues || []).map((q) => {
+    const hl = q.health || {};
+    return [q.queueManager, h('a', { href: queueHref(q) }, q.queue), q.targetRef || '–',
+      q.error ? h('span', { class: 'problem-text' }, `${q.error.code}: ${q.error.message}`) : depthText(hl),
+      q.error ? '–' : (hl.oldestMessageAgeSeconds !== undefined ? fmtAge(hl.oldestMessageAgeSeconds) : h('span', { title: hl.missing?.oldestMessageAgeSeconds || '' }, 'unknown')),
+      q.error ? '–' : verdictBadge(hl.verdict)];
+  });
+  return [
+    table(`The queues you may name, judged at depth over ${QUEUE_THRESHOLDS.maxDepthShare * 100}% of the maximum or the oldest message over ${QUEUE_THRESHOLDS.maxOldestMessageAgeSeconds} s`,
+      ['Queue manager', 'Queue', 'Profile', 'Depth', 'Oldest message', 'Verdict'], rows, { numeric: [3, 4] }),
+    data.truncated ? h('p', { class: 'hint' }, 'More queues are known than one reply lists.') : null,
+  ];
+}
+
+function fromBase64(b64) {
+  const bin = atob(b64 || '');
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+}
+
+// hexDump lays bytes out 16 a line: offset, hex, printable ASCII.
+function hexDump(bytes) {
+  const lines = [];
+  for (let i = 0; i < bytes.length; i += 16) {
+    const row = bytes.slice(i, i + 16);
+    const hex = Array.from(row, (b) => b.toString(16).padStart(2, '0')).join(' ');
+    const text = Array.from(row, (b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.')).join('');
+    lines.push(`${i.toString(16).padStart(8, '0')}  ${hex.padEnd(47)}  ${text}`);
+  }
+  return lines.join('\n');
+}
+
+function messageDetails(m) {
+  const bytes = fromBase64(m.payloadBase64);
+  const cut = m.payloadTruncated ? ` (the first ${fmtNumber(bytes.length)} of ${fmtNumber(m.sizeBytes)} bytes)` : '';
+  const dlh = m.deadLetterHeader;
+  return h('div', { class: 'message' },
+    dlh ? [h('h4', {}, 'Dead-letter header (MQDLH)'), facts([
+      ['Reason', `${dlh.reasonName} (${dlh.reason})`], ['Original queue', dlh.originalQueue], ['Original queue manager', dlh.originalQueueManager],
+      ['Put application', `${dlh.putApplName} (type ${dlh.putApplType})`], ['Dead-lettered at', fmtTime(dlh.deadLetteredAt)],
+      ['Format of the data', dlh.format || '(none)'], ['CCSID', String(dlh.ccsid)], ['Encoding', String(dlh.encoding)]])] : null,
+    h('h4', {}, 'Message descriptor (MQMD)'),
+    facts([['MsgId', m.msgId], ['CorrelId', m.correlId], ['Put time', fmtTime(m.putTime)], ['Format', m.format || '(none)'],
+      ['Persistence', m.persistence], ['Priority', String(m.priority)], ['Backout count', String(m.backoutCount)],
+      ['Expiry', m.expirySeconds !== undefined ? `${fmtNumber(m.expirySeconds)} s left` : 'unlimited'],
+      ['Reply-to queue', m.replyToQ], ['Reply-to queue manager', m.replyToQMgr], ['Size', `${fmtNumber(m.sizeBytes)} bytes`]]),
+    h('h4', {}, 'Properties'),
+    m.properties ? table('Message properties', ['Name', 'Value'], Object.keys(m.properties).sort().map((k) => [k, JSON.stringify(m.properties[k])]))
+      : h('p', { class: 'empty' }, 'None.'),
+    h('h4', {}, `Payload${cut}`),
+    h('details', { open: true }, h('summary', {}, 'As text (UTF-8)'), h('pre', { class: 'payload text', tabindex: 0 }, new TextDecoder('utf-8').decode(bytes))),
+    h('details', {}, h('summary', {}, 'As hex'), h('pre', { class: 'payload hex', tabindex: 0 }, hexDump(bytes))));
+}
+
+function queuePage(qm, queue) {
+  const q = new URLSearchParams(location.search);
+  const targetRef = q.get('targetRef') || '';
+  const base = `/queues/${encodeURIComponent(qm)}/${encodeURIComponent(queue)}`;
+  const withRef = (extra = {}) => new URLSearchParams({ ...(targetRef ? { targetRef } : {}), ...extra });
+  const health = section('queue-health', 'Health');
+  const browser = section('messages', 'Messages');
+  const redrive = section('redrive', 'Redrive dead-lettered messages');
+  redrive.hidden = true;
+  page(`Queue ${queue} on ${qm}`, targetRef ? h('p', {}, `Reached through target profile ${targetRef}.`) : null, health, browser, redrive);
+  let redriveShown = false;
+  poll(async () => {
+    const reply = await api(`${base}?${withRef(QUEUE_THRESHOLDS)}`);
+    if (!reply.ok) {
+      health.update(reply, () => problemBox(reply, `GET ${base}`));
+      return reply.status >= 500;
+    }
+    const hl = reply.data.health;
+    health.update(hl, () => [
+      h('p', {}, 'Verdict: ', verdictBadge(hl.verdict)),
+      facts([['Type', hl.queueType], ['Base queue', hl.baseQueue], ['Transmission queue', hl.transmissionQueue],
+        ['Depth', depthText(hl)], ['Oldest message', fmtAge(hl.oldestMessageAgeSeconds)], ['Uncommitted', fmtNumber(hl.uncommittedMessages)],
+        ['Open for input', fmtNumber(hl.openInputCount)], ['Open for output', fmtNumber(hl.openOutputCount)],
+        ['Last put', hl.lastPutAt ? fmtTime(hl.lastPutAt) : undefined], ['Last get', hl.lastGetAt ? fmtTime(hl.lastGetAt) : undefined],
+        ['Queue time', hl.queueTime ? `${fmtNumber(hl.queueTime.shortMs)} ms short, ${fmtNumber(hl.queueTime.longMs)} ms long` : undefined]]),
+      hl.findings?.length ? table('Findings', ['Figure', 'Value', 'Threshold', 'Verdict'],
+        hl.findings.map((f) => [f.figure, fmtNumber(f.value), fmtNumber(f.threshold), verdictBadge(f.verdict)]), { numeric: [1, 2] }) : null,
+      hl.missing ? h('details', {}, h('summary', {}, 'Figures missing, and why'),
+        h('ul', {}, Object.entries(hl.missing).map(([k, v]) => h('li', {}, `${k}: ${v}`)))) : null,
+    ]);
+    return true;
+  }, 5000);
+  const browse = async () => {
+    const reply = await api(`${base}/messages?${withRef({ limit: 20, payloadBytes: 1024 })}`);
+    if (!reply.ok) {
+      browser.update(reply, () => problemBox(reply, `GET ${base}/messages`));
+      return;
+    }
+    const b = reply.data;
+    browser.update(b, () => [
+      h('div', { class: 'actions' }, h('button', { type: 'button', class: 'secondary', id: 'browse-again', onclick: () => { browse().catch(ignoreSignIn); } }, 'Browse again')),
+      table(`The first ${b.messages.length} ${b.messages.length === 1 ? 'message' : 'messages'}, browsed (none removed)${b.more ? '; more follow' : ''}`,
+        ['#', 'Put time', 'Format', 'Size (bytes)', 'Dead-letter reason', 'Original queue'],
+        b.messages.map((m) => [String(m.position), fmtTime(m.putTime), m.format || '(none)', fmtNumber(m.sizeBytes),
+          m.deadLetterHeader?.reasonName || '–', m.deadLetterHeader?.originalQueue || '–']), { numeric: [0, 3] }),
+      b.messages.map((m) => h('details', { class: 'message-details' },
+        h('summary', {}, `Message ${m.position}: text, hex, properties, MQMD${m.deadLetterHeader ? ', dead-letter header' : ''}`), messageDetails(m))),
+    ]);
+    if (!redriveShown && b.messages.some((m) => m.deadLetterHeader)) {
+      redriveShown = true;
+      redrive.hidden = false;
+      redrive.update('form', () => redriveForm(qm, queue, targetRef, browse));
+    }
+  };
+  browse().catch(ignoreSignIn);
+}
+
+function ignoreSignIn(err) {
+  if (!(err instanceof SignInNeeded)) throw err;
+}
+
+// redriveForm posts REDRIVE for this dead-letter queue: a dry run first,
+// whose list says what would move, then the move itself.
+function redriveForm(qm, queue, targetRef, refresh) {
+  const target = targetRef ? { targetRef, queue } : { target: { queueManager: qm, queue } };
+  const dest = h('input', { type: 'text', id: 'rd-destination', maxlength: 48, autocomplete: 'off' });
+  const orig = h('input', { type: 'text', id: 'rd-original', maxlength: 48, autocomplete: 'off', placeholder: 'e.g. DEV.QUEUE.*' });
+  const max = h('input', { type: 'number', id: 'rd-max', min: 1, max: 1000000, step: 1 });
+  const dry = h('button', { type: 'button', id: 'rd-dry-run' }, 'Dry run');
+  const move = h('button', { type: 'button', id: 'rd-move', class: 'danger', disabled: true }, 'Move these messages');
+  const outcome = h('div', { id: 'rd-outcome', 'aria-live': 'polite' });
+  let planned = null;
+  const body = (dryRun) => {
+    const filter = {};
+    if (orig.value.trim()) filter.originalQueues = [orig.value.trim()];
+    if (max.value) filter.maxMessages = Number(max.value);
+    return { ...target, dryRun, ...(dest.value.trim() ? { destination: dest.value.trim() } : {}), ...(Object.keys(filter).length ? { filter } : {}) };
+  };
+  const post = async (dryRun) => {
+    const key = newKey();
+    const r = await api('/messages/redrive', { method: 'POST', body: body(dryRun), headers: { 'Idempotency-Key': key } });
+    const res = r.data?.result || {};
+    const counts = facts([['Status', statusBadge(r.data?.status || 'FAILED')], [dryRun ? 'Would move' : 'Moved', fmtNumber(res.moved)],
+      ['Skipped', res.skipped ? `${fmtNumber(res.skipped)} (${Object.entries(res.skippedBy || {}).map(([k, v]) => `${k} ${v}`).join(', ')})` : undefined],
+      ['By reason', Object.entries(res.byReason || {}).map(([k, v]) => `${k} ${v}`).join(', ') || '–'],
+      ['By destination', Object.entries(res.byDestination || {}).map(([k, v]) => `${k} ${v}`).join(', ') || '–']]);
+    if (!r.ok) {
+      outcome.replaceChildren(r.data?.error ? h('p', { class: 'problem', role: 'alert' }, `${r.data.error.code}: ${r.data.error.message}`) : problemBox(r, 'REDRIVE'));
+      return;
+    }
+    if (dryRun) {
+      planned = JSON.stringify(body(false));
+      move.disabled = !(res.moved > 0);
+      outcome.replaceChildren(h('h3', {}, 'Dry run: nothing moved yet'), counts,
+        table('Messages that would move', ['MsgId', 'Reason', 'Original queue', 'Destination', 'Size (bytes)'],
+          (res.messages || []).map((m) => [m.msgId, m.reasonName, m.originalQueue, m.destination, fmtNumber(m.payloadBytes)]), { numeric: [4] }),
+        recordLink('REDRIVE', key, 'Open the dry run’s record'));
+      return;
+    }
+    planned = null;
+    move.disabled = true;
+    outcome.replaceChildren(h('h3', {}, 'Moved'), counts, recordLink('REDRIVE', key, 'Open the move’s record'));
+    announce(`Redrive moved ${res.moved} messages`);
+    refresh().catch(ignoreSignIn);
+  };
+  // Changing the form asks for a new dry run before a move.
+  for (const el of [dest, orig, max]) el.addEventListener('input', () => { planned = null; move.disabled = true; });
+  dry.addEventListener('click', () => { post(true).catch(ignoreSignIn); });
+  move.addEventListener('click', () => {
+    if (planned !== JSON.stringify(body(false))) return;
+    post(false).catch(ignoreSignIn);
+  });
+  return h('form', { class: 'redrive-form', onsubmit: (ev) => ev.preventDefault() },
+    h('p', {}, 'REDRIVE moves the messages of this dead-letter queue back to the queue each was for (or to a destination you name), header stripped, exactly once. Run a dry run first: it lists what would move; then move.'),
+    field('rd-destination', 'Destination (optional)', dest, 'Leave empty to send each message to its original queue.'),
+    field('rd-original', 'Only messages for this original queue (optional)', orig, 'A pattern with * and ? wildcards.'),
+    field('rd-max', 'At most this many messages (optional)', max),
+    h('div', { class: 'actions' }, dry, move),
+    outcome);
 }
 
 // ---- Probes ------------------------------------------------------------
@@ -375,6 +598,28 @@ function probes() {
   }, 2000);
 }
 
+// isoSeconds reads an ISO 8601 duration of days, hours, minutes and
+// seconds (PT1M2.5S) as seconds; NaN when it is none.
+function isoSeconds(iso) {
+  const m = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:([\d.]+)S)?)?$/.exec(iso || '');
+  if (!m) return NaN;
+  return (Number(m[1] || 0) * 86400) + (Number(m[2] || 0) * 3600) + (Number(m[3] || 0) * 60) + Number(m[4] || 0);
+}
+
+// planFacts describes what a TEST was asked to do and how far it is.
+function planFacts(plan, st, record) {
+  const elapsed = isoSeconds(st.elapsed);
+  const rate = plan ? (plan.rateLimitPerSec ? `${fmtNumber(plan.rateLimitPerSec)} messages/s` : 'as fast as it goes') : undefined;
+  const length = plan ? (plan.durationSeconds ? `${fmtDuration(plan.durationSeconds)}` : `${fmtNumber(plan.count)} messages`) : undefined;
+  const progress = plan?.durationSeconds && !Number.isNaN(elapsed)
+    ? h('span', {}, h('progress', { id: 'test-progress', max: plan.durationSeconds, value: Math.min(elapsed, plan.durationSeconds), 'aria-label': 'Elapsed of the duration' }),
+      ` ${fmtDuration(elapsed)} of ${fmtDuration(plan.durationSeconds)}`)
+    : (Number.isNaN(elapsed) ? undefined : fmtDuration(elapsed));
+  return facts([['Target', plan?.target || record?.target || undefined], ['Reply queue', plan?.replyQueue], ['Rate', rate],
+    [plan?.durationSeconds ? 'Duration' : 'Length', length], ['Message size', plan?.messageSizeBytes ? `${fmtNumber(plan.messageSizeBytes)} bytes` : undefined],
+    ['Elapsed', progress], ['Started', record?.createdAt ? fmtTime(record.createdAt) : undefined]]);
+}
+
 function probe(id) {
   const summary = section('test-summary', 'Run');
   const latency = section('latency', 'Round-trip latency over time');
@@ -383,27 +628,47 @@ function probe(id) {
   const stop = h('button', { type: 'button', id: 'stop-test', class: 'danger', hidden: true }, 'Stop this TEST');
   const points = [];
   let after = 0;
+  let plan = null;
   stop.addEventListener('click', async () => {
     stop.disabled = true;
     const reply = await api(`/tests/${encodeURIComponent(id)}/stop`, { method: 'POST' });
     announce(reply.ok ? 'Stopping: the run drains what is in flight, then ends.' : `Stop refused: HTTP ${reply.status}`);
     if (!reply.ok) summary.append(problemBox(reply, 'Stop'));
   });
-  page(`Probe ${id}`, h('div', { class: 'actions' }, stop, recordLink('TEST', id, 'Open its idempotency record')), summary, latency, rate, histogram);
+  const charts = h('div', { id: 'charts' }, latency, rate, histogram);
+  charts.hidden = true;
+  page(`Probe ${id}`, h('div', { class: 'actions' }, stop, recordLink('TEST', id, 'Open its idempotency record')), summary, charts);
+  let record = null;
   poll(async () => {
+    if (record === null) {
+      const r = await api(`/idempotency/TEST/${encodeURIComponent(id)}`);
+      record = r.ok ? r.data : false; // false: none to read (another tenant's, or expired)
+    }
     const reply = await api(`/tests/${encodeURIComponent(id)}?after=${after}`);
+    if (reply.status === 404) {
+      // One clear answer, and no empty charts.
+      page(`Probe ${id}`, h('div', { class: 'problem', role: 'alert', id: 'no-such-test' },
+        h('strong', {}, `No TEST “${id}” here.`),
+        h('p', {}, 'Its record may have expired, it may belong to another tenant, or the id is mistyped. ',
+          h('a', { href: '/ui/probes' }, 'The TEST runs you can see'), ' · ', h('a', { href: '/ui/send?op=TEST' }, 'Start a TEST'))));
+      return false;
+    }
     if (!reply.ok) {
       summary.update(reply, () => problemBox(reply, `GET /tests/${id}`));
-      return reply.status !== 404;
+      return true;
     }
+    charts.hidden = false;
     const t = reply.data;
     for (const p of t.series || []) points.push(p);
     if (points.length) after = points[points.length - 1].n;
     const st = t.result || {};
     const running = t.status === 'IN_PROGRESS';
     stop.hidden = !running;
-    summary.update({ status: t.status, st: { ...st, latencyHistogram: undefined }, error: t.error }, () => [
+    if (t.plan) plan = t.plan;
+    summary.update({ status: t.status, st: { ...st, latencyHistogram: undefined }, error: t.error, plan, record }, () => [
       h('p', {}, 'Status: ', statusBadge(t.status), st.stopped ? ' (stopped early)' : ''),
+      planFacts(plan, st, record),
+      !plan && !running ? h('p', { class: 'hint' }, 'The rate and duration asked for are shown while the run is live on this instance.') : null,
       t.error ? h('p', { class: 'problem' }, `${t.error.code}: ${t.error.message}`) : null,
       table('Counts and latency so far', ['Sent', 'Received', 'Lost', 'Duplicated', 'Out of order', 'In flight', 'Throughput (/s)'],
         [[st.sent, st.received, st.lost, st.duplicated, st.outOfOrder, st.inFlight, st.throughputPerSec].map((v) => fmtNumber(v))], { numeric: [0, 1, 2, 3, 4, 5, 6] }),
@@ -488,21 +753,67 @@ function results() {
         return;
       }
       const events = reply.data.results;
+      const commands = foldEvents(events);
       list.update(events, () => [
-        table(`${events.length} ${events.length === 1 ? 'event' : 'events'}${reply.data.truncated ? ' (more matched than one reply carries)' : ''}`, ['Time', 'Operation', 'Key', 'Status', 'Target', 'Duration (ms)', 'Event'],
-          events.map((e) => {
+        table(`${commands.length} ${commands.length === 1 ? 'command' : 'commands'} from ${events.length} ${events.length === 1 ? 'event' : 'events'}${reply.data.truncated ? ' (more matched than one reply carries)' : ''}`,
+          ['Time', 'Operation', 'Key', 'Status', 'Target', 'Duration (ms)', 'Summary', 'Event'],
+          commands.map(({ main: e, progress }) => {
             const { result: payload, ...data } = e.data;
-            return [fmtTime(e.time), data.operationType, recordLink(data.operationType, data.idempotencyKey), h('span', {}, statusBadge(data.status), data.replay ? ' (replay)' : ''),
-              data.target || '–', fmtNumber(data.durationMs),
-              h('details', {}, h('summary', {}, 'Show event'), jsonBlock({ ...e, data }, 'Result event without its payload'),
-                payload === null || payload === undefined ? h('p', { class: 'empty' }, 'No payload.')
-                  : h('details', {}, h('summary', {}, 'Show payload (data.result)'), jsonBlock(payload, 'Result payload')))];
+            return [h('span', { class: 'time' }, fmtTime(e.time)), data.operationType, recordLink(data.operationType, data.idempotencyKey),
+              h('span', {}, statusBadge(data.status), data.replay ? ' (replay)' : ''),
+              data.target || '–', fmtNumber(data.durationMs), h('span', { class: 'summary' }, resultSummary(e.data)),
+              h('div', {},
+                h('details', {}, h('summary', {}, 'Show event'), jsonBlock({ ...e, data }, 'Result event without its payload'),
+                  payload === null || payload === undefined ? h('p', { class: 'empty' }, 'No payload.')
+                    : h('details', {}, h('summary', {}, 'Show payload (data.result)'), jsonBlock(payload, 'Result payload'))),
+                progress.length ? h('details', { class: 'progress-events' }, h('summary', {}, `${progress.length} progress ${progress.length === 1 ? 'event' : 'events'}`),
+                  table('Progress events, newest first', ['Time', 'So far'], progress.map((p) => [h('span', { class: 'time' }, fmtTime(p.time)), resultSummary(p.data)]))) : null)];
           }), { numeric: [5] }),
       ]);
     } catch (err) {
       if (!(err instanceof SignInNeeded)) throw err;
     }
   })();
+}
+
+// foldEvents groups events (newest first) by command: each command's
+// newest outcome event, else its newest progress event, with its progress
+// events beside it.
+function foldEvents(events) {
+  const byCommand = new Map();
+  for (const e of events) {
+    const id = `${e.data.tenant || ''}\u0000${e.data.operationType}\u0000${e.data.idempotencyKey}`;
+    if (!byCommand.has(id)) byCommand.set(id, { main: null, progress: [] });
+    const c = byCommand.get(id);
+    if (e.type === 'mqprobe.command.progress') c.progress.push(e);
+    else if (!c.main) c.main = e;
+  }
+  return [...byCommand.values()].map((c) => ({ main: c.main || c.progress[0], progress: c.main ? c.progress : c.progress.slice(1) }));
+}
+
+// resultSummary is one line of what a command did, by operation.
+function resultSummary(data) {
+  const r = data.result;
+  if (data.error) return `${data.error.code}: ${data.error.message}`;
+  if (!r || typeof r !== 'object') return '–';
+  switch (data.operationType) {
+    case 'PRODUCE':
+      return `${fmtNumber(r.enqueued)} enqueued in ${fmtNumber(r.transactions)} ${r.transactions === 1 ? 'transaction' : 'transactions'}, ${fmtNumber(r.ratePerSec)}/s`;
+    case 'CONSUME':
+      return r.browsed ? `${fmtNumber(r.browsed)} browsed` : `${fmtNumber(r.received)} received${r.truncated ? ' (list truncated)' : ''}`;
+    case 'DEPTH':
+      return [r.currentDepth !== undefined ? `depth ${fmtNumber(r.currentDepth)} of ${fmtNumber(r.maxDepth)}` : `${r.queueType} queue`,
+        r.oldestMessageAgeSeconds !== undefined ? `oldest ${fmtAge(r.oldestMessageAgeSeconds)}` : null, r.verdict ? `verdict ${r.verdict}` : null].filter(Boolean).join(', ');
+    case 'CONNECTION_TEST':
+      return `${r.queueManager}, command level ${r.commandLevel}, ${r.platform}, connected in ${fmtNumber(r.connectMs)} ms`;
+    case 'TEST':
+      return `${fmtNumber(r.sent)} sent, ${fmtNumber(r.received)} back, ${fmtNumber(r.lost)} lost${r.latencyMs?.p99 !== undefined ? `, p99 ${fmtNumber(r.latencyMs.p99)} ms` : ''}${r.stopped ? ', stopped early' : ''}`;
+    case 'REDRIVE':
+      return `${fmtNumber(r.moved)} ${r.dryRun ? 'would move (dry run)' : 'moved'}${r.skipped ? `, ${fmtNumber(r.skipped)} skipped` : ''}`;
+    case 'STOP_TEST':
+      return r.stopped ? `stopped ${r.testId}` : `${r.testId} was not running here`;
+  }
+  return '–';
 }
 
 // ---- Record ------------------------------------------------------------
@@ -515,8 +826,11 @@ function record() {
     field('r-key', 'Idempotency key', h('input', { type: 'text', id: 'r-key', name: 'key', value: key, required: true, maxlength: 255 })),
     h('button', { type: 'submit' }, 'Open'));
   const view = section('record', 'Idempotency record');
-  page('Record', form, key ? view : h('p', { class: 'hint' }, 'Name an operation and key to see its record: status, attempt, lease, checkpoint and expiry.'));
-  if (!key) return;
+  if (!key) {
+    recordList(form);
+    return;
+  }
+  page('Record', form, view);
   const path = `/idempotency/${encodeURIComponent(op)}/${encodeURIComponent(key)}`;
   const outcome = h('div', { id: 'evict-outcome' });
   const show = async () => {
@@ -559,6 +873,43 @@ function record() {
     yes.focus();
   };
   show().catch((err) => { if (!(err instanceof SignInNeeded)) throw err; });
+}
+
+// recordList lists the tenant's records a page at a time, filtered as the
+// query says (GET /idempotency).
+function recordList(lookup) {
+  const q = new URLSearchParams(location.search);
+  const filters = h('form', { class: 'panel filters', method: 'get', action: '/ui/record', role: 'search', 'aria-label': 'Filter records' },
+    field('l-operationType', 'Operation', select('l-operationType', 'operationType', [['', 'any'], ...OPERATIONS.concat('STOP_TEST').map((o) => [o, o])], q.get('operationType') || '')),
+    field('l-status', 'Status', select('l-status', 'status', [['', 'any'], ['IN_PROGRESS', 'IN_PROGRESS'], ['COMPLETED', 'COMPLETED'], ['FAILED', 'FAILED']], q.get('status') || '')),
+    field('l-olderThan', 'Not updated for', h('input', { type: 'text', id: 'l-olderThan', name: 'olderThan', value: q.get('olderThan') || '', placeholder: 'PT10M', pattern: 'P.*' }),
+      'An ISO 8601 duration: with IN_PROGRESS, commands whose holder stopped.'),
+    field('l-limit', 'Per page', h('input', { type: 'number', id: 'l-limit', name: 'limit', min: 1, max: 1000, value: q.get('limit') || 50 })),
+    h('button', { type: 'submit', id: 'filter-records' }, 'Filter'));
+  const list = section('records', 'Records');
+  page('Record', h('p', {}, 'Every unexpired idempotency record of your tenant, a page at a time. Open one by its key to see its lease, checkpoint and response, or to evict it.'),
+    filters, list, h('details', { class: 'panel' }, h('summary', {}, 'Open a record by operation and key'), lookup));
+  const apiQuery = new URLSearchParams();
+  for (const k of ['operationType', 'status', 'olderThan', 'limit', 'cursor']) if (q.get(k)) apiQuery.set(k, q.get(k));
+  if (!apiQuery.has('limit')) apiQuery.set('limit', '50');
+  (async () => {
+    const reply = await api(`/idempotency?${apiQuery}`);
+    if (!reply.ok) {
+      list.update(reply, () => problemBox(reply, 'GET /idempotency'));
+      return;
+    }
+    const records = [...reply.data.records].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+    const next = reply.data.nextCursor;
+    list.update(reply.data, () => [
+      table(`${records.length} ${records.length === 1 ? 'record' : 'records'} on this page, latest update first`,
+        ['Operation', 'Key', 'Status', 'Attempt', 'Updated', 'Expires', 'Target', 'Summary'],
+        records.map((r) => [r.operationType, recordLink(r.operationType, r.idempotencyKey), statusBadge(r.status), String(r.attempt),
+          h('span', { class: 'time' }, fmtTime(r.updatedAt)), h('span', { class: 'time' }, fmtTime(r.expiresAt)), r.target || '–',
+          h('span', { class: 'summary' }, r.response ? resultSummary({ operationType: r.operationType, result: r.response.result, error: r.response.error })
+            : (r.errorMessage || '–'))]), { numeric: [3] }),
+      next ? h('div', { class: 'actions' }, h('a', { id: 'next-records', href: `/ui/record?${new URLSearchParams([...apiQuery.entries()].filter(([k]) => k !== 'cursor').concat([['cursor', next]]))}` }, 'Next page')) : null,
+    ]);
+  })().catch(ignoreSignIn);
 }
 
 // ---- Send --------------------------------------------------------------
@@ -657,6 +1008,61 @@ function collect(form) {
   return body;
 }
 
+// choice replaces the text control input with a select of values (the
+// same id and data attributes, so the form collects it the same way).
+function choice(input, values, none) {
+  const sel = h('select', { id: input.id, 'aria-describedby': input.getAttribute('aria-describedby') },
+    h('option', { value: '' }, none), values.map((v) => h('option', { value: v }, v)));
+  for (const [k, v] of Object.entries(input.dataset)) sel.dataset[k] = v;
+  input.replaceWith(sel);
+  return sel;
+}
+
+// offerChoices turns the queue manager, queue and profile fields into
+// choices of what GET /status says the caller may use: the embedded queue
+// managers and their queues, the target profiles.
+function offerChoices(form, tg) {
+  const qms = tg.queueManagers || [];
+  const qmInput = form.querySelector('#f-target-queueManager');
+  const queueInput = form.querySelector('#f-target-queue');
+  if (qms.length && qmInput && queueInput) {
+    const qm = choice(qmInput, qms.map((x) => x.name), '(choose a queue manager)');
+    const allQueues = [...new Set(qms.flatMap((x) => x.queues))];
+    const queue = choice(queueInput, allQueues, '(choose a queue)');
+    qm.addEventListener('change', () => {
+      const queues = qms.find((x) => x.name === qm.value)?.queues || allQueues;
+      const keep = queue.value;
+      queue.replaceChildren(h('option', { value: '' }, '(choose a queue)'), ...queues.map((v) => h('option', { value: v, selected: v === keep }, v)));
+    });
+  }
+  const refInput = form.querySelector('#f-targetRef');
+  if ((tg.profiles || []).length && refInput) {
+    const ref = choice(refInput, tg.profiles.map((p) => p.name), '(none: name an inline target)');
+    const queueOfRef = form.querySelector('#f-queue');
+    ref.addEventListener('change', () => {
+      const p = tg.profiles.find((x) => x.name === ref.value);
+      if (queueOfRef) queueOfRef.placeholder = p ? `${p.queue} (the profile's)` : '';
+    });
+  }
+}
+
+// hideUnreachable removes the inline target's connection fields, which the
+// embedded backend refuses: it connects nowhere.
+function hideUnreachable(form) {
+  const gone = [];
+  for (const [sel, name] of [['#f-target-channel', 'channel'], ['#f-target-connName', 'connName'], ['#f-target-ccdtUrl', 'ccdtUrl'], ['#g-target-ssl', 'ssl']]) {
+    const el = form.querySelector(sel);
+    if (!el) continue;
+    const wrapper = el.tagName === 'FIELDSET' ? (el.parentElement.tagName === 'DETAILS' ? el.parentElement : el) : el.closest('.field');
+    wrapper.remove();
+    gone.push(name);
+  }
+  const target = form.querySelector('#g-target');
+  if (gone.length && target) {
+    target.append(h('p', { class: 'hint', id: 'embedded-note' }, `No ${gone.join(', ')} here: the embedded MQ backend runs its queue managers in this process and connects nowhere (they need mq.backend ibmmq).`));
+  }
+}
+
 async function send() {
   const q = new URLSearchParams(location.search);
   const op = OPERATIONS.includes(q.get('op')) ? q.get('op') : 'PRODUCE';
@@ -683,6 +1089,8 @@ async function send() {
       field('idempotency-key', 'Idempotency-Key (header)', keyInput, 'Sending again with the same key replays the recorded result instead of executing twice.'),
       h('button', { type: 'button', class: 'secondary', onclick: () => { keyInput.value = newKey(); keyInput.focus(); } }, 'New key')));
   schemaFields(doc, schema, [], true, form);
+  offerChoices(form, tg);
+  if (statusReply.ok && statusReply.data.backends?.mq === 'embedded') hideUnreachable(form);
   form.append(h('div', { class: 'actions' }, h('button', { type: 'submit', id: 'send-button' }, `Send ${op}`)));
   const reply = section('reply', 'Reply');
   reply.hidden = true;
@@ -721,6 +1129,8 @@ const PAGES = [
   [/^\/ui\/probes\/(.+)$/, 'probes', (m) => probe(decodeURIComponent(m[1]))],
   [/^\/ui\/results\/?$/, 'results', results],
   [/^\/ui\/record\/?$/, 'record', record],
+  [/^\/ui\/queues\/?$/, 'overview', overview],
+  [/^\/ui\/queues\/([^/]+)\/([^/]+)$/, 'overview', (m) => queuePage(decodeURIComponent(m[1]), decodeURIComponent(m[2]))],
   [/^\/ui\/send\/?$/, 'send', () => send().catch((err) => { if (!(err instanceof SignInNeeded)) throw err; })],
 ];
 
