@@ -28,7 +28,7 @@ import (
 // heartbeat or checkpoint — which rewrites updatedAt, the lease and the
 // progress — writes no index item; an ALL projection would copy every
 // heartbeat into both indexes. The records themselves (responses,
-// checkpoints) are read with one consistent BatchGetItem per page.
+// checkpoints) are read with one BatchGetItem per page.
 const (
 	TargetIndex = "target-index"
 	TenantIndex = "tenant-index"

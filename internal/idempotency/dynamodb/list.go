@@ -52,7 +52,7 @@ func (s *Store) Delete(ctx context.Context, d idempotency.Deletion) (bool, error
 
 // List implements idempotency.Store. It Queries the listing index that
 // fits q (index.go), newest first, and reads the page's records with a
-// consistent BatchGetItem: a filter by queue (target-index) or of one
+// BatchGetItem: a filter by queue (target-index) or of one
 // tenant (tenant-index) reads only its matches, so a page of up to 100
 // records is two requests. Other filters — every tenant's records without
 // a queue — are a consistent Scan with a FilterExpression, in the table's
@@ -73,6 +73,9 @@ func (s *Store) List(ctx context.Context, q idempotency.ListQuery) (idempotency.
 		page, err := s.scan(ctx, q, start)
 		page.Scanned = true
 		return page, err
+	}
+	if empty(q) {
+		return idempotency.ListPage{}, nil
 	}
 	page, err := s.query(ctx, q, ix, start)
 	if missingIndex(err) && q.After == "" {
@@ -152,6 +155,16 @@ func filters(e *expr, q idempotency.ListQuery, ix listIndex) []string {
 	return conds
 }
 
+// empty: q's time range holds no instant (olderThan reaches back past
+// since), which no key condition can say.
+func empty(q idempotency.ListQuery) bool {
+	before := q.Until
+	if !q.UpdatedBefore.IsZero() && (before.IsZero() || q.UpdatedBefore.Before(before)) {
+		before = q.UpdatedBefore
+	}
+	return !q.Since.IsZero() && !before.IsZero() && !q.Since.Before(before)
+}
+
 // keyCondition is the index's hash key and the time range on listedAt:
 // since to until, and before UpdatedBefore (a record's listedAt is never
 // after its updatedAt, so no match is left out; List drops the records a
@@ -227,9 +240,11 @@ func (s *Store) query(ctx context.Context, q idempotency.ListQuery, ix listIndex
 	return page, nil
 }
 
-// getAll reads the records at pks with consistent BatchGetItems of up to
-// maxBatchGet keys, retrying the keys DynamoDB leaves unprocessed a
-// bounded number of times.
+// getAll reads the records at pks with BatchGetItems of up to maxBatchGet
+// keys, retrying the keys DynamoDB leaves unprocessed a bounded number of
+// times. The reads are eventually consistent, as the index Query before
+// them is: a consistent read would double their cost (a unit per record
+// instead of half) for a listing that is a moment behind either way.
 func (s *Store) getAll(ctx context.Context, pks []string) (map[string]idempotency.Record, error) {
 	records := make(map[string]idempotency.Record, len(pks))
 	for chunk := range slices.Chunk(pks, maxBatchGet) {
@@ -237,7 +252,7 @@ func (s *Store) getAll(ctx context.Context, pks []string) (map[string]idempotenc
 		for _, pk := range chunk {
 			keys = append(keys, key(pk))
 		}
-		req := map[string]types.KeysAndAttributes{s.table: {Keys: keys, ConsistentRead: aws.Bool(true)}}
+		req := map[string]types.KeysAndAttributes{s.table: {Keys: keys}}
 		for attempt := 0; len(req) > 0; attempt++ {
 			if attempt == maxReadRequests {
 				return nil, fmt.Errorf("batch get from %s: keys still unprocessed after %d requests", s.table, attempt)

@@ -298,6 +298,9 @@ func TestEnsureTableAddsTheListingIndexes(t *testing.T) {
 			BillingMode:          types.BillingModePayPerRequest}); err != nil {
 			t.Fatalf("create the old table: %v", err)
 		}
+		if err := dynamodb.NewTableExistsWaiter(client).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, time.Minute); err != nil {
+			t.Fatalf("wait for the old table: %v", err)
+		}
 		t.Cleanup(func() {
 			if _, err := client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)}); err != nil {
 				t.Errorf("delete table %s: %v", name, err)

@@ -27,10 +27,11 @@ type dialect struct {
 	// bytewise follows the target column where it is compared: ranges of
 	// targets compare bytes, whatever the database's collation.
 	bytewise string
-	// unindexed prefixes a column whose index must not drive a query
-	// (SQLite's unary +): List's expiry filter would otherwise pick the
-	// expiry index over the newest-first one and sort every live record.
-	unindexed string
+	// unexpiredSince is List's expiry condition on its (bound) argument,
+	// written so no index of expires_at can serve it: the planner would
+	// otherwise pick the expiry index over the newest-first one and sort
+	// every live record, nearly all of them.
+	unexpiredSince func(arg string) string
 	// beginWrite opens a batched write transaction; SQLite takes the write
 	// lock at once, so a batch never fails to upgrade a read lock.
 	beginWrite string
@@ -47,6 +48,7 @@ var postgres = dialect{
 	lockMigrations:       "SELECT pg_advisory_xact_lock(7465626573)",
 	beginWrite:           "BEGIN",
 	bytewise:             ` COLLATE "C"`,
+	unexpiredSince:       func(arg string) string { return "expires_at + INTERVAL '0 seconds' > " + arg },
 }
 
 var sqlite = dialect{
@@ -57,7 +59,8 @@ var sqlite = dialect{
 	placeholder: func(n int) string { return fmt.Sprintf("?%d", n) },
 	timeArg:     func(t time.Time) any { return t.UnixMilli() },
 	beginWrite:  "BEGIN IMMEDIATE",
-	unindexed:   "+",
+	// SQLite's unary + keeps a column from using its index.
+	unexpiredSince: func(arg string) string { return "+expires_at > " + arg },
 }
 
 var paramRE = regexp.MustCompile(`\$(\d+)`)

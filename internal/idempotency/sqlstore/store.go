@@ -539,7 +539,7 @@ func (s *Store) listQuery(q idempotency.ListQuery, size int) (string, []any, err
 		conds = append(conds, "updated_at < "+arg(s.d.timeArg(q.Until)))
 	}
 	if !q.LiveAt.IsZero() {
-		conds = append(conds, s.d.unindexed+"expires_at > "+arg(s.d.timeArg(q.LiveAt)))
+		conds = append(conds, s.d.unexpiredSince(arg(s.d.timeArg(q.LiveAt))))
 	}
 	where := ""
 	if len(conds) > 0 {

@@ -181,6 +181,7 @@ func testList(t *testing.T, f *fixture) {
 	assertOrder(t, "since running, implicit tenant, QM1",
 		f.listAll(idempotency.ListQuery{QueueManager: "QM1", Since: since}, 2), done)
 	assertOrder(t, "until the cutoff, team-a", f.listAll(idempotency.ListQuery{Tenant: "team-a", Until: cutoff}, 2))
+	assertOrder(t, "since running, updated before the cutoff", f.listAll(idempotency.ListQuery{Since: since, UpdatedBefore: cutoff}, 2))
 	assertOrder(t, "since running, team-a, IN_PROGRESS",
 		f.listAll(idempotency.ListQuery{Tenant: "team-a", Status: idempotency.StatusInProgress, Since: since}, 2), teamRunning)
 
