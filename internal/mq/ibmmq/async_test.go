@@ -42,19 +42,10 @@ func TestAsyncPutFailures(t *testing.T) {
 	}
 
 	t.Run("commit backs the unit of work out", func(t *testing.T) {
-		e := newServerEnv(t)
-		c, err := New().Connect(e.ctx, e.target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		q, err := c.OpenQueue(e.ctx, "DEV.QUEUE.1", mq.OpenOutput)
-		if err != nil {
-			t.Fatal(err)
-		}
+		e, c, q := openOnServer(t, "DEV.QUEUE.1")
 		e.server.Faults().FailNth(mq.VerbPut, 4, mq.ReasonQFull)
 		putAsync(e, q, 10, true)
-		err = c.Commit(e.ctx)
+		err := c.Commit(e.ctx)
 		wantFailure(err, "commit")
 		if !strings.Contains(err.Error(), "backed out") {
 			t.Errorf("commit: %v, want it to say the unit of work was backed out", err)
@@ -72,16 +63,7 @@ func TestAsyncPutFailures(t *testing.T) {
 	})
 
 	t.Run("outside syncpoint CheckAsyncPuts reports it", func(t *testing.T) {
-		e := newServerEnv(t)
-		c, err := New().Connect(e.ctx, e.target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		q, err := c.OpenQueue(e.ctx, "DEV.QUEUE.1", mq.OpenOutput)
-		if err != nil {
-			t.Fatal(err)
-		}
+		e, c, q := openOnServer(t, "DEV.QUEUE.1")
 		e.server.Faults().FailNth(mq.VerbPut, 7, mq.ReasonQFull)
 		putAsync(e, q, 10, false)
 		wantFailure(mq.CheckAsyncPuts(e.ctx, c), "CheckAsyncPuts")
@@ -94,16 +76,7 @@ func TestAsyncPutFailures(t *testing.T) {
 	})
 
 	t.Run("a connection lost before the commit fails it", func(t *testing.T) {
-		e := newServerEnv(t)
-		c, err := New().Connect(e.ctx, e.target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		q, err := c.OpenQueue(e.ctx, "DEV.QUEUE.1", mq.OpenOutput)
-		if err != nil {
-			t.Fatal(err)
-		}
+		e, c, q := openOnServer(t, "DEV.QUEUE.1")
 		putAsync(e, q, 10, true) // held back by the client library until the commit
 		e.server.Faults().BreakConnections()
 		if err := c.Commit(e.ctx); !mq.IsConnectionBroken(err) {
@@ -120,16 +93,7 @@ func TestAsyncPutFailures(t *testing.T) {
 	})
 
 	t.Run("backout discards what it backed out", func(t *testing.T) {
-		e := newServerEnv(t)
-		c, err := New().Connect(e.ctx, e.target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		q, err := c.OpenQueue(e.ctx, "DEV.QUEUE.1", mq.OpenOutput)
-		if err != nil {
-			t.Fatal(err)
-		}
+		e, c, q := openOnServer(t, "DEV.QUEUE.1")
 		e.server.Faults().FailNth(mq.VerbPut, 2, mq.ReasonQFull)
 		putAsync(e, q, 5, true)
 		if err := c.Backout(e.ctx); err != nil {

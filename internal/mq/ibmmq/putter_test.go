@@ -13,16 +13,7 @@ import (
 // binding that moved them would fall back to MQObject.Put silently, at
 // three times the instructions per put, without this test.
 func TestPutsPassCStructures(t *testing.T) {
-	e := newServerEnv(t)
-	c, err := New().Connect(e.ctx, e.target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	q, err := c.OpenQueue(e.ctx, "DEV.QUEUE.1", mq.OpenOutput)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, c, q := openOnServer(t, "DEV.QUEUE.1")
 	if q.(*queue).putter == nil {
 		t.Fatal("the queue puts through the binding's MQObject.Put: newPutter found no hConn, hObj or hMsg")
 	}

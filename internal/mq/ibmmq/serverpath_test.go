@@ -39,6 +39,23 @@ func newServerEnv(t *testing.T) *serverEnv {
 	return &serverEnv{t: t, ctx: context.Background(), server: s, target: s.Target()}
 }
 
+// openOnServer connects to a fresh server and opens queue for output; the
+// connection closes with the test.
+func openOnServer(t *testing.T, queue string) (*serverEnv, mq.Conn, mq.Queue) {
+	t.Helper()
+	e := newServerEnv(t)
+	c, err := New().Connect(e.ctx, e.target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	q, err := c.OpenQueue(e.ctx, queue, mq.OpenOutput)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, c, q
+}
+
 // settled waits for the server to see the client's closes (a disconnect
 // reaches it after MQDISC returns) and returns its counts.
 func (e *serverEnv) settled(want mqserver.Stats) mqserver.Stats {
@@ -96,16 +113,7 @@ func TestServerWarnedConnectIsKeptAndClosed(t *testing.T) {
 // local queue's attributes on an alias or a remote definition with warning
 // 2068 and no values; the adapter asks each type for its own attributes.
 func TestServerInquireByQueueType(t *testing.T) {
-	e := newServerEnv(t)
-	c, err := New().Connect(e.ctx, e.target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	q, err := c.OpenQueue(e.ctx, "DEV.QUEUE.1", mq.OpenOutput)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, c, q := openOnServer(t, "DEV.QUEUE.1")
 	if _, err := q.Put(e.ctx, &mq.Message{Payload: []byte("m")}, mq.PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
