@@ -92,6 +92,12 @@ type DeadLetterHeader struct {
 	Encoding             int32     `json:"encoding"`
 }
 
+func deadLetterHeader(h mq.DeadLetterHeader) DeadLetterHeader {
+	return DeadLetterHeader{Reason: int32(h.Reason), ReasonName: reasonKey(h.Reason),
+		OriginalQueue: h.DestQueue, OriginalQueueManager: h.DestQMgr, PutApplName: h.PutApplName, PutApplType: h.PutApplType,
+		DeadLetteredAt: h.PutTime, Format: h.Format, CCSID: h.CCSID, Encoding: h.Encoding}
+}
+
 // BrowseQueue lists the first messages of queue on target without removing
 // them, within limits.
 func BrowseQueue(ctx context.Context, conns Connector, target mq.Target, queue string, limits BrowseLimits) (BrowseResult, error) {
@@ -145,9 +151,8 @@ func browsed(m *mq.Message, position, payloadBytes int) BrowsedMessage {
 	body := m.Payload
 	if m.Format == mq.FormatDeadLetterHeader {
 		if h, rest, err := mq.DecodeDeadLetterHeader(m.Payload); err == nil {
-			b.DeadLetterHeader = &DeadLetterHeader{Reason: int32(h.Reason), ReasonName: reasonKey(h.Reason),
-				OriginalQueue: h.DestQueue, OriginalQueueManager: h.DestQMgr, PutApplName: h.PutApplName, PutApplType: h.PutApplType,
-				DeadLetteredAt: h.PutTime, Format: h.Format, CCSID: h.CCSID, Encoding: h.Encoding}
+			dlh := deadLetterHeader(h)
+			b.DeadLetterHeader = &dlh
 			body = rest
 		}
 	}

@@ -62,19 +62,10 @@ type RedriveResult struct {
 
 // RedriveMessage is one dead-lettered message as its MQDLH describes it.
 type RedriveMessage struct {
-	MsgIDBase64          string    `json:"msgId"`
-	Reason               int32     `json:"reason"`
-	ReasonName           string    `json:"reasonName"`
-	OriginalQueue        string    `json:"originalQueue"`
-	OriginalQueueManager string    `json:"originalQueueManager"`
-	PutApplName          string    `json:"putApplName"`
-	PutApplType          int32     `json:"putApplType"`
-	DeadLetteredAt       time.Time `json:"deadLetteredAt,omitzero"`
-	Format               string    `json:"format"`
-	CCSID                int32     `json:"ccsid"`
-	Encoding             int32     `json:"encoding"`
-	PayloadBytes         int       `json:"payloadBytes"`
-	Destination          string    `json:"destination"`
+	MsgIDBase64 string `json:"msgId"`
+	DeadLetterHeader
+	PayloadBytes int    `json:"payloadBytes"`
+	Destination  string `json:"destination"`
 }
 
 // redriveProgress is REDRIVE's checkpoint: the committed units' counts, and
@@ -473,11 +464,8 @@ func (r *redriver) list(msg *mq.Message, h mq.DeadLetterHeader, size int, dest s
 	if len(r.res.Messages) >= redriveListMax {
 		return
 	}
-	r.res.Messages = append(r.res.Messages, RedriveMessage{
-		MsgIDBase64: encodeID(msg.MsgID), Reason: int32(h.Reason), ReasonName: reasonKey(h.Reason),
-		OriginalQueue: h.DestQueue, OriginalQueueManager: h.DestQMgr, PutApplName: h.PutApplName, PutApplType: h.PutApplType,
-		DeadLetteredAt: h.PutTime, Format: h.Format, CCSID: h.CCSID, Encoding: h.Encoding, PayloadBytes: size, Destination: dest,
-	})
+	r.res.Messages = append(r.res.Messages, RedriveMessage{MsgIDBase64: encodeID(msg.MsgID), DeadLetterHeader: deadLetterHeader(h),
+		PayloadBytes: size, Destination: dest})
 }
 
 func (r *redriver) result(elapsed time.Duration) RedriveResult {

@@ -261,9 +261,9 @@ func TestAsyncAPIResultPayloadAcceptsResultEvents(t *testing.T) {
 			StartedAt: &now, FinishedAt: &now, Tags: map[string]string{}, Result: resultOf(t, handlers.RedriveResult{
 				DryRun: true, Moved: 1, ByReason: map[string]int{"MQRC_Q_FULL": 1}, ByDestination: map[string]int{"DEV.QUEUE.1": 1},
 				Browsed: 2, Skipped: 1, SkippedBy: map[string]int{"noDeadLetterHeader": 1}, Elapsed: "PT0.004S", Complete: &complete,
-				Messages: []handlers.RedriveMessage{{MsgIDBase64: "AAAA", Reason: 2053, ReasonName: "MQRC_Q_FULL", OriginalQueue: "DEV.QUEUE.1",
-					OriginalQueueManager: "QM1", PutApplName: "amqsput", PutApplType: 6, DeadLetteredAt: now, Format: "MQSTR", CCSID: 1208,
-					Encoding: 546, PayloadBytes: 5, Destination: "DEV.QUEUE.1"}}})},
+				Messages: []handlers.RedriveMessage{{MsgIDBase64: "AAAA", DeadLetterHeader: handlers.DeadLetterHeader{Reason: 2053,
+					ReasonName: "MQRC_Q_FULL", OriginalQueue: "DEV.QUEUE.1", OriginalQueueManager: "QM1", PutApplName: "amqsput",
+					PutApplType: 6, DeadLetteredAt: now, Format: "MQSTR", CCSID: 1208, Encoding: 546}, PayloadBytes: 5, Destination: "DEV.QUEUE.1"}}})},
 		{OperationType: "PRODUCE", IdempotencyKey: "k-2", Status: result.StatusFailed, Result: json.RawMessage(`null`), Tags: map[string]string{},
 			Error: &result.Error{Code: "MQRC_UNKNOWN_OBJECT_NAME", Reason: 2085, Message: "no such queue", Transient: false}},
 	} {

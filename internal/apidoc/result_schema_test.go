@@ -50,12 +50,7 @@ func compareFields(t *testing.T, path string, schema map[string]any, goType refl
 	}
 	props, _ := schema["properties"].(map[string]any)
 	fields := map[string]reflect.Type{}
-	for f := range goType.Fields() {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name != "" && name != "-" {
-			fields[name] = f.Type
-		}
-	}
+	jsonFields(goType, fields)
 	var inSchemaOnly, inGoOnly []string
 	for name := range props {
 		if _, ok := fields[name]; !ok {
@@ -79,5 +74,20 @@ func compareFields(t *testing.T, path string, schema map[string]any, goType refl
 	slices.Sort(inGoOnly)
 	if len(inSchemaOnly) > 0 || len(inGoOnly) > 0 {
 		t.Errorf("%s: schema only %v, %s only %v", path, inSchemaOnly, goType, inGoOnly)
+	}
+}
+
+// jsonFields adds t's JSON field names and types to fields, those of an
+// embedded struct without a name of its own among them, as encoding/json
+// writes them.
+func jsonFields(t reflect.Type, fields map[string]reflect.Type) {
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case f.Anonymous && name == "":
+			jsonFields(f.Type, fields)
+		case name != "" && name != "-":
+			fields[name] = f.Type
+		}
 	}
 }
