@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
@@ -47,6 +48,18 @@ type ChannelHealth struct {
 	Cipher         string `json:"cipher,omitempty"`     // TLS CipherSpec; absent without TLS
 	PeerName       string `json:"peerName,omitempty"`   // the client certificate's DN as the queue manager saw it
 	CertIssuer     string `json:"certIssuer,omitempty"` // its issuer's DN
+	// Certificate is the one the queue manager presents on the channel;
+	// absent without TLS.
+	Certificate *CertificateHealth `json:"certificate,omitempty"`
+}
+
+// CertificateHealth is a certificate's names and how long it has left.
+type CertificateHealth struct {
+	Subject  string    `json:"subject"`
+	Issuer   string    `json:"issuer"`
+	NotAfter time.Time `json:"notAfter"`
+	// DaysToExpiry is the whole days until NotAfter; negative once expired.
+	DaysToExpiry int `json:"daysToExpiry"`
 }
 
 // CommandServerHealth is whether the command server answered, how fast,
@@ -128,8 +141,21 @@ func (r *ConnectionResult) addChannel(ctx context.Context, conn mq.Conn) error {
 		r.CommandServer = &CommandServerHealth{Answered: true, Ms: elapsed}
 		r.Channel = &ChannelHealth{Name: st.Channel, ConnectionName: st.ConnectionName, Instances: st.Instances,
 			Cipher: st.Cipher, PeerName: st.PeerName, CertIssuer: st.CertIssuer}
+		if c := st.QueueManagerCertificate; c != nil {
+			r.Channel.Certificate = &CertificateHealth{Subject: c.Subject, Issuer: c.Issuer, NotAfter: c.NotAfter,
+				DaysToExpiry: daysUntil(c.NotAfter, time.Now())}
+		} else if st.CertificateUnread != "" {
+			r.missing("certificate", st.CertificateUnread)
+		}
 	}
 	return nil
+}
+
+// daysUntil is the whole days from now to t, rounded toward the past: a
+// certificate that expires in 23 hours has 0 days left, one expired an
+// hour ago -1.
+func daysUntil(t, now time.Time) int {
+	return int(math.Floor(t.Sub(now).Hours() / 24))
 }
 
 func (r *ConnectionResult) missing(part, reason string) {

@@ -52,6 +52,11 @@ func TestIBMMQBackendOverTLS(t *testing.T) {
 	if cipher, _ := ch["cipher"].(string); r.Status != http.StatusOK || ch["name"] != mqserver.TLSChannel || !strings.HasPrefix(cipher, "TLS_") {
 		t.Fatalf("connection test over TLS: %d %s, want the channel's CipherSpec", r.Status, r.Body)
 	}
+	// And the queue manager's certificate: the test PKI issues it for a day.
+	cert, _ := ch["certificate"].(map[string]any)
+	if subject, _ := cert["subject"].(string); !strings.Contains(subject, "CN=QM1") || cert["daysToExpiry"] != float64(0) {
+		t.Errorf("connection test over TLS: certificate %v, want QM1's with 0 whole days left", cert)
+	}
 	firsts := proxy.FirstBytes()
 	if len(firsts) == 0 {
 		t.Fatal("the proxy saw no connection")

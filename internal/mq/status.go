@@ -44,4 +44,15 @@ type ChannelStatus struct {
 	// queue manager saw (SSLPEER) and CertIssuer its issuer's; "" without
 	// one.
 	PeerName, CertIssuer string
+	// QueueManagerCertificate is the certificate the queue manager presents
+	// on the channel; nil without TLS, or when it could not be read
+	// (CertificateUnread says why).
+	QueueManagerCertificate *Certificate
+	CertificateUnread       string
+}
+
+// Certificate is what a health check shows of an X.509 certificate.
+type Certificate struct {
+	Subject, Issuer string
+	NotAfter        time.Time
 }

@@ -22,8 +22,12 @@ type conn struct {
 	// channel is the SVRCONN channel the target named; "" when the client
 	// found it elsewhere (MQSERVER, a CCDT).
 	channel string
-	log     *slog.Logger
-	closed  bool
+	// connName is the target's CONNAME list and tls whether it asked for
+	// TLS: where InquireChannelStatus reads the queue manager's certificate.
+	connName string
+	tls      bool
+	log      *slog.Logger
+	closed   bool
 	// asyncPuts counts the asynchronous puts (MQPMO_ASYNC_RESPONSE) since
 	// the last MQSTAT.
 	asyncPuts int

@@ -49,7 +49,7 @@ func (b *Backend) Connect(ctx context.Context, t mq.Target) (mq.Conn, error) {
 	if err != nil && !isWarning(err) {
 		return nil, mqError(mq.VerbConnect, t.QueueManager, err)
 	}
-	c := &conn{qm: qm, qmName: t.QueueManager, channel: t.Channel, log: b.logger()}
+	c := &conn{qm: qm, qmName: t.QueueManager, channel: t.Channel, connName: t.ConnName, tls: t.TLS.Enabled(), log: b.logger()}
 	// A warned MQCONNX (2391 SSL_ALREADY_INITIALIZED: the process's TLS
 	// environment was set up by an earlier connection with other settings;
 	// 2002 ALREADY_CONNECTED) returns a live hConn. Failing here would leak

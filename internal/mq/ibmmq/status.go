@@ -85,7 +85,25 @@ func (c *conn) InquireChannelStatus(ctx context.Context) (mq.ChannelStatus, erro
 			st.ConnectionName, st.Cipher, st.PeerName, st.CertIssuer = inst.ConnectionName, inst.Cipher, inst.PeerName, inst.CertIssuer
 		}
 	}
+	if c.tls {
+		c.addCertificate(ctx, &st)
+	}
 	return st, nil
+}
+
+// addCertificate reads the certificate the queue manager presents on the
+// channel into st, or says why it could not.
+func (c *conn) addCertificate(ctx context.Context, st *mq.ChannelStatus) {
+	if c.connName == "" {
+		st.CertificateUnread = "the channel's address came from a CCDT or MQSERVER, not connName"
+		return
+	}
+	cert, err := queueManagerCertificate(ctx, c.connName, c.channel)
+	if err != nil {
+		st.CertificateUnread = err.Error()
+		return
+	}
+	st.QueueManagerCertificate = &cert
 }
 
 // parseQueueStatus reads one INQUIRE_Q_STATUS response. MQMON_NOT_AVAILABLE

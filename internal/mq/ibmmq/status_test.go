@@ -4,6 +4,9 @@ package ibmmq
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/pem"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -85,5 +88,34 @@ func TestChannelStatusOverTLS(t *testing.T) {
 	if st.Channel != "DEV.TLS.SVRCONN" || st.Instances != 1 || !strings.HasPrefix(st.Cipher, "TLS_") ||
 		!strings.Contains(st.PeerName, "CN=") || !strings.Contains(st.CertIssuer, "CN=") {
 		t.Errorf("channel status over TLS: %+v", st)
+	}
+	// The queue manager's own certificate, as it presents it.
+	pemBytes, err := os.ReadFile(pki.ServerCertFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(pemBytes)
+	want, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := st.QueueManagerCertificate; got == nil || got.Subject != want.Subject.String() || got.Issuer != want.Issuer.String() ||
+		!got.NotAfter.Equal(want.NotAfter) {
+		t.Errorf("queue manager certificate %+v (unread: %q), want %s issued by %s until %s",
+			got, st.CertificateUnread, want.Subject, want.Issuer, want.NotAfter)
+	}
+}
+
+// sniName maps channel names as IBM MQ documents, with its own examples.
+func TestSNIName(t *testing.T) {
+	for channel, want := range map[string]string{
+		"TO.QMGR1":        "to2e-qmgr1.chl.mq.ibm.com",
+		"to.qmgr1":        "74-6f-2e-71-6d-67-72-1.chl.mq.ibm.com",
+		"DEV.APP.SVRCONN": "dev2e-app2e-svrconn.chl.mq.ibm.com",
+		"A_B%C/D-E":       "a5f-b25-c2f-d2d-e.chl.mq.ibm.com",
+	} {
+		if got := sniName(channel); got != want {
+			t.Errorf("sniName(%q) = %q, want %q", channel, got, want)
+		}
 	}
 }
