@@ -547,6 +547,9 @@ func connectionRows(r handlers.ConnectionResult) [][2]string {
 		if c.Cipher != "" {
 			rows = append(rows, [2]string{"tls cipher", c.Cipher}, [2]string{"peer name", c.PeerName}, [2]string{"cert issuer", c.CertIssuer})
 		}
+		if qc := c.Certificate; qc != nil {
+			rows = append(rows, [2]string{"qmgr certificate", fmt.Sprintf("%s, expires %s (%d days)", qc.Subject, qc.NotAfter.UTC().Format(time.DateOnly), qc.DaysToExpiry)})
+		}
 	}
 	if cs := r.CommandServer; cs != nil {
 		rows = append(rows, [2]string{"command server", fmt.Sprintf("answered %t (%s ms)", cs.Answered, millis(cs.Ms))})
