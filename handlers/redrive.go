@@ -384,7 +384,8 @@ func (r *redriver) closeDestinations() {
 }
 
 // move gets the message id names from the dead-letter queue and puts it,
-// header stripped, on q, both in the open unit of work.
+// header stripped and the Format, CCSID and Encoding of the data after it
+// restored, on q, both in the open unit of work.
 func (r *redriver) move(ctx context.Context, id mq.ID, q mq.Queue, dest string) error {
 	if r.uow == nil {
 		r.uow = beginUnit(ctx, r.run, "get")
@@ -401,7 +402,7 @@ func (r *redriver) move(ctx context.Context, id mq.ID, q mq.Queue, dest string) 
 	if err != nil {
 		return fmt.Errorf("redrive: message %s changed after it was browsed: %w", encodeID(id), err)
 	}
-	msg.Payload, msg.Format = body, h.Format
+	msg.Payload, msg.Format, msg.CCSID, msg.Encoding = body, h.Format, h.CCSID, h.Encoding
 	if _, err := q.Put(ctx, &msg, mq.PutOptions{Syncpoint: true}); err != nil {
 		return fmt.Errorf("redrive: put %s on %s: %w", encodeID(id), dest, withCause(ctx, syncpointLimitHint(err, "txSize", r.txSize)))
 	}

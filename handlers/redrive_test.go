@@ -24,7 +24,16 @@ type deadLetter struct {
 
 // putDead puts messages on the dead-letter queue as a queue manager does:
 // an MQDLH (little-endian, as on x86) before the original data, Format
-// MQDEAD, and returns their MsgIds.
+// MQDEAD, and returns their MsgIds. The original data's CCSID and Encoding
+// (ISO 8859-1 from a big-endian sender) are not the defaults, so that a
+// redrive that fails to restore them shows.
+// The CCSID and Encoding of the data after the dead-letter headers putDead
+// writes.
+const (
+	originalCCSID    = 819
+	originalEncoding = mq.EncodingNativeBig
+)
+
 func (f *fixture) putDead(msgs ...deadLetter) []mq.ID {
 	f.t.Helper()
 	q, err := f.conn().OpenQueue(f.ctx, deadLetterQueue, mq.OpenOutput)
@@ -34,8 +43,8 @@ func (f *fixture) putDead(msgs ...deadLetter) []mq.ID {
 	defer q.Close()
 	ids := make([]mq.ID, len(msgs))
 	for i, d := range msgs {
-		h := mq.DeadLetterHeader{Reason: d.reason, DestQueue: d.queue, DestQMgr: "QM1", Encoding: mq.EncodingNativeLittle,
-			CCSID: 1208, Format: mq.FormatString, PutApplType: 6, PutApplName: "amqrmppa", PutTime: time.Now().Add(-d.age)}
+		h := mq.DeadLetterHeader{Reason: d.reason, DestQueue: d.queue, DestQMgr: "QM1", Encoding: originalEncoding,
+			CCSID: originalCCSID, Format: mq.FormatString, PutApplType: 6, PutApplName: "amqrmppa", PutTime: time.Now().Add(-d.age)}
 		raw, err := h.Encode()
 		if err != nil {
 			f.t.Fatal(err)
@@ -105,8 +114,10 @@ func TestRedriveMovesEachMessageToItsOriginalQueue(t *testing.T) {
 		t.Fatalf("DEV.QUEUE.1 holds %d messages, want 5", len(got))
 	}
 	for i, m := range got {
-		if string(m.Payload) != fmt.Sprintf("full %d", i) || m.Format != mq.FormatString {
-			t.Errorf("message %d: payload %q format %q: want the header stripped and MQSTR restored", i, m.Payload, m.Format)
+		if string(m.Payload) != fmt.Sprintf("full %d", i) || m.Format != mq.FormatString ||
+			m.CCSID != originalCCSID || m.Encoding != originalEncoding {
+			t.Errorf("message %d: payload %q format %q CCSID %d Encoding %d: want the header stripped and MQSTR, %d, %d restored",
+				i, m.Payload, m.Format, m.CCSID, m.Encoding, originalCCSID, originalEncoding)
 		}
 		if m.MsgID != ids[i] || !m.Persistent || m.Properties["app.seq"] != int32(i) {
 			t.Errorf("message %d lost its MQMD or properties: %+v", i, m)
@@ -133,7 +144,7 @@ func TestRedriveDryRunListsAndMovesNothing(t *testing.T) {
 	}
 	m := res.Messages[2]
 	if m.ReasonName != "MQRC_UNKNOWN_OBJECT_NAME" || m.Reason != 2085 || m.OriginalQueue != "DEV.QUEUE.2" ||
-		m.OriginalQueueManager != "QM1" || m.PutApplName != "amqrmppa" || m.Format != "MQSTR" || m.CCSID != 1208 ||
+		m.OriginalQueueManager != "QM1" || m.PutApplName != "amqrmppa" || m.Format != "MQSTR" || m.CCSID != originalCCSID || m.Encoding != originalEncoding ||
 		m.Destination != "DEV.QUEUE.2" || m.PayloadBytes != len("unknown 0") || time.Since(m.DeadLetteredAt) > time.Minute {
 		t.Errorf("listed %+v", m)
 	}

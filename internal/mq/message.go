@@ -38,6 +38,17 @@ const (
 	FormatString = "MQSTR" // MQFMT_STRING: character payload
 )
 
+// MQMD CodedCharSetId and Encoding values.
+const (
+	// CCSIDQueueManager is MQCCSI_Q_MGR: on put, the queue manager's CCSID,
+	// which the message then carries.
+	CCSIDQueueManager = 0
+	// EncodingNative is MQENC_NATIVE of the platforms mqprobe runs on
+	// (little-endian: MQENC_INTEGER_REVERSED, MQENC_DECIMAL_REVERSED,
+	// MQENC_FLOAT_IEEE_REVERSED).
+	EncodingNative = EncodingNativeLittle
+)
+
 // Priority bounds.
 const (
 	MinPriority = 0
@@ -56,6 +67,12 @@ type Message struct {
 	Expiry      time.Duration // 0 = unlimited; MQ keeps tenths of a second. On get: the time left.
 	ReplyToQ    string
 	ReplyToQMgr string
+	// CCSID (MQMD CodedCharSetId) and Encoding describe the payload's
+	// characters and numbers. On put 0 means the default MQMD_DEFAULT has:
+	// CCSIDQueueManager and EncodingNative. On get they are the message's,
+	// CCSIDQueueManager replaced by the queue manager's CCSID.
+	CCSID    int32
+	Encoding int32
 
 	// Set by the queue manager; ignored on put.
 	PutTime      time.Time

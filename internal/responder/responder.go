@@ -257,6 +257,10 @@ func (w *worker) undeliverable(ctx context.Context, reply *mq.Message, queue, qm
 
 // deadLetter puts msg on the queue manager's dead-letter queue behind an
 // MQDLH saying why and where it was going.
+// deadLetterHeaderCCSID is the CCSID of the MQDLH the responder writes:
+// its names are ASCII, which UTF-8 reads as they are.
+const deadLetterHeaderCCSID = 1208
+
 func (w *worker) deadLetter(ctx context.Context, msg *mq.Message, queue, qmgr string, reason mq.Reason, why string) error {
 	r := w.r
 	log := r.log.With("reason", reason.String(), "why", why, "reply_to_q", queue, "reply_to_qmgr", qmgr)
@@ -276,7 +280,7 @@ func (w *worker) deadLetter(ctx context.Context, msg *mq.Message, queue, qmgr st
 		qmgr = w.qm.Name
 	}
 	head, err := mq.DeadLetterHeader{Reason: reason, DestQueue: queue, DestQMgr: qmgr,
-		Encoding: mq.EncodingNativeLittle, CCSID: 1208, Format: msg.Format,
+		Encoding: msg.Encoding, CCSID: msg.CCSID, Format: msg.Format,
 		PutApplType: mqatUnix, PutApplName: putApplName, PutTime: time.Now()}.Encode()
 	if err != nil {
 		return fail(err)
@@ -287,6 +291,7 @@ func (w *worker) deadLetter(ctx context.Context, msg *mq.Message, queue, qmgr st
 	}
 	msg.Payload = append(head, msg.Payload...)
 	msg.Format = mq.FormatDeadLetterHeader
+	msg.CCSID, msg.Encoding = deadLetterHeaderCCSID, mq.EncodingNativeLittle // the header's, as Encode writes it
 	if _, err := q.Put(ctx, msg, mq.PutOptions{}); err != nil {
 		return fail(fmt.Errorf("put on %s: %w", dlq, err))
 	}

@@ -183,7 +183,7 @@ func testDeadLettersRefusedRequests(f *fixture) {
 	}
 	for i, r := range requests {
 		f.put(requestQueue, &mq.Message{MsgID: mq.ID{9, byte(i)}, Format: mq.FormatString, ReplyToQ: r.replyToQ,
-			ReplyToQMgr: r.replyToQMgr, Payload: []byte("request")})
+			ReplyToQMgr: r.replyToQMgr, CCSID: 819, Encoding: mq.EncodingNativeBig, Payload: []byte("request")})
 	}
 	// Two workers: the dead letters come in either order. Each is known by
 	// its request's MsgId: its own, or its CorrelId when it is the reply.
@@ -208,6 +208,12 @@ func testDeadLettersRefusedRequests(f *fixture) {
 		wantQMgr := r.replyToQMgr
 		if wantQMgr == "" {
 			wantQMgr = qm
+		}
+		// The header keeps the request's CCSID and Encoding; the message's
+		// are the header's.
+		if h.CCSID != 819 || h.Encoding != mq.EncodingNativeBig || m.CCSID != 1208 || m.Encoding != mq.EncodingNativeLittle {
+			f.t.Errorf("dead letter %d: header CCSID %d Encoding %d, message CCSID %d Encoding %d; want 819, 273, 1208, 546",
+				i, h.CCSID, h.Encoding, m.CCSID, m.Encoding)
 		}
 		if h.Reason != r.want || h.DestQueue != r.replyToQ || h.DestQMgr != wantQMgr || h.Format != mq.FormatString ||
 			h.PutApplName != "mqprobe responder" || string(body) != "request" || m.Format != mq.FormatDeadLetterHeader {

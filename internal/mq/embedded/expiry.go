@@ -35,7 +35,7 @@ func (q *queue) expired(m *message) {
 		return
 	}
 	e := ExpiredMessage{QueueManager: q.qm.name, Queue: q.name, Descriptor: *m.desc, Message: mq.Message{
-		MsgID: m.msgID, CorrelID: m.correlID, Format: m.format, Persistent: m.persistent, Priority: m.priority,
+		MsgID: m.msgID, CorrelID: m.correlID, Format: m.format, CCSID: m.ccsid, Encoding: m.encoding, Persistent: m.persistent, Priority: m.priority,
 		ReplyToQ: m.replyToQ, ReplyToQMgr: m.replyToQMgr, Properties: m.props, Payload: m.payload,
 		PutTime: m.putTime, BackoutCount: m.backoutCount,
 	}}

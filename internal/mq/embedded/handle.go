@@ -136,6 +136,7 @@ func (h *handle) put(msg *mq.Message, req putRequest) (putDone, error) {
 		d := *req.desc // the message's own copy: the caller's is reused
 		d.Valid = true
 		m.desc, m.propOrder = &d, req.propOrder
+		m.ccsid, m.encoding = putCCSID(d.CodedCharSetID), d.Encoding // an MQI put's, exactly
 	}
 	m.uncommitted = req.syncpoint
 	q := h.q

@@ -57,7 +57,11 @@ func journalFile(dataDir, qmgr string) string {
 }
 
 const (
-	recordPut    byte = 'P'
+	// recordPutV1 is a put record written before the port carried CCSID
+	// and Encoding: recovery gives its message the defaults a put of the
+	// time got.
+	recordPutV1  byte = 'P'
+	recordPut    byte = 'Q' // recordPutV1's layout, then CCSID and Encoding
 	recordDelete byte = 'D'
 )
 
@@ -106,8 +110,8 @@ func (j *journal) replay() ([]recovered, error) {
 			break // the end, or a torn or corrupt tail: what follows was never committed
 		}
 		switch body[0] {
-		case recordPut:
-			rec, err := decodePut(body[1:])
+		case recordPut, recordPutV1:
+			rec, err := decodePut(body[1:], body[0])
 			if err != nil {
 				return nil, fmt.Errorf("journal %s: %w", j.path, err)
 			}
@@ -216,7 +220,7 @@ func (j *journal) copyLive(out io.Writer) (int64, error) {
 		if err != nil {
 			break
 		}
-		if body[0] != recordPut || len(body) < 9 {
+		if (body[0] != recordPut && body[0] != recordPutV1) || len(body) < 9 {
 			continue
 		}
 		if _, ok := j.live[binary.LittleEndian.Uint64(body[1:])]; !ok {
@@ -372,10 +376,14 @@ func encodePut(id uint64, queue string, m *message) []byte {
 		b = appendString(b, name)
 		b = appendProperty(b, v)
 	}
-	return appendBytes(b, m.payload)
+	b = appendBytes(b, m.payload)
+	b = binary.LittleEndian.AppendUint32(b, uint32(m.ccsid))
+	return binary.LittleEndian.AppendUint32(b, uint32(m.encoding))
 }
 
-func decodePut(b []byte) (recovered, error) {
+// decodePut reads a put record's body of the type recordPut or
+// recordPutV1.
+func decodePut(b []byte, recordType byte) (recovered, error) {
 	d := decoder{b: b}
 	rec := recovered{id: d.u64(), queue: d.str(), m: &message{persistent: true}}
 	m := rec.m
@@ -410,6 +418,14 @@ func decodePut(b []byte) (recovered, error) {
 		}
 	}
 	m.payload = d.bytes()
+	switch {
+	case recordType == recordPut:
+		m.ccsid, m.encoding = int32(d.u32()), int32(d.u32())
+	case m.desc != nil:
+		m.ccsid, m.encoding = putCCSID(m.desc.CodedCharSetID), m.desc.Encoding
+	default:
+		m.ccsid, m.encoding = putCCSID(mq.CCSIDQueueManager), mq.EncodingNative
+	}
 	if d.err != nil || len(d.b) != 0 {
 		return recovered{}, fmt.Errorf("put record %d: malformed", rec.id)
 	}

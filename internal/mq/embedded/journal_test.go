@@ -189,6 +189,72 @@ func TestRecoveredMessageKeepsItsDescriptorAndProperties(t *testing.T) {
 	}
 }
 
+func TestRecoveredMessageKeepsItsCCSIDAndEncoding(t *testing.T) {
+	dir := t.TempDir()
+	e := restart(t, dir)
+	q := e.open(e.connect(), "DEV.QUEUE.1", mq.OpenOutput)
+	for _, m := range []*mq.Message{
+		{Payload: []byte("ebcdic"), Persistent: true, CCSID: 37, Encoding: mq.EncodingNativeBig},
+		{Payload: []byte("defaults"), Persistent: true},
+	} {
+		if _, err := q.Put(e.ctx, m, mq.PutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	after := restart(t, dir)
+	in := after.open(after.connect(), "DEV.QUEUE.1", mq.OpenInputShared)
+	for _, want := range []struct {
+		body            string
+		ccsid, encoding int32
+	}{{"ebcdic", 37, mq.EncodingNativeBig}, {"defaults", utf8CCSID, mq.EncodingNative}} {
+		var got mq.Message
+		if err := in.Get(after.ctx, &got, mq.GetOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if string(got.Payload) != want.body || got.CCSID != want.ccsid || got.Encoding != want.encoding {
+			t.Errorf("after a restart: %q CCSID %d Encoding %d, want %q %d %d",
+				got.Payload, got.CCSID, got.Encoding, want.body, want.ccsid, want.encoding)
+		}
+	}
+}
+
+// A journal written before put records carried CCSID and Encoding is
+// still read: a message put through the port gets the defaults it was
+// put with, one put through the MQI its descriptor's.
+func TestVersion1PutRecordsAreRecovered(t *testing.T) {
+	dir := t.TempDir()
+	version1 := func(id uint64, m *message) []byte {
+		body := encodePut(id, "DEV.QUEUE.1", m)
+		body[0] = recordPutV1
+		return frame(body[:len(body)-8]) // without CCSID and Encoding
+	}
+	mqi := &message{payload: []byte("mqi"), desc: &Descriptor{Valid: true, CodedCharSetID: 850, Encoding: mq.EncodingNativeBig}}
+	log := append(version1(1, &message{payload: []byte("port")}), version1(2, mqi)...)
+	if err := os.MkdirAll(filepath.Dir(journalFile(dir, DefaultQueueManager)), 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(journalFile(dir, DefaultQueueManager), log, 0o640); err != nil {
+		t.Fatal(err)
+	}
+
+	e := restart(t, dir)
+	in := e.open(e.connect(), "DEV.QUEUE.1", mq.OpenInputShared)
+	for _, want := range []struct {
+		body            string
+		ccsid, encoding int32
+	}{{"port", utf8CCSID, mq.EncodingNative}, {"mqi", 850, mq.EncodingNativeBig}} {
+		var got mq.Message
+		if err := in.Get(e.ctx, &got, mq.GetOptions{}); err != nil {
+			t.Fatalf("get %q: %v", want.body, err)
+		}
+		if string(got.Payload) != want.body || got.CCSID != want.ccsid || got.Encoding != want.encoding {
+			t.Errorf("recovered %q CCSID %d Encoding %d, want %q %d %d",
+				got.Payload, got.CCSID, got.Encoding, want.body, want.ccsid, want.encoding)
+		}
+	}
+}
+
 func TestJournalIsCompactedAndATornTailIgnored(t *testing.T) {
 	dir := t.TempDir()
 	e := restart(t, dir)

@@ -16,6 +16,8 @@ type message struct {
 	msgID        mq.ID
 	correlID     mq.ID
 	format       string
+	ccsid        int32 // MQMD CodedCharSetId, MQCCSI_Q_MGR already replaced
+	encoding     int32
 	persistent   bool
 	priority     int32
 	expiresAt    int64 // unix nanoseconds; 0 = never
@@ -62,6 +64,10 @@ func newMessage(msg *mq.Message, msgID mq.ID, now time.Time, props mq.Properties
 	m.msgID = msgID
 	m.correlID = msg.CorrelID
 	m.format = msg.Format
+	m.ccsid, m.encoding = putCCSID(msg.CCSID), msg.Encoding
+	if m.encoding == 0 {
+		m.encoding = mq.EncodingNative // the port's default
+	}
 	m.persistent = msg.Persistent
 	m.priority = msg.Priority
 	m.putTime = now
@@ -73,6 +79,15 @@ func newMessage(msg *mq.Message, msgID mq.ID, now time.Time, props mq.Properties
 	m.props = props
 	m.payload = append(bodyBuffer(m.payload, len(msg.Payload)), msg.Payload...)
 	return m
+}
+
+// putCCSID is the CodedCharSetId a message put with ccsid carries: the
+// queue manager's for MQCCSI_Q_MGR.
+func putCCSID(ccsid int32) int32 {
+	if ccsid == mq.CCSIDQueueManager {
+		return utf8CCSID
+	}
+	return ccsid
 }
 
 // clone copies m for a second enqueue: same MsgId, properties (shared:
@@ -111,6 +126,8 @@ func (m *message) copyTo(dst *mq.Message, now int64, bufferLength int) {
 		MsgID:        m.msgID,
 		CorrelID:     m.correlID,
 		Format:       m.format,
+		CCSID:        m.ccsid,
+		Encoding:     m.encoding,
 		Persistent:   m.persistent,
 		Priority:     m.priority,
 		ReplyToQ:     m.replyToQ,

@@ -12,7 +12,9 @@ import (
 // and the port leaves out: the whole MQMD, property order, match options,
 // browse and get under the cursor, truncated gets, MQDISC's commit.
 
-// Descriptor holds the MQMD fields the mq port does not model. The queue
+// Descriptor holds the MQMD fields the mq port does not model, and
+// Encoding and CodedCharSetID, which a get through the port also reports
+// as the message's Encoding and CCSID. The queue
 // manager stores it with a message put through an MQIQueue and returns it
 // unchanged; it only reads GroupID and MsgSeqNumber, for matching. Character
 // fields are as in an MQMD: blank-padded bytes. A message put through the

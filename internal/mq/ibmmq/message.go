@@ -73,6 +73,16 @@ func setPutFields(md *mqi.MQMD, msg *mq.Message) {
 	md.Expiry = expiryTenths(msg.Expiry)
 	md.ReplyToQ = msg.ReplyToQ
 	md.ReplyToQMgr = msg.ReplyToQMgr
+	md.CodedCharSetId = msg.CCSID // 0 is MQCCSI_Q_MGR
+	md.Encoding = putEncoding(msg.Encoding)
+}
+
+// putEncoding is MQMD Encoding for the port's Encoding: 0 is MQENC_NATIVE.
+func putEncoding(enc int32) int32 {
+	if enc == 0 {
+		return mqi.MQENC_NATIVE
+	}
+	return enc
 }
 
 // expiryTenths converts an expiry to MQMD Expiry: tenths of a second,
@@ -96,6 +106,8 @@ func setGotFields(msg *mq.Message, md *mqi.MQMD) {
 		Priority:     md.Priority,
 		ReplyToQ:     md.ReplyToQ,
 		ReplyToQMgr:  md.ReplyToQMgr,
+		CCSID:        md.CodedCharSetId,
+		Encoding:     md.Encoding,
 		PutTime:      md.PutDateTime,
 		BackoutCount: md.BackoutCount,
 		Payload:      payload,

@@ -122,6 +122,8 @@ func (p *putter) put(msg *mq.Message, options int32, h mqi.MQMessageHandle) (mq.
 		t.Persistence = C.MQPER_PERSISTENT
 	}
 	t.Expiry = C.MQLONG(expiryTenths(msg.Expiry))
+	t.CodedCharSetId = C.MQLONG(msg.CCSID) // 0 is MQCCSI_Q_MGR
+	t.Encoding = C.MQLONG(putEncoding(msg.Encoding))
 	if msg.Format != p.format {
 		setField(t.Format[:], msg.Format)
 		p.format = msg.Format

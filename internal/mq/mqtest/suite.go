@@ -21,6 +21,7 @@ func RunBackendSuite(t *testing.T, h Harness) {
 		faults bool // uses Env.Faults
 	}{
 		{"PutGetRoundTrip", testPutGetRoundTrip, false},
+		{"CCSIDAndEncoding", testCCSIDAndEncoding, false},
 		{"PriorityThenFIFO", testPriorityOrder, false},
 		{"ExpiredNeverReturned", testExpiry, false},
 		{"BrowseLeavesMessages", testBrowse, false},
@@ -147,6 +148,30 @@ func testPutGetRoundTrip(f *fixture) {
 	if got.MsgID != mine || got.Persistent || got.Priority != 0 || got.Expiry != 0 ||
 		len(got.Properties) != 0 || string(got.Payload) != "plain" || !got.CorrelID.IsZero() {
 		f.t.Errorf("plain message came back as %+v", got)
+	}
+}
+
+// testCCSIDAndEncoding puts a message with another CCSID and Encoding
+// than the defaults (EBCDIC, big-endian) and one with the defaults: the
+// first comes back as put, the second with the queue manager's CCSID (for
+// MQCCSI_Q_MGR) and MQENC_NATIVE.
+func testCCSIDAndEncoding(f *fixture) {
+	c := f.connect()
+	info, err := c.InquireQueueManager(f.ctx)
+	if err != nil {
+		f.t.Fatalf("inquire queue manager: %v", err)
+	}
+	out := f.open(c, f.env.Queue, mq.OpenOutput)
+	in := f.open(c, f.env.Queue, mq.OpenInputShared)
+	f.put(out, "ebcdic", mq.PutOptions{}, func(m *mq.Message) { m.CCSID, m.Encoding = 37, mq.EncodingNativeBig })
+	f.put(out, "defaults", mq.PutOptions{}, nil)
+	for _, want := range []struct {
+		text            string
+		ccsid, encoding int32
+	}{{"ebcdic", 37, mq.EncodingNativeBig}, {"defaults", int32(info.CCSID), mq.EncodingNative}} {
+		if m := f.getText(in, mq.GetOptions{}, want.text); m.CCSID != want.ccsid || m.Encoding != want.encoding {
+			f.t.Errorf("%s: CCSID %d Encoding %d, want %d and %d", want.text, m.CCSID, m.Encoding, want.ccsid, want.encoding)
+		}
 	}
 }
 

@@ -135,8 +135,9 @@ func (m *md) descriptor() embedded.Descriptor {
 
 // gotMD is the MQMD MQGET returns for msg and its descriptor. A message
 // put through the mq port has no descriptor: it gets MQMD_DEFAULT's values
-// with the queue manager's context.
-func gotMD(msg *mq.Message, d *embedded.Descriptor, qmgrCCSID int32) md {
+// with the queue manager's context, and the CCSID and Encoding it was put
+// with.
+func gotMD(msg *mq.Message, d *embedded.Descriptor) md {
 	m := defaultMD()
 	m.Priority = msg.Priority
 	if d.Valid {
@@ -147,7 +148,7 @@ func gotMD(msg *mq.Message, d *embedded.Descriptor, qmgrCCSID int32) md {
 		m.ApplOriginData, m.GroupID, m.MsgSeqNumber, m.Offset = d.ApplOriginData, d.GroupID, d.MsgSeqNumber, d.Offset
 		m.MsgFlags, m.OriginalLength = d.MsgFlags, d.OriginalLength
 	} else {
-		m.CodedCharSetID = qmgrCCSID
+		m.CodedCharSetID, m.Encoding = msg.CCSID, msg.Encoding
 		m.PutApplType = atUnix
 		putDateTime(msg.PutTime, &m.PutDate, &m.PutTime)
 	}

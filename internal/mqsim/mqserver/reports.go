@@ -98,7 +98,7 @@ func (srv *Server) reportExpiry(e *embedded.ExpiredMessage) {
 	srv.wg.Add(1) // Close waits for the report
 	srv.mu.Unlock()
 	qmgr := e.QueueManager
-	orig := gotMD(&e.Message, &e.Descriptor, qmgrCCSID)
+	orig := gotMD(&e.Message, &e.Descriptor)
 	carried, _ := reportExp.reportData(e.Descriptor.Report, e.Message.Payload)
 	data := bytes.Clone(carried) // the payload is the queue manager's only during the call
 	go func() {

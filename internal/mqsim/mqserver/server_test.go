@@ -376,6 +376,14 @@ func TestDefaultContext(t *testing.T) {
 		trimmed(g.md.Format[:]) != "MQSTR" || g.md.MsgSeqNumber != 1 || g.md.OriginalLength != olUndefined || g.md.Expiry != eiUnlimited {
 		t.Errorf("port message read as %+v", g.md)
 	}
+	// Its CCSID and Encoding are the ones it was put with.
+	if _, err := pq.Put(t.Context(), &mq.Message{CCSID: 37, Encoding: mq.EncodingNativeBig, Payload: []byte("ebcdic")}, mq.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	g = c.mustGet(c.mustOpen("DEV.QUEUE.2", ooInputShared), 0)
+	if g.md.CodedCharSetID != 37 || g.md.Encoding != mq.EncodingNativeBig {
+		t.Errorf("port message put with CCSID 37, Encoding 273 read with %d, %d", g.md.CodedCharSetID, g.md.Encoding)
+	}
 }
 
 func TestPutValidation(t *testing.T) {

@@ -780,7 +780,7 @@ func (s *session) get(d *decoder) (cc, rc int32, err error) {
 		gotProps = s.msg.Properties
 	}
 	rq, _ := o.queue.Resolved()
-	m := gotMD(&s.msg, &res.Descriptor, qmgrCCSID)
+	m := gotMD(&s.msg, &res.Descriptor)
 	if g&gmoBrowse == 0 && reportCOD.requested(m.Report) {
 		s.report(reportCOD, &m, s.msg.Payload, opts.Syncpoint || opts.SyncpointIfPersistent && s.msg.Persistent)
 	}
