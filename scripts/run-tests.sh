@@ -50,14 +50,15 @@ run() {
 }
 
 run ./...
-# The ibmmq build tag adds the IBM MQ adapter, its probe runs and the
-# daemon's ibmmq backend (its tests in internal/daemon; the MQ fault tests
+# The ibmmq build tag adds the IBM MQ adapter, its probe runs, REDRIVE and
+# the responders through it, and the daemon's ibmmq backend (its tests in
+# internal/daemon; the MQ fault tests
 # through the client library and a queue manager server in the test process,
 # in internal/daemon and, over SQS, internal/daemon/e2e); the daemon's
 # other tests would only repeat.
 if [ -n "${CGO_LDFLAGS:-}" ]; then
   run -tags ibmmq ./internal/mq/... ./internal/probe/...
-  run -tags ibmmq -run 'IBMMQ|Stub' ./internal/daemon/ ./internal/daemon/e2e/
+  run -tags ibmmq -run 'IBMMQ|Stub' ./handlers/ ./internal/responder/ ./internal/daemon/ ./internal/daemon/e2e/
   # The same suite and daemon test against a queue manager in another
   # process, as make test-ibmmq-real runs them against a real one: the
   # project's server, started by the script.

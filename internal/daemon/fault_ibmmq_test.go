@@ -29,13 +29,13 @@ func TestFaultQueueFullStub(t *testing.T) {
 	runQueueFull(t, "mq-queue-full-stub", ibmmq.New(), srv.Faults().CapDepth)
 }
 
-// TestFaultAsyncPutFailsMidBatch: PRODUCE puts asynchronously (the
+// TestFaultAsyncPutFailsMidBatchStub: PRODUCE puts asynchronously (the
 // default on IBM MQ); the 25th put of 50, committed every 10, fails on the
 // queue manager while the client has long moved on. The commit of its
 // transaction asks MQSTAT first, backs the transaction out and fails the
 // command: 20 messages committed and on the queue, the result saying so
 // with the failed put's reason, and no checkpoint counting past 20.
-func TestFaultAsyncPutFailsMidBatch(t *testing.T) {
+func TestFaultAsyncPutFailsMidBatchStub(t *testing.T) {
 	srv := mqsimtest.Start(t)
 	t.Setenv("MQSERVER", srv.MQSERVER())
 	backend := ibmmq.New()
