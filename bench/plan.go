@@ -405,7 +405,9 @@ func commandCost() Item {
 			"kept for replays) and both listing indexes are written at claim and completion, so 7 WRU against Powertools' 2 — "+
 			"and SQS adds 3 requests (receive, delete, the result's send); a duplicate costs one PutItem (the failed "+
 			"condition, sized by the stored record) and the same 3 SQS requests; from the local cache no DynamoDB request "+
-			"at all. `sqs.maxMessages` only divides the receives (at most 1 of the 3 SQS requests) when commands queue up; "+
+			"at all. `sqs.maxMessages` can divide only the receive, 1 of the 3 SQS requests: in the run of 2026-11-27 (goaws, "+
+			"commands sent 10 per SendMessageBatch) 10 still took one command per receive, as 1 did, and the receives that "+
+			"found nothing grew (7 against 140 per 20 commands, at `sqs.waitTimeSeconds` 1); "+
 			"batching the deletes and the results' sends (DeleteMessageBatch, SendMessageBatch; not done today) would take "+
 			"the SQS share towards a tenth; a PRODUCE's cost grows with its transactions (a checkpoint UpdateItem per 100 "+
 			"messages: they dominate it), a TEST's with its duration (lease heartbeats in DynamoDB; in SQS its progress "+

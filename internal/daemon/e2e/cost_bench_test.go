@@ -3,10 +3,16 @@
 package e2e_test
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
 	"github.com/mqprobe/mqprobe/internal/result"
@@ -127,17 +133,26 @@ func (m *costRun) keys(n int) []string {
 	return out
 }
 
-// run sends body under each key at once, waits for each key's final
+// run sends body under each key at once (in batches of 10), waits for each key's final
 // result event and for the command queue to be empty, and returns what
 // the daemon's requests cost meanwhile.
 func (m *costRun) run(b *testing.B, body string, keys []string) testenv.Usage {
 	b.Helper()
 	m.usage()
 	seen := map[string]int{}
-	for _, k := range keys {
-		seen[k] = len(m.results.of(k))
-		if err := trySendCommand(m.env.commands, body, map[string]string{"Idempotency-Key": k}); err != nil {
-			b.Fatalf("send %s: %v", k, err)
+	// Ten at a time, as a publisher batching its sends would: so that
+	// commands wait on the queue and sqs.maxMessages can take several.
+	for batch := range slices.Chunk(keys, 10) {
+		var entries []sqstypes.SendMessageBatchRequestEntry
+		for i, k := range batch {
+			seen[k] = len(m.results.of(k))
+			entries = append(entries, sqstypes.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String(body),
+				MessageAttributes: map[string]sqstypes.MessageAttributeValue{
+					"Idempotency-Key": {DataType: aws.String("String"), StringValue: aws.String(k)}}})
+		}
+		out, err := sqsClient.SendMessageBatch(context.Background(), &sqs.SendMessageBatchInput{QueueUrl: aws.String(m.env.commands), Entries: entries})
+		if err != nil || len(out.Failed) > 0 {
+			b.Fatalf("send %v: %v %+v", batch, err, out)
 		}
 	}
 	for _, k := range keys {
