@@ -72,6 +72,12 @@ func run(outDir string, count int, only, goTool string) error {
 	if err := writeReport(outDir, r, raw.Bytes()); err != nil {
 		return err
 	}
+	// The cost table is what a platform team asks for first: printed too.
+	for _, it := range r.Items {
+		if it.Title == costTitle {
+			fmt.Print(it.Markdown())
+		}
+	}
 	fmt.Fprintf(os.Stderr, "bench: %d of %d goals met; wrote %s in %s\n", r.Goals.Met, r.Goals.Total,
 		filepath.Join(outDir, "report.md"), r.Finished.Sub(r.Started).Round(time.Second))
 	if len(failed) > 0 {

@@ -1,6 +1,10 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/mqprobe/mqprobe/internal/testenv"
+)
 
 // Group is one `go test -bench` invocation.
 type Group struct {
@@ -57,6 +61,9 @@ var groups = []Group{
 	{Name: "end to end, goaws + dynalite", Pkg: "./internal/daemon/e2e", Bench: "^BenchmarkEndToEndAWS$", Benchtime: "3s"},
 	{Name: "start-up", Pkg: "./internal/daemon", Bench: "^BenchmarkStartup$", Benchtime: "1x", Count: 10},
 	{Name: "CPU per PRODUCE message (and the C put loop's and the server's instructions)", Pkg: "./internal/daemon", Bench: "^BenchmarkProduceCPU$", Tags: "ibmmq", Benchtime: "1x"},
+	// Counted requests, not timings: one repetition (their spread is the
+	// SQS batching of the moment).
+	{Name: "cost of a million commands", Pkg: "./internal/daemon/e2e", Bench: "^BenchmarkCommandCost$", Tags: "ibmmq", Benchtime: "1x", Count: 1},
 }
 
 func atLeast(v float64) *Goal { return &Goal{Op: ">=", Value: v} }
@@ -279,7 +286,7 @@ func buildItems() []Item {
 			figure(backend+": CPU time per message, ns", b, "cpu-ns/msg", nil))
 	}
 
-	return []Item{overhead, dedupe, pacing, memory, e2e, startup, cpu, serverPath()}
+	return []Item{overhead, dedupe, pacing, memory, e2e, startup, cpu, serverPath(), commandCost()}
 }
 
 // clientInstructionsCause is what callgrind profiles of the daemon's
@@ -368,6 +375,62 @@ func serverPath() Item {
 		serverRatio,
 		figure("C put loop, server's instructions per message", cpu, "c-loop-server-instructions/msg", nil),
 		figure("PRODUCE, server's instructions per message", cpu, "server-instructions/msg", nil),
+	}
+	return it
+}
+
+// costTitle names item 9, which `make bench` also prints.
+const costTitle = "The cost of a million commands"
+
+// commandCost is item 9: what commands cost on AWS, from requests counted
+// on the wire and testenv.AWSPrices.
+func commandCost() Item {
+	p := testenv.AWSPrices
+	it := Item{Number: 9, Title: costTitle,
+		How: fmt.Sprintf("Every request a daemon process (`mqprobe run`, IBM MQ client path to an `mqserver`) sends to AWS "+
+			"goes through a metering proxy (`testenv.AWSMeter`): commands from a goaws SQS queue, results to a goaws SQS "+
+			"queue, records in moto's DynamoDB with the listing indexes (`BenchmarkCommandCost`). DynamoDB request units are "+
+			"computed from item sizes, not from what the emulator reports: the proxy reads the item before and after each "+
+			"write; a write is 1 WRU per KB of the larger, plus 1 per index whose keys it sets; a read 1 RRU per 4 KB strongly "+
+			"consistent, 0.5 eventually. SQS and SNS: 1 request per 64 KB chunk of each request. Receives that found nothing "+
+			"are a row apart and not in the US$: their number follows the pollers and the clock (`sqs.waitTimeSeconds` 1 here, "+
+			"20 by default), not the commands. Prices (%s, %s): DynamoDB US$%.3f per million WRU and US$%.3f per million RRU, "+
+			"SQS US$%.2f per million requests, SNS US$%.2f per million publishes. Each DEPTH row is 20 commands sent at once "+
+			"after a warm-up command; the duplicates are the same 20 again, replayed from the store (`localCacheSize` 0) or "+
+			"from the process's cache (`localCacheSize` 100,000); PRODUCE: 2 commands of 10,000 × 64 bytes in transactions "+
+			"of 100 (a checkpoint each); TEST: one of 6 s and one of 12 s at 100 msg/s, the difference ÷ 6 being a second's "+
+			"cost, scaled to 60 s (6 s + 54 such seconds). The anchor: Powertools for AWS Lambda documents 2 writes per new "+
+			"request (a PutItem and an UpdateItem of items under 1 KB), 2 WRU = US$%.2f per million at these prices. "+
+			"Read with the rows: a new DEPTH's DynamoDB writes dominate — its completed record passes 1 KB (the answer is "+
+			"kept for replays) and both listing indexes are written at claim and completion, so 7 WRU against Powertools' 2 — "+
+			"and SQS adds 3 requests (receive, delete, the result's send); a duplicate costs one PutItem (the failed "+
+			"condition, sized by the stored record) and the same 3 SQS requests; from the local cache no DynamoDB request "+
+			"at all. `sqs.maxMessages` can divide only the receive, 1 of the 3 SQS requests: in the run of 2026-11-27 (goaws, "+
+			"commands sent 10 per SendMessageBatch) 10 still took one command per receive, as 1 did, and the receives that "+
+			"found nothing grew (7 against 140 per 20 commands, at `sqs.waitTimeSeconds` 1); "+
+			"batching the deletes and the results' sends (DeleteMessageBatch, SendMessageBatch; not done today) would take "+
+			"the SQS share towards a tenth; a PRODUCE's cost grows with its transactions (a checkpoint UpdateItem per 100 "+
+			"messages: they dominate it), a TEST's with its duration (lease heartbeats in DynamoDB; in SQS its progress "+
+			"events and the command message's visibility extensions, which dominate it).",
+			p.AsOf, p.Source, p.DynamoDBPerMillionWRU, p.DynamoDBPerMillionRRU, p.SQSPerMillionRequests, p.SNSPerMillionPublish,
+			2*p.DynamoDBPerMillionWRU)}
+	for _, c := range []struct{ name, bench string }{
+		{"new DEPTH, sqs.maxMessages 1", "depth-new/maxMessages=1"},
+		{"new DEPTH, sqs.maxMessages 10", "depth-new/maxMessages=10"},
+		{"duplicate DEPTH, replayed from the store", "depth-duplicate"},
+		{"duplicate DEPTH, replayed from the local cache", "depth-duplicate-local-cache"},
+		{"PRODUCE of 10,000 in units of 100", "produce-10000-tx100"},
+		{"TEST of 60 s (from 6 s and 12 s)", "test-60s"},
+	} {
+		b := "BenchmarkCommandCost/" + c.bench
+		it.Figures = append(it.Figures,
+			figure(c.name+": US$ per million commands", b, "USD/Mcmds", nil),
+			figure(c.name+": DynamoDB WRU per command", b, "WRU/cmd", nil),
+			figure(c.name+": DynamoDB RRU per command", b, "RRU/cmd", nil),
+			figure(c.name+": DynamoDB requests per command", b, "dynamodb-calls/cmd", nil),
+			figure(c.name+": SQS requests per command", b, "sqs-requests/cmd", nil),
+			figure(c.name+": SNS publishes per command", b, "sns-publishes/cmd", nil),
+			figure(c.name+": SQS receives that found nothing, per command (not in the US$)", b, "sqs-idle/cmd", nil))
 	}
 	return it
 }

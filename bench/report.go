@@ -188,31 +188,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 	}
 	for _, it := range r.Items {
-		fmt.Fprintf(&b, "\n## %d. %s\n\n%s\n\n", it.Number, it.Title, it.How)
-		b.WriteString("| figure | median | min – max | ± | n | goal | result |\n|---|---:|---:|---:|---:|---|---|\n")
-		for _, f := range it.Figures {
-			median, span, spread, n := "—", "—", "—", "0"
-			if s := f.Summary; s != nil {
-				median = formatValue(s.Median)
-				span = formatValue(s.Min) + " – " + formatValue(s.Max)
-				if s.SpreadPct != nil {
-					spread = fmt.Sprintf("%.1f%%", *s.SpreadPct)
-				}
-				n = fmt.Sprint(s.N)
-			}
-			goal := f.GoalText
-			if goal == "" {
-				goal = "—"
-			}
-			result := f.Status
-			switch f.Status {
-			case StatusMissed:
-				result = "**MISSED**"
-			case StatusNoGoal:
-				result = ""
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", escape(f.Name), median, span, spread, n, goal, result)
-		}
+		b.WriteString(it.Markdown())
 	}
 	b.WriteString("\n## Runs\n\n| group | command | time | outcome |\n|---|---|---:|---|\n")
 	for _, g := range r.Groups {
@@ -229,4 +205,35 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 // escape keeps text inside one Markdown table cell.
 func escape(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+// Markdown is the item's section of report.md.
+func (it ItemResult) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## %d. %s\n\n%s\n\n", it.Number, it.Title, it.How)
+	b.WriteString("| figure | median | min – max | ± | n | goal | result |\n|---|---:|---:|---:|---:|---|---|\n")
+	for _, f := range it.Figures {
+		median, span, spread, n := "—", "—", "—", "0"
+		if s := f.Summary; s != nil {
+			median = formatValue(s.Median)
+			span = formatValue(s.Min) + " – " + formatValue(s.Max)
+			if s.SpreadPct != nil {
+				spread = fmt.Sprintf("%.1f%%", *s.SpreadPct)
+			}
+			n = fmt.Sprint(s.N)
+		}
+		goal := f.GoalText
+		if goal == "" {
+			goal = "—"
+		}
+		result := f.Status
+		switch f.Status {
+		case StatusMissed:
+			result = "**MISSED**"
+		case StatusNoGoal:
+			result = ""
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", escape(f.Name), median, span, spread, n, goal, result)
+	}
+	return b.String()
 }
