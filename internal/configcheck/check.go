@@ -93,8 +93,20 @@ func (v *Errors) NonNegativeDuration(key string, d time.Duration) {
 	}
 }
 
-// mqNameRE is the character set of IBM MQ object names.
-var mqNameRE = regexp.MustCompile(`^[A-Za-z0-9._%/]+$`)
+// IsMQName reports whether s is in IBM MQ's character set for object
+// names: A-Z a-z 0-9 . / _ %. The empty name is one too; callers that
+// require a name check that first.
+func IsMQName(s string) bool {
+	for _, c := range s {
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9',
+			c == '.', c == '/', c == '_', c == '%':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // MQName requires an IBM MQ object name of at most maxLen characters and
 // reports whether name is one.
@@ -103,7 +115,7 @@ func (v *Errors) MQName(key, name string, maxLen int) bool {
 		v.Fail(key, "required")
 		return false
 	}
-	if len(name) > maxLen || !mqNameRE.MatchString(name) {
+	if len(name) > maxLen || !IsMQName(name) {
 		v.Fail(key, "must be an MQ name of at most %d characters A-Z a-z 0-9 . _ %% / (got %q)", maxLen, name)
 		return false
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mqprobe/mqprobe/internal/configcheck"
 	"github.com/mqprobe/mqprobe/internal/tenant"
 )
 
@@ -185,7 +186,7 @@ func parseTargetFilter(target string) (qmgr, queue string, err error) {
 	}
 	qmgr, queue, _ = strings.Cut(target, ":")
 	for _, name := range []string{qmgr, queue} {
-		if len(name) > maxObjectName || !validObjectName(name) {
+		if len(name) > maxObjectName || !configcheck.IsMQName(name) {
 			return "", "", &ArgumentError{Arg: ArgTarget, Rule: fmt.Sprintf("must be a queue manager (QM1) or a queue manager and a queue "+
 				"(QM1:DEV.QUEUE.1), each at most %d characters of A-Z, a-z, 0-9, '.', '/', '_' and '%%' (got %q)", maxObjectName, target)}
 		}
@@ -194,19 +195,6 @@ func parseTargetFilter(target string) (qmgr, queue string, err error) {
 		return "", "", &ArgumentError{Arg: ArgTarget, Rule: fmt.Sprintf("must start with a queue manager name (got %q)", target)}
 	}
 	return qmgr, queue, nil
-}
-
-// validObjectName applies IBM's character set for MQ object names.
-func validObjectName(s string) bool {
-	for _, c := range s {
-		switch {
-		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9',
-			c == '.', c == '/', c == '_', c == '%':
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // EvictRequest names the record Evict removes and who asks.

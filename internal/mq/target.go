@@ -9,6 +9,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/mqprobe/mqprobe/internal/configcheck"
 )
 
 // Target says how to reach one queue manager. It is comparable: the pool
@@ -81,12 +83,12 @@ func (t Target) Validate() error {
 	var errs []error
 	if len(t.QueueManager) > maxQMgrNameLength {
 		errs = append(errs, fmt.Errorf("mq target: queueManager must be at most %d characters", maxQMgrNameLength))
-	} else if t.QueueManager != "" && !validObjectName(t.QueueManager) {
+	} else if t.QueueManager != "" && !configcheck.IsMQName(t.QueueManager) {
 		errs = append(errs, fmt.Errorf("mq target: queueManager %q may contain only A-Z a-z 0-9 . / _ %%", t.QueueManager))
 	}
 	if len(t.Channel) > maxChannelNameLength {
 		errs = append(errs, fmt.Errorf("mq target: channel must be at most %d characters", maxChannelNameLength))
-	} else if t.Channel != "" && !validObjectName(t.Channel) {
+	} else if t.Channel != "" && !configcheck.IsMQName(t.Channel) {
 		errs = append(errs, fmt.Errorf("mq target: channel %q may contain only A-Z a-z 0-9 . / _ %%", t.Channel))
 	}
 	if t.ConnName != "" {
@@ -113,19 +115,6 @@ func (t Target) Validate() error {
 		errs = append(errs, fmt.Errorf("mq target: applName must be at most %d characters", maxApplNameLength))
 	}
 	return errors.Join(errs...)
-}
-
-// validObjectName applies IBM's character set for MQ object names.
-func validObjectName(s string) bool {
-	for _, c := range s {
-		switch {
-		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9',
-			c == '.', c == '/', c == '_', c == '%':
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // Endpoint is one host and port of a connName list.
