@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/command"
@@ -182,7 +181,7 @@ func propertyJSON(v any) any {
 // refuseSystemQueue refuses run.Queue when it is a SYSTEM.* queue other
 // than the queue manager's dead-letter queue.
 func refuseSystemQueue(ctx context.Context, run Run) error {
-	if !strings.HasPrefix(strings.ToUpper(run.Queue), "SYSTEM.") {
+	if !mq.IsSystemQueue(run.Queue) {
 		return nil
 	}
 	var info mq.QueueManagerInfo

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/command"
@@ -231,7 +230,7 @@ func redrive(ctx context.Context, run Run) (any, error) {
 // refuseDestination says why queue may not receive redriven messages: a
 // SYSTEM.* queue, or one the target allowlist does not admit.
 func refuseDestination(run Run, queue string) error {
-	if strings.HasPrefix(strings.ToUpper(queue), "SYSTEM.") {
+	if mq.IsSystemQueue(queue) {
 		return errors.New("SYSTEM.* queues are refused")
 	}
 	if run.AllowQueue != nil {
@@ -341,7 +340,7 @@ func (r *redriver) destination(h mq.DeadLetterHeader) (queue, cause string) {
 			return "", skipOtherQMgr
 		}
 		queue = h.DestQueue
-		if strings.HasPrefix(strings.ToUpper(queue), "SYSTEM.") {
+		if mq.IsSystemQueue(queue) {
 			return "", skipSystemQueue
 		}
 		if r.run.AllowQueue != nil && r.run.AllowQueue(queue) != nil {

@@ -274,3 +274,10 @@ func (t Target) LogValue() slog.Value {
 	}
 	return slog.GroupValue(attrs...)
 }
+
+// IsSystemQueue reports whether queue is one of the queue manager's own
+// (SYSTEM.*), which mqprobe never writes to on a caller's behalf. MQ names
+// are case-sensitive; any case of the prefix counts, to be safe.
+func IsSystemQueue(queue string) bool {
+	return len(queue) >= len("SYSTEM.") && strings.EqualFold(queue[:len("SYSTEM.")], "SYSTEM.")
+}

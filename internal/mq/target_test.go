@@ -133,3 +133,14 @@ func TestMessageReset(t *testing.T) {
 		t.Error("25-byte id accepted")
 	}
 }
+
+func TestIsSystemQueue(t *testing.T) {
+	for queue, want := range map[string]bool{
+		"SYSTEM.DEAD.LETTER.QUEUE": true, "system.admin.command.queue": true, "SYSTEM.": true,
+		"SYSTEM": false, "DEV.SYSTEM.Q": false, "": false, "DEV.QUEUE.1": false,
+	} {
+		if got := mq.IsSystemQueue(queue); got != want {
+			t.Errorf("IsSystemQueue(%q) = %t, want %t", queue, got, want)
+		}
+	}
+}

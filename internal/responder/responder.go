@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -231,7 +230,7 @@ func (w *worker) refusal(queue, qmgr string) (mq.Reason, string) {
 		return reasonMissingReplyToQ, "the request names no ReplyToQ"
 	case qmgr != "" && qmgr != w.qm.Name:
 		return mq.ReasonUnknownObjectQMgr, fmt.Sprintf("ReplyToQMgr %s is not %s, the queue manager this responder serves on", qmgr, w.qm.Name)
-	case strings.HasPrefix(queue, "SYSTEM."):
+	case mq.IsSystemQueue(queue):
 		return mq.ReasonNotAuthorized, fmt.Sprintf("a responder never replies to SYSTEM.* queues (ReplyToQ %s)", queue)
 	}
 	if err := w.r.target.AllowQueue(queue); err != nil {
