@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net"
@@ -18,6 +19,8 @@ type Proxy struct {
 	cut   bool
 	conns map[net.Conn]struct{}
 	wg    sync.WaitGroup
+	// sent keeps what clients sent, when the proxy records (nil otherwise).
+	sent *bytes.Buffer
 }
 
 // StartProxy listens on a loopback port and forwards to target (host:port).
@@ -30,6 +33,33 @@ func StartProxy(target string) (*Proxy, error) {
 	p.wg.Add(1)
 	go p.accept()
 	return p, nil
+}
+
+// StartRecordingProxy is StartProxy keeping every byte the clients send,
+// for Sent.
+func StartRecordingProxy(target string) (*Proxy, error) {
+	p, err := StartProxy(target)
+	if err == nil {
+		p.sent = &bytes.Buffer{}
+	}
+	return p, err
+}
+
+// Sent is every byte the clients of a recording proxy sent so far.
+func (p *Proxy) Sent() []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.sent == nil {
+		return nil
+	}
+	return bytes.Clone(p.sent.Bytes())
+}
+
+// record keeps b as sent by a client.
+func (p *Proxy) record(b []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sent.Write(b)
 }
 
 // Addr is the proxy's host:port.
@@ -114,13 +144,28 @@ func (p *Proxy) forward(client net.Conn) {
 		return
 	}
 	done := make(chan struct{}, 2)
-	pipe := func(dst, src net.Conn) {
+	pipe := func(dst io.Writer, src net.Conn) {
 		io.Copy(dst, src) //nolint:errcheck // either side closing ends the pair
 		done <- struct{}{}
 	}
-	go pipe(server, client)
+	if p.sent != nil {
+		go pipe(recorder{p, server}, client)
+	} else {
+		go pipe(server, client)
+	}
 	go pipe(client, server)
 	<-done
 	p.untrack(client, server)
 	<-done
+}
+
+// recorder writes to a connection and records what it wrote.
+type recorder struct {
+	p    *Proxy
+	conn net.Conn
+}
+
+func (r recorder) Write(b []byte) (int, error) {
+	r.p.record(b)
+	return r.conn.Write(b)
 }

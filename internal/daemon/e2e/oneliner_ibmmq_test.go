@@ -5,14 +5,12 @@ package e2e_test
 import (
 	"bytes"
 	"errors"
-	"io"
-	"net"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mqprobe/mqprobe/internal/daemon/daemontest"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // TestOneLinerThroughAnIBMMQDaemon is the README's path to a queue manager
@@ -44,10 +42,14 @@ users:
 		"MQPROBE_TARGETS_INLINE_QUEUEMANAGERS": "QM1",
 	})
 	// The CLI's exit statuses: 1 the MQ work failed, 3 refused.
-	wire := startRecordingProxy(t, strings.TrimPrefix(daemon.Base, "http://"))
+	wire, err := testenv.StartRecordingProxy(strings.TrimPrefix(daemon.Base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(wire.Close)
 	cli := func(args ...string) (string, string, int) {
 		t.Helper()
-		cmd := exec.Command(daemontest.Binary(t), append([]string{"send", "produce", "--addr", wire.addr, "--conn-name", srv.ConnName(),
+		cmd := exec.Command(daemontest.Binary(t), append([]string{"send", "produce", "--addr", wire.Addr(), "--conn-name", srv.ConnName(),
 			"--channel", "DEV.APP.SVRCONN", "--qmgr", "QM1", "--user", "app"}, args...)...)
 		cmd.Env = append(processEnv(nil), "MQ_APP_PASSWORD="+password, "MQ_STALE_PASSWORD="+stale)
 		var out, errOut bytes.Buffer
@@ -87,70 +89,8 @@ users:
 		t.Errorf("an ibmmq daemon's refusal got the embedded backend's hint: %s", stderr)
 	}
 
-	sent := wire.sent()
+	sent := wire.Sent()
 	if !bytes.Contains(sent, []byte(`"passwordRef":"env:MQ_APP_PASSWORD"`)) || bytes.Contains(sent, []byte(password)) || bytes.Contains(sent, []byte(stale)) {
 		t.Errorf("the CLI sent a password, or no reference:\n%s", sent)
 	}
-}
-
-// recordingProxy forwards TCP connections to a server and keeps every
-// byte the clients sent.
-type recordingProxy struct {
-	addr string
-	mu   sync.Mutex
-	buf  bytes.Buffer
-}
-
-func (p *recordingProxy) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.buf.Write(b)
-}
-
-func (p *recordingProxy) sent() []byte {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return bytes.Clone(p.buf.Bytes())
-}
-
-// startRecordingProxy forwards to server (host:port) until t ends.
-func startRecordingProxy(t *testing.T, server string) *recordingProxy {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &recordingProxy{addr: l.Addr().String()}
-	var wg sync.WaitGroup
-	t.Cleanup(func() {
-		l.Close()
-		wg.Wait()
-	})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			client, err := l.Accept()
-			if err != nil {
-				return
-			}
-			upstream, err := net.Dial("tcp", server)
-			if err != nil {
-				client.Close()
-				continue
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer client.Close()
-				defer upstream.Close()
-				go func() {
-					_, _ = io.Copy(client, upstream)
-					client.Close()
-				}()
-				_, _ = io.Copy(io.MultiWriter(upstream, p), client)
-			}()
-		}
-	}()
-	return p
 }
