@@ -19,10 +19,6 @@ import (
 
 // results serves the caller's tenant's recent result events, newest first.
 func (a *api) results(w http.ResponseWriter, r *http.Request) {
-	if a.cfg.Recent == nil {
-		writeProblem(w, r, http.StatusNotFound, problem{Detail: "results are kept in-process only in embedded mode; subscribe to the results topic"})
-		return
-	}
 	f, ok := a.resultFilter(w, r)
 	if !ok {
 		return
@@ -31,8 +27,13 @@ func (a *api) results(w http.ResponseWriter, r *http.Request) {
 }
 
 // resultFilter reads GET /results' query into a filter of the caller's
-// events, answering 400 itself when a parameter breaks its rule.
+// events, answering 400 itself when a parameter breaks its rule, and 404
+// when this daemon keeps no results (aws mode).
 func (a *api) resultFilter(w http.ResponseWriter, r *http.Request) (result.Filter, bool) {
+	if a.cfg.Recent == nil {
+		writeProblem(w, r, http.StatusNotFound, problem{Detail: "results are kept in-process only in embedded mode; subscribe to the results topic"})
+		return result.Filter{}, false
+	}
 	q := r.URL.Query()
 	f := result.Filter{Tenant: tenant.FromContext(r.Context()).Name, IdempotencyKey: q.Get("idempotencyKey"), OperationType: q.Get("operationType"),
 		Status: result.Status(q.Get("status")), Target: q.Get("target"), Limit: 100}

@@ -31,10 +31,6 @@ const (
 // browser reads it with fetch, so that the bearer token travels in the
 // Authorization header, never in a URL (EventSource cannot send one).
 func (a *api) resultsStream(w http.ResponseWriter, r *http.Request) {
-	if a.cfg.Recent == nil {
-		writeProblem(w, r, http.StatusNotFound, problem{Detail: "results are kept in-process only in embedded mode; subscribe to the results topic"})
-		return
-	}
 	f, ok := a.resultFilter(w, r)
 	if !ok {
 		return
