@@ -24,25 +24,25 @@ type Proxy struct {
 }
 
 // StartProxy listens on a loopback port and forwards to target (host:port).
-func StartProxy(target string) (*Proxy, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	p := &Proxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
-	p.wg.Add(1)
-	go p.accept()
-	return p, nil
-}
+func StartProxy(target string) (*Proxy, error) { return startProxy(target, nil) }
 
 // StartRecordingProxy is StartProxy keeping every byte the clients send,
 // for Sent.
 func StartRecordingProxy(target string) (*Proxy, error) {
-	p, err := StartProxy(target)
-	if err == nil {
-		p.sent = &bytes.Buffer{}
+	return startProxy(target, &bytes.Buffer{})
+}
+
+// startProxy sets every field before the accept loop starts: its
+// goroutines read sent without the lock.
+func startProxy(target string, sent *bytes.Buffer) (*Proxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
 	}
-	return p, err
+	p := &Proxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}, sent: sent}
+	p.wg.Add(1)
+	go p.accept()
+	return p, nil
 }
 
 // Sent is every byte the clients of a recording proxy sent so far.
