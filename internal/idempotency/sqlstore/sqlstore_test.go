@@ -177,8 +177,8 @@ func TestListUsesTheIndexOfItsFilter(t *testing.T) {
 				}
 				used := strings.Contains(plan, tc.index)
 				if name == "postgres" && strings.HasPrefix(tc.index, "idx_idempotency_tenant_") {
-					// PostgreSQL's planner may walk migration 5's
-					// (tenant, pk) indexes instead: either keeps the
+					// PostgreSQL's planner picks between the tenant's two
+					// indexes by the table's statistics: either keeps the
 					// listing to the tenant's rows.
 					used = strings.Contains(plan, "idx_idempotency_tenant_")
 				}

@@ -166,9 +166,20 @@ func gotMD(msg *mq.Message, d *embedded.Descriptor) md {
 	return m
 }
 
-// decodeProps reads a props field into mq.Properties and the order of its
-// names; a later property of the same name replaces an earlier one. It
-// returns the reason code for a name or type MQSETMP would refuse.
+// propsCache remembers what a session's puts sent as properties: the
+// names that passed mq.CheckPropertyName, and the last props field and
+// what it decoded to. A PRODUCE's puts carry the same trace context and
+// headers, so each put after the first compares bytes instead of building
+// a map; the puts share that map, which nothing after decoding writes (the
+// embedded queue manager copies the properties it keeps).
+type propsCache struct {
+	names nameCache
+	raw   []byte
+	props mq.Properties
+	order []string
+	rc    int32
+}
+
 // nameCache remembers the last few property names that passed
 // mq.CheckPropertyName, so a put loop's names are checked once.
 type nameCache struct {
@@ -191,9 +202,40 @@ func (c *nameCache) valid(name string) bool {
 	return true
 }
 
-func decodeProps(d *decoder, names *nameCache) (mq.Properties, []string, int32) {
+// decodeProps reads a props field into mq.Properties and the order of its
+// names; a later property of the same name replaces an earlier one. It
+// returns the reason code for a name or type MQSETMP would refuse.
+func decodeProps(d *decoder, c *propsCache) (mq.Properties, []string, int32) {
+	field := d.b
+	skipProps(d)
+	if d.err != nil {
+		return nil, nil, rcNone
+	}
+	raw := field[:len(field)-len(d.b)]
+	if c.props != nil && string(raw) == string(c.raw) {
+		return c.props, c.order, c.rc
+	}
+	props, order, rc := decodePropsField(&decoder{b: raw}, &c.names)
+	if props != nil {
+		c.raw, c.props, c.order, c.rc = append(c.raw[:0], raw...), props, order, rc
+	}
+	return props, order, rc
+}
+
+// skipProps moves d past a props field without decoding it.
+func skipProps(d *decoder) {
+	for range d.count() {
+		d.bytes()
+		d.take(4)
+		d.bytes()
+	}
+}
+
+// decodePropsField decodes a props field d holds whole (skipProps has
+// checked its lengths).
+func decodePropsField(d *decoder, names *nameCache) (mq.Properties, []string, int32) {
 	n := d.count()
-	if n == 0 || d.err != nil {
+	if n == 0 {
 		return nil, nil, rcNone
 	}
 	props := make(mq.Properties, n)
@@ -203,9 +245,6 @@ func decodeProps(d *decoder, names *nameCache) (mq.Properties, []string, int32) 
 		name := d.str()
 		typ := d.i32()
 		raw := d.bytes()
-		if d.err != nil {
-			return nil, nil, rcNone
-		}
 		v, rc := propertyValue(typ, raw)
 		if rc == rcNone && !names.valid(name) {
 			rc = rcPropertyNameError

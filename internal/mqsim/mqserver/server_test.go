@@ -3,6 +3,7 @@ package mqserver
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -512,6 +513,36 @@ func TestTypedPropertiesRoundTrip(t *testing.T) {
 	want := []prop{{"a", typeFloat64, f64Bytes(1.5)}, {"b", typeInt16, []byte{0xfe, 0xff}}}
 	if !propsEqual(g.props, want) {
 		t.Errorf("port properties came back as %v, want %v", g.props, want)
+	}
+}
+
+// TestRepeatedPropertiesKeepEachPutsOwn: a session's puts that repeat
+// the last put's properties reuse what it decoded; every message still
+// gets the properties it was put with, a set that changes back and forth
+// is never confused, and a refused set is refused each time it repeats.
+func TestRepeatedPropertiesKeepEachPutsOwn(t *testing.T) {
+	noPasswords(t)
+	s := newServer(t, Config{})
+	c := appClient(t, s)
+	h := c.mustOpen("DEV.QUEUE.1", ooOutput|ooInputShared)
+	a := []prop{{"traceparent", typeString, []byte("00-aaaa-01")}, {"raw", typeByteString, []byte{1, 2}}}
+	b := []prop{{"traceparent", typeString, []byte("00-bbbb-01")}, {"raw", typeByteString, []byte{1, 2}}}
+	sets := [][]prop{a, a, b, a, nil, a, a}
+	for i, props := range sets {
+		r, _ := c.put(h, 0, defaultMD(), props, []byte{byte(i)})
+		wantRC(t, fmt.Sprintf("put %d", i), r, ccOK, rcNone)
+	}
+	bad := []prop{{"JMSFoo", typeString, []byte("x")}}
+	for i := range 2 {
+		r, _ := c.put(h, 0, defaultMD(), bad, []byte("x"))
+		wantRC(t, fmt.Sprintf("refused set, put %d", i), r, ccFailed, rcPropertyNameError)
+	}
+	for i, want := range sets {
+		r, g := c.get(h, getArgs{bufferLength: 10, wantProps: true})
+		wantRC(t, fmt.Sprintf("get %d", i), r, ccOK, rcNone)
+		if !propsEqual(g.props, want) {
+			t.Errorf("message %d came back with %v, want %v", i, g.props, want)
+		}
 	}
 }
 

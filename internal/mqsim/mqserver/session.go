@@ -21,14 +21,14 @@ import (
 // and its object handles. Only its own goroutine touches it, except that
 // Close and BreakConnections close nc.
 type session struct {
-	// propNames are property names this session's puts used that are
-	// valid: a put loop sends the same few every time.
-	propNames nameCache
-	srv       *Server
-	nc        net.Conn
-	r         *bufio.Reader
-	w         *bufio.Writer
-	done      chan struct{} // closed when run has returned
+	// props is what this session's puts sent as properties: a put loop
+	// sends the same every time.
+	props propsCache
+	srv   *Server
+	nc    net.Conn
+	r     *bufio.Reader
+	w     *bufio.Writer
+	done  chan struct{} // closed when run has returned
 
 	in  []byte  // request body buffer
 	out encoder // reply body
@@ -476,11 +476,11 @@ type putRequest struct {
 	data    []byte
 }
 
-func decodePut(d *decoder, names *nameCache) putRequest {
+func decodePut(d *decoder, props *propsCache) putRequest {
 	var p putRequest
 	p.options = d.i32()
 	p.md = decodeMD(d)
-	p.props, p.order, p.propsRC = decodeProps(d, names)
+	p.props, p.order, p.propsRC = decodeProps(d, props)
 	p.data = d.bytes()
 	return p
 }
@@ -488,7 +488,7 @@ func decodePut(d *decoder, names *nameCache) putRequest {
 // put is MQPUT.
 func (s *session) put(d *decoder) (cc, rc int32, err error) {
 	hobj := d.i32()
-	p := decodePut(d, &s.propNames)
+	p := decodePut(d, &s.props)
 	if err := d.end(); err != nil {
 		return 0, 0, err
 	}
@@ -509,7 +509,7 @@ func (s *session) put(d *decoder) (cc, rc int32, err error) {
 // put1 is MQPUT1: open, put, close.
 func (s *session) put1(d *decoder) (cc, rc int32, err error) {
 	objectType, name, qmgrName := d.i32(), d.str(), d.str()
-	p := decodePut(d, &s.propNames)
+	p := decodePut(d, &s.props)
 	if err := d.end(); err != nil {
 		return 0, 0, err
 	}
