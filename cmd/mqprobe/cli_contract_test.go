@@ -242,7 +242,7 @@ func TestMTLS(t *testing.T) {
 func TestVersionDetails(t *testing.T) {
 	out, status := mqprobe(t, "version")
 	for _, want := range []string{"mqprobe ", "\n  commit:", "\n  built:", "\n  go:          " + runtime.Version() + "\n",
-		"\n  IBM MQ:      not compiled in (embedded queue manager only; build with -tags ibmmq)\n"} {
+		versionIBMMQLine} {
 		if status != 0 || !strings.Contains(out, want) {
 			t.Errorf("version: exit %d, %q lacks %q", status, out, want)
 		}
