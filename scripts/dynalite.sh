@@ -40,7 +40,8 @@ running() { [ -f "$dir/pid" ] && [ -f "$dir/endpoint" ] && kill -0 "$(cat "$dir/
 launch() {
   local port=$1 pid endpoint="http://127.0.0.1:$1"
   # shellcheck disable=SC2046 # the saved options are words without spaces
-  node "$cli" --host 127.0.0.1 --port "$port" $(cat "$dir/args") >>"$dir/server.log" 2>&1 </dev/null &
+  # Through dynalite_server.js: an aborted request would end dynalite 4.0.0.
+  node "$root/scripts/dynalite_server.js" "$cli" --host 127.0.0.1 --port "$port" $(cat "$dir/args") >>"$dir/server.log" 2>&1 </dev/null &
   pid=$!
   echo "$pid" >"$dir/pid"
   # dynalite answers GET / with 200 once it listens.
