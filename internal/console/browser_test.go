@@ -402,6 +402,29 @@ func TestConsoleInBrowser(t *testing.T) {
 		}
 		b.open("/ui/record?status=FAILED")
 		b.waitText("#records caption", "0 records")
+		// By target: a row's target opens its queue's records, and the
+		// field offers the queues the caller may use.
+		b.open("/ui/record")
+		b.waitText("#records", produceKey)
+		b.click(`#records tbody a[href="/ui/record?target=QM1%3ADEV.QUEUE.3"]`)
+		b.waitFor("the target field filled from the row's target", `document.querySelector('#l-target')?.value === 'QM1:DEV.QUEUE.3'`, 10*time.Second)
+		b.waitText("#records", produceKey)
+		if !eval[bool](b, `[...document.querySelectorAll('#records tbody tr')].every(tr => tr.cells[6].textContent === 'QM1:DEV.QUEUE.3')`) {
+			t.Error("the records of QM1:DEV.QUEUE.3 list another target")
+		}
+		b.waitFor("QM1:DEV.QUEUE.3 among the known targets", `[...document.querySelectorAll('#known-targets option')].some(o => o.value === 'QM1:DEV.QUEUE.3')`, 10*time.Second)
+		b.fill("#l-target", "QM1:DEV.QUEUE.2")
+		b.click("#filter-records")
+		b.waitText("#records caption", "0 records")
+		// A time range entered in local time reaches the API as UTC.
+		b.open("/ui/record?target=QM1:DEV.QUEUE.3")
+		b.waitText("#records", produceKey)
+		b.fill("#l-since", "2099-01-01T00:00")
+		b.click("#filter-records")
+		b.waitText("#records caption", "0 records")
+		if got := eval[string](b, `new URLSearchParams(location.search).get('since')`); !strings.HasPrefix(got, "2099-01-01T") || !strings.HasSuffix(got, "Z") {
+			t.Errorf("since in the page's query: %q, want UTC RFC 3339", got)
+		}
 		// A page of one, then the next.
 		b.open("/ui/record?limit=1")
 		b.waitText("#records caption", "1 record on this page")

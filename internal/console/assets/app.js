@@ -858,28 +858,58 @@ function select(id, name, options, value) {
   return h('select', { id, name }, options.map(([v, text]) => h('option', { value: v, selected: v === value }, text)));
 }
 
+// targetAndTimeFields are a filter form's target and time-range fields,
+// filled from the query q; their ids begin with prefix.
+function targetAndTimeFields(prefix, q) {
+  return [
+    field(`${prefix}-target`, 'Target', h('input', { type: 'text', id: `${prefix}-target`, name: 'target', value: q.get('target') || '', placeholder: 'QM1 or QM1:DEV.QUEUE.1', list: 'known-targets' })),
+    knownTargets(),
+    field(`${prefix}-since`, 'Since (local time)', h('input', { type: 'datetime-local', id: `${prefix}-since`, step: 1, value: q.get('since') ? toLocalInput(q.get('since')) : '' })),
+    field(`${prefix}-until`, 'Until (local time)', h('input', { type: 'datetime-local', id: `${prefix}-until`, step: 1, value: q.get('until') ? toLocalInput(q.get('until')) : '' })),
+  ];
+}
+
+// knownTargets is a datalist of the queue managers and queues the caller
+// may use (GET /status: the embedded queue managers and the profiles), for
+// the target fields; the field takes any text all the same.
+function knownTargets() {
+  const list = h('datalist', { id: 'known-targets' });
+  api('/status').then((reply) => {
+    if (!reply.ok) return;
+    const tg = reply.data.targets || {};
+    const pairs = [...(tg.queueManagers || []).flatMap((m) => m.queues.map((queue) => [m.name, queue])),
+      ...(tg.profiles || []).map((p) => [p.queueManager, p.queue])];
+    const values = new Set(pairs.flatMap(([qm, queue]) => [qm, `${qm}:${queue}`]));
+    list.append(...[...values].sort().map((v) => h('option', { value: v })));
+  }).catch(ignoreSignIn);
+  return list;
+}
+
+// submitTimesAsUTC makes form submit its fields as the page's query, the
+// time range (entered in local time) as UTC RFC 3339, which the API takes.
+function submitTimesAsUTC(form, prefix) {
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const params = new URLSearchParams();
+    for (const [k, v] of new FormData(form)) if (v !== '') params.set(k, v);
+    for (const name of ['since', 'until']) {
+      const v = form.querySelector(`#${prefix}-${name}`).value;
+      if (v) params.set(name, new Date(v).toISOString());
+    }
+    location.search = params.toString();
+  });
+}
+
 function results() {
   const q = new URLSearchParams(location.search);
   const form = h('form', { class: 'panel filters', method: 'get', action: '/ui/results', role: 'search', 'aria-label': 'Filter results' },
     field('f-operationType', 'Operation', select('f-operationType', 'operationType', [['', 'any'], ...OPERATIONS.concat('STOP_TEST').map((o) => [o, o])], q.get('operationType') || '')),
     field('f-status', 'Status', select('f-status', 'status', [['', 'any'], ...Object.keys(STATUS_MARKS).map((o) => [o, o])], q.get('status') || '')),
     field('f-key', 'Idempotency key', h('input', { type: 'text', id: 'f-key', name: 'idempotencyKey', value: q.get('idempotencyKey') || '' })),
-    field('f-target', 'Target', h('input', { type: 'text', id: 'f-target', name: 'target', value: q.get('target') || '', placeholder: 'QM1 or QM1:DEV.QUEUE.1' })),
-    field('f-since', 'Since (local time)', h('input', { type: 'datetime-local', id: 'f-since', step: 1, value: q.get('since') ? toLocalInput(q.get('since')) : '' })),
-    field('f-until', 'Until (local time)', h('input', { type: 'datetime-local', id: 'f-until', step: 1, value: q.get('until') ? toLocalInput(q.get('until')) : '' })),
+    ...targetAndTimeFields('f', q),
     field('f-limit', 'At most', h('input', { type: 'number', id: 'f-limit', name: 'limit', min: 1, max: 1000, value: q.get('limit') || 100 })),
     h('button', { type: 'submit', id: 'filter' }, 'Filter'));
-  // The times go to the API as UTC RFC 3339, so the query carries them so.
-  form.addEventListener('submit', (ev) => {
-    ev.preventDefault();
-    const params = new URLSearchParams();
-    for (const [k, v] of new FormData(form)) if (v !== '') params.set(k, v);
-    for (const name of ['since', 'until']) {
-      const v = form.querySelector(`#f-${name}`).value;
-      if (v) params.set(name, new Date(v).toISOString());
-    }
-    location.search = params.toString();
-  });
+  submitTimesAsUTC(form, 'f');
   const list = section('results', 'Result events');
   const live = liveBadge();
   page('Results', h('p', {}, 'The recent result events of your tenant kept by this instance (embedded mode), newest first.'), form, live, list);
@@ -1039,13 +1069,15 @@ function recordList(lookup) {
     field('l-status', 'Status', select('l-status', 'status', [['', 'any'], ['IN_PROGRESS', 'IN_PROGRESS'], ['COMPLETED', 'COMPLETED'], ['FAILED', 'FAILED']], q.get('status') || '')),
     field('l-olderThan', 'Not updated for', h('input', { type: 'text', id: 'l-olderThan', name: 'olderThan', value: q.get('olderThan') || '', placeholder: 'PT10M', pattern: 'P.*' }),
       'An ISO 8601 duration: with IN_PROGRESS, commands whose holder stopped.'),
+    ...targetAndTimeFields('l', q),
     field('l-limit', 'Per page', h('input', { type: 'number', id: 'l-limit', name: 'limit', min: 1, max: 1000, value: q.get('limit') || 50 })),
     h('button', { type: 'submit', id: 'filter-records' }, 'Filter'));
+  submitTimesAsUTC(filters, 'l');
   const list = section('records', 'Records');
   page('Record', h('p', {}, 'Every unexpired idempotency record of your tenant, a page at a time. Open one by its key to see its lease, checkpoint and response, or to evict it.'),
     filters, list, h('details', { class: 'panel' }, h('summary', {}, 'Open a record by operation and key'), lookup));
   const apiQuery = new URLSearchParams();
-  for (const k of ['operationType', 'status', 'olderThan', 'limit', 'cursor']) if (q.get(k)) apiQuery.set(k, q.get(k));
+  for (const k of ['operationType', 'status', 'olderThan', 'target', 'since', 'until', 'limit', 'cursor']) if (q.get(k)) apiQuery.set(k, q.get(k));
   if (!apiQuery.has('limit')) apiQuery.set('limit', '50');
   (async () => {
     const reply = await api(`/idempotency?${apiQuery}`);
@@ -1059,7 +1091,8 @@ function recordList(lookup) {
       table(`${records.length} ${records.length === 1 ? 'record' : 'records'} on this page, latest update first`,
         ['Operation', 'Key', 'Status', 'Attempt', 'Updated', 'Expires', 'Target', 'Summary'],
         records.map((r) => [r.operationType, recordLink(r.operationType, r.idempotencyKey), statusBadge(r.status), String(r.attempt),
-          h('span', { class: 'time' }, fmtTime(r.updatedAt)), h('span', { class: 'time' }, fmtTime(r.expiresAt)), r.target || '–',
+          h('span', { class: 'time' }, fmtTime(r.updatedAt)), h('span', { class: 'time' }, fmtTime(r.expiresAt)),
+          r.target ? h('a', { href: `/ui/record?${new URLSearchParams({ target: r.target })}`, title: `The records of ${r.target}` }, r.target) : '–',
           h('span', { class: 'summary' }, r.response ? resultSummary({ operationType: r.operationType, result: r.response.result, error: r.response.error })
             : (r.errorMessage || '–'))]), { numeric: [3] }),
       next ? h('div', { class: 'actions' }, h('a', { id: 'next-records', href: `/ui/record?${new URLSearchParams([...apiQuery.entries()].filter(([k]) => k !== 'cursor').concat([['cursor', next]]))}` }, 'Next page')) : null,
