@@ -69,16 +69,22 @@ var (
 	noStore = depthStore{"disabled", func(_ *testing.B, c *config.IdempotencyConfig) { c.Enabled = new(false) }}
 )
 
-// depthClosedLoop times b.N DEPTH commands of QM1's DEV.QUEUE.1 posted to
-// the daemon at base, conc in flight, and reports cmds/s.
+// depthClosedLoop times b.N DEPTH commands posted to the daemon at base,
+// conc in flight, and reports cmds/s.
 func depthClosedLoop(b *testing.B, base string, conc int) {
 	b.Helper()
+	daemontest.ClosedLoop(b, conc, b.N, postDepth(base))
+}
+
+// postDepth returns an operation posting one DEPTH of QM1's DEV.QUEUE.1
+// to the daemon at base, which fails unless the answer is 200.
+func postDepth(base string) func() error {
 	body := `{"target":{"queueManager":"QM1","queue":"DEV.QUEUE.1"}}`
-	daemontest.ClosedLoop(b, conc, b.N, func() error {
+	return func() error {
 		status, resp, err := daemontest.BenchPost(base, "/queue/depth", body)
 		if err == nil && status != http.StatusOK {
 			err = fmt.Errorf("depth: %d %s", status, resp)
 		}
 		return err
-	})
+	}
 }
