@@ -61,6 +61,7 @@ var groups = []Group{
 	{Name: "end to end, goaws + dynalite", Pkg: "./internal/daemon/e2e", Bench: "^BenchmarkEndToEndAWS$", Benchtime: "3s"},
 	{Name: "start-up", Pkg: "./internal/daemon", Bench: "^BenchmarkStartup$", Benchtime: "1x", Count: 10},
 	{Name: "CPU per PRODUCE message (and the C put loop's and the server's instructions)", Pkg: "./internal/daemon", Bench: "^BenchmarkProduceCPU$", Tags: "ibmmq", Benchtime: "1x"},
+	{Name: "DEPTH on the server path, with and without idempotency", Pkg: "./internal/daemon/e2e", Bench: "^BenchmarkDepthCommandsServer$", Tags: "ibmmq", Benchtime: "3x"},
 	// Counted requests, not timings: one repetition (their spread is the
 	// SQS batching of the moment).
 	{Name: "cost of a million commands", Pkg: "./internal/daemon/e2e", Bench: "^BenchmarkCommandCost$", Tags: "ibmmq", Benchtime: "1x", Count: 1},
@@ -335,6 +336,29 @@ const serverInstructionsCause = "Profiled with callgrind (2026-11-27, 2N − N, 
 	"decoded map shared, a run of this benchmark measured 17,129 against 17,606 (0.97). A miss now means the puts' " +
 	"properties change per message (each is decoded again) or the parking share grew: profile the server as above"
 
+// serverDepthCause is what profiles of BenchmarkDepthCommandsServer found
+// when the server path's DEPTH share missed its goal.
+const serverDepthCause = "Measured on 2026-11-27 (this tree, not this run), with other jobs on both cores: the share follows the " +
+	"machine's load — at c16 0.59–0.82 with a load average of 5.5–7.5, 0.45–0.74 (median 0.49, 5 repetitions) at " +
+	"10, 0.36 in one run at 15 — because both of what SQLite FULL adds compete with the rest for the machine " +
+	"rather than hide behind the round trips. CPU: without records a DEPTH cost the benchmark's process (daemon " +
+	"and HTTP senders) 1.2–1.7 ms of CPU, a third of its profile in the client library's ten round trips, and " +
+	"the mqserver 0.6–0.85 ms, so at c16 the two were bound by what the other jobs left of 2 cores (560–630 " +
+	"commands/s at load 6); SQLite FULL added 0.4–1.2 ms per command to the daemon's process, and a CPU profile " +
+	"of it at c16 puts the store at 29% of the process's samples — the writer goroutine running the claim and " +
+	"completion statements in modernc's SQLite 16%, committing them (WAL page writes) 9%, syncing the WAL 5% — " +
+	"against 28% for the DEPTH's MQ calls. Syncs: commands slowed by their round trips reach the store too few " +
+	"at a time to group — under strace, 1,000 commands at c16 made about 1,000 WAL syncs (2 writes each, of the " +
+	"64 a transaction may take) — and those syncs queue behind each other: at load 11 their time was p50 1.3 ms, " +
+	"p90 9.5 ms, p99 40 ms, 4.2 ms on average; at c1, where nothing groups, SQLite added 2.9 ms to a command " +
+	"(220 against 620 commands/s at load 10), about its two syncs in turn. Not the connection pool: with records " +
+	"it reconnected for 0.2–0.4 commands in 1 against 0.1 without (commands answered together by a group commit " +
+	"release their connections together, beyond the 2 it keeps idle), but with mq.pool.maxIdlePerTarget 8 " +
+	"reconnects fell under 0.01 per command and the share stayed 0.68. Not measured on a quiet machine. Meeting " +
+	"0.85 on a busy one would take the store's CPU per command under about a fifth of the command's without " +
+	"records (≤ 0.4 ms here) and fewer syncs per command: fewer pages per command (this issue's schema " +
+	"migration), and the claim and completion of commands in flight together sharing syncs"
+
 // serverPath is item 8: PRODUCE on the IBM MQ client library over TCP to an
 // mqserver process, judged against the C put loop on the same server.
 func serverPath() Item {
@@ -343,7 +367,7 @@ func serverPath() Item {
 	it := Item{Number: 8, Title: "Server path against a C put loop",
 		How: "The ceiling is `bench/putloop/putloop.c`, a C program written against the MQ client library the way " +
 			"IBM's blast programs put (MQCONNX, MQOPEN, MQPUT in a loop with MQPMO_NEW_MSG_ID under syncpoint, MQCMIT " +
-			"every txSize, no properties), built by the benchmark against the project's client library. All rows: 2 KiB, " +
+			"every txSize, no properties), built by the benchmark against the project's client library. All PRODUCE rows: 2 KiB, " +
 			"non-persistent, txSize 100. Throughput: in `BenchmarkProduceOverhead/ibmmq-mqserver` the C loop (a process " +
 			"of its own, timed from its first MQPUT to its last MQCMIT) takes its turn with the Go bare loop and PRODUCE " +
 			"against the same mqserver process, alternating, 10 × 5,000 messages each per round, then PRODUCE from a second " +
@@ -351,7 +375,16 @@ func serverPath() Item {
 			"has `targets.syncPut`); ratio = PRODUCE msgs/s ÷ C loop msgs/s (synchronous) over a repetition's rounds. Instructions (callgrind, as in item 7; N = 5,000; the daemon's the median of " +
 			"three pairs, the C loop's and the server's one pair, which moved by at most 2% (the server) and 0.3% (the C loop) from process to process): client = the daemon's PRODUCE of 2N minus N, ÷ N (item 7's IBM MQ figure), against a C loop " +
 			"process putting 2N minus one putting N, ÷ N; server = an mqserver under callgrind, counted over a PRODUCE of " +
-			"2N minus N (from a daemon not under callgrind) and over C loops of 2N and N, ÷ N."}
+			"2N minus N (from a daemon not under callgrind) and over C loops of 2N and N, ÷ N. DEPTH: commands per second " +
+			"over HTTP through the daemon (in the benchmark's process) on the IBM MQ client to one mqserver process, " +
+			"idempotency on SQLite (synchronous=FULL, the default) against disabled, 1 or 16 in flight, each sender waiting " +
+			"for its answer (`BenchmarkDepthCommandsServer`; item 2's DEPTH rows on this path): the two daemons take turns " +
+			"of 250 commands against the same server, which goes first alternating from turn to turn, 3 rounds per " +
+			"repetition after a warm-up turn each; cmds/s over a daemon's turns, ratio = with ÷ without. A DEPTH borrows a pooled " +
+			"connection (`mq.pool` defaults: at most 8 per target, 2 kept idle, so commands released together beyond 2 " +
+			"reconnect: the connections-per-command rows) and makes ten MQI calls on it, each a round trip: MQOPEN, two " +
+			"MQINQ and MQCLOSE of the queue, then the command server's INQUIRE_Q_STATUS (MQOPEN of its queue and of a " +
+			"model reply queue, MQPUT, MQGET, two MQCLOSE)."}
 	clientRatio := ratio("server: client instructions per message, PRODUCE ÷ C put loop",
 		Ref{cpu, "instructions/msg"}, Ref{cpu, "c-loop-instructions/msg"})
 	clientRatio.Goal = atMost(1.25)
@@ -373,6 +406,20 @@ func serverPath() Item {
 		serverRatio,
 		figure("C put loop, server's instructions per message", cpu, "c-loop-server-instructions/msg", nil),
 		figure("PRODUCE, server's instructions per message", cpu, "server-instructions/msg", nil),
+	}
+	for _, conc := range []int{1, 16} {
+		b := fmt.Sprintf("BenchmarkDepthCommandsServer/c%d", conc)
+		// Only c16 has a goal, and only its row's name may contain the
+		// issue's "server: DEPTH with sqlite ÷ without".
+		share := figure(fmt.Sprintf("DEPTH on the server with sqlite ÷ without, c%d", conc), b, "ratio", nil)
+		if conc == 16 {
+			share.Name, share.Goal, share.IfMissed = "server: DEPTH with sqlite ÷ without, c16", atLeast(0.85), serverDepthCause
+		}
+		it.Figures = append(it.Figures, share,
+			figure(fmt.Sprintf("DEPTH on the server without idempotency, c%d, cmds/s", conc), b, "disabled-cmds/s", nil),
+			figure(fmt.Sprintf("DEPTH on the server with idempotency on sqlite (synchronous=FULL, the default), c%d, cmds/s", conc), b, "sqlite-full-cmds/s", nil),
+			figure(fmt.Sprintf("DEPTH on the server without idempotency, c%d, connections made per command", conc), b, "disabled-connects/cmd", nil),
+			figure(fmt.Sprintf("DEPTH on the server with sqlite, c%d, connections made per command", conc), b, "sqlite-full-connects/cmd", nil))
 	}
 	return it
 }
