@@ -31,6 +31,8 @@ type conn struct {
 	// asyncPuts counts the asynchronous puts (MQPMO_ASYNC_RESPONSE) since
 	// the last MQSTAT.
 	asyncPuts int
+	// admin are the PCF commands' queues once a command opened them.
+	admin *adminQueues
 }
 
 // warned logs err when it is a warning, which the caller treats as success.
@@ -202,7 +204,7 @@ func (c *conn) Close() error {
 		return nil
 	}
 	c.closed = true
-	var errs []error
+	errs := []error{c.closeAdmin()}
 	if err := c.qm.Back(); err != nil {
 		errs = append(errs, mqError(mq.VerbBackout, c.qmName, err))
 	}

@@ -184,28 +184,70 @@ func firstString(p *mqi.PCFParameter) string {
 	return strings.TrimSpace(p.String[0])
 }
 
-// runCommand puts one PCF command on the command queue and collects the
-// parameters of each response up to the last, answered to a temporary
-// dynamic queue deleted afterwards. A response with a reason fails with
-// it, naming object.
-func (c *conn) runCommand(ctx context.Context, command int32, params []*mqi.PCFParameter, object string) (replies [][]*mqi.PCFParameter, err error) {
+// adminQueues are the command queue and the reply queue (a temporary
+// dynamic one) a connection's PCF commands use: opened by the first
+// command and kept until the connection closes, as IBM's mq-metric-samples
+// keep theirs, so that each later command is one put and its gets rather
+// than four more calls and a queue created and deleted on the queue
+// manager. A reply that comes after its command gave up is never matched
+// (each get asks for its own request's CorrelId) and expires where it lies:
+// a request's expiry is its wait, which replies inherit.
+type adminQueues struct {
+	cmd, reply mqi.MQObject
+	replyName  string
+}
+
+// adminQueues opens the connection's command and reply queues unless open.
+func (c *conn) adminQueues() (*adminQueues, error) {
+	if c.admin != nil {
+		return c.admin, nil
+	}
 	cmdOD := mqi.NewMQOD()
 	cmdOD.ObjectName = commandQueue
 	cmdQ, err := c.qm.Open(cmdOD, mqi.MQOO_OUTPUT|mqi.MQOO_FAIL_IF_QUIESCING)
 	if err != nil && !isWarning(err) {
 		return nil, fmt.Errorf("command server: %w", mqError(mq.VerbOpen, commandQueue, err))
 	}
-	defer func() { err = errors.Join(err, closeObject(&cmdQ, commandQueue)) }()
 	replyOD := mqi.NewMQOD()
 	replyOD.ObjectName, replyOD.DynamicQName = replyModelQueue, replyDynamicQName
 	replyQ, err := c.qm.Open(replyOD, mqi.MQOO_INPUT_EXCLUSIVE|mqi.MQOO_FAIL_IF_QUIESCING)
 	if err != nil && !isWarning(err) {
-		return nil, fmt.Errorf("command server reply queue: %w", mqError(mq.VerbOpen, replyModelQueue, err))
+		return nil, errors.Join(fmt.Errorf("command server reply queue: %w", mqError(mq.VerbOpen, replyModelQueue, err)),
+			closeObject(&cmdQ, commandQueue))
 	}
-	replyName := replyQ.Name
+	c.admin = &adminQueues{cmd: cmdQ, reply: replyQ, replyName: replyQ.Name}
+	return c.admin, nil
+}
+
+// closeAdmin closes the command queue and deletes the reply queue, if open.
+func (c *conn) closeAdmin() error {
+	a := c.admin
+	if a == nil {
+		return nil
+	}
+	c.admin = nil
+	err := closeObject(&a.cmd, commandQueue)
+	if cerr := a.reply.Close(mqi.MQCO_DELETE_PURGE); cerr != nil {
+		err = errors.Join(err, mqError(mq.VerbClose, a.replyName, cerr))
+	}
+	return err
+}
+
+// runCommand puts one PCF command on the command queue and collects the
+// parameters of each response up to the last, answered to the
+// connection's reply queue (see adminQueues). A response with a reason
+// fails with it, naming object. A failed put or get closes the admin
+// queues, so the next command opens them afresh.
+func (c *conn) runCommand(ctx context.Context, command int32, params []*mqi.PCFParameter, object string) (replies [][]*mqi.PCFParameter, err error) {
+	admin, err := c.adminQueues()
+	if err != nil {
+		return nil, err
+	}
+	cmdQ, replyQ, replyName := admin.cmd, admin.reply, admin.replyName
 	defer func() {
-		if cerr := replyQ.Close(mqi.MQCO_DELETE_PURGE); cerr != nil {
-			err = errors.Join(err, mqError(mq.VerbClose, replyName, cerr))
+		var e *mq.Error
+		if err != nil && errors.As(err, &e) && (e.Verb == mq.VerbPut || e.Verb == mq.VerbGet) && e.Reason != mq.Reason(mqi.MQRC_NO_MSG_AVAILABLE) {
+			err = errors.Join(err, c.closeAdmin())
 		}
 	}()
 

@@ -119,3 +119,66 @@ func TestSNIName(t *testing.T) {
 		}
 	}
 }
+
+// A connection's PCF commands share one reply queue, opened by the first
+// and deleted when the connection closes: after the first, a DEPTH's
+// status inquiry creates and deletes no queue on the queue manager.
+func TestStatusInquiriesShareOneReplyQueue(t *testing.T) {
+	srv := mqsimtest.StartMonitored(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := New().Connect(ctx, srv.Target())
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer c.Close()
+	replyQueues := func() []string {
+		defs, err := srv.Backend().QueueDefinitions("QM1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, d := range defs {
+			if strings.HasPrefix(d.Name, strings.TrimSuffix(replyDynamicQName, "*")) {
+				names = append(names, d.Name)
+			}
+		}
+		return names
+	}
+	var first []string
+	for i := range 3 {
+		if _, err := c.InquireQueueStatus(ctx, "DEV.QUEUE.1"); err != nil {
+			t.Fatalf("status %d: %v", i, err)
+		}
+		if _, err := c.InquireChannelStatus(ctx); err != nil {
+			t.Fatalf("channel status %d: %v", i, err)
+		}
+		got := replyQueues()
+		if i == 0 {
+			first = got
+		}
+		if len(got) != 1 || got[0] != first[0] {
+			t.Fatalf("after %d inquiries the reply queues are %v, want the first one's %v alone", 2*(i+1), got, first)
+		}
+	}
+	// Deleted under it (an operator's DELETE QLOCAL): the inquiry that
+	// finds it gone fails, and the next opens a reply queue afresh.
+	if err := srv.Backend().DeleteQueue("QM1", first[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.InquireQueueStatus(ctx, "DEV.QUEUE.1"); !mq.IsReason(err, mq.Reason(2052)) {
+		t.Fatalf("status with its reply queue deleted: %v, want MQRC_Q_DELETED (2052)", err)
+	}
+	if _, err := c.InquireQueueStatus(ctx, "DEV.QUEUE.1"); err != nil {
+		t.Fatalf("status after the reply queue was deleted and the failure seen: %v", err)
+	}
+	if got := replyQueues(); len(got) != 1 || got[0] == first[0] {
+		t.Fatalf("after the deletion the reply queues are %v, want one new one", got)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	if left := replyQueues(); len(left) != 0 {
+		t.Errorf("closing the connection left %v", left)
+	}
+}
