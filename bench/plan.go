@@ -341,7 +341,8 @@ const serverInstructionsCause = "Profiled with callgrind (2026-11-27, 2N − N, 
 const serverDepthCause = "Measured on 2026-11-27 (this tree, not this run), with other jobs on both cores: the share follows the " +
 	"machine's load — at c16 0.59–0.82 with a load average of 5.5–7.5, 0.45–0.74 (median 0.49, 5 repetitions) at " +
 	"10, 0.36 in one run at 15 — because both of what SQLite FULL adds compete with the rest for the machine " +
-	"rather than hide behind the round trips. CPU: without records a DEPTH cost the benchmark's process (daemon " +
+	"rather than hide behind the round trips. CPU (measured when each status inquiry also opened and closed the " +
+	"command and reply queues, ten round trips a DEPTH instead of six now, which leaves SQLite a larger share): without records a DEPTH cost the benchmark's process (daemon " +
 	"and HTTP senders) 1.2–1.7 ms of CPU, a third of its profile in the client library's ten round trips, and " +
 	"the mqserver 0.6–0.85 ms, so at c16 the two were bound by what the other jobs left of 2 cores (560–630 " +
 	"commands/s at load 6); SQLite FULL added 0.4–1.2 ms per command to the daemon's process, and a CPU profile " +
@@ -382,9 +383,9 @@ func serverPath() Item {
 			"of 250 commands against the same server, which goes first alternating from turn to turn, 3 rounds per " +
 			"repetition after a warm-up turn each; cmds/s over a daemon's turns, ratio = with ÷ without. A DEPTH borrows a pooled " +
 			"connection (`mq.pool` defaults: at most 8 per target, 2 kept idle, so commands released together beyond 2 " +
-			"reconnect: the connections-per-command rows) and makes ten MQI calls on it, each a round trip: MQOPEN, two " +
-			"MQINQ and MQCLOSE of the queue, then the command server's INQUIRE_Q_STATUS (MQOPEN of its queue and of a " +
-			"model reply queue, MQPUT, MQGET, two MQCLOSE)."}
+			"reconnect: the connections-per-command rows) and makes six MQI calls on it, each a round trip: MQOPEN, two " +
+			"MQINQ and MQCLOSE of the queue, then the command server's INQUIRE_Q_STATUS (MQPUT, MQGET; the command " +
+			"queue and the reply queue stay open on the connection from its first inquiry, four calls more then)."}
 	clientRatio := ratio("server: client instructions per message, PRODUCE ÷ C put loop",
 		Ref{cpu, "instructions/msg"}, Ref{cpu, "c-loop-instructions/msg"})
 	clientRatio.Goal = atMost(1.25)
