@@ -37,3 +37,29 @@ func TestGroupsFindTheirBenchmarks(t *testing.T) {
 		}
 	}
 }
+
+// The matrix (item 10) names its rows apart from item 8's goal rows, whose
+// names the issue reserves, and has every cell's rows.
+func TestServerMatrixRows(t *testing.T) {
+	reserved := []string{"server: PRODUCE ÷ C put loop", "server: PRODUCE async ÷ C put loop",
+		"server: client instructions per message, PRODUCE ÷ C put loop",
+		"server: server instructions per message, PRODUCE ÷ C put loop", "server: DEPTH with sqlite ÷ without"}
+	matrix := serverMatrix()
+	cells := map[string]bool{}
+	for _, f := range matrix.Figures {
+		for _, r := range reserved {
+			if strings.Contains(f.Name, r) {
+				t.Errorf("row %q contains %q, which names another row", f.Name, r)
+			}
+		}
+		if f.Goal != nil {
+			t.Errorf("row %q has a goal; the matrix is figures only", f.Name)
+		}
+		cells[strings.TrimPrefix(f.Ref.Bench, "BenchmarkServerMatrixInstructions/")] = true
+	}
+	for _, want := range []string{"np-tx1-256B", "np-tx100-20480B", "p-tx1-2048B", "p-tx100-20480B"} {
+		if !cells[want] {
+			t.Errorf("no row counts the instructions of cell %s", want)
+		}
+	}
+}
