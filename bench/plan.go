@@ -65,6 +65,11 @@ var groups = []Group{
 	// Counted requests, not timings: one repetition (their spread is the
 	// SQS batching of the moment).
 	{Name: "cost of a million commands", Pkg: "./internal/daemon/e2e", Bench: "^BenchmarkCommandCost$", Tags: "ibmmq", Benchtime: "1x", Count: 1},
+	// The server-path matrix: short cells, three repetitions, whatever
+	// the run's -count (`make bench` has 45 minutes); the instruction
+	// counts once, as they move by 2% at most.
+	{Name: "server-path matrix: msgs/s and TEST round trips", Pkg: "./internal/daemon", Bench: "^BenchmarkServerMatrix$", Tags: "ibmmq", Benchtime: "1x", Count: 3},
+	{Name: "server-path matrix: instructions per message", Pkg: "./internal/daemon", Bench: "^BenchmarkServerMatrixInstructions$", Tags: "ibmmq", Benchtime: "1x", Count: 1},
 }
 
 func atLeast(v float64) *Goal { return &Goal{Op: ">=", Value: v} }
@@ -287,7 +292,7 @@ func buildItems() []Item {
 			figure(backend+": CPU time per message, ns", b, "cpu-ns/msg", nil))
 	}
 
-	return []Item{overhead, dedupe, pacing, memory, e2e, startup, cpu, serverPath(), commandCost()}
+	return []Item{overhead, dedupe, pacing, memory, e2e, startup, cpu, serverPath(), commandCost(), serverMatrix()}
 }
 
 // clientInstructionsCause is what callgrind profiles of the daemon's
@@ -479,4 +484,76 @@ func commandCost() Item {
 			figure(c.name+": SQS receives that found nothing, per command (not in the US$)", b, "sqs-idle/cmd", nil))
 	}
 	return it
+}
+
+// serverMatrix is item 10: the server path (IBM MQ client library over TCP
+// to an mqserver process) as IBM's MQ performance reports tabulate it,
+// figures without goals.
+func serverMatrix() Item {
+	it := Item{Number: 10, Title: "Server-path matrix",
+		How: "Laid out as IBM's MQ performance reports are: non-persistent and persistent × txSize 1 and 100 (MQCMIT " +
+			"after every message, after every 100) × 256 B, 2 KiB and 20 KiB, each message expiring after 0.1 s so the " +
+			"queue (MAXDEPTH 50,000 here) never fills — a put that finds it short of space discards the expired ones, for " +
+			"every leg alike. One `mqserver` process with a data directory, so persistent messages are journalled and " +
+			"fsynced at MQCMIT as IBM MQ's log makes them. Throughput (`BenchmarkServerMatrix`, 3 repetitions whatever " +
+			"the run's -count): per cell, three legs in turn against that server — the C put loop (`bench/putloop`, item " +
+			"8's ceiling, a process of its own timed from its first MQPUT to its last MQCMIT), a PRODUCE through a daemon " +
+			"putting synchronously (`targets.syncPut`, as the C loop puts) and one through a daemon putting " +
+			"asynchronously (MQPMO_ASYNC_RESPONSE, MQSTAT before each commit: the default), both `mqprobe run` processes " +
+			"on SQLite records (claim, a checkpoint per commit, completion) timed over the HTTP request; each leg about " +
+			"1.5 s of messages, its count taken from a short run of the same leg first (200 messages, 1,000 at txSize " +
+			"100), each run from an empty queue (the benchmark gets what the previous leg left, untimed). msgs/s = messages ÷ that time; sync ÷ C loop is taken repetition by repetition. Instructions per " +
+			"message (`BenchmarkServerMatrixInstructions`, one repetition; valgrind's callgrind, as in item 7): " +
+			"(instructions for 2N messages − for N) ÷ N with N = 500 at txSize 100 (5 units of work, so a commit's cost " +
+			"is in at its share) and 100 at txSize 1, one pair per cell after a warm-up of the cell's messages — the daemon's whole process " +
+			"(synchronous PRODUCE, client library included) against a server not under callgrind; the C loop's whole " +
+			"process, a run of 2N minus one of N; and the server's, an `mqserver` under callgrind (the garbage collector " +
+			"off), over PRODUCEs from a daemon not under callgrind and over C loops. TEST: round trips (put to get, " +
+			"2 KiB non-persistent, the result's percentiles) of a 3 s TEST through the synchronous daemon, on a queue " +
+			"of its own, at 100 and 1,000 msg/s. Read with the rows: at txSize 1 every message is a commit, and PRODUCE " +
+			"stores a checkpoint per commit (a SQLite write, synced at the default FULL: about 270,000 of the daemon's " +
+			"instructions per message against about 10,000 at txSize 100, in a run of 2026-11-27), so there its msgs/s " +
+			"are bounded by the daemon's records rather than by the server (that run: about 700 msgs/s non-persistent " +
+			"against the C loop's 5,000–11,500)."}
+	throughput := "BenchmarkServerMatrix/"
+	counted := "BenchmarkServerMatrixInstructions/"
+	for _, persistent := range []bool{false, true} {
+		for _, txSize := range []int{1, 100} {
+			for _, size := range []int{256, 2048, 20480} {
+				cell, label := "np", "non-persistent"
+				if persistent {
+					cell, label = "p", "persistent"
+				}
+				cell = fmt.Sprintf("%s-tx%d-%dB", cell, txSize, size)
+				label = fmt.Sprintf("%s, txSize %d, %s", label, txSize, sizeLabel(size))
+				cLoop := Ref{throughput + cell, "c-loop-msgs/s"}
+				produce := Ref{throughput + cell, "produce-msgs/s"}
+				it.Figures = append(it.Figures,
+					FigureSpec{Name: label + ": C put loop, msgs/s", Ref: cLoop},
+					FigureSpec{Name: label + ": PRODUCE sync, msgs/s", Ref: produce},
+					figure(label+": PRODUCE async, msgs/s", throughput+cell, "produce-async-msgs/s", nil),
+					ratio(label+": PRODUCE sync ÷ C loop, msgs/s", produce, cLoop),
+					figure(label+": C put loop, its instructions per message", counted+cell, "c-loop-instructions/msg", nil),
+					figure(label+": PRODUCE, daemon instructions per message", counted+cell, "daemon-instructions/msg", nil),
+					figure(label+": C put loop, mqserver instructions per message", counted+cell, "c-loop-server-instructions/msg", nil),
+					figure(label+": PRODUCE, mqserver instructions per message", counted+cell, "server-instructions/msg", nil))
+			}
+		}
+	}
+	for _, rate := range []int{100, 1_000} {
+		b := fmt.Sprintf("%stest-%d-per-sec", throughput, rate)
+		it.Figures = append(it.Figures,
+			figure(fmt.Sprintf("TEST at %d msg/s: round trip p50, ms", rate), b, "p50-ms", nil),
+			figure(fmt.Sprintf("TEST at %d msg/s: round trip p99, ms", rate), b, "p99-ms", nil),
+			figure(fmt.Sprintf("TEST at %d msg/s: probes lost", rate), b, "lost", nil))
+	}
+	return it
+}
+
+// sizeLabel is a message size as the matrix's rows name it: 256 B, 2 KiB.
+func sizeLabel(bytes int) string {
+	if bytes%1024 == 0 {
+		return fmt.Sprintf("%d KiB", bytes/1024)
+	}
+	return fmt.Sprintf("%d B", bytes)
 }

@@ -31,7 +31,7 @@ func init() {
 			srv := daemontest.StartMQServer(b)
 			more := func(b *testing.B) map[string]float64 {
 				figures := serverInstructions(b, ibmmqCounted)
-				figures["c-loop-instructions/msg"] = putLoopInstructions(b, srv, ibmmqCounted)
+				figures["c-loop-instructions/msg"] = putLoopInstructions(b, srv, ibmmqCounted, putLoopArgsExpiring)
 				return figures
 			}
 			return ibmmqProcessVars(srv), srv.Target("DEV.QUEUE.1"), more
@@ -68,12 +68,13 @@ func putLoopArgsExpiring(n int) []string {
 
 // putLoopInstructions is (instructions of a C put loop process putting 2n
 // − one putting n) ÷ n, the median of serverCountedPairs pairs, counted by
-// callgrind over the whole process.
-func putLoopInstructions(b *testing.B, srv *daemontest.MQServer, n int) float64 {
+// callgrind over the whole process; args are the loop's arguments for a
+// count.
+func putLoopInstructions(b *testing.B, srv *daemontest.MQServer, n int, args func(count int) []string) float64 {
 	b.Helper()
 	run := func(count, pair int) float64 {
 		out := fmt.Sprintf("%s/putloop-%d-%d.callgrind", b.TempDir(), count, pair)
-		daemontest.RunPutLoop(b, srv, []string{"valgrind", "--tool=callgrind", "--callgrind-out-file=" + out}, putLoopArgsExpiring(count)...)
+		daemontest.RunPutLoop(b, srv, []string{"valgrind", "--tool=callgrind", "--callgrind-out-file=" + out}, args(count)...)
 		return dumpInstructions(b, out)
 	}
 	var perMessage []float64

@@ -55,11 +55,18 @@ func StartMQServerConfig(t testing.TB, yaml string) *MQServer {
 // (valgrind's callgrind, say), env added to its environment.
 func StartMQServerUnder(t testing.TB, wrapper []string, env map[string]string) *MQServer {
 	t.Helper()
+	return StartMQServerConfigUnder(t, "", wrapper, env)
+}
+
+// StartMQServerConfigUnder is StartMQServerConfig with the server run under
+// wrapper, env added to its environment.
+func StartMQServerConfigUnder(t testing.TB, yaml string, wrapper []string, env map[string]string) *MQServer {
+	t.Helper()
 	var vars []string
 	for k, v := range env {
 		vars = append(vars, k+"="+v)
 	}
-	return startMQServer(t, "", wrapper, vars)
+	return startMQServer(t, yaml, wrapper, vars)
 }
 
 func startMQServer(t testing.TB, yaml string, wrapper, env []string) *MQServer {
