@@ -66,7 +66,7 @@ func run(outDir string, count int, only, goTool string) error {
 		}
 		r.Groups = append(r.Groups, gr)
 	}
-	r.Machine.LoadEnd = loadAverage()
+	r.Machine.finish()
 	r.Finished = time.Now().UTC()
 	r.Items, r.Goals = Evaluate(items, series)
 	if err := writeReport(outDir, r, raw.Bytes()); err != nil {

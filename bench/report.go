@@ -152,6 +152,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		{"date", r.Started.UTC().Format(time.RFC3339)},
 		{"wall time", r.Finished.Sub(r.Started).Round(time.Second).String()},
 		{"load average (1 min) at start / end", m.LoadStart + " / " + m.LoadEnd},
+		{"CPU time stolen by the hypervisor during the run", m.Steal},
+		{"reference computation (SHA-256 of 32 MiB, median of 5), ms at start / end", m.ReferenceStart + " / " + m.ReferenceEnd},
 		{"repetitions", fmt.Sprintf("%d per benchmark (see each row's n)", r.Count)},
 	}
 	for _, row := range rows {

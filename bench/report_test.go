@@ -67,7 +67,8 @@ func TestEvaluate(t *testing.T) {
 func testReport() *Report {
 	r := &Report{
 		Machine: Machine{CPU: "AMD EPYC", Cores: 2, Memory: "23.5 GiB", OS: "linux/amd64", Go: "go1.26.8",
-			Commit: "4f8614c0a1b2", LoadStart: "0.25", LoadEnd: "1.50"},
+			Commit: "4f8614c0a1b2", LoadStart: "0.25", LoadEnd: "1.50",
+			Steal: "0.4%", ReferenceStart: "21.5", ReferenceEnd: "22.0"},
 		Started: time.Date(2026, 11, 22, 14, 0, 0, 0, time.UTC), Finished: time.Date(2026, 11, 22, 14, 12, 30, 0, time.UTC),
 		Count: 5,
 		Groups: []GroupRun{
@@ -93,6 +94,8 @@ func TestWriteMarkdown(t *testing.T) {
 		"| date | 2026-11-22T14:00:00Z |",
 		"| wall time | 12m30s |",
 		"| load average (1 min) at start / end | 0.25 / 1.50 |",
+		"| CPU time stolen by the hypervisor during the run | 0.4% |",
+		"| reference computation (SHA-256 of 32 MiB, median of 5), ms at start / end | 21.5 / 22.0 |",
 		"**Goals: 1 of 3 met, 1 missed.** Not measured: 2",
 		"Missed:\n\n- 1. Overhead: memory. The heap holds the queue\n",
 		`> Group "memory | rss" failed: go test exited with 1`,
