@@ -83,6 +83,21 @@ type Command struct {
 	TxSize      int            `json:"txSize,omitempty"`
 }
 
+// ReadOnly reports whether running c changes nothing on the queue manager:
+// DEPTH, CONNECTION_TEST, a CONSUME that only browses and a REDRIVE dry
+// run. Running one twice costs a second answer, never a second effect.
+func (c Command) ReadOnly() bool {
+	switch c.OperationType {
+	case Depth, ConnectionTest:
+		return true
+	case Consume:
+		return c.BrowseOnly
+	case Redrive:
+		return c.DryRun
+	}
+	return false
+}
+
 // RedriveFilter picks the dead-lettered messages REDRIVE moves; every
 // condition set must hold.
 type RedriveFilter struct {

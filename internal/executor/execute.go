@@ -109,7 +109,7 @@ func (x *Executor) execute(ctx context.Context, j *job) Outcome {
 	}
 
 	req := idempotency.Request{OperationType: string(dec.Command.OperationType), Tenant: j.tenant.Name,
-		IdempotencyKey: dec.IdempotencyKey, RequestHash: dec.RequestHash}
+		IdempotencyKey: dec.IdempotencyKey, RequestHash: dec.RequestHash, ReadOnly: dec.Command.ReadOnly()}
 	// The record names the trace the command ran in: the caller's, or the
 	// one the process span started.
 	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {

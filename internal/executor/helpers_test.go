@@ -51,7 +51,8 @@ type fixture struct {
 	failPublishes atomic.Int32 // the next n publishes fail
 
 	mu        sync.Mutex
-	published []result.Event // events that reached the results destination
+	published []result.Event      // events that reached the results destination
+	claims    []idempotency.Claim // every claim the engine wrote
 
 	// crashed is the lease of a holder that stopped heartbeating.
 	crashed *idempotency.Lease
@@ -72,7 +73,10 @@ func newFixture(t *testing.T, decoder *command.Decoder, replay executor.ReplayMo
 	t.Helper()
 	f := &fixture{t: t, decoder: decoder, store: memory.New(), qm: embedded.NewDefault()}
 	f.mq = &countingBackend{Backend: f.qm}
-	store := &storetest.Counting{Store: f.store, BeforeBegin: func(idempotency.Claim) error {
+	store := &storetest.Counting{Store: f.store, BeforeBegin: func(c idempotency.Claim) error {
+		f.mu.Lock()
+		f.claims = append(f.claims, c)
+		f.mu.Unlock()
 		if f.storeDown.Load() {
 			return errors.New("dial tcp 10.0.0.7:5432: connect: connection refused")
 		}

@@ -248,7 +248,7 @@ func (e *Engine) lead(ctx context.Context, req Request, f *flight) (res Result, 
 			PK: req.PK(), OperationType: req.OperationType, Tenant: req.Tenant, IdempotencyKey: req.IdempotencyKey,
 			RequestHash: req.RequestHash, LeaseToken: uuid.NewString(), LeaseHolder: e.holder, Now: now,
 			ExpiresAt: now.Add(ttl), LeaseExpiresAt: e.recordedLeaseEnd(now),
-			Target: req.Target, TraceID: req.TraceID,
+			Target: req.Target, TraceID: req.TraceID, ReadOnly: req.ReadOnly,
 		}
 		rec, acquired, err := e.store.Begin(ctx, claim)
 		if err != nil {

@@ -26,6 +26,11 @@ type Request struct {
 	RequestHash    string // fingerprint of the command, see command.RequestHash
 	Target         string // "QM1:DEV.QUEUE.1", kept for audit
 	TraceID        string
+	// ReadOnly says running the command changes nothing (DEPTH,
+	// CONNECTION_TEST, a CONSUME that browses): running it again after a
+	// crash costs a second answer, never a second effect. Its claim may be
+	// answered before it is durable; its completion never is.
+	ReadOnly bool
 
 	ttl        time.Duration
 	ttlSet     bool

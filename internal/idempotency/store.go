@@ -238,6 +238,10 @@ type Claim struct {
 	LeaseExpiresAt time.Time
 	Target         string
 	TraceID        string
+	// ReadOnly says the command changes nothing when it runs (see
+	// Request.ReadOnly): a store may answer Begin before the claim is
+	// durable, since a crash that loses it only lets the command run again.
+	ReadOnly bool
 }
 
 // Record returns the record a fresh claim (attempt 1) writes.

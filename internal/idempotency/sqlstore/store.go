@@ -118,6 +118,19 @@ func (s *Store) write(ctx context.Context, fn writeFunc) error {
 	return s.w.do(ctx, fn)
 }
 
+// writeCommitted is write for a write a crash may lose without harm (see
+// Claim.ReadOnly): with the group-commit writer it returns once committed,
+// without waiting for the WAL's sync.
+func (s *Store) writeCommitted(ctx context.Context, fn writeFunc) error {
+	if err := s.file.check(); err != nil {
+		return err
+	}
+	if s.w == nil {
+		return fn(ctx, s)
+	}
+	return s.w.doCommitted(ctx, fn)
+}
+
 // upsert writes the claim over a row only where the decision table says
 // "Acquired"; $5 is now as a timestamp, $12 now in epoch milliseconds.
 const upsert = `INSERT INTO idempotency_record (` + columns + `)
@@ -177,7 +190,11 @@ func (s *Store) Begin(ctx context.Context, c idempotency.Claim) (idempotency.Rec
 		rec             idempotency.Record
 		acquired, found bool
 	)
-	err := s.write(ctx, func(ctx context.Context, q querier) (err error) {
+	write := s.write
+	if c.ReadOnly {
+		write = s.writeCommitted
+	}
+	err := write(ctx, func(ctx context.Context, q querier) (err error) {
 		rec, acquired, found, err = s.beginOnce(ctx, q, c)
 		if err != nil || found {
 			return err

@@ -35,10 +35,12 @@ const (
 )
 
 type writeOp struct {
-	run   writeFunc
-	state atomic.Int32
-	err   error      // the write's own outcome, set by the writer
-	done  chan error // buffered: the writer never blocks on an answer
+	run writeFunc
+	// durable writes are answered once synced; the others once committed.
+	durable bool
+	state   atomic.Int32
+	err     error      // the write's own outcome, set by the writer
+	done    chan error // buffered: the writer never blocks on an answer
 }
 
 // writer is group commit: one goroutine owns the only write connection and
@@ -50,11 +52,13 @@ type writeOp struct {
 // transaction each, so it fails alone. A failed COMMIT fails every write in
 // the transaction.
 //
-// With sync set, a committed transaction is answered only once sync has made
-// it durable. Sync runs on a goroutine of its own; while it runs, the writer
-// keeps executing the writes that arrive in a new transaction and commits
-// that when the sync is done, so one sync (the slow part) covers every write
-// that arrived during the previous one.
+// With sync set, a committed transaction's durable writes are answered only
+// once sync has made them durable. Sync runs on a goroutine of its own;
+// while it runs, the writer keeps executing the writes that arrive in a new
+// transaction and commits that when the sync is done, so one sync (the slow
+// part) covers every write that arrived during the previous one. A
+// transaction holding no durable write commits at once and is answered at
+// its COMMIT: the next sync covers it.
 type writer struct {
 	conn  *sql.Conn
 	begin string // the statement that opens a write transaction
@@ -108,7 +112,18 @@ func (w *writer) prepared(ctx context.Context, query string) (*sql.Stmt, error) 
 // the write waits for its turn; once taken into a batch the write's outcome
 // is decided by that batch's COMMIT, which do waits for.
 func (w *writer) do(ctx context.Context, fn writeFunc) error {
-	op := &writeOp{run: fn, done: make(chan error, 1)}
+	return w.submit(ctx, &writeOp{run: fn, durable: true, done: make(chan error, 1)})
+}
+
+// doCommitted is do for a write that a crash may lose without harm: it
+// returns once the write's transaction has committed, without waiting for
+// the sync (readers see it from the COMMIT on; the next sync makes it
+// durable).
+func (w *writer) doCommitted(ctx context.Context, fn writeFunc) error {
+	return w.submit(ctx, &writeOp{run: fn, done: make(chan error, 1)})
+}
+
+func (w *writer) submit(ctx context.Context, op *writeOp) error {
 	w.waiting.Add(1)
 	select {
 	case w.ops <- op:
@@ -179,10 +194,11 @@ func (w *writer) loop() {
 		case <-idle:
 			syncIdle = true
 		}
-		if len(tx) > 0 && (syncIdle || len(tx) >= maxBatch) {
-			w.commit(ctx, tx)
+		if len(tx) > 0 && (syncIdle || len(tx) >= maxBatch || !anyDurable(tx)) {
+			if w.commit(ctx, tx) {
+				syncIdle = false
+			}
 			tx = nil
-			syncIdle = w.sync == nil
 		}
 	}
 }
@@ -209,19 +225,28 @@ func (w *writer) run(ctx context.Context, tx []*writeOp, op *writeOp) []*writeOp
 	return append(tx, op)
 }
 
+// anyDurable reports whether a write in ops waits for a sync.
+func anyDurable(ops []*writeOp) bool {
+	for _, op := range ops {
+		if op.durable {
+			return true
+		}
+	}
+	return false
+}
+
 // commit commits the open transaction holding tx, if any, and settles its
-// writes.
-func (w *writer) commit(ctx context.Context, tx []*writeOp) {
+// writes; it reports whether it handed writes to the sync goroutine.
+func (w *writer) commit(ctx context.Context, tx []*writeOp) bool {
 	if len(tx) == 0 {
-		return
+		return false
 	}
 	if err := w.exec(ctx, "COMMIT"); err != nil {
 		w.rollback(ctx)
-		w.settle(tx, fmt.Errorf("commit: %w", err))
-		return
+		return w.settle(tx, fmt.Errorf("commit: %w", err))
 	}
 	w.transactions.Add(1)
-	w.settle(tx, nil)
+	return w.settle(tx, nil)
 }
 
 // oneByOne runs each write in a transaction of its own, after a batch
@@ -248,20 +273,26 @@ func (w *writer) oneByOne(ctx context.Context, ops []*writeOp) {
 }
 
 // settle records err (when not nil) as the outcome of ops and answers
-// them: at once, or once synced when a write in ops committed.
-func (w *writer) settle(ops []*writeOp, err error) {
-	committed := false
+// them: a committed durable write once synced, the others at once. It
+// reports whether it handed writes to the sync goroutine.
+func (w *writer) settle(ops []*writeOp, err error) bool {
+	var now, synced []*writeOp
 	for _, op := range ops {
 		if err != nil {
 			op.err = err
 		}
-		committed = committed || op.err == nil
+		if w.sync != nil && op.durable && op.err == nil {
+			synced = append(synced, op)
+		} else {
+			now = append(now, op)
+		}
 	}
-	if w.sync == nil || !committed {
-		answer(ops, nil)
-		return
+	answer(now, nil)
+	if len(synced) == 0 {
+		return false
 	}
-	w.synced <- ops
+	w.synced <- synced
+	return true
 }
 
 // syncLoop makes committed batches durable and answers them: one sync for

@@ -257,6 +257,68 @@ func TestFullSyncsBeforeAnswering(t *testing.T) {
 	}
 }
 
+// TestReadOnlyClaimIsAnsweredAtCommit: with FULL, a read-only command's
+// claim is answered once committed, without a sync of its own, and its
+// completion syncs as every other write does; mixed with durable writes
+// from many callers, every write is answered.
+func TestReadOnlyClaimIsAnsweredAtCommit(t *testing.T) {
+	ctx := context.Background()
+	s, err := sqlstore.OpenSQLite(ctx, filepath.Join(t.TempDir(), "records.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i := range 5 {
+		c := claim(fmt.Sprint("read-only-", i))
+		c.ReadOnly = true
+		before := s.WriteSyncs()
+		_, acquired, err := s.Begin(ctx, c)
+		if err != nil || !acquired {
+			t.Fatalf("read-only claim %d: acquired=%v, %v", i, acquired, err)
+		}
+		if after := s.WriteSyncs(); after != before {
+			t.Errorf("read-only claim %d answered after %d syncs, want none", i, after-before)
+		}
+		if got, found, err := s.Get(ctx, c.PK); err != nil || !found || got.Status != idempotency.StatusInProgress {
+			t.Fatalf("read after the read-only claim %d: %+v, found=%v, %v", i, got, found, err)
+		}
+		before = s.WriteSyncs()
+		if _, err := s.Update(ctx, c.PK, c.LeaseToken, idempotency.Update{Kind: idempotency.UpdateComplete, Now: c.Now,
+			HTTPStatus: 200, ResponsePayload: "{}", ExpiresAt: c.ExpiresAt}); err != nil {
+			t.Fatalf("complete %d: %v", i, err)
+		}
+		if s.WriteSyncs() == before {
+			t.Errorf("completion %d answered before a sync", i)
+		}
+	}
+
+	const writers = 40
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for i := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := claim(fmt.Sprint("mixed-", i))
+			c.ReadOnly = i%2 == 0
+			if _, acquired, err := s.Begin(ctx, c); err != nil || !acquired {
+				errs <- fmt.Errorf("claim %d (read-only %v): acquired=%v, %v", i, c.ReadOnly, acquired, err)
+			}
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("mixed read-only and durable claims not all answered within 30s")
+	}
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
 // TestWALStaysBounded: under a steady stream of writes the WAL is
 // checkpointed and restarted, rather than growing with every write.
 func TestWALStaysBounded(t *testing.T) {
