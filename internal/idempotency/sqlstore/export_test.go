@@ -162,3 +162,11 @@ func (s *Store) Closing() bool {
 		return false
 	}
 }
+
+// ReadOnlyClaimCommit is the synchronous_commit setting of the sessions
+// read-only claims use on PostgreSQL.
+func (s *Store) ReadOnlyClaimCommit(ctx context.Context) (string, error) {
+	var setting string
+	err := s.relaxed.db.QueryRowContext(ctx, `SHOW synchronous_commit`).Scan(&setting)
+	return setting, err
+}

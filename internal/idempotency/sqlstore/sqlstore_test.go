@@ -235,3 +235,36 @@ func loadForPlans(t *testing.T, s *sqlstore.Store, now time.Time) {
 		}
 	}
 }
+
+// TestPostgresReadOnlyClaimsCommitWithoutFlush: a read-only command's claim
+// commits on sessions with synchronous_commit off, is seen at once by the
+// store's other sessions and completes as any claim does; other claims keep
+// the server's setting.
+func TestPostgresReadOnlyClaimsCommitWithoutFlush(t *testing.T) {
+	ctx := context.Background()
+	s := openPostgres(t).(*sqlstore.Store)
+	defer s.Close()
+	if got, err := s.ReadOnlyClaimCommit(ctx); err != nil || got != "off" {
+		t.Fatalf("read-only claims commit with synchronous_commit %q (%v), want off", got, err)
+	}
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	for _, readOnly := range []bool{true, false} {
+		key := fmt.Sprint("read-only-", readOnly)
+		c := idempotency.Claim{PK: "DEPTH#" + key, OperationType: "DEPTH", IdempotencyKey: key, RequestHash: "h",
+			LeaseToken: "token", Now: now, ExpiresAt: now.Add(time.Hour), LeaseExpiresAt: now.Add(time.Minute), ReadOnly: readOnly}
+		if _, acquired, err := s.Begin(ctx, c); err != nil || !acquired {
+			t.Fatalf("claim (read-only %v): acquired=%v, %v", readOnly, acquired, err)
+		}
+		if _, acquired, err := s.Begin(ctx, c); err != nil || acquired {
+			t.Errorf("the same claim again (read-only %v): acquired=%v, %v; want refused", readOnly, acquired, err)
+		}
+		if rec, found, err := s.Get(ctx, c.PK); err != nil || !found || rec.Status != idempotency.StatusInProgress {
+			t.Fatalf("read after the claim (read-only %v): %+v, found=%v, %v", readOnly, rec, found, err)
+		}
+		rec, err := s.Update(ctx, c.PK, c.LeaseToken, idempotency.Update{Kind: idempotency.UpdateComplete, Now: now,
+			HTTPStatus: 200, ResponsePayload: "{}", ExpiresAt: c.ExpiresAt})
+		if err != nil || rec.Status != idempotency.StatusCompleted {
+			t.Errorf("complete (read-only %v): %+v, %v", readOnly, rec, err)
+		}
+	}
+}

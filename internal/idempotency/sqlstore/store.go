@@ -28,6 +28,9 @@ type Store struct {
 	// file refuses every operation once the SQLite database path no longer
 	// names the open file (fileid.go); nil on PostgreSQL.
 	file *fileGuard
+	// relaxed runs the writes a crash may lose without harm on PostgreSQL
+	// (see OpenPostgres); nil on SQLite.
+	relaxed *stmtPool
 
 	beginSQL, getSQL, cleanupSQL string
 	deleteSQL                    [2]string // [force]
@@ -119,16 +122,19 @@ func (s *Store) write(ctx context.Context, fn writeFunc) error {
 }
 
 // writeCommitted is write for a write a crash may lose without harm (see
-// Claim.ReadOnly): with the group-commit writer it returns once committed,
-// without waiting for the WAL's sync.
+// Claim.ReadOnly): it returns once committed, without waiting for the WAL's
+// sync (SQLite) or flush (PostgreSQL).
 func (s *Store) writeCommitted(ctx context.Context, fn writeFunc) error {
 	if err := s.file.check(); err != nil {
 		return err
 	}
-	if s.w == nil {
-		return fn(ctx, s)
+	switch {
+	case s.w != nil:
+		return s.w.doCommitted(ctx, fn)
+	case s.relaxed != nil:
+		return fn(ctx, s.relaxed)
 	}
-	return s.w.doCommitted(ctx, fn)
+	return fn(ctx, s)
 }
 
 // upsert writes the claim over a row only where the decision table says
@@ -583,7 +589,7 @@ func (s *Store) Close() error {
 		st.(*sql.Stmt).Close()
 		return true
 	})
-	errs = append(errs, s.pool.Close())
+	errs = append(errs, s.pool.Close(), s.relaxed.close())
 	return errors.Join(errs...)
 }
 
