@@ -3,9 +3,9 @@ package sqlstore_test
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -32,8 +32,8 @@ var depthPayload = `{"operationType":"DEPTH","status":"COMPLETED","target":{"que
 	`"instance":"` + strings.Repeat("i", 60) + `"}`
 
 // BenchmarkSQLitePages counts the pages (WAL frames) the SQLite store
-// writes per command, with SQLite's checkpoints off so the WAL only grows:
-// its growth divided by a frame's size. The counts depend on the schema and
+// writes per command, with SQLite's own checkpoints off: the frames in the
+// WAL after the commands, which a checkpoint just before emptied. The counts depend on the schema and
 // on how many commands share a transaction, not on the machine's load:
 //   - depth/c1: a DEPTH-shaped command, claim and completion, each write a
 //     transaction of its own (nothing to group with);
@@ -47,9 +47,9 @@ var depthPayload = `{"operationType":"DEPTH","status":"COMPLETED","target":{"que
 func BenchmarkSQLitePages(b *testing.B) {
 	ctx := context.Background()
 	b.Run("depth/c1", func(b *testing.B) {
-		s, wal := pagesStore(b)
+		s, path := pagesStore(b)
 		n := 0
-		measurePages(b, wal, func() {
+		measurePages(b, path, func() {
 			for i := range b.N {
 				depthCommands(b, s, pagesKey("depth", i), 1)
 				n++
@@ -57,9 +57,9 @@ func BenchmarkSQLitePages(b *testing.B) {
 		}, &n)
 	})
 	b.Run("depth/c16", func(b *testing.B) {
-		s, wal := pagesStore(b)
+		s, path := pagesStore(b)
 		n := 0
-		measurePages(b, wal, func() {
+		measurePages(b, path, func() {
 			for i := range b.N {
 				depthCommands(b, s, pagesKey("depth", i), 16)
 				n += 16
@@ -72,7 +72,7 @@ func BenchmarkSQLitePages(b *testing.B) {
 			name = "checkpoint/c1"
 		}
 		b.Run(name, func(b *testing.B) {
-			s, wal := pagesStore(b)
+			s, path := pagesStore(b)
 			held := make([]idempotency.Claim, 16)
 			for i := range held {
 				held[i] = pagesClaim(pagesKey("held", 0)(i))
@@ -80,11 +80,12 @@ func BenchmarkSQLitePages(b *testing.B) {
 					b.Fatalf("claim %s = %v, %v", held[i].PK, ok, err)
 				}
 			}
-			n := 0
-			measurePages(b, wal, func() {
+			n, start := 0, time.Now()
+			measurePages(b, path, func() {
 				for i := range b.N {
 					c := held[i%len(held)]
-					now := time.Now()
+					// A second apart: a write that changes nothing writes no page.
+					now := start.Add(time.Duration(i+1) * time.Second)
 					u := idempotency.Update{Kind: idempotency.UpdateHeartbeat, Now: now, LeaseExpiresAt: now.Add(time.Minute)}
 					if progress {
 						p := `{"committed":` + strings.Repeat("9", 6) + `,"sequence":` + strings.Repeat("9", 6) + `}`
@@ -102,7 +103,7 @@ func BenchmarkSQLitePages(b *testing.B) {
 
 // pagesStore opens a SQLite store with checkpoints off (synchronous NORMAL:
 // the sync mode changes no page written) holding pagesTableSize completed
-// DEPTH records, and returns it with the path of its WAL.
+// DEPTH records, and returns it with its path.
 func pagesStore(b *testing.B) (*sqlstore.Store, string) {
 	b.Helper()
 	path := filepath.Join(b.TempDir(), "pages.db")
@@ -117,7 +118,7 @@ func pagesStore(b *testing.B) (*sqlstore.Store, string) {
 	for i := 0; i < pagesTableSize; i += 50 {
 		depthCommands(b, s, pagesKey("fill", i), 50)
 	}
-	return s, path + "-wal"
+	return s, path
 }
 
 // depthCommands runs n DEPTH-shaped commands whose claims share one
@@ -138,8 +139,9 @@ func depthCommands(b *testing.B, s *sqlstore.Store, key func(int) string, n int)
 	})
 	batch(b, s, n, func(i int) error {
 		now := time.Now()
+		// As the engine completes: the record's TTL counts from now.
 		_, err := s.Update(ctx, claims[i].PK, claims[i].LeaseToken, idempotency.Update{Kind: idempotency.UpdateComplete,
-			Now: now, ResponsePayload: depthPayload, HTTPStatus: 200, DurationMs: 1})
+			Now: now, ExpiresAt: now.Add(24 * time.Hour), ResponsePayload: depthPayload, HTTPStatus: 200, DurationMs: 1})
 		return err
 	})
 }
@@ -194,25 +196,36 @@ func pagesClaim(key string) idempotency.Claim {
 }
 
 // measurePages runs fn and reports the WAL frames it appended per *n
-// commands.
-func measurePages(b *testing.B, wal string, fn func(), n *int) {
+// commands: a checkpoint of everything before (so the next write starts
+// the WAL afresh) and SQLite's count of the frames in the WAL after, both
+// on a connection of their own.
+func measurePages(b *testing.B, path string, fn func(), n *int) {
 	b.Helper()
-	before := walSize(b, wal)
-	b.ResetTimer()
-	fn()
-	b.StopTimer()
-	frames := float64(walSize(b, wal)-before) / float64(sqlitePageSize+24)
-	b.ReportMetric(frames/float64(*n), "pages/cmd")
-}
-
-// sqlitePageSize is SQLite's default page size, which the store keeps.
-const sqlitePageSize = 4096
-
-func walSize(b *testing.B, path string) int64 {
-	b.Helper()
-	fi, err := os.Stat(path)
+	db, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return fi.Size()
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if frames := walFrames(b, db); frames < pagesTableSize {
+		b.Fatalf("WAL of %d frames after filling the table: a checkpoint ran", frames)
+	}
+	b.ResetTimer()
+	fn()
+	b.StopTimer()
+	b.ReportMetric(float64(walFrames(b, db))/float64(*n), "pages/cmd")
+}
+
+// walFrames checkpoints the WAL into the database and returns how many
+// frames it held.
+func walFrames(b *testing.B, db *sql.DB) int {
+	b.Helper()
+	var busy, log, done int
+	if err := db.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &log, &done); err != nil {
+		b.Fatal(err)
+	}
+	if busy != 0 || done != log {
+		b.Fatalf("checkpoint of %d frames did %d (busy %d)", log, done, busy)
+	}
+	return log
 }
