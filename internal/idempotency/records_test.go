@@ -193,7 +193,7 @@ func TestListRejectsAForgedCursor(t *testing.T) {
 	if _, err := e.List(t.Context(), idempotency.RecordQuery{Cursor: notACursor}); !errors.As(err, &arg) || arg.Arg != idempotency.ArgCursor {
 		t.Fatalf("List with a cursor of no page = %v, want an argument error naming cursor", err)
 	}
-	longest := idempotency.ListPosition{UpdatedAt: time.Now(), PK: strings.Repeat("x", idempotency.MaxPKLength)}.String()
+	longest := idempotency.ListPosition{At: time.Now(), PK: strings.Repeat("x", idempotency.MaxPKLength)}.String()
 	if _, err := e.List(t.Context(), idempotency.RecordQuery{Cursor: base64.RawURLEncoding.EncodeToString([]byte(longest))}); err != nil {
 		t.Fatalf("List with a cursor of the longest pk: %v", err)
 	}

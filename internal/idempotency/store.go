@@ -38,8 +38,9 @@ type Store interface {
 	// reports whether it did; see Deletion for the conditions.
 	Delete(ctx context.Context, d Deletion) (bool, error)
 	// List returns at most q.Limit records matching q, newest first (Newer
-	// order; DynamoDB's indexes order a running record by its claim, not
-	// its last heartbeat), and the Next value that continues after them
+	// order; DynamoDB's and SQL's indexes order a running record by its
+	// claim, not its last heartbeat, and a finished one by its completion),
+	// and the Next value that continues after them
 	// ("" when there are no more). A page may hold fewer than q.Limit
 	// records while Next is set (a store may bound the work of one call);
 	// records written or deleted while a caller pages may or may not
@@ -133,7 +134,10 @@ type ListQuery struct {
 	// nobody touched since: a stuck IN_PROGRESS has no heartbeat).
 	UpdatedBefore time.Time
 	// Since and Until select records whose updatedAt is at or after Since
-	// and before Until; zero leaves that end open.
+	// and before Until; zero leaves that end open. DynamoDB and SQL walk
+	// their indexes from Since by the instant of the claim or completion,
+	// so a record claimed before Since shows only once it has finished,
+	// however recent its last heartbeat.
 	Since, Until time.Time
 	// LiveAt leaves out records expired at it (Record.Expired).
 	LiveAt time.Time
@@ -179,20 +183,20 @@ func Newer(a, b Record) int {
 	return strings.Compare(b.PK, a.PK)
 }
 
-// ListPosition is where a listing in Newer order stands: after the record
-// updated at UpdatedAt with pk PK. Stores that order by updatedAt use its
-// String as ListPage.Next.
+// ListPosition is where a newest-first listing stands: after the record
+// with pk PK at instant At of the order (its updatedAt in memory, its
+// listing instant in SQL). Those stores use its String as ListPage.Next.
 type ListPosition struct {
-	UpdatedAt time.Time
-	PK        string
+	At time.Time
+	PK string
 }
 
-// PositionOf is the position after r.
-func PositionOf(r Record) ListPosition { return ListPosition{UpdatedAt: r.UpdatedAt, PK: r.PK} }
+// PositionOf is the position after r in Newer order.
+func PositionOf(r Record) ListPosition { return ListPosition{At: r.UpdatedAt, PK: r.PK} }
 
 // String is p as ListQuery.After: the instant as FormatTime writes it, a
 // space and the pk.
-func (p ListPosition) String() string { return FormatTime(p.UpdatedAt) + " " + p.PK }
+func (p ListPosition) String() string { return FormatTime(p.At) + " " + p.PK }
 
 // ParseListPosition reads a ListPosition.String; "" is the start. Other
 // text fails with ErrInvalidCursor.
@@ -205,13 +209,13 @@ func ParseListPosition(s string) (ListPosition, bool, error) {
 	if !ok || err != nil || pk == "" {
 		return ListPosition{}, false, ErrInvalidCursor
 	}
-	return ListPosition{UpdatedAt: t, PK: pk}, true, nil
+	return ListPosition{At: t, PK: pk}, true, nil
 }
 
 // Before reports whether r comes after p in Newer order, i.e. belongs to a
 // page after p.
 func (p ListPosition) Before(r Record) bool {
-	return Newer(Record{UpdatedAt: p.UpdatedAt, PK: p.PK}, r) < 0
+	return Newer(Record{UpdatedAt: p.At, PK: p.PK}, r) < 0
 }
 
 // ListPage is one page of List.

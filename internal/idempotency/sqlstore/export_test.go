@@ -170,3 +170,27 @@ func (s *Store) ReadOnlyClaimCommit(ctx context.Context) (string, error) {
 	err := s.relaxed.db.QueryRowContext(ctx, `SHOW synchronous_commit`).Scan(&setting)
 	return setting, err
 }
+
+// SeedAtVersion migrates db, a database of dialect "sqlite" or "postgres",
+// to schema version (4 or later) and writes recs as that version's store
+// did: every column then, nothing of later versions.
+func SeedAtVersion(ctx context.Context, db *sql.DB, dialectName string, version int, recs []idempotency.Record) error {
+	d := sqlite
+	if dialectName == postgres.name {
+		d = postgres
+	}
+	if err := migrateTo(ctx, db, d, version); err != nil {
+		return err
+	}
+	insert := d.bind(`INSERT INTO idempotency_record (` + columns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
+		$11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`)
+	for _, r := range recs {
+		if _, err := db.ExecContext(ctx, insert, r.PK, r.OperationType, r.IdempotencyKey, string(r.Status), r.RequestHash,
+			nullable(r.ResponsePayload), r.HTTPStatus, d.timeArg(r.CreatedAt), d.timeArg(r.UpdatedAt), d.timeArg(r.ExpiresAt),
+			r.ExpiresAt.Unix(), r.LeaseExpiresAt.UnixMilli(), r.LeaseToken, r.Attempt, r.Target, r.TraceID, r.DurationMs,
+			r.ErrorMessage, r.Progress, r.Tenant, r.LeaseHolder); err != nil {
+			return fmt.Errorf("seed %s: %w", r.PK, err)
+		}
+	}
+	return nil
+}

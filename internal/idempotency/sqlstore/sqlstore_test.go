@@ -160,15 +160,15 @@ func TestListUsesTheIndexOfItsFilter(t *testing.T) {
 				index   string
 				ordered bool // the index gives the order: no sort
 			}{
-				{idempotency.ListQuery{Tenant: "team-a", LiveAt: now}, "idx_idempotency_tenant_updated", true},
-				{idempotency.ListQuery{Tenant: "team-a", Status: idempotency.StatusInProgress, LiveAt: now}, "idx_idempotency_tenant_status_updated", true},
-				{idempotency.ListQuery{AllTenants: true, LiveAt: now}, "idx_idempotency_updated", true},
+				{idempotency.ListQuery{Tenant: "team-a", LiveAt: now}, "idx_idempotency_tenant_listed", true},
+				{idempotency.ListQuery{Tenant: "team-a", Status: idempotency.StatusInProgress, LiveAt: now}, "idx_idempotency_tenant_status_listed", true},
+				{idempotency.ListQuery{AllTenants: true, LiveAt: now}, "idx_idempotency_listed", true},
 				{idempotency.ListQuery{AllTenants: true, Status: idempotency.StatusInProgress, UpdatedBefore: now, LiveAt: now},
-					"idx_idempotency_status_updated", true},
-				{idempotency.ListQuery{AllTenants: true, QueueManager: "QM1", Queue: "DEV.QUEUE.1", LiveAt: now}, "idx_idempotency_target_updated", true},
-				{idempotency.ListQuery{AllTenants: true, QueueManager: "QM1", LiveAt: now}, "idx_idempotency_target_updated", false},
+					"idx_idempotency_status_listed", true},
+				{idempotency.ListQuery{AllTenants: true, QueueManager: "QM1", Queue: "DEV.QUEUE.1", LiveAt: now}, "idx_idempotency_target_listed", true},
+				{idempotency.ListQuery{AllTenants: true, QueueManager: "QM1", LiveAt: now}, "idx_idempotency_target_listed", false},
 				{idempotency.ListQuery{AllTenants: true, Since: now.Add(-time.Hour), Until: now, LiveAt: now,
-					After: idempotency.ListPosition{UpdatedAt: now, PK: "DEPTH#k"}.String()}, "idx_idempotency_updated", true},
+					After: idempotency.ListPosition{At: now, PK: "DEPTH#k"}.String()}, "idx_idempotency_listed", true},
 			} {
 				tc.q.Limit = idempotency.DefaultListLimit // a page as the API and store list ask
 				plan, err := s.ListPlan(ctx, tc.q)

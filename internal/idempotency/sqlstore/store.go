@@ -138,9 +138,10 @@ func (s *Store) writeCommitted(ctx context.Context, fn writeFunc) error {
 }
 
 // upsert writes the claim over a row only where the decision table says
-// "Acquired"; $5 is now as a timestamp, $12 now in epoch milliseconds.
-const upsert = `INSERT INTO idempotency_record (` + columns + `)
-	VALUES ($1, $2, $3, 'IN_PROGRESS', $4, NULL, 0, $5, $5, $6, $7, $8, $9, 1, $10, $11, 0, '', '', $13, $14)
+// "Acquired"; $5 is now as a timestamp, $12 now in epoch milliseconds. The
+// claim is when List lists the record (listed_at) until it finishes.
+const upsert = `INSERT INTO idempotency_record (` + columns + `, listed_at)
+	VALUES ($1, $2, $3, 'IN_PROGRESS', $4, NULL, 0, $5, $5, $6, $7, $8, $9, 1, $10, $11, 0, '', '', $13, $14, $5)
 	ON CONFLICT (pk) DO UPDATE SET
 		operation_type = excluded.operation_type,
 		idempotency_key = excluded.idempotency_key,
@@ -161,7 +162,8 @@ const upsert = `INSERT INTO idempotency_record (` + columns + `)
 		error_message = '',
 		progress = CASE WHEN idempotency_record.expires_at <= $5 THEN '' ELSE idempotency_record.progress END,
 		tenant = excluded.tenant,
-		lease_holder = excluded.lease_holder
+		lease_holder = excluded.lease_holder,
+		listed_at = excluded.listed_at
 	WHERE idempotency_record.expires_at <= $5
 		OR (idempotency_record.request_hash = excluded.request_hash
 			AND (idempotency_record.status = 'FAILED'
@@ -295,7 +297,9 @@ func updateShapes() []idempotency.Update {
 	return shapes
 }
 
-// updateSets lists the columns u writes and their values, in order.
+// updateSets lists the columns u writes and their values, in order. Only a
+// completion or failure moves the record in the listing (listed_at): a
+// heartbeat or checkpoint writes no listing index.
 func (s *Store) updateSets(u idempotency.Update) (columns []string, values []any) {
 	set := func(column string, v any) {
 		columns, values = append(columns, column), append(values, v)
@@ -312,11 +316,13 @@ func (s *Store) updateSets(u idempotency.Update) (columns []string, values []any
 			set("progress", *u.Progress)
 		}
 	case idempotency.UpdateComplete:
+		set("listed_at", s.d.timeArg(u.Now))
 		set("status", string(idempotency.StatusCompleted))
 		set("response_payload", nullable(u.ResponsePayload))
 		set("http_status", u.HTTPStatus)
 		set("duration_ms", u.DurationMs)
 	case idempotency.UpdateFail:
+		set("listed_at", s.d.timeArg(u.Now))
 		set("status", string(idempotency.StatusFailed))
 		set("error_message", u.ErrorMessage)
 		set("response_payload", nullable(u.ResponsePayload))
@@ -478,10 +484,11 @@ func (s *Store) Delete(ctx context.Context, d idempotency.Deletion) (bool, error
 	return n > 0, nil
 }
 
-// List implements idempotency.Store: one indexed query, newest first
-// (keyset paging on (updated_at, pk) within the index the filters pick:
-// the tenant's, with its status, the target's, the status's, or every
-// record's); After and Next are idempotency.ListPosition strings.
+// List implements idempotency.Store: one indexed query, newest first by
+// listed_at, the claim's or the completion's instant (keyset paging on
+// (listed_at, pk) within the index the filters pick: the tenant's, with its
+// status, the target's, the status's, or every record's); After and Next
+// are idempotency.ListPosition strings of listed_at.
 func (s *Store) List(ctx context.Context, q idempotency.ListQuery) (idempotency.ListPage, error) {
 	if err := s.file.check(); err != nil {
 		return idempotency.ListPage{}, fmt.Errorf("list: %w", err)
@@ -496,20 +503,26 @@ func (s *Store) List(ctx context.Context, q idempotency.ListQuery) (idempotency.
 		return idempotency.ListPage{}, fmt.Errorf("list: %w", err)
 	}
 	defer rows.Close()
-	var page idempotency.ListPage
+	var (
+		page   idempotency.ListPage
+		listed []time.Time
+	)
 	for rows.Next() {
-		var rec idempotency.Record
-		if err := rows.Scan(recordDest(&rec)...); err != nil {
+		var (
+			rec idempotency.Record
+			at  time.Time
+		)
+		if err := rows.Scan(append(recordDest(&rec), (*timeDest)(&at))...); err != nil {
 			return idempotency.ListPage{}, fmt.Errorf("list: scan: %w", err)
 		}
-		page.Records = append(page.Records, rec)
+		page.Records, listed = append(page.Records, rec), append(listed, at)
 	}
 	if err := rows.Err(); err != nil {
 		return idempotency.ListPage{}, fmt.Errorf("list: %w", err)
 	}
 	if len(page.Records) > size {
 		page.Records = page.Records[:size]
-		page.Next = idempotency.PositionOf(page.Records[size-1]).String()
+		page.Next = idempotency.ListPosition{At: listed[size-1], PK: page.Records[size-1].PK}.String()
 	}
 	return page, nil
 }
@@ -530,8 +543,8 @@ func (s *Store) listQuery(q idempotency.ListQuery, size int) (string, []any, err
 		return fmt.Sprintf("$%d", len(args))
 	}
 	if paging {
-		at := arg(s.d.timeArg(after.UpdatedAt))
-		conds = append(conds, fmt.Sprintf("(updated_at < %s OR (updated_at = %s AND pk < %s))", at, at, arg(after.PK)))
+		at := arg(s.d.timeArg(after.At))
+		conds = append(conds, fmt.Sprintf("(listed_at < %s OR (listed_at = %s AND pk < %s))", at, at, arg(after.PK)))
 	}
 	if q.Status != "" {
 		conds = append(conds, "status = "+arg(string(q.Status)))
@@ -552,14 +565,17 @@ func (s *Store) listQuery(q idempotency.ListQuery, size int) (string, []any, err
 		conds = append(conds, fmt.Sprintf("target%s >= %s AND target%s < %s",
 			s.d.bytewise, arg(prefix), s.d.bytewise, arg(q.QueueManager+";")))
 	}
-	if !q.UpdatedBefore.IsZero() {
-		conds = append(conds, "updated_at < "+arg(s.d.timeArg(q.UpdatedBefore)))
+	// A record's listed_at is never after its updated_at: "updated before"
+	// bounds the index walk on listed_at too, and updated_at then filters
+	// what it reads. Since bounds the walk alone (idempotency.ListQuery).
+	for _, before := range []time.Time{q.UpdatedBefore, q.Until} {
+		if !before.IsZero() {
+			at := arg(s.d.timeArg(before))
+			conds = append(conds, "listed_at < "+at, "updated_at < "+at)
+		}
 	}
 	if !q.Since.IsZero() {
-		conds = append(conds, "updated_at >= "+arg(s.d.timeArg(q.Since)))
-	}
-	if !q.Until.IsZero() {
-		conds = append(conds, "updated_at < "+arg(s.d.timeArg(q.Until)))
+		conds = append(conds, "listed_at >= "+arg(s.d.timeArg(q.Since)))
 	}
 	if !q.LiveAt.IsZero() {
 		conds = append(conds, s.d.unexpiredSince(arg(s.d.timeArg(q.LiveAt))))
@@ -568,7 +584,7 @@ func (s *Store) listQuery(q idempotency.ListQuery, size int) (string, []any, err
 	if len(conds) > 0 {
 		where = " WHERE " + strings.Join(conds, " AND ")
 	}
-	query := fmt.Sprintf(`SELECT %s FROM idempotency_record%s ORDER BY updated_at DESC, pk DESC LIMIT %d`,
+	query := fmt.Sprintf(`SELECT %s, listed_at FROM idempotency_record%s ORDER BY listed_at DESC, pk DESC LIMIT %d`,
 		columns, where, size+1)
 	return s.d.bind(query), args, nil
 }
