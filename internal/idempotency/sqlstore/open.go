@@ -215,7 +215,8 @@ func OpenPostgres(ctx context.Context, dsn string) (*Store, error) {
 // relaxedConns bounds the PostgreSQL connections read-only claims use.
 const relaxedConns = 8
 
-// stmtPool is a pool with the statements prepared on it, by query text.
+// stmtPool is a pool with the statements prepared on it, by query text;
+// close closes both.
 type stmtPool struct {
 	db    *sql.DB
 	stmts sync.Map

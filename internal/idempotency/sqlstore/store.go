@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/idempotency"
@@ -37,7 +36,7 @@ type Store struct {
 	updateSQL                    map[updateShape]string
 	// stmts caches statements prepared on pool by query text: parsing the
 	// upsert costs more than running it.
-	stmts sync.Map
+	stmts *stmtPool
 }
 
 var _ idempotency.Store = (*Store)(nil)
@@ -66,7 +65,7 @@ func newStore(ctx context.Context, pool, writeDB *sql.DB, d dialect, sync func()
 		return nil, fmt.Errorf("%s idempotency store: %w", d.name, err)
 	}
 	s := &Store{
-		d: d, pool: pool, writeDB: writeDB,
+		d: d, pool: pool, writeDB: writeDB, stmts: &stmtPool{db: pool},
 		beginSQL: d.bind(beginStatement(d)),
 		getSQL:   d.bind(`SELECT ` + columns + ` FROM idempotency_record WHERE pk = $1`),
 		cleanupSQL: d.bind(fmt.Sprintf(`DELETE FROM idempotency_record WHERE pk IN (
@@ -219,17 +218,7 @@ func (s *Store) Begin(ctx context.Context, c idempotency.Claim) (idempotency.Rec
 
 // prepared returns the statement for query prepared on the pool.
 func (s *Store) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
-	cached, ok := s.stmts.Load(query)
-	if !ok {
-		st, err := s.pool.PrepareContext(ctx, query)
-		if err != nil {
-			return nil, fmt.Errorf("prepare: %w", err)
-		}
-		if cached, ok = s.stmts.LoadOrStore(query, st); ok {
-			st.Close()
-		}
-	}
-	return cached.(*sql.Stmt), nil
+	return s.stmts.prepared(ctx, query)
 }
 
 // beginOnce runs the Begin statement. found is false when it returned no row.
@@ -601,11 +590,7 @@ func (s *Store) Close() error {
 	if s.writeDB != nil {
 		errs = append(errs, s.writeDB.Close())
 	}
-	s.stmts.Range(func(_, st any) bool {
-		st.(*sql.Stmt).Close()
-		return true
-	})
-	errs = append(errs, s.pool.Close(), s.relaxed.close())
+	errs = append(errs, s.stmts.close(), s.relaxed.close())
 	return errors.Join(errs...)
 }
 
