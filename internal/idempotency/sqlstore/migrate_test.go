@@ -27,38 +27,34 @@ const previousVersion = 6
 // listed them) and every field of every record survives.
 func TestMigrationKeepsRecordsAndTheirOrder(t *testing.T) {
 	ctx := context.Background()
+	// seedAndOpen writes recs as the previous version did into the
+	// database the driver opens at dsn, then opens it as this version's
+	// store does.
+	seedAndOpen := func(t *testing.T, recs []idempotency.Record, driver, dsn, dialect string,
+		open func(context.Context, string) (*sqlstore.Store, error)) *sqlstore.Store {
+		db, err := sql.Open(driver, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if err := sqlstore.SeedAtVersion(ctx, db, dialect, previousVersion, recs); err != nil {
+			t.Fatal(err)
+		}
+		s, err := open(ctx, dsn)
+		if err != nil {
+			t.Fatalf("open the previous version's database: %v", err)
+		}
+		return s
+	}
 	for name, seed := range map[string]func(t *testing.T, recs []idempotency.Record) *sqlstore.Store{
 		"sqlite": func(t *testing.T, recs []idempotency.Record) *sqlstore.Store {
 			path := filepath.Join(t.TempDir(), "records.db")
-			db, err := sql.Open("sqlite", "file:"+path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			if err := sqlstore.SeedAtVersion(ctx, db, "sqlite", previousVersion, recs); err != nil {
-				t.Fatal(err)
-			}
-			s, err := sqlstore.OpenSQLite(ctx, path)
-			if err != nil {
-				t.Fatalf("open the previous version's file: %v", err)
-			}
-			return s
+			return seedAndOpen(t, recs, "sqlite", "file:"+path, "sqlite", func(ctx context.Context, _ string) (*sqlstore.Store, error) {
+				return sqlstore.OpenSQLite(ctx, path)
+			})
 		},
 		"postgres": func(t *testing.T, recs []idempotency.Record) *sqlstore.Store {
-			dsn := schemaOfItsOwn(t)
-			db, err := sql.Open("pgx", dsn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			if err := sqlstore.SeedAtVersion(ctx, db, "postgres", previousVersion, recs); err != nil {
-				t.Fatal(err)
-			}
-			s, err := sqlstore.OpenPostgres(ctx, dsn)
-			if err != nil {
-				t.Fatalf("open the previous version's database: %v", err)
-			}
-			return s
+			return seedAndOpen(t, recs, "pgx", schemaOfItsOwn(t), "postgres", sqlstore.OpenPostgres)
 		},
 	} {
 		t.Run(name, func(t *testing.T) {

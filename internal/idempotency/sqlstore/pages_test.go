@@ -47,26 +47,18 @@ var depthPayload = `{"operationType":"DEPTH","status":"COMPLETED","target":{"que
 // Each reports "pages/cmd" (per write for the heartbeats).
 func BenchmarkSQLitePages(b *testing.B) {
 	ctx := context.Background()
-	b.Run("depth/c1", func(b *testing.B) {
-		s, path := pagesStore(b)
-		n := 0
-		measurePages(b, path, func() {
-			for i := range b.N {
-				depthCommands(b, s, pagesKey("depth", i), 1)
-				n++
-			}
-		}, &n)
-	})
-	b.Run("depth/c16", func(b *testing.B) {
-		s, path := pagesStore(b)
-		n := 0
-		measurePages(b, path, func() {
-			for i := range b.N {
-				depthCommands(b, s, pagesKey("depth", i), 16)
-				n += 16
-			}
-		}, &n)
-	})
+	for _, conc := range []int{1, 16} {
+		b.Run(fmt.Sprintf("depth/c%d", conc), func(b *testing.B) {
+			s, path := pagesStore(b)
+			n := 0
+			measurePages(b, path, func() {
+				for i := range b.N {
+					depthCommands(b, s, pagesKey("depth", i), conc)
+					n += conc
+				}
+			}, &n)
+		})
+	}
 	for _, progress := range []bool{true, false} {
 		name := "heartbeat/c1"
 		if progress {
