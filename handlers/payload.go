@@ -23,8 +23,9 @@ import (
 //     its length, otherwise repeated or truncated to size. Format MQSTR when
 //     the body is valid UTF-8, MQFMT_NONE otherwise.
 //   - template: the template with {{seq}}, {{uuid}} and {{timestamp}}
-//     (RFC 3339, nanoseconds, UTC) substituted; the rendered text is the
-//     whole body, size is ignored. Format MQSTR.
+//     (RFC 3339, nanoseconds, UTC: when the body was rendered, which for
+//     puts made in one call is just before that call) substituted; the
+//     rendered text is the whole body, size is ignored. Format MQSTR.
 //
 // seq is the message's 1-based position in the command, so a resumed batch
 // renders the same numbers as the attempt it replaces.
