@@ -265,11 +265,10 @@ func (p *producer) putOne(ctx context.Context, seq int, opts mq.PutOptions) (int
 // puts in the latency sample are timed by the queue, each alone.
 func (p *producer) putBatch(ctx context.Context, seq int, opts mq.PutOptions) (int, error) {
 	b := &p.batch
-	b.Bodies, b.Ends, b.Timed = b.Bodies[:0], b.Ends[:0], b.Timed[:0]
 	n := min(p.txSize-p.pending, p.count-seq+1, batchMessages)
-	for i := 0; i < n && len(b.Bodies) < batchBytes; i++ {
-		b.Bodies = append(b.Bodies, p.payload.next(int64(seq+i))...)
-		b.Ends = append(b.Ends, int32(len(b.Bodies)))
+	b.Bodies, b.Ends = p.payload.nextRun(int64(seq), n, batchBytes, b.Ends[:0])
+	b.Timed = b.Timed[:0]
+	for i := range b.Ends {
 		if sampled(p.put + i) {
 			b.Timed = append(b.Timed, int32(i))
 		}
