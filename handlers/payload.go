@@ -23,8 +23,9 @@ import (
 //     its length, otherwise repeated or truncated to size. Format MQSTR when
 //     the body is valid UTF-8, MQFMT_NONE otherwise.
 //   - template: the template with {{seq}}, {{uuid}} and {{timestamp}}
-//     (RFC 3339, nanoseconds, UTC) substituted; the rendered text is the
-//     whole body, size is ignored. Format MQSTR.
+//     (RFC 3339, nanoseconds, UTC: when the body was rendered, which for
+//     puts made in one call is just before that call) substituted; the
+//     rendered text is the whole body, size is ignored. Format MQSTR.
 //
 // seq is the message's 1-based position in the command, so a resumed batch
 // renders the same numbers as the attempt it replaces.
@@ -34,6 +35,11 @@ type payload struct {
 	segments []segment // template mode only
 	rng      *rand.ChaCha8
 	format   string
+
+	// run holds a run's bodies back to back (see nextRun); in random and
+	// fixed mode its first copies bodies are body's bytes, seq aside.
+	run    []byte
+	copies int
 }
 
 func newPayload(p *command.Payload, size int, rng *rand.ChaCha8) (*payload, error) {
@@ -88,6 +94,38 @@ func (p *payload) next(seq int64) []byte {
 		copy(p.body, b[:])
 	}
 	return p.body
+}
+
+// nextRun returns the bodies of up to n messages from seq back to back,
+// stopping once they reach limit bytes, with each one's end appended to
+// ends; valid until the next call. Random and fixed bodies differ only in
+// the sequence number, so a run is copied once and then only restamped.
+func (p *payload) nextRun(seq int64, n, limit int, ends []int32) ([]byte, []int32) {
+	if p.mode == command.PayloadTemplate {
+		p.run = p.run[:0]
+		for i := 0; i < n && len(p.run) < limit; i++ {
+			p.run = p.render(p.run, seq+int64(i))
+			ends = append(ends, int32(len(p.run)))
+		}
+		return p.run, ends
+	}
+	size := len(p.body)
+	if size > 0 {
+		n = min(n, (limit+size-1)/size)
+	}
+	for p.copies < n {
+		p.run = append(p.run[:p.copies*size], p.body...)
+		p.copies++
+	}
+	for i := range n {
+		if p.mode == command.PayloadRandom {
+			var b [8]byte
+			binary.LittleEndian.PutUint64(b[:], uint64(seq+int64(i)))
+			copy(p.run[i*size:(i+1)*size], b[:])
+		}
+		ends = append(ends, int32((i+1)*size))
+	}
+	return p.run[:n*size], ends
 }
 
 type segmentKind uint8

@@ -37,6 +37,19 @@ func init() {
 			return ibmmqProcessVars(srv), srv.Target("DEV.QUEUE.1"), more
 		},
 		counted: ibmmqCounted, timed: 200_000,
+	}, cpuCase{
+		// The default: asynchronous puts (MQPMO_ASYNC_RESPONSE, MQSTAT
+		// before each commit); the daemon's instructions only, as its
+		// puts outside callgrind outrun the messages' expiry and fill
+		// the queue.
+		name: "ibmmq-server-async",
+		setup: func(b *testing.B) (map[string]string, string, func(*testing.B) map[string]float64) {
+			srv := daemontest.StartMQServer(b)
+			vars := ibmmqProcessVars(srv)
+			vars["MQPROBE_TARGETS_SYNCPUT"] = "false"
+			return vars, srv.Target("DEV.QUEUE.1"), nil
+		},
+		counted: ibmmqCounted,
 	})
 }
 

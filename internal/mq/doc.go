@@ -9,6 +9,9 @@
 //     commit/backout;
 //   - Message: the MQMD fields, properties and payload, designed for reuse so
 //     put/get loops do not allocate per message;
+//   - Batch and PutBatch: a run of messages sharing a descriptor, put in one
+//     call where the queue is a BatchPutter (IBM MQ: one crossing into the
+//     client library), one Put each elsewhere;
 //   - Error and Reason: MQ completion and reason codes with IBM's names and
 //     the transient/permanent classification that decides retry or failure;
 //   - Pool: connections shared per target, replaced with exponential backoff

@@ -454,6 +454,9 @@ func (pc *PooledConn) OpenQueue(ctx context.Context, name string, opts OpenOptio
 	}
 	pq := &pooledQueue{pc: pc, q: q}
 	pc.queues = append(pc.queues, pq)
+	if _, ok := q.(BatchPutter); ok {
+		return pooledBatchQueue{pq}, nil
+	}
 	return pq, nil
 }
 
@@ -552,14 +555,31 @@ type pooledQueue struct {
 func (pq *pooledQueue) Name() string { return pq.q.Name() }
 
 func (pq *pooledQueue) Put(ctx context.Context, msg *Message, opts PutOptions) (PutResult, error) {
+	pq.noteUnitOfWork(opts)
+	res, err := pq.q.Put(ctx, msg, opts)
+	return res, pq.pc.observe(err)
+}
+
+// pooledBatchQueue is a pooledQueue whose queue is a BatchPutter: only
+// then is it one too, so callers can tell a batch call from PutEach.
+type pooledBatchQueue struct{ *pooledQueue }
+
+var _ BatchPutter = pooledBatchQueue{}
+
+func (pq pooledBatchQueue) PutBatch(ctx context.Context, b *Batch, opts PutOptions) (BatchResult, error) {
+	pq.noteUnitOfWork(opts)
+	res, err := pq.q.(BatchPutter).PutBatch(ctx, b, opts)
+	return res, pq.pc.observe(err)
+}
+
+// noteUnitOfWork records what a put with opts leaves on the connection.
+func (pq *pooledQueue) noteUnitOfWork(opts PutOptions) {
 	if opts.Syncpoint {
 		pq.pc.inUOW = true
 	}
 	if opts.Async {
 		pq.pc.asyncUnchecked = true
 	}
-	res, err := pq.q.Put(ctx, msg, opts)
-	return res, pq.pc.observe(err)
 }
 
 func (pq *pooledQueue) Get(ctx context.Context, msg *Message, opts GetOptions) error {

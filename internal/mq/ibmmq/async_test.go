@@ -75,6 +75,23 @@ func TestAsyncPutFailures(t *testing.T) {
 		}
 	})
 
+	t.Run("a batch's failed put fails the commit", func(t *testing.T) {
+		e, c, q := openOnServer(t, "DEV.QUEUE.1")
+		e.server.Faults().FailNth(mq.VerbPut, 4, mq.ReasonQFull)
+		b := &mq.Batch{Message: &mq.Message{}, Bodies: []byte("0123456789")}
+		for i := range 10 {
+			b.Ends = append(b.Ends, int32(i+1))
+		}
+		res, err := mq.PutBatch(e.ctx, q, b, mq.PutOptions{Syncpoint: true, Async: true})
+		if err != nil || res.Put != 10 {
+			t.Fatalf("asynchronous batch: %+v, %v; want 10 put, the failure left to the commit", res, err)
+		}
+		wantFailure(c.Commit(e.ctx), "commit")
+		if d := depth(e, c); d != 0 {
+			t.Errorf("DEV.QUEUE.1 holds %d messages, want none: the batch was backed out", d)
+		}
+	})
+
 	t.Run("a connection lost before the commit fails it", func(t *testing.T) {
 		e, c, q := openOnServer(t, "DEV.QUEUE.1")
 		putAsync(e, q, 10, true) // held back by the client library until the commit

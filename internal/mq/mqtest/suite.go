@@ -38,6 +38,8 @@ func RunBackendSuite(t *testing.T, h Harness) {
 		{"ConnectRefused", testConnectRefused, true},
 		{"PoolReconnectsAfterBreak", testPoolReconnect, true},
 		{"FailNthPut", testFailNthPut, true},
+		{"PutBatch", testPutBatch, false},
+		{"FailNthPutInBatch", testFailNthPutInBatch, true},
 		{"FailNthGet", testFailNthGet, true},
 		{"FailNthCommit", testFailNthCommit, true},
 		{"DropNthPut", testDropNthPut, true},
@@ -695,6 +697,66 @@ func testFailNthPut(f *fixture) {
 	f.wantDepth(c, f.env.Queue, 2)
 	f.getText(in, mq.GetOptions{}, "1")
 	f.getText(in, mq.GetOptions{}, "3")
+}
+
+// batchOf is a batch of msg's descriptor and properties with bodies.
+func batchOf(msg *mq.Message, bodies ...string) *mq.Batch {
+	b := &mq.Batch{Message: msg}
+	for _, body := range bodies {
+		b.Bodies = append(b.Bodies, body...)
+		b.Ends = append(b.Ends, int32(len(b.Bodies)))
+	}
+	return b
+}
+
+// testPutBatch: mq.PutBatch puts a batch's messages in order, each with
+// its own body and the descriptor and properties they share, under
+// syncpoint until the commit, and reports the first and the last; each
+// timed put gets its duration.
+func testPutBatch(f *fixture) {
+	c := f.connect()
+	out := f.open(c, f.env.Queue, mq.OpenOutput)
+	in := f.open(c, f.env.Queue, mq.OpenInputShared)
+	bodies := []string{"one", "", "three", "four"}
+	b := batchOf(&mq.Message{Format: mq.FormatString, Priority: 3, Properties: mq.Properties{"k": "v"}}, bodies...)
+	b.Timed, b.Elapsed = []int32{0, 3}, make([]time.Duration, 2)
+	res, err := mq.PutBatch(f.ctx, out, b, mq.PutOptions{Syncpoint: true})
+	if err != nil || res.Put != len(bodies) {
+		f.t.Fatalf("PutBatch: %+v, %v; want %d put", res, err, len(bodies))
+	}
+	f.noMessage(in, mq.GetOptions{})
+	if err := c.Commit(f.ctx); err != nil {
+		f.t.Fatal(err)
+	}
+	for i, want := range bodies {
+		m := f.getText(in, mq.GetOptions{}, want)
+		if m.Format != mq.FormatString || m.Priority != 3 || m.Properties["k"] != "v" {
+			f.t.Errorf("message %d: Format %q Priority %d properties %v; want the batch's MQSTR, 3, k=v", i, m.Format, m.Priority, m.Properties)
+		}
+		if (i == 0 && m.MsgID != res.First.MsgID) || (i == len(bodies)-1 && m.MsgID != res.Last.MsgID) {
+			f.t.Errorf("message %d has MsgId %s; the batch reported first %s, last %s", i, m.MsgID, res.First.MsgID, res.Last.MsgID)
+		}
+	}
+	if b.Elapsed[0] <= 0 || b.Elapsed[1] <= 0 {
+		f.t.Errorf("timed puts took %v, want durations", b.Elapsed)
+	}
+}
+
+// testFailNthPutInBatch: a batch stops at the put that fails, reporting
+// how many went before it, which are on the queue.
+func testFailNthPutInBatch(f *fixture) {
+	c := f.connect()
+	out := f.open(c, f.env.Queue, mq.OpenOutput)
+	in := f.open(c, f.env.Queue, mq.OpenInputShared)
+	f.env.Faults.FailNth(OpPut, 3, mq.ReasonResourceProblem)
+	res, err := mq.PutBatch(f.ctx, out, batchOf(&mq.Message{}, "1", "2", "3", "4"), mq.PutOptions{})
+	WantReason(f.t, err, mq.ReasonResourceProblem)
+	if res.Put != 2 {
+		f.t.Errorf("PutBatch reported %d put, want the 2 before the failure", res.Put)
+	}
+	f.wantDepth(c, f.env.Queue, 2)
+	f.getText(in, mq.GetOptions{}, "1")
+	f.getText(in, mq.GetOptions{}, "2")
 }
 
 func testFailNthGet(f *fixture) {
