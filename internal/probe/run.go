@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
@@ -29,7 +30,11 @@ type run struct {
 	sched   *schedule
 	tracker *tracker
 	credits chan struct{} // unpaced runs' in-flight cap; nil when paced
-	settled chan struct{} // a receipt left nothing in flight
+	settled chan struct{} // a receipt after the last put left nothing in flight
+	// putsEnded is set once every putter has returned: until then a receipt
+	// that leaves nothing in flight cannot end the run, and signalling it
+	// would wake execute per message whenever the getter keeps up.
+	putsEnded atomic.Bool
 	// Request/reply runs: the queue and queue manager requests name in
 	// ReplyToQ/ReplyToQMgr, and whether that queue is the run's own (a
 	// temporary dynamic queue it created), so getters take any message
@@ -160,7 +165,7 @@ func (w *workers) close() {
 
 // received records a message and wakes Run when that settles the run.
 func (r *run) received(h header, now time.Duration, hops *hopTimes) {
-	if r.tracker.receive(h, now, hops) {
+	if r.tracker.receive(h, now, hops) && r.putsEnded.Load() {
 		select {
 		case r.settled <- struct{}{}:
 		default:
@@ -196,6 +201,7 @@ func (r *run) execute(ctx context.Context, w *workers, progress func(Progress)) 
 	putsDone := make(chan struct{})
 	go func() {
 		puts.Wait()
+		r.putsEnded.Store(true) // before putsDone: execute then checks settled itself
 		close(putsDone)
 	}()
 	abort := func() {
