@@ -3,8 +3,6 @@ package embedded
 import (
 	"context"
 	"fmt"
-	"runtime"
-	"sync/atomic"
 	"time"
 
 	"github.com/mqprobe/mqprobe/internal/mq"
@@ -28,22 +26,7 @@ type handle struct {
 	// than by iterating one (which costs a PRODUCE put about a tenth).
 	props    mq.Properties
 	propList []property
-	// hot: the last get found its message within getSpin, so the next one
-	// watches the queue for that long before it parks.
-	hot bool
 }
-
-// getSpin is how long a get on a hot handle (one whose last get found its
-// message within this time) watches an empty queue before it parks. While
-// messages arrive more often than that, the getter takes each without
-// parking, so a put finds no parked getter to wake: a wake per message
-// calls into the scheduler from the put and, on a machine with no idle
-// core, costs the putter its core now and then (at 50,000 msg/s TEST's and
-// PRODUCE's putters missed their pacing goal by that). Messages further
-// apart cost a watch of getSpin before the park, then none: the get after
-// a long wait parks at once, so a getter at a low rate burns nothing. The
-// watch never delays a message: it looks again as soon as one is put.
-const getSpin = 50 * time.Microsecond
 
 // property is one name and value of a frozen property set.
 type property struct {
@@ -315,8 +298,6 @@ func (h *handle) get(ctx context.Context, msg *mq.Message, done *getDone, req ge
 	var deadline time.Time
 	var timer *time.Timer
 	q := h.q
-	start := time.Now()
-	spun := false
 	for {
 		now := time.Now()
 		q.mu.Lock()
@@ -332,7 +313,6 @@ func (h *handle) get(ctx context.Context, msg *mq.Message, done *getDone, req ge
 			lvl, idx, m = q.find(req.sel, after, now.UnixNano())
 		}
 		if m != nil {
-			h.hot = !browse && now.Sub(start) <= getSpin
 			return h.take(msg, done, req, browse, q, lvl, idx, m, now)
 		}
 		if underCursor {
@@ -343,32 +323,9 @@ func (h *handle) get(ctx context.Context, msg *mq.Message, done *getDone, req ge
 			deadline = now.Add(req.wait)
 		}
 		if !req.waitUnlimited && !now.Before(deadline) {
-			h.hot = false
 			q.mu.Unlock()
 			return h.fail(mq.VerbGet, mq.ReasonNoMsgAvailable)
 		}
-		if h.hot && !spun {
-			spun = true
-			until := now.Add(getSpin)
-			if !req.waitUnlimited && deadline.Before(until) {
-				until = deadline
-			}
-			seen := q.changes.Load()
-			q.mu.Unlock()
-			c.mu.Unlock()
-			locked = false
-			spin(ctx, &q.changes, seen, until)
-			c.mu.Lock()
-			locked = true
-			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("mq: %s %s: wait: %w", mq.VerbGet, h.name, err)
-			}
-			if err := h.check(mq.VerbGet); err != nil {
-				return err
-			}
-			continue
-		}
-		h.hot = false
 		var expired <-chan time.Time
 		if !req.waitUnlimited {
 			if timer == nil {
@@ -400,23 +357,6 @@ func (h *handle) get(ctx context.Context, msg *mq.Message, done *getDone, req ge
 		if err := h.check(mq.VerbGet); err != nil {
 			return err
 		}
-	}
-}
-
-// spinLooks caps the looks of one watch, so it ends even where the clock
-// stands still while goroutines run (testing/synctest's fake clock); on a
-// real clock getSpin ends it first.
-const spinLooks = 1024
-
-// spin watches changes until it moves from seen, until passes or ctx ends.
-// It yields the processor between looks, so goroutines waiting for it run;
-// the thread stays awake, which is the point.
-func spin(ctx context.Context, changes *atomic.Uint64, seen uint64, until time.Time) {
-	for range spinLooks {
-		if changes.Load() != seen || ctx.Err() != nil || !time.Now().Before(until) {
-			return
-		}
-		runtime.Gosched()
 	}
 }
 

@@ -35,12 +35,9 @@ type queue struct {
 	exclusive   bool // an MQOO_INPUT_EXCLUSIVE handle is open
 	waiters     int  // gets blocked on wake
 	wake        chan struct{}
-	// changes counts wakeLocked calls: a get watching the queue before it
-	// parks (handle.spin) looks again when it moves.
-	changes atomic.Uint64
-	defType DefinitionType
-	deleted atomic.Bool // a run-time queue DeleteQueue removed
-	stats   queueStats
+	defType     DefinitionType
+	deleted     atomic.Bool // a run-time queue DeleteQueue removed
+	stats       queueStats
 }
 
 func newQueue(qm *queueManager, cfg QueueConfig) *queue {
@@ -264,10 +261,8 @@ func (q *queue) effectiveMaxDepth() int {
 	return q.maxDepth
 }
 
-// wakeLocked wakes every blocked get so it looks again, and tells gets
-// watching the queue (handle.spin) to look. Callers hold q.mu.
+// wakeLocked wakes every blocked get so it looks again. Callers hold q.mu.
 func (q *queue) wakeLocked() {
-	q.changes.Add(1)
 	if q.waiters > 0 {
 		close(q.wake)
 		q.wake = make(chan struct{})
