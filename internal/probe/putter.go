@@ -21,6 +21,9 @@ type putter struct {
 	index int
 	q     mq.Queue
 	msg   mq.Message // reused: payload and properties are rewritten per put
+	// gets is the getter whose queue this putter takes the run's messages
+	// from after each put when the putters get (run.putterGets); else nil.
+	gets *getter
 }
 
 func newPutter(r *run, index int, q mq.Queue) *putter {
@@ -88,6 +91,9 @@ func (p *putter) put(ctx context.Context, timer *time.Timer, seq int64, due time
 	}
 	if _, err := p.q.Put(ctx, &p.msg, mq.PutOptions{}); err != nil {
 		return fmt.Errorf("probe: putter %d: put message %d on %s: %w", p.index, seq, p.q.Name(), err)
+	}
+	if p.gets != nil {
+		return p.gets.takeWaiting(ctx)
 	}
 	return nil
 }
