@@ -227,7 +227,8 @@ func buildItems() []Item {
 		How: "Runs of 10 s per repetition on the embedded queue manager; a wrapper around the backend records the " +
 			"time of every put. TEST probe: one putter, one getter (as the TEST command runs), 256-byte messages " +
 			"(`BenchmarkProbePacing`). PRODUCE: one HTTP command of 2 KiB messages, rate × 10 s of them, with " +
-			"`rateLimitPerSec`, through the daemon (SQLite records) while the queue is drained; a PRODUCE still " +
+			"`rateLimitPerSec`, through the daemon (SQLite records) while the queue is drained (every 10 ms, what is " +
+			"there, as a consumer in another process would); a PRODUCE still " +
 			"running at 20 s is cancelled and measured on the puts it made (`BenchmarkProducePacing`). Achieved rate " +
 			"= puts after the first ÷ time from the first put to the last. Gap = time between consecutive puts; " +
 			"p99 by nearest rank, over the nominal interval 1/rate."}
