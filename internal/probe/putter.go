@@ -60,6 +60,11 @@ func (p *putter) loop(ctx context.Context) error {
 			}
 			return err
 		}
+		if p.gets != nil {
+			if err := p.gets.takeWaiting(ctx); err != nil {
+				return err // the message was put: it is in flight, not abandoned
+			}
+		}
 	}
 }
 
@@ -91,9 +96,6 @@ func (p *putter) put(ctx context.Context, timer *time.Timer, seq int64, due time
 	}
 	if _, err := p.q.Put(ctx, &p.msg, mq.PutOptions{}); err != nil {
 		return fmt.Errorf("probe: putter %d: put message %d on %s: %w", p.index, seq, p.q.Name(), err)
-	}
-	if p.gets != nil {
-		return p.gets.takeWaiting(ctx)
 	}
 	return nil
 }
