@@ -48,6 +48,9 @@ func runBackendCases(t *testing.T, newEnv func(t *testing.T) testEnv) {
 		{"StopBeforeTheFirstPut", testStopBeforeTheFirstPut},
 		{"CancelReturnsError", testCancelReturnsError},
 		{"RateHonoured", testRateHonoured},
+		{"HighRate", testHighRate},
+		{"HighRateConcurrent", testHighRateConcurrent},
+		{"StopMidRunAtAHighRate", testStopMidRunAtAHighRate},
 		{"Progress", testProgress},
 		{"UnknownQueue", testUnknownQueue},
 	}
@@ -142,6 +145,58 @@ func testCleanByCount(f *probeFixture) {
 	f.wantClean(st, 300, true)
 	if st.Stopped {
 		f.t.Error("stopped = true for a run that was not stopped")
+	}
+	f.wantDepth(f.env.queue, 0)
+}
+
+// highRate is a rate whose putters spin (an interval under a millisecond):
+// on a queue manager in this process the putters then get too.
+const highRate = 5_000
+
+// wantPutterGets asserts who got the messages: on a queue manager in this
+// process at highRate the putters, each right after its put (the getters
+// only take what is left when the puts end); elsewhere the getters.
+func (f *probeFixture) wantPutterGets(st Stats) {
+	f.t.Helper()
+	byPutters := f.tap.noWaitGets.Load()
+	if mq.MessagesOutliveProcess(f.env.backend) {
+		if byPutters != 0 {
+			f.t.Errorf("%d messages got without waiting on a queue manager elsewhere, want 0: getters wait there", byPutters)
+		}
+		return
+	}
+	if byPutters < st.Received*9/10 {
+		f.t.Errorf("putters got %d of %d messages on a queue manager in this process, want nearly all", byPutters, st.Received)
+	}
+}
+
+func testHighRate(f *probeFixture) {
+	cfg := f.config()
+	cfg.Count, cfg.Rate = 1000, highRate
+	st := f.run(f.ctx, cfg, nil)
+	f.wantClean(st, 1000, true)
+	f.wantPutterGets(st)
+	f.wantDepth(f.env.queue, 0)
+}
+
+func testHighRateConcurrent(f *probeFixture) {
+	cfg := f.config()
+	cfg.Count, cfg.Rate, cfg.Putters, cfg.Getters = 1000, highRate, 2, 2
+	st := f.run(f.ctx, cfg, nil)
+	f.wantClean(st, 1000, false)
+	f.wantPutterGets(st)
+	f.wantDepth(f.env.queue, 0)
+}
+
+// A stop ends the puts; the getters, started then, drain what is in flight.
+func testStopMidRunAtAHighRate(f *probeFixture) {
+	cfg := f.config()
+	cfg.Duration, cfg.Rate = 20*time.Second, highRate
+	ctx, stop := context.WithCancelCause(f.ctx)
+	f.tap.armBefore(map[int64]func(){500: func() { stop(ErrStopped) }})
+	st := f.run(ctx, cfg, nil)
+	if !st.Stopped || st.Sent < 499 || st.Lost != 0 || st.InFlight != 0 || st.Received != st.Sent {
+		f.t.Errorf("got %+v; want stopped after about 500 with every message back", st)
 	}
 	f.wantDepth(f.env.queue, 0)
 }
@@ -400,7 +455,14 @@ type tapBackend struct {
 	puts   int64
 	times  []time.Time
 	before map[int64]func()
+	// noWaitGets counts messages got by gets that do not wait: a putter's
+	// after its put (run.putterGets).
+	noWaitGets atomic.Int64
 }
+
+// MessagesOutliveProcess is the tapped backend's answer, which decides
+// whether the putters get (run.putterGets).
+func (b *tapBackend) MessagesOutliveProcess() bool { return mq.MessagesOutliveProcess(b.Backend) }
 
 func (b *tapBackend) armBefore(hooks map[int64]func()) {
 	b.mu.Lock()
@@ -461,6 +523,14 @@ func (c *tapConn) OpenQueue(ctx context.Context, name string, opts mq.OpenOption
 type tapQueue struct {
 	mq.Queue
 	b *tapBackend
+}
+
+func (q *tapQueue) Get(ctx context.Context, msg *mq.Message, opts mq.GetOptions) error {
+	err := q.Queue.Get(ctx, msg, opts)
+	if err == nil && opts.Wait == 0 && opts.Browse == mq.NoBrowse {
+		q.b.noWaitGets.Add(1)
+	}
+	return err
 }
 
 func (q *tapQueue) Put(ctx context.Context, msg *mq.Message, opts mq.PutOptions) (mq.PutResult, error) {

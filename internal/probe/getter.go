@@ -35,19 +35,40 @@ func (g *getter) loop(ctx context.Context) error {
 	}
 	opts := mq.GetOptions{Wait: getWait, CorrelID: r.id}
 	for ctx.Err() == nil {
-		err := g.q.Get(ctx, &g.msg, opts)
-		now := time.Since(r.start)
-		switch {
-		case err == nil:
-			if h, ok := decodeHeader(g.msg.Payload); ok {
-				r.received(h, now, nil)
-			}
-		case mq.IsReason(err, mq.ReasonNoMsgAvailable), ctx.Err() != nil:
-		default:
-			return fmt.Errorf("probe: getter %d: get from %s: %w", g.index, g.q.Name(), err)
+		if _, err := g.take(ctx, opts); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// take gets one of the run's messages with opts and records it; got is
+// false when there was none or ctx ended.
+func (g *getter) take(ctx context.Context, opts mq.GetOptions) (got bool, err error) {
+	err = g.q.Get(ctx, &g.msg, opts)
+	now := time.Since(g.r.start)
+	switch {
+	case err == nil:
+		if h, ok := decodeHeader(g.msg.Payload); ok {
+			g.r.received(h, now, nil)
+		}
+		return true, nil
+	case mq.IsReason(err, mq.ReasonNoMsgAvailable), ctx.Err() != nil:
+		return false, nil
+	default:
+		return false, fmt.Errorf("probe: getter %d: get from %s: %w", g.index, g.q.Name(), err)
+	}
+}
+
+// takeWaiting takes the run's messages on the queue now, without waiting:
+// a putter's gets after each put when the putters get (run.putterGets).
+func (g *getter) takeWaiting(ctx context.Context) error {
+	opts := mq.GetOptions{CorrelID: g.r.id}
+	for {
+		if got, err := g.take(ctx, opts); !got || err != nil {
+			return err
+		}
+	}
 }
 
 // privateReplies gets every reply from the run's own dynamic queue: all

@@ -21,6 +21,9 @@ type putter struct {
 	index int
 	q     mq.Queue
 	msg   mq.Message // reused: payload and properties are rewritten per put
+	// gets is the getter whose queue this putter takes the run's messages
+	// from after each put when the putters get (run.putterGets); else nil.
+	gets *getter
 }
 
 func newPutter(r *run, index int, q mq.Queue) *putter {
@@ -56,6 +59,11 @@ func (p *putter) loop(ctx context.Context) error {
 				return nil
 			}
 			return err
+		}
+		if p.gets != nil {
+			if err := p.gets.takeWaiting(ctx); err != nil {
+				return err // the message was put: it is in flight, not abandoned
+			}
 		}
 	}
 }

@@ -159,3 +159,21 @@ func TestTrackerSnapshot(t *testing.T) {
 		t.Errorf("latency %+v, want p50 50, p90 90, p99 99, max 100 (ms)", l)
 	}
 }
+
+// A receipt that leaves nothing in flight wakes Run only once the puts have
+// ended: before that it cannot end the run, and a getter keeping up with
+// the putter would otherwise wake Run for every message.
+func TestReceiptWakesRunOnlyAfterThePuts(t *testing.T) {
+	r := &run{tracker: newTestTracker(1), settled: make(chan struct{}, 1)}
+	send(t, r.tracker, 0, 0)
+	r.received(header{putter: 0, seq: 0}, ms, nil)
+	if len(r.settled) != 0 {
+		t.Fatal("a receipt while putting woke Run")
+	}
+	send(t, r.tracker, 2*ms, 1)
+	r.putsEnded.Store(true)
+	r.received(header{putter: 0, seq: 1}, 3*ms, nil)
+	if len(r.settled) != 1 {
+		t.Fatal("the receipt that settled the run after the last put did not wake Run")
+	}
+}

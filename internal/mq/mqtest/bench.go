@@ -181,6 +181,11 @@ type TimedBackend struct {
 	Clock *PutClock
 }
 
+// MessagesOutliveProcess is the wrapped backend's answer (mq.ProcessBound):
+// without it a wrapped in-process queue manager would pass for a durable
+// one, and PRODUCE would store checkpoints it does not store there.
+func (b TimedBackend) MessagesOutliveProcess() bool { return mq.MessagesOutliveProcess(b.Backend) }
+
 // Connect implements mq.Backend.
 func (b TimedBackend) Connect(ctx context.Context, t mq.Target) (mq.Conn, error) {
 	c, err := b.Backend.Connect(ctx, t)

@@ -69,3 +69,18 @@ func TestTimedBackendRecordsPuts(t *testing.T) {
 		t.Errorf("recorded %v (depth %d) for 3 puts after %v", times, info.CurrentDepth, before)
 	}
 }
+
+// A wrapped in-process queue manager must not pass for a durable one: PRODUCE
+// would then store checkpoints in the pacing benchmark that it does not
+// store with the embedded queue manager itself.
+func TestTimedBackendKeepsWhetherMessagesOutliveTheProcess(t *testing.T) {
+	if mq.MessagesOutliveProcess(TimedBackend{embedded.NewDefault(), NewPutClock(0)}) {
+		t.Error("a timed embedded backend claims its messages outlive the process")
+	}
+	if !mq.MessagesOutliveProcess(TimedBackend{Backend: unboundBackend{}}) {
+		t.Error("a timed backend that cannot say claims its messages end with the process")
+	}
+}
+
+// unboundBackend is a backend that does not say where its messages live.
+type unboundBackend struct{ mq.Backend }
