@@ -23,6 +23,8 @@ typedef struct mqs_hmsg {       /* a message handle (MQCRTMH) */
   MQHCONN          hconn;       /* owner, or MQHC_UNASSOCIATED_HCONN */
   mqs_prop        *props;
   int              cursor;      /* index of the last property MQINQMP returned, -1 none */
+  unsigned char   *wire;        /* props as the last MQPUT encoded them; NULL once they change */
+  size_t           wire_len;
 } mqs_hmsg;
 
 static pthread_mutex_t g_hmsg_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -37,6 +39,14 @@ static mqs_hmsg *hmsg_find(MQHMSG id)
   return NULL;
 }
 
+/* The handle's properties changed: the next MQPUT encodes them again. */
+static void hmsg_changed(mqs_hmsg *h)
+{
+  free(h->wire);
+  h->wire = NULL;
+  h->wire_len = 0;
+}
+
 static void hmsg_free(mqs_hmsg *h)
 {
   for (mqs_hmsg **pp = &g_hmsgs; *pp; pp = &(*pp)->next)
@@ -45,6 +55,7 @@ static void hmsg_free(mqs_hmsg *h)
       break;
     }
   mqs_props_free(h->props);
+  free(h->wire);
   free(h);
 }
 
@@ -179,11 +190,20 @@ MQLONG mqs_props_encode_for_put(mqs_buf *b, const MQPMO *pmo)
   MQLONG rc = MQRC_NONE;
   if (pmo->Version >= MQPMO_VERSION_3 && (pmo->OriginalMsgHandle == MQHM_NONE) != (pmo->NewMsgHandle == MQHM_NONE)) {
     /* One handle, the usual put: its properties go out as they are, with
-     * no merged copy to make and free per put. */
+     * no merged copy to make and free per put, and as the last put encoded
+     * them while they are unchanged (a putter's handle rarely changes). */
     pthread_mutex_lock(&g_hmsg_mu);
     mqs_hmsg *h = hmsg_find(pmo->OriginalMsgHandle != MQHM_NONE ? pmo->OriginalMsgHandle : pmo->NewMsgHandle);
-    if (h)
+    if (h && h->wire)
+      mqs_put_bytes(b, h->wire, h->wire_len);
+    else if (h) {
+      size_t start = b->len;
       encode_props(b, h->props);
+      if (!b->oom && (h->wire = malloc(b->len - start)) != NULL) {
+        memcpy(h->wire, b->p + start, b->len - start);
+        h->wire_len = b->len - start;
+      }
+    }
     pthread_mutex_unlock(&g_hmsg_mu);
     return h ? MQRC_NONE : MQRC_HMSG_ERROR;
   }
@@ -247,6 +267,7 @@ int mqs_props_decode_into(mqs_rd *r, MQHMSG id)
     mqs_props_free(h->props);
     h->props = list;
     h->cursor = -1;
+    hmsg_changed(h);
     list = NULL;
   }
   pthread_mutex_unlock(&g_hmsg_mu);
@@ -398,6 +419,7 @@ MQS_EXPORT void MQSETMP(MQHCONN Hconn, MQHMSG Hmsg, PMQVOID pSetPropOpts, PMQVOI
       mqs_props_free(*pp);
     }
     *pp = p;
+    hmsg_changed(h);
   }
   free(name);
   leave(c, pCompCode, pReason, failed_if(rc), rc);
@@ -527,6 +549,7 @@ MQS_EXPORT void MQDLTMP(MQHCONN Hconn, MQHMSG Hmsg, PMQVOID pDltPropOpts, PMQVOI
   *pp = dead->next;
   dead->next = NULL;
   mqs_props_free(dead);
+  hmsg_changed(h);
   if (h->cursor >= idx)      /* keep the inquiry cursor on the same property */
     h->cursor--;
   leave(c, pCompCode, pReason, MQCC_OK, MQRC_NONE);

@@ -1070,6 +1070,65 @@ static void test_properties(void)
   disc(&h);
 }
 
+/* A handle reused for several puts sends its properties as they are at each
+ * put: the library keeps the last put's encoding only while they are
+ * unchanged. */
+static void test_properties_change_between_puts(void)
+{
+  MQHCONN h = conn();
+  MQHOBJ o = open_ok(h, "DEV.QUEUE.2", MQOO_INPUT_SHARED | MQOO_OUTPUT);
+  MQCMHO cmho = { MQCMHO_STRUC_ID, MQCMHO_VERSION_1, MQCMHO_DEFAULT_VALIDATION };
+  MQSMPO smpo = { MQSMPO_STRUC_ID, MQSMPO_VERSION_1, MQSMPO_SET_FIRST, MQENC_NATIVE, MQCCSI_APPL };
+  MQPD pd = { MQPD_STRUC_ID, MQPD_VERSION_1, MQPD_NONE, MQPD_SUPPORT_OPTIONAL, MQPD_NO_CONTEXT, MQCOPY_DEFAULT };
+  MQDMPO dmpo = { MQDMPO_STRUC_ID, MQDMPO_VERSION_1, MQDMPO_DEL_FIRST };
+  MQDMHO dmho = { MQDMHO_STRUC_ID, MQDMHO_VERSION_1, MQDMHO_NONE };
+  MQHMSG hp, hg;
+  MQLONG cc, rc;
+  drain(h, o);
+
+  MQCRTMH(h, &cmho, &hp, &cc, &rc);
+  MQCHARV name = charv("step");
+  /* The values each put carries: set, unchanged, replaced, deleted. */
+  const char *want[] = { "one", "one", "two", NULL };
+  for (int i = 0; i < 4; i++) {
+    if (i == 0 || i == 2)
+      MQSETMP(h, hp, &smpo, &name, &pd, MQTYPE_STRING, MQVL_NULL_TERMINATED, (MQPTR)want[i], &cc, &rc);
+    if (i == 3)
+      MQDLTMP(h, hp, &dmpo, &name, &cc, &rc);
+    CHECK(rc == MQRC_NONE, "change before put %d: rc %d", i, (int)rc);
+    MQMD md = new_md();
+    MQPMO pmo = new_pmo(0);
+    pmo.OriginalMsgHandle = hp;
+    MQPUT(h, o, &md, &pmo, 1, "p", &cc, &rc);
+    CHECK(rc == MQRC_NONE, "put %d: rc %d", i, (int)rc);
+  }
+  MQDLTMH(h, &hp, &dmho, &cc, &rc);
+
+  for (int i = 0; i < 4; i++) {
+    MQCRTMH(h, &cmho, &hg, &cc, &rc);
+    MQGMO gmo = new_gmo(MQGMO_PROPERTIES_IN_HANDLE, 0);
+    gmo.MsgHandle = hg;
+    MQMD md = new_md();
+    char buf[8], value[16];
+    MQLONG len, type = 0, dlen = 0;
+    MQGET(h, o, &md, &gmo, sizeof buf, buf, &len, &cc, &rc);
+    CHECK(rc == MQRC_NONE, "get %d: rc %d", i, (int)rc);
+    MQIMPO impo;
+    memset(&impo, 0, sizeof impo);
+    memcpy(impo.StrucId, MQIMPO_STRUC_ID, 4);
+    impo.Version = MQIMPO_VERSION_1;
+    impo.Options = MQIMPO_INQ_FIRST;
+    MQINQMP(h, hg, &impo, &name, &pd, &type, sizeof value, value, &dlen, &cc, &rc);
+    if (want[i])
+      CHECK(rc == MQRC_NONE && dlen == (MQLONG)strlen(want[i]) && memcmp(value, want[i], (size_t)dlen) == 0,
+            "message %d carries step=%s (rc %d, %d bytes)", i, want[i], (int)rc, (int)dlen);
+    else
+      CHECK(rc == MQRC_PROPERTY_NOT_AVAILABLE, "message %d carries no step: rc %d", i, (int)rc);
+    MQDLTMH(h, &hg, &dmho, &cc, &rc);
+  }
+  disc(&h);
+}
+
 static void test_unsupported(void)
 {
   MQHCONN h = conn();
@@ -1223,6 +1282,7 @@ int main(void)
   test_inquire();
   test_model_queue();
   test_properties();
+  test_properties_change_between_puts();
   test_unsupported();
   test_async_put();
   test_set();
