@@ -95,7 +95,13 @@ func ratio(name string, num, den Ref) FigureSpec {
 
 // depthFullCause is what profiles of BenchmarkDepthCommands/sqlite-full/c16
 // found when the share missed its goal.
-const depthFullCause = "A DEPTH command makes two record writes (claim, completion), and SQLite has one writer: " +
+const depthFullCause = "Since 2026-11-27 a DEPTH waits for one WAL sync, not two: a read-only command's claim is " +
+	"answered at its COMMIT (losing it in a power loss only lets the command run again) and only the completion waits " +
+	"for the sync; and schema 7 keeps heartbeats and checkpoints off the listing indexes (the pages rows say what a " +
+	"command writes). Alternating runs of 2026-11-27 with other sessions' load (load average 5–7) measured 0.36–0.57 " +
+	"at c16, and a CPU profile of one at c16 had the daemon's process using about 0.6 of a core: the commands wait " +
+	"(for syncs, under other sessions' disk writes) rather than compute. Earlier: " +
+	"A DEPTH command makes two record writes (claim, completion), and SQLite has one writer: " +
 	"every write goes to the store's writer goroutine, which runs up to 64 waiting writes in one transaction and " +
 	"answers them once the WAL is synced. A profile of this tree (2026-11-24, not this run) found: the store alone, at 32 in flight, does about 10,000 commands/s with FULL " +
 	"(12,700 with NORMAL), near SQLite's ceiling here; inside the daemon at 16 in flight the process uses about " +
@@ -347,8 +353,10 @@ func buildItems() []Item {
 // clientInstructionsCause is what callgrind profiles of the daemon's
 // synchronous PRODUCE found when the client instructions ratio missed.
 const clientInstructionsCause = "Profiled with callgrind (2026-11-27, this tree, PRODUCE of 2N − N, not this run): a synchronous " +
-	"PRODUCE message costs the daemon about 6,700 instructions (asynchronous: about 6,000) against the C loop's 2,922 " +
-	"per message (its whole process). PRODUCE now crosses from Go to C once per unit of work: the ibmmq queue's " +
+	"PRODUCE message costs the daemon about 5,550 instructions (asynchronous: about 4,670) against the C loop's 2,922 " +
+	"per message (its whole process): 6,700 with batched puts alone, 5,790 once schema 7 kept the checkpoint off the " +
+	"listing indexes (a checkpoint writes one page, was six), 5,550 once the client library kept a message handle's " +
+	"encoded properties until they change. The analysis below is of the 6,700. PRODUCE now crosses from Go to C once per unit of work: the ibmmq queue's " +
 	"PutBatch (mq.BatchPutter) hands the C side a run of bodies, built back to back in Go with their sequence numbers " +
 	"(a random or fixed run copied once per attempt, then only restamped), and the C side loops MQPUT with one MQMD " +
 	"and MQPMO, timing the sampled puts; the properties are checked once per run. Before it was 9,600 synchronous, " +
@@ -366,7 +374,7 @@ const clientInstructionsCause = "Profiled with callgrind (2026-11-27, this tree,
 // syncThroughputCause is what the runs of this tree found when the
 // synchronous PRODUCE missed the C loop's throughput.
 const syncThroughputCause = "Each synchronous put waits for the server's answer: PRODUCE's cost per message is the round " +
-	"trip plus the daemon's CPU, about 3.4 times the C loop's in instructions (see the client instructions row), and " +
+	"trip plus the daemon's CPU, about 1.9 times the C loop's in instructions (see the client instructions row), and " +
 	"on a busy 2-core machine each answer also waits for a core for the thread blocked in MQPUT, for the server's " +
 	"goroutine and for the checkpoint's SQLite write. Runs on 2026-11-27 with a load average of 10–15 " +
 	"(other jobs on both cores) measured PRODUCE at 0.28–0.45 of the C loop while the Go bare loop, the same round " +
@@ -391,7 +399,9 @@ const serverInstructionsCause = "Profiled with callgrind (2026-11-27, 2N − N, 
 	"strings per message (about 2,700), and the server's goroutine parking and waking on its socket more often as " +
 	"PRODUCE's answers come back more slowly (about 1,200). With a repeated properties field compared as bytes and its " +
 	"decoded map shared, a run of this benchmark measured 17,129 against 17,606 (0.97). A miss now means the puts' " +
-	"properties change per message (each is decoded again) or the parking share grew: profile the server as above"
+	"properties change per message (each is decoded again) or the parking share grew: profile the server as above. " +
+	"Two runs of 2026-11-27 after batched puts measured 17,409 ÷ 16,523 = 1.05 and 17,805 ÷ 15,858 = 1.12: the C " +
+	"loop's own server count moved between 15,330 and 16,523 from process to process, so the ratio straddles the goal"
 
 // sqlitePages are item 2's rows of the pages (WAL frames) the SQLite store
 // writes per command (BenchmarkSQLitePages): counts, not timings, so they
@@ -408,7 +418,9 @@ func sqlitePages() []FigureSpec {
 
 // serverDepthCause is what profiles of BenchmarkDepthCommandsServer found
 // when the server path's DEPTH share missed its goal.
-const serverDepthCause = "Measured on 2026-11-27 (this tree, not this run), with other jobs on both cores: the share follows the " +
+const serverDepthCause = "Since 2026-11-27 a DEPTH's claim is answered at its COMMIT, so a command waits for one WAL sync " +
+	"instead of two; alternating runs of that tree measured 0.79 at c16 with a load average of 5 and 0.45 at 7. " +
+	"Earlier: measured on 2026-11-27, with other jobs on both cores: the share follows the " +
 	"machine's load — at c16 0.59–0.82 with a load average of 5.5–7.5, 0.45–0.74 (median 0.49, 5 repetitions) at " +
 	"10, 0.36 in one run at 15 — because both of what SQLite FULL adds compete with the rest for the machine " +
 	"rather than hide behind the round trips. CPU (measured when each status inquiry also opened and closed the " +
