@@ -13,7 +13,7 @@ import (
 // keeps its records and how durably it commits them.
 type SQLiteConfig struct {
 	Path        string `yaml:"path" desc:"SQLite database file (created with its directory if missing)"`
-	Synchronous string `yaml:"synchronous" desc:"FULL: a claim survives a power loss or OS crash; NORMAL: faster, survives a process crash, but after a power loss or OS crash the last claims may be lost and their commands run again"`
+	Synchronous string `yaml:"synchronous" desc:"FULL: a claim survives a power loss or OS crash (a read-only command's — DEPTH, CONNECTION_TEST, a browse, a dry run — once its completion is synced: losing it only lets the command run again); NORMAL: faster, survives a process crash, but after a power loss or OS crash the last claims may be lost and their commands run again"`
 }
 
 // DefaultSQLiteConfig is the section's built-in value.
