@@ -117,15 +117,23 @@ const depthFullCause = "Since 2026-11-27 a DEPTH waits for one WAL sync, not two
 // found when the ratio missed its goal.
 const stubOverheadCause = "Since 2026-11-27 PRODUCE on the IBM MQ client puts a unit of work's messages in one call " +
 	"into the client library (mq.BatchPutter) instead of one call per message. With the server in the benchmark's own " +
-	"process — this row's layout, which no deployment has — that costs throughput: A/B on 2026-11-27 (load 1.1–1.9, " +
-	"two alternating pairs, the same tree with batching switched off in the other binary) measured 0.64 and 0.74 " +
-	"with batched puts against 0.86 and 0.87 without, the bare loop alike in both. The server's goroutines and the " +
-	"daemon share one Go scheduler there, and a thread held in one long cgo call (100 synchronous round trips) keeps " +
-	"its processor in a system call between sysmon's looks; not traced further. With the server in a process of its " +
-	"own (the ibmmq-mqserver row, the layout of IBM MQ clients) batched puts gained on every figure: PRODUCE ÷ bare " +
-	"0.95 (0.92 before), the daemon's instructions per message 5,500 (9,400 before). Meeting 0.9 here would take " +
-	"finding what the in-process server waits for in a trace, or batching only asynchronous puts, which would give " +
-	"the synchronous client instructions back"
+	"process — this row's layout, which no deployment has — that costs throughput: A/B (load 1.1–1.9, the same tree " +
+	"with batching switched off in the other binary) measured 0.61–0.76 with batched puts against 0.75–0.88 without, " +
+	"the bare loop alike in both. By the run's length (one call into C per run, the same binary with it set from " +
+	"outside, one run each, load 1.2–1.7): 100 (txSize 100, this tree's) 0.61–0.76; 32: 0.62, 0.82; 16: 0.79, 0.85; " +
+	"4 and 8: 0.76–0.89; 1: 0.78, 0.84; 2: 1.16–1.35, unexplained. The processors Go schedules on decide it: with " +
+	"GOMAXPROCS=1 runs of 100 gave 1.97 and runs of 1 0.91, with GOMAXPROCS=4 both 0.90. A runtime trace of each " +
+	"(53 s) found the in-process server's connection costing the same per request (81 against 75 µs running and in " +
+	"system calls) and goroutines waiting for a processor alike (0.74 s against 0.93 s in all), so the time is lost " +
+	"in threads waiting on the OS: perf counted 1.09 million context switches, 7,300 migrations and 36.7 s of " +
+	"system time against 0.99 million, 4,200 and 30.7 s. The likely mechanism, not confirmed: while a thread is in " +
+	"a long call into C, Go's monitor takes its processor whenever the other one is busy, and with that processor " +
+	"idle every network wake-up of the server's goroutines also wakes a spinning thread, which on 2 cores takes " +
+	"the client's. With the server in a process of its own (the ibmmq-mqserver row, the layout of IBM MQ clients) " +
+	"batched puts gained on every figure (PRODUCE ÷ bare 0.95 against 0.92, the daemon's instructions per message " +
+	"5,500 against 9,400), and runs of 2, 4 and 100 measured within one another's spread (PRODUCE ÷ C loop " +
+	"0.75–1.10), so PRODUCE keeps them. Meeting 0.9 here would take confirming the mechanism in the runtime's " +
+	"scheduler trace and keeping each call into C shorter than the monitor's look"
 
 // embeddedOverheadCause is what profiles of BenchmarkProduceOverhead/embedded
 // found when the ratio missed its goal.
