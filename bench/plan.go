@@ -180,13 +180,15 @@ const pacing50kProduceCause = "At 50,000 msg/s the interval is 20 µs and PRODUC
 	"core; not measured on a quiet machine"
 
 // pacing1kCause is what was measured of the 1,000 msg/s misses.
-const pacing1kCause = "At 1,000 msg/s the interval is 1 ms, which the pacing waits for on a timer (it spins only " +
-	"for shorter intervals), and on this VM a Go timer fires late: asked for 20–500 µs it fired after 1.09–1.12 ms " +
-	"(p50), 2.7–4.4 ms (p99) (2026-11-27, 2,000 waits each, load 2–3). A wait late by more than an interval " +
-	"restarts the schedule from then (no burst), so each such wait is a long gap and lost time: ratios of 0.94–0.99 " +
-	"and p99 gaps of 1.2–3.8 in A/B runs under load 2–5 (old and new alike; the getter changes of 2026-11-27 do not " +
-	"run at this rate). Not traced further. Meeting the goals would take spinning the last part of each wait at " +
-	"1,000 msg/s too (a share of a core) or a finer timer than Go's here"
+const pacing1kCause = "At 1,000 msg/s the interval is 1 ms. Until 2026-11-27 the pacing waited for it on a Go " +
+	"timer (it spins only for shorter intervals), and on Linux Go's timers wait in epoll, whose timeout is whole " +
+	"milliseconds: asked for 100–900 µs they fired after 1.1 ms at p50 (2026-11-27, 1,000 waits each, load 1), " +
+	"and a wait late by more than an interval restarts the schedule (no burst), so each was a long gap and lost " +
+	"time: 0.94–0.99 achieved and p99 gaps of 1.2–3.8 in earlier runs. Now each wait sleeps its last 2 ms with " +
+	"nanosleep(2) (0.10–0.12 ms late at p50, 0.18–0.33 ms at p99 on the same machine) and spins its last 0.1 ms; " +
+	"alternating runs of this benchmark (10 s, load 1.0–1.4): achieved 0.994–0.998 against 0.991–0.992 and p99 " +
+	"gap ÷ interval 1.12–1.36 against 1.51–1.71 before, for 0.16 against 0.13 CPU-seconds a second. A miss now is " +
+	"other processes' threads taking the putter's core past a due time"
 
 // items is the report: the issue's claims.
 var items = buildItems()

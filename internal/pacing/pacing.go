@@ -16,6 +16,15 @@ const TimerSlack = time.Millisecond
 // when spinning: timers on Linux wake at millisecond resolution.
 const spinWindow = 1500 * time.Microsecond
 
+// Without spinning, Wait sleeps through the last osSleepWindow before a due
+// time with the OS's own sleep (osSleep), which on Linux wakes about 0.1 ms
+// late where a Go timer wakes up to a millisecond late, and spins the last
+// osSleepMargin, about that sleep's usual lateness.
+const (
+	osSleepWindow = 2 * time.Millisecond
+	osSleepMargin = 100 * time.Microsecond
+)
+
 // Schedule hands out due times: event n is due at start + n/rate, so timer
 // overshoot and slow events do not add up into drift. An event late by more
 // than one interval (and more than TimerSlack) is a stall: the schedule
@@ -65,34 +74,60 @@ func (s *Schedule) offset(n int64) time.Duration {
 // the context: a few microseconds.
 const spinCheckEvery = 64
 
-// Wait blocks until due or until ctx ends, on the caller's reusable timer.
-// With spin, the last spinWindow is spent reading the clock in a loop
-// rather than on the timer, which would wake about a millisecond late:
-// sub-millisecond intervals cost a core, as in any precise load generator.
-// The spin does not yield: a goroutine given the core then (a checkpoint,
-// a garbage collection assist) could keep it past the due time.
+// Wait blocks until due or until ctx ends, on the caller's reusable timer
+// for all but the last stretch. With spin, the last spinWindow is spent
+// reading the clock in a loop: sub-millisecond intervals cost a core, as in
+// any precise load generator. Without, the last osSleepWindow is slept with
+// the OS's sleep but for its last osSleepMargin, spun: a wait there is up
+// to that window late to see ctx end. The spin does not yield: a goroutine
+// given the core then (a checkpoint, a garbage collection assist) could
+// keep it past the due time.
 func Wait(ctx context.Context, timer *time.Timer, due time.Time, spin bool) error {
-	d := time.Until(due)
+	window := osSleepWindow
 	if spin {
-		d -= spinWindow
+		window = spinWindow
 	}
-	if d > 0 {
-		timer.Reset(d)
-		select {
-		case <-timer.C:
-		case <-ctx.Done():
-			timer.Stop()
-			return ctx.Err()
+	if d := time.Until(due) - window; d > 0 {
+		if err := sleep(ctx, timer, d); err != nil {
+			return err
 		}
 	}
-	for i := 1; spin && time.Now().Before(due); i++ {
+	if !spin {
+		if d := time.Until(due) - osSleepMargin; d > 0 {
+			osSleep(d)
+		}
+	}
+	var last time.Time
+	for i := 1; ; i++ {
+		now := time.Now()
+		if !now.Before(due) {
+			return ctx.Err()
+		}
 		if i%spinCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+			if now.Equal(last) {
+				// The clock stood still through spinCheckEvery reads: a
+				// test's fake clock (testing/synctest), which moves only
+				// while every goroutine waits. Wait on the timer.
+				return sleep(ctx, timer, due.Sub(now))
+			}
+			last = now
 		}
 	}
-	return ctx.Err()
+}
+
+// sleep waits d on timer, or until ctx ends.
+func sleep(ctx context.Context, timer *time.Timer, d time.Duration) error {
+	timer.Reset(d)
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		timer.Stop()
+		return ctx.Err()
+	}
 }
 
 // NewTimer returns a stopped timer for Wait.

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -71,5 +72,64 @@ func TestSpinKeepsTheCore(t *testing.T) {
 	}
 	if late := time.Since(due); late > 3*time.Millisecond {
 		t.Fatalf("wait ended %s late: the spin gave the core away", late)
+	}
+}
+
+// TestWaitEndsOnTheOSSleep: without spinning, a wait within the last
+// osSleepWindow goes to the OS's sleep (Go's timer would wake up to a
+// millisecond late on Linux), asked to end osSleepMargin before due, and
+// the wait still never ends early.
+func TestWaitEndsOnTheOSSleep(t *testing.T) {
+	var asked []time.Duration
+	defer func(s func(time.Duration)) { osSleep = s }(osSleep)
+	osSleep = func(d time.Duration) {
+		asked = append(asked, d)
+		time.Sleep(d)
+	}
+	timer := NewTimer()
+	for range 20 {
+		due := time.Now().Add(1500 * time.Microsecond)
+		if err := Wait(context.Background(), timer, due, false); err != nil || time.Now().Before(due) {
+			t.Fatalf("returned %v before due", err)
+		}
+	}
+	// A wait descheduled for longer than the window has nothing left to
+	// sleep, so not every one need call it; nearly all do.
+	if len(asked) == 0 {
+		t.Fatal("no wait within the window slept with the OS's sleep")
+	}
+	for _, d := range asked {
+		if d <= 0 || d > 1500*time.Microsecond-osSleepMargin {
+			t.Fatalf("asked the OS to sleep %s of a wait of 1.5ms", d)
+		}
+	}
+}
+
+// TestWaitOnAFakeClock: on testing/synctest's clock, which moves only while
+// every goroutine in the bubble waits, a wait ends when due instead of
+// spinning on a clock that never moves.
+func TestWaitOnAFakeClock(t *testing.T) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		synctest.Test(t, func(t *testing.T) {
+			timer := NewTimer()
+			for _, spin := range []bool{false, true} {
+				for _, d := range []time.Duration{50 * time.Microsecond, 700 * time.Microsecond, 5 * time.Millisecond} {
+					start := time.Now()
+					if err := Wait(context.Background(), timer, start.Add(d), spin); err != nil {
+						t.Error(err)
+					}
+					if took := time.Since(start); took != d {
+						t.Errorf("spin %v: a wait of %s took %s on the fake clock", spin, d, took)
+					}
+				}
+			}
+		})
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("a wait on the fake clock did not end within a minute")
 	}
 }
