@@ -15,9 +15,13 @@ import (
 // so a thousand of them could hold gigabytes. It is a Publisher, so it
 // sits beside the real destination.
 type Recent struct {
-	mu       sync.Mutex
-	events   []Event // oldest first
-	bytes    int     // size of events
+	mu sync.Mutex
+	// ring holds the n events kept, the oldest at ring[head]: dropping the
+	// oldest is O(1), where copying the others down cost each Publish a
+	// copy of up to max events.
+	ring     []Event
+	head, n  int
+	bytes    int // size of the events kept
 	max      int
 	maxBytes int
 	// watchers receive the events published from now on.
@@ -136,21 +140,41 @@ func size(e Event) int {
 func (r *Recent) Publish(_ context.Context, e Event) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.events = append(r.events, e)
+	if r.n == len(r.ring) {
+		if len(r.ring) < r.max {
+			r.grow()
+		} else {
+			r.dropOldest()
+		}
+	}
+	r.ring[(r.head+r.n)%len(r.ring)] = e
+	r.n++
 	r.bytes += size(e)
 	r.notify(e)
-	drop := 0
-	for len(r.events)-drop > 1 && (len(r.events)-drop > r.max || (r.maxBytes > 0 && r.bytes > r.maxBytes)) {
-		r.bytes -= size(r.events[drop])
-		drop++
-	}
-	if drop > 0 {
-		// Copy down rather than reslice, so dropped events are freed.
-		n := copy(r.events, r.events[drop:])
-		clear(r.events[n:])
-		r.events = r.events[:n]
+	for r.n > 1 && r.maxBytes > 0 && r.bytes > r.maxBytes {
+		r.dropOldest()
 	}
 	return nil
+}
+
+// event is the i-th oldest event kept.
+func (r *Recent) event(i int) *Event { return &r.ring[(r.head+i)%len(r.ring)] }
+
+// dropOldest frees the oldest event kept.
+func (r *Recent) dropOldest() {
+	r.bytes -= size(r.ring[r.head])
+	r.ring[r.head] = Event{}
+	r.head = (r.head + 1) % len(r.ring)
+	r.n--
+}
+
+// grow doubles the ring, up to max events, oldest first from index 0.
+func (r *Recent) grow() {
+	ring := make([]Event, min(r.max, max(2*len(r.ring), 16)))
+	for i := range r.n {
+		ring[i] = *r.event(i)
+	}
+	r.ring, r.head = ring, 0
 }
 
 // Filter selects events; empty fields match anything, except Tenant.
@@ -189,9 +213,9 @@ func (r *Recent) Find(f Filter) []Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := []Event{}
-	for i := len(r.events) - 1; i >= 0; i-- {
-		if e := r.events[i]; f.match(e) {
-			out = append(out, e)
+	for i := r.n - 1; i >= 0; i-- {
+		if e := r.event(i); f.match(*e) {
+			out = append(out, *e)
 			if f.Limit > 0 && len(out) == f.Limit {
 				break
 			}

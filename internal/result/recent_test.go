@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -185,5 +186,58 @@ func TestRecentWatches(t *testing.T) {
 	open[0].Close()
 	if _, err := r.Watch(result.Filter{}); err != nil {
 		t.Errorf("a watch after one closed: %v", err)
+	}
+}
+
+// TestRecentKeepsWhatAListWould checks the ring against the plain rule —
+// append, then drop the oldest while over the count or the bytes, the
+// newest always kept — over random sizes that wrap it many times.
+func TestRecentKeepsWhatAListWould(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, bounds := range []struct{ count, bytes int }{{1, 0}, {5, 0}, {40, 0}, {40, 6_000}, {1000, 3_000}} {
+		r := result.NewRecent(bounds.count, bounds.bytes)
+		var want []result.Event
+		wantBytes := 0
+		size := func(e result.Event) int { return 512 + len(e.Data.Result) } // the store's own estimate
+		for i := range 500 {
+			body := json.RawMessage(`"` + strings.Repeat("x", rng.IntN(2_000)) + `"`)
+			ev := result.New("mqprobe/test", result.Data{IdempotencyKey: fmt.Sprint("k", i), Result: body}, time.Now())
+			if err := r.Publish(context.Background(), ev); err != nil {
+				t.Fatal(err)
+			}
+			want, wantBytes = append(want, ev), wantBytes+size(ev)
+			for len(want) > 1 && (len(want) > bounds.count || (bounds.bytes > 0 && wantBytes > bounds.bytes)) {
+				want, wantBytes = want[1:], wantBytes-size(want[0])
+			}
+			got := r.Find(result.Filter{})
+			if len(got) != len(want) {
+				t.Fatalf("bounds %+v, after %d events: kept %d, want %d", bounds, i+1, len(got), len(want))
+			}
+			for j := range got {
+				if k, w := got[j].Data.IdempotencyKey, want[len(want)-1-j].Data.IdempotencyKey; k != w {
+					t.Fatalf("bounds %+v, after %d events: event %d is %s, want %s", bounds, i+1, j, k, w)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkRecentPublish: a Publish into a full store costs the same
+// whatever the number of events kept.
+func BenchmarkRecentPublish(b *testing.B) {
+	for _, n := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprint("kept=", n), func(b *testing.B) {
+			r := result.NewRecent(n, 0)
+			ev := result.New("mqprobe/test", result.Data{IdempotencyKey: "k", OperationType: "DEPTH"}, time.Now())
+			for range n {
+				r.Publish(context.Background(), ev) //nolint:errcheck // Recent's Publish cannot fail
+			}
+			b.ResetTimer()
+			for range b.N {
+				if err := r.Publish(context.Background(), ev); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
