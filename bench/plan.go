@@ -95,7 +95,14 @@ func ratio(name string, num, den Ref) FigureSpec {
 
 // depthFullCause is what profiles of BenchmarkDepthCommands/sqlite-full/c16
 // found when the share missed its goal.
-const depthFullCause = "Since 2026-11-27 a DEPTH waits for one WAL sync, not two: a read-only command's claim is " +
+const depthFullCause = "A CPU profile at c16 (2026-11-27, 3 s, both daemons) found the result store behind GET /results " +
+	"copying its 1,000 kept events down on every publish, 5% of the process's CPU in both daemons; it is a ring now " +
+	"(a publish 101 ns against 6.1 µs), which sped the daemon without records more than the one with (two A/B pairs: " +
+	"0.37 and 0.39 after, 0.45 and 0.40 before; without records 5,248 and 5,621 commands/s after, 4,707 and 5,374 " +
+	"before). In that profile SQLite's writer goroutine, which runs every write in turn, had 20% of the samples: the " +
+	"claim's INSERT 35% of them, the completion's UPDATE 33%, the COMMITs 26% (their WAL frame writes 14%, WAL " +
+	"checkpoints 7%), all of it SQLite's virtual machine, B-tree and database/sql rather than our code. " +
+	"Since 2026-11-27 a DEPTH waits for one WAL sync, not two: a read-only command's claim is " +
 	"answered at its COMMIT (losing it in a power loss only lets the command run again) and only the completion waits " +
 	"for the sync; and schema 7 keeps heartbeats and checkpoints off the listing indexes (the pages rows say what a " +
 	"command writes). Alternating runs of 2026-11-27 with other sessions' load (load average 5–7) measured 0.36–0.57 " +
@@ -137,19 +144,23 @@ const stubOverheadCause = "Since 2026-11-27 PRODUCE on the IBM MQ client puts a 
 
 // embeddedOverheadCause is what profiles of BenchmarkProduceOverhead/embedded
 // found when the ratio missed its goal.
-const embeddedOverheadCause = "PRODUCE now times a sample of its puts (the first 256, then every 16th; 2026-11-27); two " +
-	"runs of the embedded case on a machine with a load average of 10–15 gave 0.44 and 0.73, too noisy to say whether " +
-	"that met the goal, and the tree was not profiled again on a quiet machine. Before the sampling: " +
-	"per message PRODUCE did what the bare loop does plus one monotonic clock read for its " +
-	"per-put latency histogram (the result's latencyMs), the check that the message's trace-context property is " +
-	"unchanged, the cancellation check, the sequence number stamped into the body and the live progress counter. " +
-	"Measured apart from the daemon (`go test -bench BenchmarkProduce ./handlers`, 2026-11-24, not this run): the " +
-	"handler 266–303 ns per message, the bare loop 169–176 ns, the bare loop timing each put 210–214 ns — the clock " +
-	"read alone is about 40 ns of a 170 ns put, so timing every put caps the ratio near 0.8 before anything else. " +
-	"Not the garbage collector: with GOGC=off the put loops took 54–60 ms (PRODUCE) and 34–39 ms (bare) per " +
-	"100,000, the same gap. Not the command's fixed cost: a PRODUCE of one message takes 1–2 ms over HTTP, claim " +
-	"and synced completion included, of the ~55 ms of 100,000. Meeting 0.8 would take timing a sample of the puts " +
-	"rather than each (the latency percentiles then estimated) or a cheaper clock than this VM's"
+const embeddedOverheadCause = "Measured on 2026-11-27 (this tree, not this run): with one alternation a round the row " +
+	"moved between 0.36 and 0.81 in one make bench on a quiet machine (a leg is about 50 ms: one garbage collection or " +
+	"slow WAL sync moved it by half), so a round now alternates ten times: 0.58–0.72 over 13 repetitions (load 1.0–1.4). " +
+	"Not the garbage collector (GOGC=off: 0.64, 0.65). In instructions the handler is close to the bare loop: " +
+	"callgrind of `go test -bench BenchmarkProduce ./handlers` (GOMAXPROCS=1, GOGC=off, 200,000 − 100,000 messages in " +
+	"commands of 1,000, the queue drained between them) counted 3,688 a message against the bare loop's 3,278, the " +
+	"same Put (1,273) and drain in both; the 410 more are the latency sample's clock reads and histogram (about 77 in " +
+	"commands of 1,000, where 30% of puts are in the sample — the first 256, then every 16th; 6.5% in this row's " +
+	"100,000), the checkpoint and unit-of-work bookkeeping per commit (about 90 a message), the sequence number " +
+	"stamped into each body (53), the descriptor (19) and the loop's counters. Reading the command's cancellation from " +
+	"a flag its context sets instead of a select on its done channel cut 99 of them (3,787 before) and moved this row " +
+	"by nothing beyond its spread (A/B, 7 pairs: 0.58–0.72 before, 0.62–0.71 after). In time the same benchmark put " +
+	"at 381–422 ns a message against 239–322 for the bare loop: 12% more instructions take 30–60% more time, so the " +
+	"time is lost outside the instruction count. This VM exposes no hardware counters to perf, and callgrind's cache " +
+	"and branch simulation finds too little to explain it (per message +2.6 instruction-cache and +5 data-cache misses, " +
+	"+0.3 last-level write misses, +1.2 mispredicted branches). Meeting 0.8 would take finding that time on a machine " +
+	"with hardware counters first"
 
 // pacing50kTestCause and pacing50kProduceCause are what traces and A/B
 // runs of the paced TEST probe and PRODUCE at 50,000 msg/s found.
@@ -197,7 +208,7 @@ func buildItems() []Item {
 	overhead := Item{Number: 1, Title: "Probe overhead",
 		How: "One HTTP PRODUCE of 2 KiB non-persistent messages committed every 100, through the whole daemon " +
 			"(executor, SQLite records — the embedded default), against the bare put loop on the same backend, " +
-			"alternating in one process (`BenchmarkProduceOverhead`). Embedded: 100,000 messages per command; the " +
+			"alternating in one process (`BenchmarkProduceOverhead`). Embedded: 10 × 100,000 messages per round; the " +
 			"in-process queue manager's messages end with the process, so PRODUCE writes no checkpoints there. " +
 			"IBM MQ client (the project's client library, a checkpoint per commit) over TCP to the project's queue " +
 			"manager server, 10 × 5,000 per round (its MAXDEPTH): `ibmmq-stub` with the server in the benchmark's " +
