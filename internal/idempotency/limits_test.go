@@ -54,3 +54,23 @@ func TestCheckpointDoesNotRetryPermanentErrors(t *testing.T) {
 		t.Errorf("Fail after the refusal: %v %v", rec.Status, err)
 	}
 }
+
+// TestRecordSizeCountsFormattedTimes: RecordSize counts each instant as
+// the length FormatTime gives it, without formatting it, whatever the year.
+func TestRecordSizeCountsFormattedTimes(t *testing.T) {
+	base := idempotency.RecordSize(idempotency.Record{})
+	zeroLen := len(idempotency.FormatTime(time.Time{}))
+	for _, at := range []time.Time{
+		time.Date(2026, 11, 27, 18, 0, 0, 123456789, time.FixedZone("UTC+13", 13*3600)),
+		time.Date(9999, 12, 31, 23, 59, 59, 999e6, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC),
+	} {
+		// UpdatedAt counts twice: as an attribute and as the listing key.
+		rec := idempotency.Record{CreatedAt: at, UpdatedAt: at, ExpiresAt: at}
+		want := base + 4*(len(idempotency.FormatTime(at))-zeroLen)
+		if got := idempotency.RecordSize(rec); got != want {
+			t.Errorf("instants at %v (formatted %q): size %d, want %d", at, idempotency.FormatTime(at), got, want)
+		}
+	}
+}

@@ -86,6 +86,16 @@ func ParseTime(s string) (time.Time, error) {
 
 const isoLayout = "2006-01-02T15:04:05.000Z07:00"
 
+// formattedTimeLen is len(FormatTime(t)) without formatting it, which
+// costs a record-size check (once per checkpoint) thousands of
+// instructions: the layout is fixed-width in UTC for the years 0–9999.
+func formattedTimeLen(t time.Time) int {
+	if y := t.UTC().Year(); y >= 0 && y <= 9999 {
+		return len("2006-01-02T15:04:05.000Z")
+	}
+	return len(FormatTime(t))
+}
+
 type recordJSON struct {
 	PK              string `json:"pk"`
 	OperationType   string `json:"operationType"`

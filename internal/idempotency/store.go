@@ -72,20 +72,24 @@ const numberBytes = 21
 // the instant).
 func RecordSize(r Record) int {
 	n := len("listTenant") + max(len(r.Tenant), 1) + len("listTarget") + max(len(r.Target), 1) +
-		len("listedAt") + len(FormatTime(r.UpdatedAt))
+		len("listedAt") + formattedTimeLen(r.UpdatedAt)
 	for _, a := range [...]struct {
 		name, value string
 	}{
 		{"pk", r.PK}, {"operationType", r.OperationType}, {"tenant", r.Tenant},
 		{"idempotencyKey", r.IdempotencyKey}, {"status", string(r.Status)}, {"requestHash", r.RequestHash},
-		{"responsePayload", r.ResponsePayload}, {"createdAt", FormatTime(r.CreatedAt)},
-		{"updatedAt", FormatTime(r.UpdatedAt)}, {"expiresAt", FormatTime(r.ExpiresAt)},
-		{"leaseToken", r.LeaseToken}, {"leaseHolder", r.LeaseHolder}, {"target", r.Target},
-		{"traceId", r.TraceID}, {"errorMessage", r.ErrorMessage}, {"progress", r.Progress},
+		{"responsePayload", r.ResponsePayload}, {"leaseToken", r.LeaseToken}, {"leaseHolder", r.LeaseHolder},
+		{"target", r.Target}, {"traceId", r.TraceID}, {"errorMessage", r.ErrorMessage}, {"progress", r.Progress},
 	} {
 		if a.value != "" {
 			n += len(a.name) + len(a.value)
 		}
+	}
+	for _, t := range [...]struct {
+		name string
+		at   time.Time
+	}{{"createdAt", r.CreatedAt}, {"updatedAt", r.UpdatedAt}, {"expiresAt", r.ExpiresAt}} {
+		n += len(t.name) + formattedTimeLen(t.at)
 	}
 	for _, name := range [...]string{"httpStatus", "expiresAtMs", "ttl", "leaseExpiresAt", "attempt", "durationMs"} {
 		n += len(name) + numberBytes
