@@ -301,8 +301,11 @@ chmod 644 "$work/ibmmq.yaml"
 port=$(free_port)
 start mqprobe-imagetest-ibmmq "$image:test" "$port" \
   -v "$work/ibmmq.yaml:/etc/mqprobe/ibmmq.yaml:ro" -v "$tls:/etc/mqprobe/tls:ro" -e MQPROBE_CONFIG=/etc/mqprobe/ibmmq.yaml -e MQ_APP_PASSWORD
-"${podman[@]}" exec mqprobe-imagetest-ibmmq /usr/local/bin/mqprobe version | grep -q 'compiled in (build tag ibmmq)' ||
-  { log "the ibmmq image's mqprobe version does not report IBM MQ"; exit 1; }
+# Read the whole output before matching: grep -q leaves at its match, and
+# under pipefail the lines mqprobe still writes then fail podman exec.
+version=$("${podman[@]}" exec mqprobe-imagetest-ibmmq /usr/local/bin/mqprobe version)
+grep -q 'compiled in (build tag ibmmq)' <<<"$version" ||
+  { log "the ibmmq image's mqprobe version does not report IBM MQ:"; printf '%s\n' "$version" >&2; exit 1; }
 produce "$port" image-ibmmq-1 '"targetRef":"qm1"'
 produce "$port" image-ibmmq-tls-1 '"targetRef":"qm1-tls"'
 
