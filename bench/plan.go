@@ -149,13 +149,13 @@ const embeddedOverheadCause = "Measured on 2026-11-27 (this tree, not this run):
 	"slow WAL sync moved it by half), so a round now alternates ten times: 0.58–0.72 over 13 repetitions (load 1.0–1.4). " +
 	"Not the garbage collector (GOGC=off: 0.64, 0.65). In instructions the handler is close to the bare loop: " +
 	"callgrind of `go test -bench BenchmarkProduce ./handlers` (GOMAXPROCS=1, GOGC=off, 200,000 − 100,000 messages in " +
-	"commands of 1,000, the queue drained between them) counted 3,688 a message against the bare loop's 3,278, the " +
-	"same Put (1,273) and drain in both; the 410 more are the latency sample's clock reads and histogram (about 77 in " +
+	"commands of 1,000, the queue drained between them) counted 3,787 a message against the bare loop's 3,278, the " +
+	"same Put (1,273) and drain in both; the 509 more are the latency sample's clock reads and histogram (about 77 in " +
 	"commands of 1,000, where 30% of puts are in the sample — the first 256, then every 16th; 6.5% in this row's " +
 	"100,000), the checkpoint and unit-of-work bookkeeping per commit (about 90 a message), the sequence number " +
-	"stamped into each body (53), the descriptor (19) and the loop's counters. Reading the command's cancellation from " +
-	"a flag its context sets instead of a select on its done channel cut 99 of them (3,787 before) and moved this row " +
-	"by nothing beyond its spread (A/B, 7 pairs: 0.58–0.72 before, 0.62–0.71 after). In time the same benchmark put " +
+	"stamped into each body (53), the descriptor (19), the cancellation check before each put (about 100: reading it " +
+	"from a flag instead cut 99 and moved this row by nothing beyond its spread, 7 A/B pairs, so it was not kept) " +
+	"and the loop's counters. In time the same benchmark put " +
 	"at 381–422 ns a message against 239–322 for the bare loop: 12% more instructions take 30–60% more time, so the " +
 	"time is lost outside the instruction count. This VM exposes no hardware counters to perf, and callgrind's cache " +
 	"and branch simulation finds too little to explain it (per message +2.6 instruction-cache and +5 data-cache misses, " +

@@ -207,7 +207,6 @@ const (
 // attempt put. On failure the open unit of work is backed out.
 func (p *producer) putAll(ctx context.Context) (int, error) {
 	opts := mq.PutOptions{Syncpoint: p.tx, Async: p.async}
-	defer p.pace.watch(ctx)()
 	for seq := p.done.Committed + 1; seq <= p.count; {
 		if p.uow == nil {
 			p.uow = beginUnit(ctx, p.run, "put")
