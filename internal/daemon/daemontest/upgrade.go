@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // Version is one mqprobe binary of a mixed-version (rolling upgrade) test:
@@ -28,9 +30,30 @@ func Versions(t testing.TB) (previous, current Version) {
 // upgradeHTTP answers a command that runs for seconds on a busy machine.
 var upgradeHTTP = &http.Client{Timeout: 60 * time.Second}
 
+// retryUndecidedWithin bounds how long Post repeats a request answered 503.
+const retryUndecidedWithin = 90 * time.Second
+
 // Post sends body as application/json to the process's path with headers
 // (name, value pairs) and returns the answer, failing t if there is none.
+// It repeats the request while the answer is 503 with Retry-After, as the
+// API asks a client to: a store blip while the outcome was recorded leaves
+// it to a repeat with the same key, which replays or resumes the command.
 func (p *Process) Post(t testing.TB, path, body string, headers ...string) Response {
+	t.Helper()
+	var r Response
+	testenv.UntilEvery(retryUndecidedWithin, time.Second, func() bool {
+		r = p.postOnce(t, path, body, headers...)
+		undecided := r.Status == http.StatusServiceUnavailable && r.Header.Get("Retry-After") != ""
+		if undecided {
+			t.Logf("%s: POST %s: %d %s; repeating it", p.Name, path, r.Status, r.Body)
+		}
+		return !undecided
+	})
+	return r
+}
+
+// postOnce is one request of Post.
+func (p *Process) postOnce(t testing.TB, path, body string, headers ...string) Response {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, p.Base+path, strings.NewReader(body))
 	if err != nil {
