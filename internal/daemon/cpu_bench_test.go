@@ -177,7 +177,9 @@ const countedPairs = 3
 // clock (slowed 50-fold by valgrind, and by whatever else runs) put them,
 // which moved the count by 30% from one process to the next; without it
 // the count is the code path's own, within 1%. What collection costs is
-// in cpu-ns/msg.
+// in cpu-ns/msg. RDTSCP is off: where the CPU has it, Go's runtime reads
+// the cycle counter with it, and valgrind 3.19 (Debian 12's) stops the
+// program there as an unrecognised instruction.
 func startUnderCallgrind(b *testing.B, name string, vars map[string]string) (*daemontest.Process, string) {
 	b.Helper()
 	wrapper, out := callgrindWrapper(b)
@@ -189,7 +191,7 @@ func startUnderCallgrind(b *testing.B, name string, vars map[string]string) (*da
 
 // goUnderCallgrind is the environment a Go program needs under callgrind
 // (see startUnderCallgrind).
-var goUnderCallgrind = map[string]string{"GODEBUG": "asyncpreemptoff=1", "GOGC": "off"}
+var goUnderCallgrind = map[string]string{"GODEBUG": "asyncpreemptoff=1,cpu.rdtscp=off", "GOGC": "off"}
 
 // callgrindWrapper is valgrind's callgrind counting nothing until told
 // (--instr-atstart=no), and the prefix of its dump files.
