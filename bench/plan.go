@@ -95,7 +95,14 @@ func ratio(name string, num, den Ref) FigureSpec {
 
 // depthFullCause is what profiles of BenchmarkDepthCommands/sqlite-full/c16
 // found when the share missed its goal.
-const depthFullCause = "A CPU profile at c16 (2026-11-27, 3 s, both daemons) found the result store behind GET /results " +
+const depthFullCause = "Profiled again on 2026-11-27 (late evening, a faster machine of this kind; a closed loop at " +
+	"c16 on one daemon at a time: without records 9,200–9,800 commands/s, with SQLite NORMAL 2,970–3,050): the process " +
+	"used 1.15 of its 2 cores and SQLite's writer goroutine 0.56 of one (184 µs of CPU a command: its statements 92, " +
+	"its COMMITs 87), so neither the cores nor the writer is saturated: commands wait their turn at the writer. " +
+	"Yielding once before each COMMIT, so that callers about to write join the transaction, gained 9% with NORMAL " +
+	"(3,262 and 3,302 against 2,966 and 3,040 commands/s) and nothing beyond the spread with FULL, this row (0.32–0.34 " +
+	"against 0.31–0.33), so it was not kept; more Go processors than cores (GOMAXPROCS 4 and 8) did not help either. " +
+	"A CPU profile at c16 (2026-11-27, 3 s, both daemons) found the result store behind GET /results " +
 	"copying its 1,000 kept events down on every publish, 5% of the process's CPU in both daemons; it is a ring now " +
 	"(a publish 101 ns against 6.1 µs), which sped the daemon without records more than the one with (two A/B pairs: " +
 	"0.37 and 0.39 after, 0.45 and 0.40 before; without records 5,248 and 5,621 commands/s after, 4,707 and 5,374 " +
@@ -449,7 +456,12 @@ const serverInstructionsCause = "Profiled with callgrind (2026-11-27, 2N − N, 
 	"decoded map shared, a run of this benchmark measured 17,129 against 17,606 (0.97). A miss now means the puts' " +
 	"properties change per message (each is decoded again) or the parking share grew: profile the server as above. " +
 	"Two runs of 2026-11-27 after batched puts measured 17,409 ÷ 16,523 = 1.05 and 17,805 ÷ 15,858 = 1.12: the C " +
-	"loop's own server count moved between 15,330 and 16,523 from process to process, so the ratio straddles the goal"
+	"loop's own server count moved between 15,330 and 16,523 from process to process, so the ratio straddles the goal. " +
+	"On another machine of this kind (2026-11-27, late evening) one count measured 17,081 against 17,014 (1.004); " +
+	"compared function by function, PRODUCE's count and the C loop's differed in the runtime's scheduler and netpoll " +
+	"(stealWork, netpoll, lock and unlock: about 730 a message fewer for PRODUCE) and in expiring messages (about 500 " +
+	"more), while decoding PRODUCE's properties cost about 100: the row follows how each client's timing interleaves " +
+	"with the server's goroutines more than what PRODUCE sends"
 
 // sqlitePages are item 2's rows of the pages (WAL frames) the SQLite store
 // writes per command (BenchmarkSQLitePages): counts, not timings, so they
