@@ -327,6 +327,83 @@ func TestCompleteRetriesATransientStoreFailure(t *testing.T) {
 	})
 }
 
+// unansweredStore applies a final write and then fails it, as a store
+// whose answer is lost on the way back (a connection cut after COMMIT),
+// while unanswered is above 0.
+type unansweredStore struct {
+	idempotency.Store
+	unanswered atomic.Int32
+}
+
+func (s *unansweredStore) Update(ctx context.Context, pk, token string, u idempotency.Update) (idempotency.Record, error) {
+	rec, err := s.Store.Update(ctx, pk, token, u)
+	if err == nil && u.Kind != idempotency.UpdateHeartbeat && s.unanswered.Add(-1) >= 0 {
+		return idempotency.Record{}, errors.New("read tcp 127.0.0.1:5432: connection reset by peer")
+	}
+	return rec, err
+}
+
+// TestFinalWriteLandedUnanswered: a COMPLETED or FAILED write that the
+// store applied but whose answer was lost fails its fence when retried;
+// the holder finds its own outcome in the record and finishes with it
+// rather than reporting the command taken over. A record another worker
+// took over still reports the lease lost.
+func TestFinalWriteLandedUnanswered(t *testing.T) {
+	finals := map[string]func(*idempotency.Engine, *idempotency.Lease) (idempotency.Record, error){
+		"complete": func(e *idempotency.Engine, l *idempotency.Lease) (idempotency.Record, error) {
+			return e.Complete(t.Context(), l, idempotency.Response{Payload: `{"enqueued":40}`, HTTPStatus: 201})
+		},
+		"fail": func(e *idempotency.Engine, l *idempotency.Lease) (idempotency.Record, error) {
+			return e.Fail(t.Context(), l, "queue full", idempotency.Response{Payload: `{"enqueued":0}`, HTTPStatus: 502})
+		},
+	}
+	want := map[string]idempotency.Status{"complete": idempotency.StatusCompleted, "fail": idempotency.StatusFailed}
+	for name, final := range finals {
+		t.Run(name, func(t *testing.T) {
+			store := &unansweredStore{Store: memory.New()}
+			e := newEngine(t, store, idempotency.Config{Lease: time.Minute})
+			res, err := e.Begin(t.Context(), req("unanswered-"+name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			store.unanswered.Store(1)
+			rec, err := final(e, res.Lease)
+			if err != nil || rec.Status != want[name] || rec.Attempt != 1 {
+				t.Fatalf("%s whose first write landed unanswered: %s attempt %d, %v; want %s by attempt 1", name, rec.Status, rec.Attempt, err, want[name])
+			}
+		})
+	}
+	t.Run("taken-over", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			const lease = time.Second
+			store := &storetest.Counting{Store: memory.New()}
+			e := newEngine(t, store, idempotency.Config{Lease: lease})
+			res, err := e.Begin(t.Context(), req("taken-over"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The first write fails unapplied; before its retry the claim
+			// runs out (the fake clock) and another worker takes it over.
+			other := newEngine(t, store.Store, idempotency.Config{Lease: lease})
+			failed := false
+			store.BeforeUpdate = func(idempotency.Update) error {
+				if failed {
+					return nil
+				}
+				failed = true
+				time.Sleep(3 * lease)
+				if took, err := other.Begin(t.Context(), req("taken-over")); err != nil || took.Outcome != idempotency.Acquired {
+					t.Fatalf("takeover: %v %v", took.Outcome, err)
+				}
+				return errors.New("timeout")
+			}
+			if rec, err := e.Complete(t.Context(), res.Lease, idempotency.Response{Payload: `{}`, HTTPStatus: 201}); !errors.Is(err, idempotency.ErrLeaseLost) {
+				t.Fatalf("Complete after a takeover: %s, %v; want ErrLeaseLost", rec.Status, err)
+			}
+		})
+	})
+}
+
 // TestCheckpointRetriesATransientStoreFailure: a checkpoint of committed
 // work that fails is retried.
 func TestCheckpointRetriesATransientStoreFailure(t *testing.T) {

@@ -197,6 +197,7 @@ func (e *Engine) finish(ctx context.Context, l *Lease, op string, updates ...Upd
 
 	notice, _ := ctx.Value(storeRetryNoticeKey{}).(func(error))
 	backoff, failures := 20*time.Millisecond, 0
+	finalFailed := false // an attempt of the final write failed: it may have landed
 	var rec Record
 	for i := 0; i < len(updates); {
 		u := updates[i]
@@ -216,7 +217,18 @@ func (e *Engine) finish(ctx context.Context, l *Lease, op string, updates ...Upd
 			continue
 		}
 		if errors.Is(err, ErrLeaseLost) {
-			return Record{}, fmt.Errorf("%s %s: %w", op, l.pk, err)
+			if finalFailed {
+				// The record then carries our token and the status we
+				// wrote, which nobody else can write.
+				var landed bool
+				if rec, landed, err = e.landedUnanswered(ctx, l, u); landed {
+					l.wrote(u)
+					break
+				}
+			}
+			if errors.Is(err, ErrLeaseLost) {
+				return Record{}, fmt.Errorf("%s %s: %w", op, l.pk, err)
+			}
 		}
 		if IsPermanent(err) {
 			return Record{}, e.refused(l, op, err)
@@ -224,6 +236,7 @@ func (e *Engine) finish(ctx context.Context, l *Lease, op string, updates ...Upd
 		if ctx.Err() != nil {
 			return Record{}, storeError(op, fmt.Errorf("%s: %w (gave up: %w)", l.pk, err, context.Cause(ctx)))
 		}
+		finalFailed = finalFailed || i == len(updates)-1
 		if failures++; failures == 1 {
 			e.log.Warn("idempotency store failed a final write; retrying until it answers",
 				"pk", l.pk, "op", op, "attempt", l.attempt, "error", err)
@@ -242,6 +255,22 @@ func (e *Engine) finish(ctx context.Context, l *Lease, op string, updates ...Upd
 	}
 	e.remember(rec)
 	return rec, nil
+}
+
+// landedUnanswered reads the record after final write u failed its fence
+// on a retry: landed reports that an earlier, unanswered attempt of u had
+// written it (the record, ours, is returned). Otherwise err is
+// ErrLeaseLost, or the read's error, to retry.
+func (e *Engine) landedUnanswered(ctx context.Context, l *Lease, u Update) (rec Record, landed bool, err error) {
+	rec, found, err := e.store.Get(ctx, l.pk)
+	switch {
+	case err != nil:
+		return Record{}, false, err
+	case found && rec.LeaseToken == l.token && rec.Status == statusOf(u.Kind):
+		e.log.Info("idempotency store had taken a final write it did not answer", "pk", l.pk, "attempt", l.attempt, "status", rec.Status)
+		return rec, true, nil
+	}
+	return Record{}, false, ErrLeaseLost
 }
 
 func statusOf(k UpdateKind) Status {
