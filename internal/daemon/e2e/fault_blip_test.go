@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"testing"
 	"time"
@@ -103,7 +104,15 @@ func runStoreBlip(t *testing.T, name string, env *localAWS, proxy *testenv.Proxy
 		cutAfter, cutFor    = time.Second, 11 * time.Second
 		lease               = 4 * time.Second
 	)
+	// The daemon's log, shown if the test fails: which attempt put what.
+	var daemonLog testenv.Buffer
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("daemon log:\n%s", daemonLog.String())
+		}
+	})
 	h := daemontest.Start(t, inAWSMode(env), func(s *daemontest.Setup) {
+		s.Opts.Log = slog.New(slog.NewTextHandler(&daemonLog, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		if setup != nil {
 			setup(s)
 		}
