@@ -374,33 +374,31 @@ func TestFinalWriteLandedUnanswered(t *testing.T) {
 		})
 	}
 	t.Run("taken-over", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			const lease = time.Second
-			store := &storetest.Counting{Store: memory.New()}
-			e := newEngine(t, store, idempotency.Config{Lease: lease})
-			res, err := e.Begin(t.Context(), req("taken-over"))
-			if err != nil {
-				t.Fatal(err)
+		const lease = time.Second
+		store, clock := &storetest.Counting{Store: memory.New()}, storetest.NewClock(time.Now())
+		e := newEngine(t, store, idempotency.Config{Lease: lease, Clock: clock})
+		res, err := e.Begin(t.Context(), req("taken-over"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The first write fails unapplied; before its retry the claim runs
+		// out (the fake clock) and another worker takes it over.
+		other := newEngine(t, store.Store, idempotency.Config{Lease: lease, Clock: clock})
+		failed := false
+		store.BeforeUpdate = func(idempotency.Update) error {
+			if failed {
+				return nil
 			}
-			// The first write fails unapplied; before its retry the claim
-			// runs out (the fake clock) and another worker takes it over.
-			other := newEngine(t, store.Store, idempotency.Config{Lease: lease})
-			failed := false
-			store.BeforeUpdate = func(idempotency.Update) error {
-				if failed {
-					return nil
-				}
-				failed = true
-				time.Sleep(3 * lease)
-				if took, err := other.Begin(t.Context(), req("taken-over")); err != nil || took.Outcome != idempotency.Acquired {
-					t.Fatalf("takeover: %v %v", took.Outcome, err)
-				}
-				return errors.New("timeout")
+			failed = true
+			clock.Advance(2*lease + time.Millisecond)
+			if took, err := other.Begin(t.Context(), req("taken-over")); err != nil || took.Outcome != idempotency.Acquired {
+				t.Fatalf("takeover: %v %v", took.Outcome, err)
 			}
-			if rec, err := e.Complete(t.Context(), res.Lease, idempotency.Response{Payload: `{}`, HTTPStatus: 201}); !errors.Is(err, idempotency.ErrLeaseLost) {
-				t.Fatalf("Complete after a takeover: %s, %v; want ErrLeaseLost", rec.Status, err)
-			}
-		})
+			return errors.New("timeout")
+		}
+		if rec, err := e.Complete(t.Context(), res.Lease, idempotency.Response{Payload: `{}`, HTTPStatus: 201}); !errors.Is(err, idempotency.ErrLeaseLost) {
+			t.Fatalf("Complete after a takeover: %s, %v; want ErrLeaseLost", rec.Status, err)
+		}
 	})
 }
 

@@ -216,19 +216,17 @@ func (e *Engine) finish(ctx context.Context, l *Lease, op string, updates ...Upd
 			i++
 			continue
 		}
+		if errors.Is(err, ErrLeaseLost) && finalFailed {
+			// An earlier attempt may have landed unanswered: the record
+			// then carries our token and the status we wrote.
+			var landed bool
+			if rec, landed, err = e.landedUnanswered(ctx, l, u); landed {
+				l.wrote(u)
+				break
+			}
+		}
 		if errors.Is(err, ErrLeaseLost) {
-			if finalFailed {
-				// The record then carries our token and the status we
-				// wrote, which nobody else can write.
-				var landed bool
-				if rec, landed, err = e.landedUnanswered(ctx, l, u); landed {
-					l.wrote(u)
-					break
-				}
-			}
-			if errors.Is(err, ErrLeaseLost) {
-				return Record{}, fmt.Errorf("%s %s: %w", op, l.pk, err)
-			}
+			return Record{}, fmt.Errorf("%s %s: %w", op, l.pk, err)
 		}
 		if IsPermanent(err) {
 			return Record{}, e.refused(l, op, err)
