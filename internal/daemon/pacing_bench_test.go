@@ -26,7 +26,10 @@ import (
 // gap between consecutive puts over 1/rate (goal ≤ 2). A PRODUCE still
 // running at twice its nominal duration is cancelled (the client gives
 // up) and measured on the puts it made: "completed" is the share of runs
-// that finished. MQPROBE_BENCH_DURATION shortens the runs, e.g. 1s.
+// that finished; at mqtest.FloorRate "floor-p99gap/interval" is the gap
+// figure of the C pacer with nothing to do, run for as long before each
+// run (mqtest.FloorPacing). MQPROBE_BENCH_DURATION shortens the runs, e.g.
+// 1s.
 func BenchmarkProducePacing(b *testing.B) {
 	seconds := 10
 	if v := os.Getenv("MQPROBE_BENCH_DURATION"); v != "" {
@@ -40,8 +43,12 @@ func BenchmarkProducePacing(b *testing.B) {
 		b.Run(fmt.Sprintf("rate=%d", rate), func(b *testing.B) {
 			count := rate * seconds
 			body := fmt.Sprintf(`{%s,"batch":{"count":%d,"messageSizeBytes":2048,"rateLimitPerSec":%d}}`, daemontest.Target, count, rate)
-			var ratio, gap, completed float64
+			var ratio, gap, floorGap, completed float64
 			for i := range b.N {
+				if rate == mqtest.FloorRate {
+					_, g := mqtest.Pacing(mqtest.FloorPacing(b, rate, time.Duration(seconds)*time.Second), rate)
+					floorGap += g
+				}
 				backend := embedded.NewDefault()
 				puts := mqtest.NewPutClock(count)
 				h := daemontest.Start(b, func(s *daemontest.Setup) {
@@ -79,6 +86,9 @@ func BenchmarkProducePacing(b *testing.B) {
 			}
 			b.ReportMetric(ratio/float64(b.N), "ratio")
 			b.ReportMetric(gap/float64(b.N), "p99gap/interval")
+			if rate == mqtest.FloorRate {
+				b.ReportMetric(floorGap/float64(b.N), "floor-p99gap/interval")
+			}
 			b.ReportMetric(completed/float64(b.N), "completed")
 		})
 	}

@@ -18,6 +18,9 @@ import (
 //   - "ratio": achieved ÷ requested rate (SPEC goal: within 1%);
 //   - "p99gap/interval": the 99th percentile gap between consecutive puts
 //     over the nominal interval 1/rate (goal ≤ 2);
+//   - "floor-p99gap/interval" at mqtest.FloorRate: the same figure for the
+//     C pacer with nothing to do (mqtest.FloorPacing), run for as long
+//     before each run: what the machine leaves any spinning program;
 //   - "lost" and "duplicated" probes, over all b.N runs.
 //
 // Each run lasts MQPROBE_BENCH_DURATION (default 10s), e.g.
@@ -27,8 +30,12 @@ func BenchmarkProbePacing(b *testing.B) {
 	duration := benchDuration(b)
 	for _, rate := range []int{1_000, 10_000, 50_000} {
 		b.Run(fmt.Sprintf("rate=%d", rate), func(b *testing.B) {
-			var ratio, gap, lost, duplicated float64
+			var ratio, gap, floorGap, lost, duplicated float64
 			for range b.N {
+				if rate == mqtest.FloorRate {
+					_, g := mqtest.Pacing(mqtest.FloorPacing(b, rate, duration), rate)
+					floorGap += g
+				}
 				env := newEmbeddedEnv(nil)
 				puts := mqtest.NewPutClock(rate*int(duration.Seconds()+1) + 1024)
 				pool, err := mq.NewPool(mqtest.TimedBackend{Backend: env.backend, Clock: puts}, mq.PoolConfig{})
@@ -53,6 +60,9 @@ func BenchmarkProbePacing(b *testing.B) {
 			}
 			b.ReportMetric(ratio/float64(b.N), "ratio")
 			b.ReportMetric(gap/float64(b.N), "p99gap/interval")
+			if rate == mqtest.FloorRate {
+				b.ReportMetric(floorGap/float64(b.N), "floor-p99gap/interval")
+			}
 			b.ReportMetric(lost, "lost")
 			b.ReportMetric(duplicated, "duplicated")
 		})
