@@ -64,6 +64,19 @@ func (s *Store) WriteSQL(ctx context.Context, query string) error {
 	})
 }
 
+// WriterPragma reads PRAGMA name on the writer's connection.
+func (s *Store) WriterPragma(ctx context.Context, name string) (string, error) {
+	var value string
+	err := s.write(ctx, func(ctx context.Context, q querier) error {
+		st, err := q.prepared(ctx, "PRAGMA "+name)
+		if err != nil {
+			return err
+		}
+		return st.QueryRowContext(ctx).Scan(&value)
+	})
+	return value, err
+}
+
 // OpenPostgresBatched opens the PostgreSQL store with a group-commit writer
 // as SQLite has, to measure whether PostgreSQL gains from it.
 func OpenPostgresBatched(ctx context.Context, dsn string) (*Store, error) {

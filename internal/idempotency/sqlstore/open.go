@@ -87,8 +87,12 @@ func OpenSQLite(ctx context.Context, path string, opts ...SQLiteOption) (*Store,
 	// SQLite's own checkpoints run on the writer's connection between its
 	// transactions: there they catch up with the WAL, so the WAL restarts
 	// and stays small. (A checkpointer on a connection of its own never
-	// catches up with a busy writer: the WAL grew without bound.)
-	writeDB, err := openSQLiteDB(ctx, path, 1, "synchronous(NORMAL)")
+	// catches up with a busy writer: the WAL grew without bound.) Its
+	// temporary storage is memory: a batch's statements keep the pages an
+	// earlier one changed in a statement journal, which would otherwise
+	// spill to a file, two writes a page, once past 64 KiB; it holds at
+	// most a batch's (or a cleanup DELETE's) pages.
+	writeDB, err := openSQLiteDB(ctx, path, 1, "synchronous(NORMAL)", "temp_store(MEMORY)")
 	if err != nil {
 		return nil, err
 	}
