@@ -95,7 +95,15 @@ func ratio(name string, num, den Ref) FigureSpec {
 
 // depthFullCause is what profiles of BenchmarkDepthCommands/sqlite-full/c16
 // found when the share missed its goal.
-const depthFullCause = "Profiled again on 2026-11-27 (late evening, a faster machine of this kind; a closed loop at " +
+const depthFullCause = "Measured on 2026-11-28 (this machine kind, not this run; the CPU of 10,000 and 40,000 commands " +
+	"at c16, one daemon a process, the difference ÷ 30,000): without records a DEPTH costs the process 198 µs of CPU and " +
+	"runs at 9,542 commands/s, both cores busy; with SQLite (NORMAL) 470 µs at 3,027 commands/s, 1.42 cores. At that " +
+	"cost even both cores fully used would give 2 ÷ 470 µs = 4,255 commands/s, a share of 0.45: the goal needs the " +
+	"records' 272 µs a command under 132 (the store alone, BenchmarkSQLite/new/c32, costs 200–240 µs a command of " +
+	"engine, database/sql, modernc's SQLite virtual machine, its mutexes and WAL writes of two system calls a page) " +
+	"and the cores used to the full. Keeping the writer's statement journals in memory (2026-11-28) gained the store " +
+	"alone 11–24% (BenchmarkSQLite/new/c32, five alternating pairs) and moved this row by nothing beyond its spread. " +
+	"Earlier: profiled on 2026-11-27 (late evening, a faster machine of this kind; a closed loop at " +
 	"c16 on one daemon at a time: without records 9,200–9,800 commands/s, with SQLite NORMAL 2,970–3,050): the process " +
 	"used 1.15 of its 2 cores and SQLite's writer goroutine 0.56 of one (184 µs of CPU a command: its statements 92, " +
 	"its COMMITs 87), so neither the cores nor the writer is saturated: commands wait their turn at the writer. " +
