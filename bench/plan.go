@@ -473,7 +473,16 @@ const clientInstructionsCause = "Profiled again with callgrind on 2026-11-27 (ev
 
 // syncThroughputCause is what the runs of this tree found when the
 // synchronous PRODUCE missed the C loop's throughput.
-const syncThroughputCause = "Each synchronous put waits for the server's answer: PRODUCE's cost per message is the round " +
+const syncThroughputCause = "Measured on 2026-11-28 (this machine kind, not this run; legs of 5,000 alternating against one " +
+	"mqserver, the processes' CPU and context switches read from /proc around each leg): PRODUCE runs at the Go bare " +
+	"loop's rate (this report's rows too), and neither dropping the traceparent property (13,048 and 10,283 msgs/s " +
+	"against PRODUCE's 12,266 and 10,822) nor records in memory instead of SQLite (12,447, 11,169) nor locking the " +
+	"producing goroutine to its thread (15,663 against 17,430) closed the gap to the C loop (16,143, 11,766, 17,602 " +
+	"in the same rounds). Per message the daemon's process made the C loop's four system calls (poll, two recvfrom, " +
+	"sendto; perf trace) but used 34–55 µs of CPU against 25–35, most of it in the kernel, with 1.24–1.40 context " +
+	"switches against 1.00–1.08 — about 0.17 of them the Go runtime's monitor thread waking; the server's CPU per message was alike for both " +
+	"clients. The difference lies in how a " +
+	"Go process's threads share 2 virtual CPUs with the server, not in what PRODUCE does per put. Earlier: each synchronous put waits for the server's answer: PRODUCE's cost per message is the round " +
 	"trip plus the daemon's CPU, about 1.9 times the C loop's in instructions (see the client instructions row), and " +
 	"on a busy 2-core machine each answer also waits for a core for the thread blocked in MQPUT, for the server's " +
 	"goroutine and for the checkpoint's SQLite write. Runs on 2026-11-27 with a load average of 10–15 " +
