@@ -177,15 +177,19 @@ const embeddedOverheadCause = "Measured on 2026-11-27 (this tree, not this run):
 	"+0.3 last-level write misses, +1.2 mispredicted branches). Meeting 0.8 would take finding that time on a machine " +
 	"with hardware counters first"
 
-// pacing50kTestCause and pacing50kProduceCause are what traces and A/B
-// runs of the paced TEST probe and PRODUCE at 50,000 msg/s found.
-const pacing50kTestCause = "Measured on 2026-11-28 (a machine of this kind, not this run): the machine alone misses this goal. A C loop " +
+// pacingFloorFinding is what the C pacer and a clock-reading loop found of
+// this machine kind at 50,000 msg/s: both 50k rows' causes begin with it.
+const pacingFloorFinding = "Measured on 2026-11-28 (a machine of this kind, not this run): the machine alone misses this goal. A C loop " +
 	"pacing nothing on the same schedule (the floor rows beside this one, run before each repetition) measured 2.42–3.05 " +
 	"at 50,000/s in three 4 s runs (1.22–1.43 at 10,000/s), and a C loop only reading the clock saw about 1,250 gaps " +
 	"over 40 µs a second on either core — 2.5% of 20 µs intervals, against the 1% a p99 allows — while that core took " +
 	"253 of the guest's own timer interrupts a second: the host takes the virtual CPU away, which no program here can " +
 	"prevent. Read this row against the floor (the ÷ the C loop's row: 1 means nothing of its own is added); meeting " +
-	"2 needs a machine whose host leaves a spinning CPU alone for more than 99% of 20 µs intervals. " +
+	"2 needs a machine whose host leaves a spinning CPU alone for more than 99% of 20 µs intervals. "
+
+// pacing50kTestCause and pacing50kProduceCause are what traces and A/B
+// runs of the paced TEST probe and PRODUCE at 50,000 msg/s found.
+const pacing50kTestCause = pacingFloorFinding +
 	"Without garbage collection (GOGC=off) TEST measured 3.22–3.35 against 2.99–3.04 with it (alternating, 4 s " +
 	"runs): its allocations are not the cause. Earlier: at 50,000 msg/s the interval is 20 µs and the putter spins through it; a gap over 2× " +
 	"is a put that starts 20 µs late. Before 2026-11-27 a getter blocked on the queue was woken by the puts: a " +
@@ -202,13 +206,7 @@ const pacing50kTestCause = "Measured on 2026-11-28 (a machine of this kind, not 
 	"jobs preempted the benchmark's threads about 5,000 times in a 3 s run. Meeting 2× would take a core to spare " +
 	"(measure on a quiet machine first) or fewer per-put allocations (each put boxes its sequence number and " +
 	"formats a time stamp; the traced 3 s run had about 20 garbage collections, each with two stop-the-world pauses)"
-const pacing50kProduceCause = "Measured on 2026-11-28 (a machine of this kind, not this run): the machine alone misses this goal. A C loop " +
-	"pacing nothing on the same schedule (the floor rows beside this one, run before each repetition) measured 2.42–3.05 " +
-	"at 50,000/s in three 4 s runs (1.22–1.43 at 10,000/s), and a C loop only reading the clock saw about 1,250 gaps " +
-	"over 40 µs a second on either core — 2.5% of 20 µs intervals, against the 1% a p99 allows — while that core took " +
-	"253 of the guest's own timer interrupts a second: the host takes the virtual CPU away, which no program here can " +
-	"prevent. Read this row against the floor (the ÷ the C loop's row: 1 means nothing of its own is added); meeting " +
-	"2 needs a machine whose host leaves a spinning CPU alone for more than 99% of 20 µs intervals. " +
+const pacing50kProduceCause = pacingFloorFinding +
 	"Earlier: at 50,000 msg/s the interval is 20 µs and PRODUCE's put loop spins through it. A " +
 	"runtime trace (2026-11-27) of this benchmark before that day found two wake-ups per commit of 100 in the " +
 	"putter's path: the commit woke the benchmark's drainer blocked on the queue, and a SQLite checkpoint was sent " +

@@ -78,25 +78,11 @@ func Binary(t testing.TB) string {
 // temporary file renamed into place, so concurrent runs never execute a
 // half-written binary.
 func buildCommand(pkg, name, tags string) (string, error) {
-	root, err := testenv.RepoRoot()
-	if err != nil {
-		return "", err
-	}
-	dir := filepath.Join(root, ".build", "test")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	tmp := filepath.Join(dir, fmt.Sprintf("%s.tmp.%d", name, os.Getpid()))
 	began := time.Now()
-	cmd := exec.Command("go", "build", "-tags", tags, "-o", tmp, pkg)
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		os.Remove(tmp)
-		return "", fmt.Errorf("go build -tags %q %s: %v\n%s", tags, pkg, err, out)
-	}
-	final := filepath.Join(dir, name)
-	if err := os.Rename(tmp, final); err != nil {
-		os.Remove(tmp)
+	final, err := testenv.BuildProgram(name, func(_, out string) *exec.Cmd {
+		return exec.Command("go", "build", "-tags", tags, "-o", out, pkg)
+	})
+	if err != nil {
 		return "", err
 	}
 	fmt.Fprintf(os.Stderr, "built %s in %s\n", final, time.Since(began).Round(time.Millisecond))

@@ -38,25 +38,12 @@ func buildPutLoop() (string, error) {
 		return "", fmt.Errorf("CGO_LDFLAGS %q names no client library directory (-L): run under "+
 			`eval "$(scripts/build-mqstub.sh --env)"`, ldflags)
 	}
-	root, err := testenv.RepoRoot()
-	if err != nil {
-		return "", err
-	}
-	dir := filepath.Join(root, ".build", "test")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	final := filepath.Join(dir, "putloop")
-	tmp := fmt.Sprintf("%s.tmp.%d", final, os.Getpid())
-	args := append([]string{"-O2", "-Wall", "-Werror"}, strings.Fields(cflags)...)
-	args = append(args, "-o", tmp, filepath.Join(root, "bench", "putloop", "putloop.c"))
-	args = append(args, strings.Fields(ldflags)...)
-	args = append(args, "-lmqm_r")
-	if out, err := exec.Command("cc", args...).CombinedOutput(); err != nil {
-		os.Remove(tmp)
-		return "", fmt.Errorf("cc %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return final, os.Rename(tmp, final)
+	return testenv.BuildProgram("putloop", func(root, out string) *exec.Cmd {
+		args := append([]string{"-O2", "-Wall", "-Werror"}, strings.Fields(cflags)...)
+		args = append(args, "-o", out, filepath.Join(root, "bench", "putloop", "putloop.c"))
+		args = append(append(args, strings.Fields(ldflags)...), "-lmqm_r")
+		return exec.Command("cc", args...)
+	})
 }
 
 // PutLoopRun is one run of the C put loop.

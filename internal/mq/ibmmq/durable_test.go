@@ -5,9 +5,7 @@ package ibmmq
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -106,27 +104,9 @@ var serverBinary struct {
 // daemon's tests build it too): a temporary file renamed into place, so
 // concurrent runs never execute a half-written binary.
 func buildServer() (string, error) {
-	root, err := testenv.RepoRoot()
-	if err != nil {
-		return "", err
-	}
-	dir := filepath.Join(root, ".build", "test")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	tmp := filepath.Join(dir, fmt.Sprintf("mqserver.tmp.%d", os.Getpid()))
-	build := exec.Command("go", "build", "-o", tmp, "./cmd/mqserver")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		os.Remove(tmp)
-		return "", fmt.Errorf("go build ./cmd/mqserver: %w\n%s", err, out)
-	}
-	final := filepath.Join(dir, "mqserver")
-	if err := os.Rename(tmp, final); err != nil {
-		os.Remove(tmp)
-		return "", err
-	}
-	return final, nil
+	return testenv.BuildProgram("mqserver", func(_, out string) *exec.Cmd {
+		return exec.Command("go", "build", "-o", out, "./cmd/mqserver")
+	})
 }
 
 // startServerProcess builds cmd/mqserver (once) and starts it with data as its

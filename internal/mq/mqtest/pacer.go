@@ -3,7 +3,6 @@ package mqtest
 import (
 	"encoding/binary"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -59,20 +58,7 @@ func stderrOf(err error) error {
 }
 
 func buildPacer() (string, error) {
-	root, err := testenv.RepoRoot()
-	if err != nil {
-		return "", err
-	}
-	dir := filepath.Join(root, ".build", "test")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	final := filepath.Join(dir, "pacer")
-	tmp := fmt.Sprintf("%s.tmp.%d", final, os.Getpid())
-	src := filepath.Join(root, "bench", "pacer", "pacer.c")
-	if out, err := exec.Command("cc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", tmp, src).CombinedOutput(); err != nil {
-		os.Remove(tmp)
-		return "", fmt.Errorf("cc %s: %v\n%s", src, err, out)
-	}
-	return final, os.Rename(tmp, final)
+	return testenv.BuildProgram("pacer", func(root, out string) *exec.Cmd {
+		return exec.Command("cc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", out, filepath.Join(root, "bench", "pacer", "pacer.c"))
+	})
 }
