@@ -2,7 +2,8 @@
 // own scripts when the environment does not name one — and fails loudly,
 // never skips, when they cannot be had; and the fixtures several packages'
 // tests share: a certificate authority, a goroutine-safe buffer, waiting
-// on a condition (Until, Eventually) instead of sleeping.
+// on a condition (Until, Eventually) instead of sleeping, building the
+// programs they run (BuildProgram).
 package testenv
 
 import (
