@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/mqprobe/mqprobe/internal/mqsim/mqserver"
 	"github.com/mqprobe/mqprobe/internal/mqsim/mqsimtest"
+	"github.com/mqprobe/mqprobe/internal/testenv"
 )
 
 // mqGolangModule is the module whose samples/ directory holds IBM's programs.
@@ -262,13 +264,22 @@ func buildSamples(t *testing.T, names ...string) string {
 // without a password) on a free port until the test ends.
 func startSampleServer(t *testing.T) *mqserver.Server {
 	t.Helper()
+	// Its log (debug level) is shown when the test fails: what reached
+	// the command server and what it could not answer.
+	var log testenv.Buffer
 	srv, err := mqserver.Listen("127.0.0.1:0", mqserver.Config{
-		Users: []mqserver.User{{Name: mqserver.AppUser}, {Name: mqserver.AdminUser, Password: "samples-admin"}},
+		Users:  []mqserver.User{{Name: mqserver.AppUser}, {Name: mqserver.AdminUser, Password: "samples-admin"}},
+		Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	if err != nil {
 		t.Fatalf("starting mqserver: %v", err)
 	}
-	t.Cleanup(func() { srv.Close() })
+	t.Cleanup(func() {
+		srv.Close()
+		if t.Failed() {
+			t.Logf("mqserver's log:\n%s", log.String())
+		}
+	})
 	return srv
 }
 
